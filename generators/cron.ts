@@ -1,0 +1,42 @@
+// cron: one marked block of plain job lines, no environment lines (they would change the
+// meaning of every user line below them), the wrapper called through /bin/sh by absolute
+// path so that a user's SHELL= line cannot change how it runs (research/pitfalls.md §1.2).
+import { cronWord } from '../src/escape.ts';
+import { templates } from '../src/gen/templates.ts';
+import type { CalEntry } from '../src/schedule.ts';
+import { rangeList } from './calendar.ts';
+import type { Generator, RenderContext } from './types.ts';
+
+/** Debian cron refuses a command longer than this ("command too long"). */
+export const CRON_MAX_COMMAND = 998;
+
+export function cronCommand(ctx: RenderContext): string {
+  return `/bin/sh ${cronWord(ctx.names.wrapper)}`;
+}
+
+/** "7,37 8-22 * * 1-5": day-of-month stays `*`, since cron ORs it with day-of-week. */
+export function cronTimes(e: CalEntry): string {
+  const hours = e.hours.length === 24 ? '*' : rangeList(e.hours, '-');
+  const days = e.days.length === 7 ? '*' : rangeList(e.days, '-');
+  return `${e.minutes.join(',')} ${hours} * * ${days}`;
+}
+
+export const cron: Generator = {
+  check(ctx) {
+    const n = Buffer.byteLength(cronCommand(ctx));
+    return n > CRON_MAX_COMMAND
+      ? [`stateDir: the cron command would be ${n} bytes, over cron's ${CRON_MAX_COMMAND}-byte limit; choose a shorter repo or stateDir path`]
+      : [];
+  },
+  files(ctx) {
+    const command = cronCommand(ctx);
+    const content = templates['crontab']!({
+      header: ctx.header,
+      begin: ctx.names.cronBegin,
+      end: ctx.names.cronEnd,
+      lines: ctx.plan.hostEntries.map((e) => `${cronTimes(e)} ${command}`),
+      hostTimezone: ctx.plan.hostTimezone,
+    });
+    return [{ path: 'host/crontab', content, mode: 0o644 }];
+  },
+};

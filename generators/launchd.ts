@@ -1,0 +1,49 @@
+// launchd: a LaunchAgent built as data and serialized by the plist package, never by a
+// template, so XML escaping is the serializer's job (launchd.plist(5)).
+import { build, type PlistValue } from 'plist';
+import { xmlComment } from '../src/escape.ts';
+import type { CalEntry } from '../src/schedule.ts';
+import type { Generator } from './types.ts';
+
+type Interval = { Weekday?: number; Hour?: number; Minute: number };
+
+/** StartCalendarInterval dicts; a missing key is a wildcard, so full ranges are left out. */
+export function calendarIntervals(entries: CalEntry[]): Interval[] {
+  const out: Interval[] = [];
+  for (const e of entries) {
+    const days: (number | undefined)[] = e.days.length === 7 ? [undefined] : e.days;
+    const hours: (number | undefined)[] = e.hours.length === 24 ? [undefined] : e.hours;
+    for (const d of days)
+      for (const h of hours)
+        for (const m of e.minutes) {
+          const i: Interval = { Minute: m };
+          if (h !== undefined) i.Hour = h;
+          if (d !== undefined) i.Weekday = d;
+          // Keys in a fixed order, so the bytes never depend on insertion paths.
+          out.push(Object.fromEntries(Object.entries(i).sort(([a], [b]) => a.localeCompare(b, 'en'))) as Interval);
+        }
+  }
+  return out;
+}
+
+export const launchd: Generator = {
+  files(ctx) {
+    const { names } = ctx;
+    const data = {
+      Label: names.label,
+      // argv for execvp: no shell, no ~ or $VAR expansion.
+      ProgramArguments: ['/bin/sh', names.wrapper],
+      StartCalendarInterval: calendarIntervals(ctx.plan.hostEntries),
+      StandardOutPath: `${names.stateDir}/launchd.log`,
+      StandardErrorPath: `${names.stateDir}/launchd.log`,
+      ProcessType: 'Background',
+      RunAtLoad: false,
+    };
+    const xml = build(data as unknown as PlistValue);
+    // The generated-by comment goes right after the DOCTYPE: the first comment of the file.
+    const lines = xml.split('\n');
+    const at = lines.findIndex((l) => l.startsWith('<plist'));
+    lines.splice(at, 0, `<!-- ${xmlComment(ctx.header)} -->`);
+    return [{ path: `host/${names.label}.plist`, content: `${lines.join('\n')}\n`, mode: 0o644 }];
+  },
+};

@@ -1,0 +1,40 @@
+// systemd user units: a oneshot service that runs the wrapper and a timer whose
+// OnCalendar= lines carry the working zone as a suffix, so they are exact in any zone
+// (systemd.time(7), "Calendar Events"; zone suffix since v235).
+import { templates } from '../src/gen/templates.ts';
+import { DAY_NAMES, type CalEntry } from '../src/schedule.ts';
+import { seconds } from '../src/spec.ts';
+import { pad2, rangeList } from './calendar.ts';
+import type { Generator } from './types.ts';
+
+const SD_DAYS = DAY_NAMES.map((d) => d[0]!.toUpperCase() + d.slice(1));
+
+/** One OnCalendar= value: "Mon..Fri *-*-* 08..22:07,37:00 America/Santiago". */
+export function onCalendar(e: CalEntry, zone: string): string {
+  // systemd counts weekdays Monday-first: write Sunday after Saturday so runs like
+  // Sat..Sun stay ranges.
+  const days = e.days.map((d) => (d === 0 ? 7 : d)).sort((a, b) => a - b);
+  const dayPart = days.length === 7 ? '' : `${rangeList(days, '..', (d) => SD_DAYS[d % 7]!)} `;
+  const hours = e.hours.length === 24 ? '*' : rangeList(e.hours, '..', pad2);
+  return `${dayPart}*-*-* ${hours}:${e.minutes.map(pad2).join(',')}:00 ${zone}`;
+}
+
+export const systemd: Generator = {
+  files(ctx) {
+    const { spec, names, plan } = ctx;
+    const unit = {
+      header: ctx.header,
+      name: spec.name,
+      wrapperPath: names.wrapper,
+      // A second net under the wrapper's own timeout: systemd kills the whole cgroup.
+      // It fires a minute after the wrapper's own TERM→KILL sequence should have ended.
+      timeoutStartSec: seconds(spec.timeout) + seconds(spec.killAfter) + 60,
+      onCalendar: plan.zoneEntries.map((e) => onCalendar(e, spec.schedule.hours.timezone)),
+      service: names.service,
+    };
+    return [
+      { path: `host/${names.service}`, content: templates['systemd.service']!(unit), mode: 0o644 },
+      { path: `host/${names.timer}`, content: templates['systemd.timer']!(unit), mode: 0o644 },
+    ];
+  },
+};

@@ -1,0 +1,26 @@
+import type { Names } from '../src/names.ts';
+import type { Plan } from '../src/schedule.ts';
+import type { Spec } from '../src/spec.ts';
+
+/** One file of the rendered tree (PRODUCT.md §3), path relative to the output folder. */
+export interface RenderedFile {
+  path: string;
+  content: string;
+  mode: number;
+}
+
+/** Everything a generator may read. It is pure data: no host fact is in here. */
+export interface RenderContext {
+  spec: Spec;
+  names: Names;
+  plan: Plan;
+  /** The generated-by sentence every file opens with. */
+  header: string;
+}
+
+/** A scheduler backend: which files it adds to the tree. */
+export interface Generator {
+  files(ctx: RenderContext): RenderedFile[];
+  /** Problems only this backend has with the spec (e.g. cron's 998-byte line limit). */
+  check?(ctx: RenderContext): string[];
+}

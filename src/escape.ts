@@ -1,0 +1,56 @@
+// Escaping, one function per target language, each with the manual section it follows.
+// Validation has already refused control characters, NUL and broken Unicode everywhere
+// (newlines survive only in agent.prompt, which only ever reaches sh), so these functions
+// deal with printable text. test/escape.test.ts table-tests each with hostile strings and
+// the real consumer (sh, systemd-analyze, cron, plistutil).
+
+/**
+ * One POSIX sh word. Inside single quotes every byte is literal except `'` itself, which
+ * is written as `'\''` (close, escaped quote, reopen).
+ * https://pubs.opengroup.org/onlinepubs/9699919799/utilities/V3_chap02.html#tag_18_02_02
+ */
+export function sh(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Several sh words, space separated. */
+export function shWords(words: readonly string[]): string {
+  return words.map(sh).join(' ');
+}
+
+/**
+ * One argument of a systemd command line (ExecStart=), as a double-quoted word:
+ * - `\` and `"` are C-escaped inside quotes (systemd.syntax(7), "Quoting");
+ *   https://www.freedesktop.org/software/systemd/man/latest/systemd.syntax.html#Quoting
+ * - `%` starts a specifier everywhere, quoted or not; `%%` is a literal `%`
+ *   (systemd.unit(5), "Specifiers");
+ *   https://www.freedesktop.org/software/systemd/man/latest/systemd.unit.html#Specifiers
+ * - `$` expands environment variables in ExecStart=; `$$` is a literal `$`
+ *   (systemd.service(5), "Command lines").
+ *   https://www.freedesktop.org/software/systemd/man/latest/systemd.service.html#Command%20lines
+ */
+export function systemdArg(s: string): string {
+  return `"${s.replace(/[\\"]/g, (c) => `\\${c}`).replace(/%/g, '%%').replace(/\$/g, '$$$$')}"`;
+}
+
+/**
+ * A sh word inside a crontab command. cron treats `%` as "end of command, rest is stdin"
+ * unless it is written `\%`, and Debian's cron removes that backslash even inside sh
+ * single quotes; it also collapses `\\` to `\` (crontab(5), research/pitfalls.md §1.2).
+ * So: quote for sh, keep any two backslashes apart with an empty '' (sh drops it, cron
+ * then never sees `\\`), and write each `%` outside the quotes as `\%`, which cron turns
+ * into a bare `%` that sh leaves alone.
+ * https://manpages.debian.org/bookworm/cron/crontab.5.en.html
+ */
+export function cronWord(s: string): string {
+  return sh(s).replace(/\\(?=\\)/g, "\\''").replace(/%/g, "'\\%'");
+}
+
+/**
+ * Text inside an XML comment: `--` may not occur and the comment may not end in `-`
+ * (XML 1.0 §2.5). Only hbgen-chosen text goes there; this guards it anyway.
+ * https://www.w3.org/TR/xml/#sec-comments
+ */
+export function xmlComment(s: string): string {
+  return s.replace(/-(?=-)/g, '- ').replace(/-$/, '- ');
+}

@@ -1,0 +1,299 @@
+// When the heartbeat fires (PRODUCT.md §6). Everything here is pure: the same spec gives
+// the same entries on any host, in any time zone, at any time. Host facts never enter.
+//
+// The model: the working hours and the interval define a weekly pattern of wall-clock
+// minutes in `hours.timezone` (the "expected wakes"). Each scheduler gets that pattern as a
+// list of calendar entries (days × hours × minutes products):
+// - systemd reads them in the working zone itself (OnCalendar's zone suffix), so they are
+//   exact;
+// - launchd and cron read the host clock in `hostTimezone`. When that is the working zone,
+//   the same entries are exact. Otherwise the pattern is shifted by every offset difference
+//   the two zones have over the years below, and the union is the smallest set of host
+//   minutes that never misses an expected wake; window.sh then skips the extra ones.
+import { EVERY, clockMinutes, seconds, type Spec } from './spec.ts';
+
+export const DAY_NAMES = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const;
+const WEEK = 7 * 1440;
+
+/** One calendar entry: fire at every (day, hour, minute) of the product. Days 0 = Sunday. */
+export interface CalEntry {
+  days: number[];
+  hours: number[];
+  minutes: number[];
+}
+
+export interface Plan {
+  minute: number;
+  everyMinutes: number;
+  /** Minutes of the week (0 = Sunday 00:00) in the working zone at which a wake is expected. */
+  pattern: number[];
+  /** Entries in the working zone's wall clock (systemd). */
+  zoneEntries: CalEntry[];
+  /** Entries in the host clock (launchd, cron). */
+  hostEntries: CalEntry[];
+  hostTimezone: string;
+  /** True when the host entries are a superset of the pattern (foreign host zone). */
+  widened: boolean;
+  /** Share of host-clock fires in the reference year that the gate skips (0 when exact). */
+  waste: number;
+}
+
+function fnv1a(s: string): number {
+  let h = 0x811c9dc5;
+  for (const b of Buffer.from(s, 'utf8')) {
+    h ^= b;
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h;
+}
+
+/** Minutes that keep every fire of the grid off :00 and :30 for this interval. */
+export function minuteChoices(everyMinutes: number): number[] {
+  const span = Math.min(everyMinutes, 60);
+  const out: number[] = [];
+  // With every dividing 60, a fire lands on :30 exactly when m ≡ 30 (mod every).
+  for (let m = 1; m < span; m++) if (m !== 30 % span) out.push(m);
+  return out;
+}
+
+/** The off-:00 minute: the spec's, else a stable hash of the name (the same on every machine). */
+export function fireMinute(spec: Pick<Spec, 'name' | 'schedule'>): number {
+  if (spec.schedule.minute !== undefined) return spec.schedule.minute;
+  const choices = minuteChoices(seconds(spec.schedule.every) / 60);
+  return choices[fnv1a(spec.name) % choices.length]!;
+}
+
+/** Day numbers (0 = Sunday) on which a window opens. */
+export function openDays(spec: Pick<Spec, 'schedule'>): number[] {
+  const days = spec.schedule.hours.days;
+  if (!days) return [0, 1, 2, 3, 4, 5, 6];
+  return days.map((d) => DAY_NAMES.indexOf(d)).sort((a, b) => a - b);
+}
+
+/** The expected wakes as sorted minutes of the week, in the working zone's wall clock. */
+export function weeklyPattern(spec: Pick<Spec, 'name' | 'schedule'>): number[] {
+  const every = seconds(spec.schedule.every) / 60;
+  const m = fireMinute(spec);
+  const start = clockMinutes(spec.schedule.hours.start);
+  let end = clockMinutes(spec.schedule.hours.end);
+  if (end <= start) end += 1440;
+  const set = new Set<number>();
+  for (const d of openDays(spec)) {
+    const open = d * 1440 + start;
+    const close = d * 1440 + end;
+    if (every <= 60) {
+      // A fixed grid: every minute ≡ m (mod every); every divides 60, so hours do not matter.
+      let t = open + ((((m - open) % every) + every) % every);
+      for (; t < close; t += every) set.add(t % WEEK);
+    } else {
+      // Every k hours from the first :m at or after the window opens.
+      let t = open + ((((m - open) % 60) + 60) % 60);
+      for (; t < close; t += every) set.add(t % WEEK);
+    }
+  }
+  return [...set].sort((a, b) => a - b);
+}
+
+/** Compress a set of minutes of the week into few calendar entries, deterministically. */
+export function toEntries(pattern: Iterable<number>): CalEntry[] {
+  // day -> hour -> minutes
+  const byDay = new Map<number, Map<number, number[]>>();
+  for (const w of pattern) {
+    const d = Math.floor(w / 1440);
+    const h = Math.floor((w % 1440) / 60);
+    const mi = w % 60;
+    let hours = byDay.get(d);
+    if (!hours) byDay.set(d, (hours = new Map()));
+    let mins = hours.get(h);
+    if (!mins) hours.set(h, (mins = []));
+    mins.push(mi);
+  }
+  // (day, minutes) -> hours, then (hours, minutes) -> days
+  const byHoursMinutes = new Map<string, CalEntry>();
+  for (const d of [...byDay.keys()].sort((a, b) => a - b)) {
+    const groups = new Map<string, number[]>();
+    const hours = byDay.get(d)!;
+    for (const h of [...hours.keys()].sort((a, b) => a - b)) {
+      const key = hours.get(h)!.sort((a, b) => a - b).join(',');
+      let hs = groups.get(key);
+      if (!hs) groups.set(key, (hs = []));
+      hs.push(h);
+    }
+    for (const [mk, hs] of groups) {
+      const key = `${hs.join(',')}|${mk}`;
+      let e = byHoursMinutes.get(key);
+      if (!e) byHoursMinutes.set(key, (e = { days: [], hours: hs, minutes: mk.split(',').map(Number) }));
+      e.days.push(d);
+    }
+  }
+  return [...byHoursMinutes.values()].sort(
+    (a, b) => a.hours[0]! - b.hours[0]! || a.minutes[0]! - b.minutes[0]! || a.days[0]! - b.days[0]! || a.hours.length - b.hours.length,
+  );
+}
+
+// ---- time-zone arithmetic (ICU through Intl; only for cross-zone plans) ----
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+/** UTC offset of `zone` at `ms`, in minutes east of UTC. */
+export function offsetAt(zone: string, ms: number): number {
+  let f = formatters.get(zone);
+  if (!f) formatters.set(zone, (f = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' })));
+  const name = f.formatToParts(ms).find((p) => p.type === 'timeZoneName')!.value; // "GMT+05:45" or "GMT"
+  const m = /^GMT([+-])(\d{2}):(\d{2})$/.exec(name);
+  if (!m) return 0;
+  const v = Number(m[2]) * 60 + Number(m[3]);
+  return m[1] === '-' ? -v : v;
+}
+
+// The span over which a cross-zone superset must hold. It is fixed, not "this year", so
+// that rendering does not depend on the clock; it covers the years an install can live.
+const SPAN_START = Date.UTC(2025, 0, 1);
+const SPAN_END = Date.UTC(2037, 0, 1);
+const DAY_MS = 86_400_000;
+
+/** Instants in [SPAN_START, SPAN_END) at which the zone's offset changes, exact to the minute. */
+function transitions(zone: string): number[] {
+  const out: number[] = [];
+  let prev = offsetAt(zone, SPAN_START);
+  for (let t = SPAN_START + DAY_MS / 2; t < SPAN_END + DAY_MS / 2; t += DAY_MS / 2) {
+    const cur = offsetAt(zone, t);
+    if (cur !== prev) {
+      let lo = t - DAY_MS / 2;
+      let hi = t; // offset at lo is prev, at hi is cur
+      while (hi - lo > 60_000) {
+        const mid = lo + Math.floor((hi - lo) / 120_000) * 60_000;
+        if (offsetAt(zone, mid) === prev) lo = mid;
+        else hi = mid;
+      }
+      out.push(hi);
+      prev = cur;
+    }
+  }
+  return out;
+}
+
+/** Minute of the week (0 = Sunday 00:00) of a wall-clock minute count since the epoch. */
+const weekMinute = (localMinutes: number) => (((localMinutes + 4 * 1440) % WEEK) + WEEK) % WEEK; // 1970-01-01 was a Thursday
+
+interface Segment {
+  from: number; // ms
+  to: number;
+  work: number; // offset minutes
+  host: number;
+}
+
+function segments(work: string, host: string): Segment[] {
+  const cuts = [...new Set([SPAN_START, ...transitions(work), ...transitions(host), SPAN_END])].sort((a, b) => a - b);
+  const out: Segment[] = [];
+  for (let i = 0; i + 1 < cuts.length; i++) {
+    out.push({ from: cuts[i]!, to: cuts[i + 1]!, work: offsetAt(work, cuts[i]!), host: offsetAt(host, cuts[i]!) });
+  }
+  return out;
+}
+
+function hostPattern(pattern: number[], segs: Segment[]): Set<number> {
+  const inPattern = new Set(pattern);
+  const out = new Set<number>();
+  const shifted = new Set<number>();
+  for (const s of segs) {
+    const delta = s.host - s.work;
+    if (s.to - s.from >= 7 * DAY_MS) {
+      if (shifted.has(delta)) continue;
+      shifted.add(delta);
+      for (const w of pattern) out.add((((w + delta) % WEEK) + WEEK) % WEEK);
+    } else {
+      // A short stretch (the days between two zones' DST changes): only its own wakes.
+      for (let t = Math.ceil(s.from / 60_000); t * 60_000 < s.to; t++) {
+        if (inPattern.has(weekMinute(t + s.work))) out.add(weekMinute(t + s.host));
+      }
+    }
+  }
+  return out;
+}
+
+// The reference year for the waste figure printed by `hbgen render`.
+const WASTE_FROM = Date.UTC(2027, 0, 1);
+const WASTE_TO = Date.UTC(2028, 0, 1);
+
+function wasteShare(pattern: number[], host: Set<number>, segs: Segment[]): number {
+  const inPattern = new Set(pattern);
+  let fires = 0;
+  let skipped = 0;
+  for (const s of segs) {
+    const from = Math.max(s.from, WASTE_FROM);
+    const to = Math.min(s.to, WASTE_TO);
+    for (let t = Math.ceil(from / 60_000); t * 60_000 < to; t++) {
+      if (!host.has(weekMinute(t + s.host))) continue;
+      fires++;
+      if (!inPattern.has(weekMinute(t + s.work))) skipped++;
+    }
+  }
+  return fires === 0 ? 0 : skipped / fires;
+}
+
+export function plan(spec: Pick<Spec, 'name' | 'schedule'>): Plan {
+  const pattern = weeklyPattern(spec);
+  const zoneEntries = toEntries(pattern);
+  const work = spec.schedule.hours.timezone;
+  const host = spec.schedule.hostTimezone ?? work;
+  const base = { minute: fireMinute(spec), everyMinutes: seconds(spec.schedule.every) / 60, pattern, zoneEntries, hostTimezone: host };
+  if (host === work) return { ...base, hostEntries: zoneEntries, widened: false, waste: 0 };
+  const segs = segments(work, host);
+  const hp = hostPattern(pattern, segs);
+  return { ...base, hostEntries: toEntries(hp), widened: true, waste: wasteShare(pattern, hp, segs) };
+}
+
+// ---- the one-line summary `hbgen render` prints on stderr ----
+
+const pad = (n: number) => String(n).padStart(2, '0');
+const DAY_LABEL = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+
+function daysLabel(days: number[]): string {
+  if (days.length === 7) return 'every day';
+  // Render runs of consecutive days Monday-first, as people read a week.
+  const order = [1, 2, 3, 4, 5, 6, 0].filter((d) => days.includes(d));
+  const runs: number[][] = [];
+  for (const d of order) {
+    const last = runs[runs.length - 1];
+    if (last && (last[last.length - 1]! + 1) % 7 === d && last[last.length - 1] !== 0) last.push(d);
+    else runs.push([d]);
+  }
+  return runs.map((r) => (r.length >= 3 ? `${DAY_LABEL[r[0]!]}–${DAY_LABEL[r[r.length - 1]!]}` : r.map((d) => DAY_LABEL[d]).join(', '))).join(', ');
+}
+
+function hourRange(entries: CalEntry[]): string {
+  const hours = [...new Set(entries.flatMap((e) => e.hours))].sort((a, b) => a - b);
+  if (hours.length === 0) return 'never';
+  if (hours.length === 24) return '00–23';
+  // Find the largest gap so a range across midnight reads 22–01, not 00–23.
+  let gapAt = 0;
+  let gap = -1;
+  for (let i = 0; i < hours.length; i++) {
+    const next = i + 1 < hours.length ? hours[i + 1]! : hours[0]! + 24;
+    if (next - hours[i]! > gap) {
+      gap = next - hours[i]!;
+      gapAt = i;
+    }
+  }
+  const first = hours[(gapAt + 1) % hours.length]!;
+  const last = hours[gapAt]!;
+  return `${pad(first)}–${pad(last)}`;
+}
+
+export function summary(spec: Spec, p: Plan, scheduler: Spec['schedule']['scheduler']): string {
+  const h = spec.schedule.hours;
+  const mins = [...new Set(p.pattern.map((w) => w % 60))].sort((a, b) => a - b);
+  const fires =
+    p.everyMinutes <= 60
+      ? `fires at ${mins.map((x) => `:${pad(x)}`).join(mins.length === 2 ? ' and ' : ', ')}`
+      : `fires every ${p.everyMinutes / 60}h at :${pad(p.minute)}`;
+  let line = `${fires}, ${h.start}–${h.end} ${h.timezone}, ${daysLabel(openDays(spec))}`;
+  if (p.pattern.length === 0) line += '; the window holds no fire time: widen it or change the minute';
+  if (p.widened && scheduler !== 'systemd-user') {
+    line += `; ${scheduler} widened to ${hourRange(p.hostEntries)} host time (${p.hostTimezone}): ~${Math.round(p.waste * 100)}% of wakes skipped by the gate`;
+  }
+  return line;
+}
+
+export { EVERY };

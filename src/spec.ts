@@ -1,0 +1,307 @@
+// The spec (PRODUCT.md §1). This zod schema is the only definition of it: the TypeScript
+// types, the validation and `hbgen schema` all come from here.
+import { posix } from 'node:path';
+import * as z from 'zod';
+import { isKnownZone } from './zones.ts';
+
+z.config({ jitless: true });
+
+export const EVERY = ['5m', '10m', '15m', '20m', '30m', '1h', '2h', '3h', '4h', '6h', '8h', '12h', '24h'] as const;
+export const DAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
+export const HARNESSES = ['claude-code', 'codex', 'command'] as const;
+export const SCHEDULERS = ['launchd', 'systemd-user', 'cron'] as const;
+
+/** Seconds in a duration such as "25m"; the schema has already checked the form. */
+export function seconds(d: string): number {
+  const n = Number(d.slice(0, -1));
+  return n * { s: 1, m: 60, h: 3600 }[d.slice(-1) as 's' | 'm' | 'h']!;
+}
+
+/** Minutes after midnight of "HH:MM" ("24:00" is 1440). */
+export function clockMinutes(t: string): number {
+  return Number(t.slice(0, 2)) * 60 + Number(t.slice(3, 5));
+}
+
+// Control characters break every target language in its own way: a newline injects a
+// systemd directive or a crontab line, a CR becomes LF in XML, NUL cannot be an argv byte
+// (research/pitfalls.md §1). C1 controls (U+0080–U+009F) are refused too.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+const CONTROL_BUT_NEWLINE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
+// A lone surrogate cannot be encoded as UTF-8; systemd ignores a non-UTF-8 assignment.
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+function text(what: string, allowNewline = false) {
+  return z.string({ error: (i) => (i.input === undefined ? `required: ${what}` : `must be a string (${what})`) }).check((ctx) => {
+    const v = ctx.value;
+    if ((allowNewline ? CONTROL_BUT_NEWLINE : CONTROL).test(v)) {
+      ctx.issues.push({
+        code: 'custom',
+        input: v,
+        message: allowNewline
+          ? 'contains a control character other than newline; remove it'
+          : 'contains a control character (newline, tab, …); remove it',
+      });
+    } else if (LONE_SURROGATE.test(v)) {
+      ctx.issues.push({ code: 'custom', input: v, message: 'is not valid Unicode; remove the broken character' });
+    }
+  });
+}
+
+function absPath(what: string) {
+  return text(what).check((ctx) => {
+    const v = ctx.value;
+    if (CONTROL.test(v)) return;
+    if (!v.startsWith('/')) {
+      ctx.issues.push({ code: 'custom', input: v, message: `must be an absolute path (starting with "/"), got "${v}"` });
+    } else if (posix.normalize(v) !== v || (v.length > 1 && v.endsWith('/'))) {
+      const fix = posix.normalize(v).replace(/(.)\/$/, '$1');
+      ctx.issues.push({ code: 'custom', input: v, message: `must be a normalized path; write "${fix}"` });
+    }
+  });
+}
+
+const duration = (what: string) =>
+  z
+    .string({ error: (i) => (i.input === undefined ? `required: ${what}` : 'must be a duration string such as "25m"') })
+    .regex(/^[1-9][0-9]*[smh]$/, { error: (i) => `must be a whole number of s, m or h, at least 1s (e.g. "25m"), got "${i.input}"` });
+
+const clock = (allow2400: boolean) =>
+  z
+    .string({ error: (i) => (i.input === undefined ? 'required: a time as HH:MM' : 'must be a time as "HH:MM"') })
+    .regex(allow2400 ? /^(([01][0-9]|2[0-3]):[0-5][0-9]|24:00)$/ : /^([01][0-9]|2[0-3]):[0-5][0-9]$/, {
+      error: (i) => `must be a time as "HH:MM" (00:00–23:59${allow2400 ? ' or 24:00' : ''}), got "${i.input}"`,
+    });
+
+const zone = (what: string) =>
+  z
+    .string({ error: (i) => (i.input === undefined ? `required: ${what}` : 'must be a time-zone name string') })
+    .refine(isKnownZone, {
+      error: (i) =>
+        `unknown IANA time zone "${i.input}"; use an exact name from the tz database such as "Europe/Berlin" (case matters)`,
+    });
+
+const oneOf = <T extends readonly [string, ...string[]]>(values: T, what: string) =>
+  z.enum(values, {
+    error: (i) =>
+      i.input === undefined ? `required: ${what}, one of ${values.join(' ')}` : `must be one of ${values.join(' ')}, got ${JSON.stringify(i.input)}`,
+  });
+
+// Keys whose presence makes an agent bill per token instead of using the subscription
+// (research/pitfalls.md §6: a cron'd `claude -p` that inherited ANTHROPIC_API_KEY billed
+// $1,800+ in two days). The wrapper's env -i keeps the caller's copies out; this keeps
+// the spec from putting them back in.
+const METERED_EXACT = new Set([
+  'ANTHROPIC_API_KEY',
+  'ANTHROPIC_AUTH_TOKEN',
+  'OPENAI_API_KEY',
+  'CODEX_API_KEY',
+  'GOOGLE_APPLICATION_CREDENTIALS',
+  'AZURE_OPENAI_API_KEY',
+  'CLAUDE_CODE_USE_BEDROCK',
+  'CLAUDE_CODE_USE_VERTEX',
+  'CLAUDE_CODE_USE_FOUNDRY',
+]);
+const METERED_PATTERN = /^(AWS_|AZURE_OPENAI_|ANTHROPIC_BEDROCK_|ANTHROPIC_VERTEX_|ANTHROPIC_FOUNDRY_)|_API_KEY$/;
+
+export function isMeteredKey(key: string): boolean {
+  return METERED_EXACT.has(key) || METERED_PATTERN.test(key);
+}
+
+const envKey = z.string().check((ctx) => {
+  const k = ctx.value;
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k)) {
+    ctx.issues.push({ code: 'custom', input: k, message: `"${k}" is not a valid environment variable name; use letters, digits and _` });
+  } else if (isMeteredKey(k)) {
+    ctx.issues.push({
+      code: 'custom',
+      input: k,
+      message: `${k} is a metered credential: the agent would bill per token instead of your subscription; remove it`,
+    });
+  } else if (k.startsWith('HBGEN_')) {
+    ctx.issues.push({ code: 'custom', input: k, message: `${k} is set by the wrapper itself; remove it` });
+  }
+});
+
+const agent = z.strictObject({
+  harness: oneOf(HARNESSES, 'the agent harness'),
+  bin: absPath('the absolute path of the agent executable'),
+  args: z.array(text('an argument'), { error: 'must be an array of strings' }).optional(),
+  prompt: text('the wake prompt', true).min(1, { error: 'must not be empty; say what the agent should do on each wake' }),
+  model: text('a model name').min(1, { error: 'must not be empty; leave the field out instead' }).optional(),
+});
+
+const hours = z.strictObject({
+  start: clock(false),
+  end: clock(true),
+  timezone: zone('the IANA time zone of the working hours, e.g. "Europe/Berlin"'),
+  days: z
+    .array(oneOf(DAYS, 'a day'), { error: `must be an array of days (${DAYS.join(' ')})` })
+    .min(1, { error: 'must name at least one day; leave the field out for every day' })
+    .refine((d) => new Set(d).size === d.length, { error: 'names a day twice; list each day once' })
+    .optional(),
+});
+
+const schedule = z.strictObject({
+  scheduler: oneOf(SCHEDULERS, 'the host scheduler'),
+  every: oneOf(EVERY, 'the interval between wakes'),
+  minute: z
+    .number({ error: 'must be a whole number from 1 to 59' })
+    .int({ error: 'must be a whole number from 1 to 59' })
+    .min(1, { error: 'must be from 1 to 59 (:00 is where every other job on the host fires)' })
+    .max(59, { error: 'must be from 1 to 59' })
+    .optional(),
+  hours: z.strictObject(hours.shape, { error: (i) => (i.input === undefined ? 'required: the working hours {start, end, timezone}' : 'must be an object {start, end, timezone, days?}') }),
+  hostTimezone: zone('the host clock\'s IANA time zone').optional(),
+});
+
+const env = z
+  .record(envKey, text('a value'), {
+    error: (i) => (i.input === undefined ? "required: the agent's environment, at least HOME and PATH" : 'must be an object of NAME: "value" strings'),
+  })
+  .check((ctx) => {
+    const e = ctx.value;
+    for (const k of ['HOME', 'PATH']) {
+      if (!(k in e)) ctx.issues.push({ code: 'custom', input: e, path: [k], message: `required: the agent's ${k}` });
+    }
+    if (typeof e.HOME === 'string' && !CONTROL.test(e.HOME)) {
+      const r = absPath('HOME')['~standard'].validate(e.HOME) as { issues?: { message: string }[] };
+      for (const i of r.issues ?? []) ctx.issues.push({ code: 'custom', input: e.HOME, path: ['HOME'], message: i.message });
+    }
+    if (typeof e.PATH === 'string' && !CONTROL.test(e.PATH)) {
+      // An empty PATH entry means the current directory, which is the repo the agent edits.
+      for (const dir of e.PATH.split(':')) {
+        if (!dir.startsWith('/') || posix.normalize(dir) !== dir) {
+          ctx.issues.push({
+            code: 'custom',
+            input: e.PATH,
+            path: ['PATH'],
+            message: `every entry must be an absolute, normalized directory (found "${dir}"); an empty or relative entry lets the repo shadow system tools`,
+          });
+          break;
+        }
+      }
+    }
+  });
+
+const stateDir = text('the state folder').check((ctx) => {
+  const v = ctx.value;
+  if (CONTROL.test(v)) return;
+  const norm = posix.normalize(v).replace(/(.)\/$/, '$1');
+  if (v === '' || v === '.' || norm !== v) {
+    ctx.issues.push({ code: 'custom', input: v, message: `must be a normalized folder path such as ".agent-platform", got "${v}"` });
+  } else if (!v.startsWith('/') && (v === '..' || v.startsWith('../'))) {
+    ctx.issues.push({ code: 'custom', input: v, message: 'a relative stateDir must stay inside the repo (no ".."); use an absolute path for a folder outside it' });
+  }
+});
+
+export const SpecSchema = z
+  .strictObject({
+    $schema: z.string().optional(),
+    version: z.literal(1, { error: 'must be 1' }),
+    name: z
+      .string({ error: (i) => (i.input === undefined ? 'required: a short name such as "docs"' : 'must be a string') })
+      .max(40, { error: 'must be at most 40 characters' })
+      .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, {
+        error: (i) => `must be lowercase letters and digits joined by single dashes, such as "docs-nightly", got ${JSON.stringify(i.input)}`,
+      }),
+    repo: absPath('the absolute path of the repository the agent owns'),
+    agent: z.strictObject(agent.shape, { error: (i) => (i.input === undefined ? 'required: the agent {harness, bin, prompt}' : 'must be an object') }),
+    schedule: z.strictObject(schedule.shape, { error: (i) => (i.input === undefined ? 'required: the schedule {scheduler, every, hours}' : 'must be an object') }),
+    timeout: duration('the hard time limit of one wake, e.g. "25m"'),
+    killAfter: duration('the grace between TERM and KILL').optional(),
+    env,
+    stateDir: stateDir.optional(),
+    lock: z.enum(['auto', 'flock', 'mkdir'], { error: 'must be one of auto flock mkdir' }).optional(),
+    cap: z.number({ error: 'must be a whole number of wakes' }).int({ error: 'must be a whole number of wakes' }).min(1, { error: 'must be at least 1' }).optional(),
+    gate: z
+      .array(text('an argument'), { error: 'must be an argv array such as ["/usr/bin/on_ac_power"]' })
+      .min(1, { error: 'must hold at least the program; leave the field out for no gate' })
+      .optional(),
+    shared: z.boolean({ error: 'must be true or false' }).optional(),
+  })
+  // Cross-field rules run even when some field is wrong, so that one run reports every
+  // problem; each rule looks only at fields whose own form is already right.
+  .superRefine((s, ctx) => {
+    const dur = (d: unknown) => (typeof d === 'string' && /^[1-9][0-9]*[smh]$/.test(d) ? seconds(d) : undefined);
+    const sch = (typeof s?.schedule === 'object' && s.schedule) || ({} as Partial<typeof s.schedule>);
+    const hrs = (typeof sch.hours === 'object' && sch.hours) || ({} as Partial<typeof sch.hours>);
+    const every = (EVERY as readonly unknown[]).includes(sch.every) ? dur(sch.every)! : undefined;
+    const timeout = dur(s.timeout);
+    const killAfter = s.killAfter === undefined ? 30 : dur(s.killAfter);
+    if (every !== undefined && timeout !== undefined && killAfter !== undefined && timeout + killAfter >= every) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['timeout'],
+        message: `timeout ${s.timeout} + killAfter ${s.killAfter ?? '30s'} must be shorter than every ${sch.every}; shorten the timeout or lengthen the interval`,
+      });
+    }
+    const m = sch.minute;
+    if (typeof m === 'number' && every !== undefined && every < 3600 && m >= every / 60) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['schedule', 'minute'],
+        message: `must be below the interval (${every / 60}) when every is ${sch.every}, e.g. ${Math.max(1, Math.min(7, every / 60 - 1))}`,
+      });
+    }
+    if (typeof hrs.start === 'string' && hrs.start === hrs.end) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['schedule', 'hours', 'end'],
+        message: 'equals start; for round-the-clock use start "00:00" and end "24:00"',
+      });
+    }
+    if (Array.isArray(s.gate) && typeof s.gate[0] === 'string' && !s.gate[0].startsWith('/')) {
+      ctx.addIssue({ code: 'custom', path: ['gate', 0], message: `must be an absolute path to the gate program, got "${s.gate[0]}"` });
+    }
+  }, { when: () => true });
+
+export type SpecInput = z.input<typeof SpecSchema>;
+type Parsed = z.output<typeof SpecSchema>;
+
+/** A validated spec with every default applied. */
+export interface Spec extends Omit<Parsed, 'killAfter' | 'stateDir' | 'lock' | 'shared' | 'env' | 'agent'> {
+  agent: Parsed['agent'] & { args: string[] };
+  env: Record<string, string>;
+  killAfter: string;
+  stateDir: string;
+  lock: 'auto' | 'flock' | 'mkdir';
+  shared: boolean;
+}
+
+function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const p of path) {
+    if (typeof p === 'number') out += `[${p}]`;
+    else out += out ? `.${String(p)}` : String(p);
+  }
+  return out || '(spec)';
+}
+
+/** Validate a parsed JSON value. Returns the spec, or one message line per problem. */
+export function validateSpec(raw: unknown): { spec: Spec; errors?: undefined } | { spec?: undefined; errors: string[] } {
+  const r = SpecSchema.safeParse(raw);
+  if (!r.success) {
+    const lines: string[] = [];
+    for (const issue of r.error.issues) {
+      if (issue.code === 'unrecognized_keys') {
+        for (const k of issue.keys) lines.push(`${formatPath([...issue.path, k])}: unknown field; remove it or check its spelling`);
+      } else if (issue.code === 'invalid_key') {
+        for (const sub of issue.issues) lines.push(`${formatPath(issue.path)}: ${sub.message}`);
+      } else {
+        lines.push(`${formatPath(issue.path)}: ${issue.message}`);
+      }
+    }
+    return { errors: [...new Set(lines)] };
+  }
+  const s = r.data;
+  const spec: Spec = {
+    ...s,
+    agent: { ...s.agent, args: s.agent.args ?? [] },
+    env: s.env as Record<string, string>,
+    killAfter: s.killAfter ?? '30s',
+    stateDir: s.stateDir ?? '.agent-platform',
+    lock: s.lock ?? 'auto',
+    shared: s.shared ?? false,
+  };
+  return { spec };
+}

@@ -1,0 +1,80 @@
+// Writing a rendered tree to disk and comparing one with it. Only these two functions touch
+// the output folder, and they never touch a file that is not part of the tree.
+import { chmodSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
+import type { RenderedFile } from '../generators/types.ts';
+import { UserError } from './errors.ts';
+
+function inside(dir: string, rel: string): string {
+  const full = join(dir, rel);
+  const back = relative(dir, full);
+  if (back.startsWith('..') || back.startsWith(sep)) throw new Error(`refusing to write ${rel} outside ${dir}`);
+  return full;
+}
+
+/** Write (or replace) every file of the tree, atomically each, with its mode. */
+export function writeTree(dir: string, files: RenderedFile[]): void {
+  try {
+    const st = statSync(dir, { throwIfNoEntry: false });
+    if (st && !st.isDirectory()) throw new UserError([`${dir}: exists and is not a folder; choose another --out`]);
+    for (const f of files) {
+      const full = inside(dir, f.path);
+      mkdirSync(dirname(full), { recursive: true });
+      const tmp = `${full}.hbgen-tmp-${process.pid}`;
+      writeFileSync(tmp, f.content, { mode: f.mode });
+      chmodSync(tmp, f.mode); // the umask must not decide an executable bit
+      renameSync(tmp, full);
+    }
+  } catch (e) {
+    if (e instanceof UserError) throw e;
+    const err = e as NodeJS.ErrnoException;
+    throw new UserError([`${err.path ?? dir}: cannot write the rendered tree (${err.code ?? err.message}); check that the folder is writable`]);
+  }
+}
+
+function listFiles(dir: string, base = dir, out: string[] = []): string[] {
+  for (const name of readdirSync(dir).sort()) {
+    const full = join(dir, name);
+    const st = lstatSync(full);
+    if (st.isDirectory()) listFiles(full, base, out);
+    else out.push(relative(base, full).split(sep).join('/'));
+  }
+  return out;
+}
+
+export interface Drift {
+  path: string;
+  kind: 'missing' | 'changed' | 'mode' | 'extra';
+  diff: string;
+}
+
+/** Compare a folder with a fresh render: content, modes, and files that should not be there. */
+export async function compareTree(dir: string, files: RenderedFile[]): Promise<Drift[]> {
+  const st = statSync(dir, { throwIfNoEntry: false });
+  if (!st?.isDirectory()) throw new UserError([`${dir}: no such folder; render it first with \`hbgen render SPEC --out ${dir}\``]);
+  const { createTwoFilesPatch } = await import('diff');
+  const drift: Drift[] = [];
+  const expected = new Set(files.map((f) => f.path));
+  for (const f of files) {
+    const full = join(dir, f.path);
+    const fst = statSync(full, { throwIfNoEntry: false });
+    if (!fst?.isFile()) {
+      drift.push({ path: f.path, kind: 'missing', diff: createTwoFilesPatch(`a/${f.path}`, `b/${f.path}`, '', f.content, '(missing)', '(rendered)') });
+      continue;
+    }
+    const actual = readFileSync(full, 'utf8');
+    if (actual !== f.content) {
+      drift.push({ path: f.path, kind: 'changed', diff: createTwoFilesPatch(`a/${f.path}`, `b/${f.path}`, actual, f.content, '(in folder)', '(rendered)') });
+    }
+    const mode = fst.mode & 0o777;
+    if (mode !== f.mode) {
+      drift.push({ path: f.path, kind: 'mode', diff: `mode of ${f.path}: ${mode.toString(8).padStart(4, '0')}, rendered ${f.mode.toString(8).padStart(4, '0')}\n` });
+    }
+  }
+  for (const rel of listFiles(dir)) {
+    if (!expected.has(rel)) {
+      drift.push({ path: rel, kind: 'extra', diff: `extra file ${rel}: not part of the rendered tree; remove it\n` });
+    }
+  }
+  return drift;
+}
