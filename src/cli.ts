@@ -89,7 +89,8 @@ export async function main(args: string[]): Promise<number> {
     .wrap(100)
     .fail((msg, err) => {
       if (err) throw err;
-      process.stderr.write(`hbgen: ${msg}; see hbgen --help\n`);
+      // yargs words some messages over two lines; a usage error is one line.
+      process.stderr.write(`hbgen: ${String(msg).replace(/:?\s*\n\s*/g, ': ')}; see hbgen --help\n`);
       process.exit(2);
     })
     .parseAsync();

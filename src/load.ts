@@ -3,13 +3,24 @@ import { readFileSync } from 'node:fs';
 import { UserError } from './errors.ts';
 import { type Spec, validateSpec } from './spec.ts';
 
+/** V8's JSON error as one line, with a line and column where it names a position. */
+function jsonProblem(text: string, e: Error): string {
+  const pos = /at position (\d+)/.exec(e.message);
+  const at = pos ? Number(pos[1]) : undefined;
+  const what = e.message.split(/[\n,]/)[0]!.replace(/ in JSON at position \d+.*$/, '').trim();
+  if (at === undefined) return what.replace(/\s+/g, ' ');
+  const before = text.slice(0, at);
+  const line = before.split('\n').length;
+  const col = at - before.lastIndexOf('\n');
+  return `${what} at line ${line}, column ${col}`;
+}
+
 export function parseSpecText(text: string, file: string): Spec {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch (e) {
-    const why = (e as Error).message.replace(/^JSON\.parse: /, '');
-    throw new UserError([`${file}: not valid JSON (${why}); fix the syntax and try again`]);
+    throw new UserError([`${file}: not valid JSON (${jsonProblem(text, e as Error)}); fix the syntax and try again`]);
   }
   const r = validateSpec(raw);
   if (r.errors) throw new UserError(r.errors.map((l) => `${file}: ${l}`));

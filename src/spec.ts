@@ -158,30 +158,34 @@ const env = z
   .record(envKey, text('a value'), {
     error: (i) => (i.input === undefined ? "required: the agent's environment, at least HOME and PATH" : 'must be an object of NAME: "value" strings'),
   })
-  .check((ctx) => {
-    const e = ctx.value;
-    for (const k of ['HOME', 'PATH']) {
-      if (!(k in e)) ctx.issues.push({ code: 'custom', input: e, path: [k], message: `required: the agent's ${k}` });
-    }
-    if (typeof e.HOME === 'string' && !CONTROL.test(e.HOME)) {
-      const r = absPath('HOME')['~standard'].validate(e.HOME) as { issues?: { message: string }[] };
-      for (const i of r.issues ?? []) ctx.issues.push({ code: 'custom', input: e.HOME, path: ['HOME'], message: i.message });
-    }
-    if (typeof e.PATH === 'string' && !CONTROL.test(e.PATH)) {
-      // An empty PATH entry means the current directory, which is the repo the agent edits.
-      for (const dir of e.PATH.split(':')) {
-        if (!dir.startsWith('/') || posix.normalize(dir) !== dir) {
-          ctx.issues.push({
-            code: 'custom',
-            input: e.PATH,
-            path: ['PATH'],
-            message: `every entry must be an absolute, normalized directory (found "${dir}"); an empty or relative entry lets the repo shadow system tools`,
-          });
-          break;
+  // Runs even when some other key is wrong, so that HOME and PATH are always reported.
+  .superRefine(
+    (e, ctx) => {
+      if (typeof e !== 'object' || e === null || Array.isArray(e)) return;
+      for (const k of ['HOME', 'PATH']) {
+        if (!(k in e)) ctx.addIssue({ code: 'custom', input: e, path: [k], message: `required: the agent's ${k}` });
+      }
+      if (typeof e.HOME === 'string' && !CONTROL.test(e.HOME)) {
+        const r = absPath('HOME').safeParse(e.HOME);
+        for (const i of r.error?.issues ?? []) ctx.addIssue({ code: 'custom', input: e.HOME, path: ['HOME'], message: i.message });
+      }
+      if (typeof e.PATH === 'string' && !CONTROL.test(e.PATH)) {
+        // An empty PATH entry means the current directory, which is the repo the agent edits.
+        for (const dir of e.PATH.split(':')) {
+          if (!dir.startsWith('/') || posix.normalize(dir) !== dir) {
+            ctx.addIssue({
+              code: 'custom',
+              input: e.PATH,
+              path: ['PATH'],
+              message: `every entry must be an absolute, normalized folder (found "${dir}"); an empty or relative entry lets the repo shadow system tools`,
+            });
+            break;
+          }
         }
       }
-    }
-  });
+    },
+    { when: () => true },
+  );
 
 const stateDir = text('the state folder').check((ctx) => {
   const v = ctx.value;
@@ -197,7 +201,7 @@ const stateDir = text('the state folder').check((ctx) => {
 export const SpecSchema = z
   .strictObject({
     $schema: z.string().optional(),
-    version: z.literal(1, { error: 'must be 1' }),
+    version: z.literal(1, { error: (i) => (i.input === undefined ? 'required: 1, the spec format version' : `must be 1, got ${JSON.stringify(i.input)}`) }),
     name: z
       .string({ error: (i) => (i.input === undefined ? 'required: a short name such as "docs"' : 'must be a string') })
       .max(40, { error: 'must be at most 40 characters' })
@@ -218,7 +222,7 @@ export const SpecSchema = z
       .min(1, { error: 'must hold at least the program; leave the field out for no gate' })
       .optional(),
     shared: z.boolean({ error: 'must be true or false' }).optional(),
-  })
+  }, { error: (i) => (i.code === 'invalid_type' ? 'must be a JSON object holding the spec; see `hbgen schema`' : undefined) })
   // Cross-field rules run even when some field is wrong, so that one run reports every
   // problem; each rule looks only at fields whose own form is already right.
   .superRefine((s, ctx) => {
