@@ -1,0 +1,110 @@
+// The schedule plan (PRODUCT.md §6), checked against expected wakes computed here
+// independently, minute by minute, straight from the definition of the window.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { fireMinute, minuteChoices, plan, toEntries, weeklyPattern } from '../src/schedule.ts';
+import { EVERY } from '../src/spec.ts';
+
+const mk = (every: string, start: string, end: string, days?: string[], minute?: number, name = 'docs'): any => ({
+  name,
+  schedule: { scheduler: 'cron', every, minute, hours: { start, end, timezone: 'Europe/Berlin', days } },
+});
+const DAY = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
+const hm = (t: string) => Number(t.slice(0, 2)) * 60 + Number(t.slice(3));
+
+/** Independent oracle: walk every minute of the week and apply the definition. */
+function expected(spec: any): number[] {
+  const { every, hours } = spec.schedule;
+  const e = { m: 1, h: 60 }[every.slice(-1) as 'm' | 'h']! * Number(every.slice(0, -1));
+  const m = fireMinute(spec);
+  const start = hm(hours.start);
+  const end = hm(hours.end);
+  const days: string[] = hours.days ?? DAY;
+  const out: number[] = [];
+  for (let w = 0; w < 7 * 1440; w++) {
+    const day = Math.floor(w / 1440);
+    const t = w % 1440;
+    // Which opening does minute w belong to, and how far into it is it?
+    let openedDay: number | undefined;
+    if (start < end) {
+      if (t >= start && t < end) openedDay = day;
+    } else if (t >= start) openedDay = day;
+    else if (t < end) openedDay = (day + 6) % 7;
+    if (openedDay === undefined || !days.includes(DAY[openedDay]!)) continue;
+    const since = (t - start + 1440) % 1440;
+    if (e <= 60) {
+      if (t % e === m % e) out.push(w);
+    } else {
+      const first = (m - (start % 60) + 60) % 60; // minutes from opening to the first :m
+      if (since >= first && (since - first) % e === 0) out.push(w);
+    }
+  }
+  return out;
+}
+
+test('the derived minute is stable, fits the interval and never lands a fire on :00 or :30', () => {
+  assert.is(fireMinute(mk('30m', '08:00', '23:00')), fireMinute(mk('30m', '09:00', '10:00')));
+  for (const every of EVERY) {
+    const e = { m: 1, h: 60 }[every.slice(-1) as 'm' | 'h']! * Number(every.slice(0, -1));
+    const span = Math.min(e, 60);
+    assert.ok(minuteChoices(e).length > 0);
+    for (let i = 0; i < 300; i++) {
+      const m = fireMinute(mk(every, '00:00', '24:00', undefined, undefined, `spec-${i}`));
+      assert.ok(m >= 1 && m < span, `${every}: ${m}`);
+      for (let t = m; t < 60; t += span) assert.ok(t !== 0 && t !== 30, `${every} spec-${i} fires at :${t}`);
+    }
+  }
+  const seen = new Set(Array.from({ length: 200 }, (_, i) => fireMinute(mk('1h', '00:00', '24:00', undefined, undefined, `n${i}`))));
+  assert.ok(seen.size > 30, 'the hash spreads names over the hour');
+  assert.is(fireMinute(mk('1h', '08:00', '09:00', undefined, 42)), 42, 'schedule.minute wins');
+});
+
+const shapes: [string, string, string, string[] | undefined, number | undefined][] = [
+  ['30m', '08:00', '23:00', ['mon', 'tue', 'wed', 'thu', 'fri'], 7],
+  ['15m', '08:30', '17:15', undefined, 4],
+  ['5m', '09:00', '09:30', ['sat'], 2],
+  ['20m', '22:00', '02:00', ['fri'], 11],
+  ['1h', '22:00', '02:00', ['mon', 'tue', 'wed', 'thu', 'fri'], 51],
+  ['2h', '08:30', '18:00', ['mon', 'wed'], 7],
+  ['3h', '00:00', '24:00', undefined, 13],
+  ['24h', '06:45', '07:30', ['sun'], 59],
+  ['12h', '20:00', '20:30', undefined, 5],
+  ['10m', '00:00', '24:00', undefined, 3],
+  ['4h', '23:10', '23:00', undefined, 9],
+];
+
+for (const [every, start, end, days, minute] of shapes) {
+  test(`pattern = definition: every ${every}, ${start}–${end}, ${days?.join(',') ?? 'all days'}, :${minute}`, () => {
+    const spec = mk(every, start, end, days, minute);
+    assert.equal(weeklyPattern(spec), expected(spec));
+    // The entries say exactly the pattern: expand them back.
+    const back: number[] = [];
+    for (const e of toEntries(weeklyPattern(spec))) for (const d of e.days) for (const h of e.hours) for (const m of e.minutes) back.push(d * 1440 + h * 60 + m);
+    assert.equal(back.sort((a, b) => a - b), expected(spec));
+  });
+}
+
+test('a window across midnight fires on the day after the day it opened', () => {
+  // Fri 22:00–02:00: Saturday 00:51 and 01:51 belong to Friday's window; Monday's early hours do not.
+  const p = weeklyPattern(mk('1h', '22:00', '02:00', ['fri'], 51));
+  assert.equal(p, [5 * 1440 + 22 * 60 + 51, 5 * 1440 + 23 * 60 + 51, 6 * 1440 + 51, 6 * 1440 + 60 + 51]);
+});
+
+test('same zone: host entries are the zone entries, nothing widened', () => {
+  const p = plan(mk('30m', '08:00', '23:00', undefined, 7));
+  assert.is(p.widened, false);
+  assert.is(p.waste, 0);
+  assert.equal(p.hostEntries, p.zoneEntries);
+  assert.equal(p.zoneEntries, [{ days: [0, 1, 2, 3, 4, 5, 6], hours: [8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22], minutes: [7, 37] }]);
+});
+
+test('odd-minute edges need several entries', () => {
+  const p = plan(mk('30m', '08:30', '17:15', undefined, 7));
+  assert.equal(p.zoneEntries, [
+    { days: [0, 1, 2, 3, 4, 5, 6], hours: [8], minutes: [37] },
+    { days: [0, 1, 2, 3, 4, 5, 6], hours: [9, 10, 11, 12, 13, 14, 15, 16], minutes: [7, 37] },
+    { days: [0, 1, 2, 3, 4, 5, 6], hours: [17], minutes: [7] },
+  ]);
+});
+
+test.run();

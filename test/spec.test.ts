@@ -1,0 +1,150 @@
+// The spec's rules (PRODUCT.md §1), one by one, through validateSpec.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { isMeteredKey, validateSpec } from '../src/spec.ts';
+import { ROOT } from './helpers/cli.ts';
+
+const base = () => JSON.parse(readFileSync(join(ROOT, 'fixtures/specs/example.json'), 'utf8'));
+const errorsOf = (mut: (s: any) => void) => {
+  const s = base();
+  mut(s);
+  return validateSpec(s).errors ?? [];
+};
+const ok = (mut: (s: any) => void) => assert.equal(errorsOf(mut), []);
+const fails = (mut: (s: any) => void, line: RegExp | string) => {
+  const errs = errorsOf(mut);
+  assert.ok(
+    errs.some((e) => (typeof line === 'string' ? e === line : line.test(e))),
+    `expected an error ${line}, got:\n${errs.join('\n')}`,
+  );
+};
+
+test('the example is valid and defaults are applied', () => {
+  const r = validateSpec(base());
+  assert.ok(r.spec);
+  assert.is(r.spec!.killAfter, '30s');
+  assert.is(r.spec!.stateDir, '.agent-platform');
+  assert.is(r.spec!.lock, 'auto');
+  assert.is(r.spec!.shared, false);
+  assert.equal(r.spec!.agent.args, ['-p', '--model', 'sonnet', '--permission-mode', 'acceptEdits']);
+});
+
+test('required fields have no defaults', () => {
+  fails((s) => delete s.schedule.every, /^schedule\.every: required: the interval between wakes/);
+  fails((s) => delete s.schedule.hours, /^schedule\.hours: required/);
+  fails((s) => delete s.schedule.hours.timezone, /^schedule\.hours\.timezone: required/);
+  fails((s) => delete s.timeout, /^timeout: required/);
+  fails((s) => delete s.env.HOME, "env.HOME: required: the agent's HOME");
+  fails((s) => delete s.env.PATH, "env.PATH: required: the agent's PATH");
+  fails((s) => delete s.version, 'version: required: 1, the spec format version');
+});
+
+test('unknown fields anywhere', () => {
+  fails((s) => (s.schedule.hours.tz = 'x'), 'schedule.hours.tz: unknown field; remove it or check its spelling');
+  fails((s) => (s.agent.promt = 'x'), 'agent.promt: unknown field; remove it or check its spelling');
+});
+
+test('paths: absolute and normalized', () => {
+  fails((s) => (s.repo = 'src/docs'), 'repo: must be an absolute path (starting with "/"), got "src/docs"');
+  fails((s) => (s.repo = '/home/ada//docs'), 'repo: must be a normalized path; write "/home/ada/docs"');
+  fails((s) => (s.repo = '/home/ada/docs/'), 'repo: must be a normalized path; write "/home/ada/docs"');
+  fails((s) => (s.agent.bin = '/home/./ada/bin/claude'), /^agent\.bin: must be a normalized path/);
+  fails((s) => (s.stateDir = 'a/../..'), /^stateDir: must be a normalized folder path/);
+  fails((s) => (s.stateDir = '../x'), /^stateDir: a relative stateDir must stay inside the repo/);
+  ok((s) => (s.stateDir = '/var/lib/hbgen/docs'));
+  ok((s) => (s.stateDir = 'tools/agent'));
+  fails((s) => (s.env.PATH = '/usr/bin:.'), /^env\.PATH: every entry must be an absolute, normalized folder \(found "\."\)/);
+  fails((s) => (s.env.PATH = '/usr/bin:'), /^env\.PATH: every entry must be an absolute/);
+  fails((s) => (s.gate = ['on_ac_power']), 'gate[0]: must be an absolute path to the gate program, got "on_ac_power"');
+});
+
+test('time zones: exact names from the system zoneinfo only', () => {
+  for (const z of ['Asia/Kathmandu', 'Australia/Lord_Howe', 'Pacific/Chatham', 'UTC', 'America/Argentina/Buenos_Aires']) {
+    ok((s) => (s.schedule.hours.timezone = z));
+  }
+  for (const z of ['Mars/Olympus', 'asia/kathmandu', 'Europe/Berlin ', 'posix/Europe/Berlin', '../../etc/passwd', 'zone.tab', 'Europe', '']) {
+    fails((s) => (s.schedule.hours.timezone = z), /^schedule\.hours\.timezone: unknown IANA time zone/);
+  }
+  fails((s) => (s.schedule.hostTimezone = 'europe/berlin'), /^schedule\.hostTimezone: unknown IANA time zone "europe\/berlin"/);
+});
+
+test('durations and the interval', () => {
+  for (const d of ['0m', '0s', '1.5m', '10', '10 m', 'm', '-1m', '1d']) fails((s) => (s.timeout = d), /^timeout: must be a whole number of s, m or h/);
+  fails((s) => (s.schedule.every = '45m'), /^schedule\.every: must be one of 5m 10m 15m 20m 30m 1h 2h 3h 4h 6h 8h 12h 24h/);
+  fails((s) => ((s.timeout = '29m'), (s.killAfter = '1m')), /^timeout: timeout 29m \+ killAfter 1m must be shorter than every 30m/);
+  fails((s) => (s.timeout = '30m'), /^timeout: timeout 30m \+ killAfter 30s must be shorter/);
+  ok((s) => ((s.timeout = '29m'), (s.killAfter = '59s')));
+  ok((s) => ((s.schedule.every = '5m'), (s.schedule.minute = 4), (s.timeout = '4m')));
+});
+
+test('minute: 1–59, below the interval when it is under an hour', () => {
+  fails((s) => (s.schedule.minute = 0), /^schedule\.minute: must be from 1 to 59/);
+  fails((s) => (s.schedule.minute = 60), /^schedule\.minute: must be from 1 to 59/);
+  fails((s) => (s.schedule.minute = 7.5), /^schedule\.minute: must be a whole number/);
+  fails((s) => (s.schedule.minute = 30), 'schedule.minute: must be below the interval (30) when every is 30m, e.g. 7');
+  ok((s) => ((s.schedule.every = '2h'), (s.schedule.minute = 59), (s.timeout = '1h')));
+});
+
+test('hours: HH:MM, 24:00 only as an end, start ≠ end, days listed once', () => {
+  fails((s) => (s.schedule.hours.start = '8:00'), /^schedule\.hours\.start: must be a time as "HH:MM"/);
+  fails((s) => (s.schedule.hours.start = '24:00'), /^schedule\.hours\.start: must be a time as "HH:MM" \(00:00–23:59\)/);
+  ok((s) => (s.schedule.hours.end = '24:00'));
+  fails((s) => (s.schedule.hours.end = '24:01'), /^schedule\.hours\.end/);
+  fails((s) => (s.schedule.hours.end = '08:00'), 'schedule.hours.end: equals start; for round-the-clock use start "00:00" and end "24:00"');
+  fails((s) => (s.schedule.hours.days = ['mon', 'mon']), 'schedule.hours.days: names a day twice; list each day once');
+  fails((s) => (s.schedule.hours.days = []), /^schedule\.hours\.days: must name at least one day/);
+  fails((s) => (s.schedule.hours.days = ['Mon']), /^schedule\.hours\.days\[0\]: must be one of mon tue wed thu fri sat sun/);
+});
+
+test('control characters: refused everywhere, a newline allowed only in the prompt', () => {
+  ok((s) => (s.agent.prompt = 'line one\nline two\n'));
+  fails((s) => (s.agent.prompt = 'a\r\nb'), 'agent.prompt: contains a control character other than newline; remove it');
+  fails((s) => (s.agent.prompt = 'a\tb'), 'agent.prompt: contains a control character other than newline; remove it');
+  fails((s) => (s.agent.args = ['a\nb']), 'agent.args[0]: contains a control character (newline, tab, …); remove it');
+  fails((s) => (s.repo = '/a\u0000b'), /^repo: contains a control character/);
+  fails((s) => (s.env.LANG = 'x\u007f'), /^env\.LANG: contains a control character/);
+  fails((s) => (s.env.LANG = 'x\u0085'), /^env\.LANG: contains a control character/);
+  fails((s) => (s.agent.model = 'x\u001b[31m'), /^agent\.model: contains a control character/);
+  fails((s) => (s.agent.prompt = 'broken \ud800 surrogate'), 'agent.prompt: is not valid Unicode; remove the broken character');
+});
+
+test('hostile but printable strings are accepted', () => {
+  const hostile = `it's "quoted" $HOME \`id\` $(id) 100% \\ \\\\ -n -- ; && | ünï ✓ 🎉 #x *~ <&>`;
+  ok((s) => {
+    s.repo = `/srv/${hostile.replace(/\//g, '')}`;
+    s.agent.args = [hostile, '-', '--', ''];
+    s.agent.prompt = `${hostile}\n${hostile}`;
+    s.env.HOSTILE = hostile;
+    s.gate = ['/usr/bin/test', hostile];
+  });
+});
+
+test('metered credentials are refused as env keys', () => {
+  for (const k of ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'OPENAI_API_KEY', 'CODEX_API_KEY', 'AWS_ACCESS_KEY_ID', 'AWS_PROFILE', 'GOOGLE_APPLICATION_CREDENTIALS', 'AZURE_OPENAI_API_KEY', 'AZURE_OPENAI_ENDPOINT', 'CLAUDE_CODE_USE_BEDROCK', 'CLAUDE_CODE_USE_VERTEX', 'GEMINI_API_KEY', 'OPENROUTER_API_KEY']) {
+    assert.ok(isMeteredKey(k), k);
+    fails((s) => (s.env[k] = 'x'), new RegExp(`^env\\.${k}: ${k} is a metered credential`));
+  }
+  for (const k of ['HOME', 'LANG', 'CLAUDE_CONFIG_DIR', 'API_KEYS_DIR', 'AWSOME']) assert.not.ok(isMeteredKey(k), k);
+  fails((s) => (s.env.HBGEN_WAKE = '3'), 'env.HBGEN_WAKE: HBGEN_WAKE is set by the wrapper itself; remove it');
+  fails((s) => (s.env['A-B'] = '3'), 'env.A-B: "A-B" is not a valid environment variable name; use letters, digits and _');
+});
+
+test('name: lowercase words joined by single dashes, at most 40', () => {
+  for (const n of ['docs', 'a', 'docs-nightly-2', 'a'.repeat(40)]) ok((s) => (s.name = n));
+  for (const n of ['Docs', 'a--b', '-a', 'a-', 'a_b', 'a b', '', 'ü']) fails((s) => (s.name = n), /^name: must be lowercase letters/);
+  fails((s) => (s.name = 'a'.repeat(41)), 'name: must be at most 40 characters');
+});
+
+test('every problem is reported in one run', () => {
+  const errs = errorsOf((s) => {
+    s.name = 'X';
+    s.timeout = '45m';
+    s.schedule.hours.timezone = 'Nowhere/City';
+    s.env.OPENAI_API_KEY = 'k';
+  });
+  assert.is(errs.length, 4, errs.join('\n'));
+});
+
+test.run();
