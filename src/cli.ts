@@ -21,6 +21,7 @@ async function renderCmd(argv: { spec: string; out?: string; scheduler?: (typeof
     process.stdout.write(r.files.map((f) => `==> ${f.path} <==\n${f.content}`).join('\n'));
   }
   process.stderr.write(`hbgen: ${r.summary}\n`);
+  for (const w of r.warnings) process.stderr.write(`hbgen: warning: ${w}\n`);
 }
 
 async function checkCmd(argv: { spec: string; dir: string }) {

@@ -4,7 +4,7 @@ import { generators } from '../generators/index.ts';
 import type { RenderContext, RenderedFile } from '../generators/types.ts';
 import { scriptFiles } from '../generators/wrapper.ts';
 import { generatedBy, names } from './names.ts';
-import { plan, summary } from './schedule.ts';
+import { dstWarnings, plan, summary } from './schedule.ts';
 import type { Spec } from './spec.ts';
 
 export type { RenderedFile };
@@ -16,6 +16,8 @@ export interface RenderResult {
   summary: string;
   /** Problems that make the spec unusable for this scheduler: validation errors. */
   errors: string[];
+  /** Things that work, but not as the spec reads (a window edge in a DST change). */
+  warnings: string[];
 }
 
 export function renderSpec(spec: Spec, opts: { scheduler?: Scheduler } = {}): RenderResult {
@@ -29,7 +31,7 @@ export function renderSpec(spec: Spec, opts: { scheduler?: Scheduler } = {}): Re
       `schedule.hours: the window ${s.schedule.hours.start}–${s.schedule.hours.end} holds no fire time at minute :${String(ctx.plan.minute).padStart(2, '0')} every ${s.schedule.every}; widen the window or set schedule.minute`,
     );
   }
-  if (errors.length) return { files: [], summary: '', errors };
+  if (errors.length) return { files: [], summary: '', errors, warnings: [] };
   const files = [...scriptFiles(ctx), ...gen.files(ctx)].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { files, summary: summary(s, ctx.plan, scheduler), errors: [] };
+  return { files, summary: summary(s, ctx.plan, scheduler), errors: [], warnings: dstWarnings(s) };
 }

@@ -152,14 +152,19 @@ const SPAN_START = Date.UTC(2025, 0, 1);
 const SPAN_END = Date.UTC(2037, 0, 1);
 const DAY_MS = 86_400_000;
 
+// Offsets are sampled every STEP and each change is then bisected to the minute. No zone
+// in the tz database changes its offset twice within two days (the closest pairs, such as
+// Morocco's Ramadan suspensions, are weeks apart).
+const STEP = 2 * DAY_MS;
+
 /** Instants in [SPAN_START, SPAN_END) at which the zone's offset changes, exact to the minute. */
-function transitions(zone: string): number[] {
+export function transitions(zone: string): number[] {
   const out: number[] = [];
   let prev = offsetAt(zone, SPAN_START);
-  for (let t = SPAN_START + DAY_MS / 2; t < SPAN_END + DAY_MS / 2; t += DAY_MS / 2) {
+  for (let t = SPAN_START + STEP; t < SPAN_END + STEP; t += STEP) {
     const cur = offsetAt(zone, t);
     if (cur !== prev) {
-      let lo = t - DAY_MS / 2;
+      let lo = t - STEP;
       let hi = t; // offset at lo is prev, at hi is cur
       while (hi - lo > 60_000) {
         const mid = lo + Math.floor((hi - lo) / 120_000) * 60_000;
@@ -297,3 +302,61 @@ export function summary(spec: Spec, p: Plan, scheduler: Spec['schedule']['schedu
 }
 
 export { EVERY };
+
+// ---- warnings: a window edge inside a DST change ----
+
+const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const clock = (min: number) => `${pad(Math.floor(min / 60) % 24)}:${pad(min % 60)}`;
+
+/**
+ * A window edge in the hour a DST change skips or repeats works, but not as the spec
+ * reads: say what happens. Each kind of change is reported once, with its first date in
+ * the reference year (or the first in the span).
+ */
+export function dstWarnings(spec: Pick<Spec, 'schedule'>): string[] {
+  const zone = spec.schedule.hours.timezone;
+  const out = new Map<string, string>();
+  const edges: ['start' | 'end', number][] = [
+    ['start', clockMinutes(spec.schedule.hours.start)],
+    ['end', clockMinutes(spec.schedule.hours.end) % 1440],
+  ];
+  const ts = transitions(zone);
+  const ordered = [...ts.filter((t) => t >= WASTE_FROM), ...ts.filter((t) => t < WASTE_FROM)];
+  for (const t of ordered) {
+    const before = offsetAt(zone, t - 60_000);
+    const after = offsetAt(zone, t);
+    const localBefore = Math.round(t / 60_000) + before; // wall clock just as it changes
+    let from = ((localBefore % 1440) + 1440) % 1440;
+    let to = from + (after - before); // wall clock right after the change
+    if (to < 0) {
+      // Going back across midnight (00:00 → 23:00): count both on the previous day's clock.
+      from += 1440;
+      to += 1440;
+    }
+    for (const [edge, m] of edges) {
+      const lo = Math.min(from, to);
+      // Ranges may cross midnight; an end edge of 00:00 is the end of the day before.
+      const e = m < lo || (edge === 'end' && m === lo % 1440 && m !== lo) ? m + 1440 : m;
+      // The start counts from its own minute on, the end up to the minute before it.
+      const inside = (a: number, b: number) => (edge === 'start' ? e >= a && e < b : e > a && e <= b);
+      if (after > before && (edge === 'start' ? inside(from, to) : e > from && e < to)) {
+        const key = `${edge}-gap-${from}-${to}`;
+        if (!out.has(key)) {
+          out.set(
+            key,
+            `schedule.hours.${edge}: ${clock(m)} falls in the time ${zone} skips when its clocks jump from ${clock(from)} to ${clock(to)} (e.g. ${isoDay(t + after * 60_000)}); that day the window ${edge === 'start' ? `opens late, at ${clock(to)}` : `closes early, at ${clock(from)}`}`,
+          );
+        }
+      } else if (after < before && inside(to, from)) {
+        const key = `${edge}-repeat-${from}-${to}`;
+        if (!out.has(key)) {
+          out.set(
+            key,
+            `schedule.hours.${edge}: ${clock(m)} falls in the time ${zone} repeats when its clocks go back from ${clock(from)} to ${clock(to)} (e.g. ${isoDay(t + after * 60_000)}); each wake time in the repeated part fires once, at its first pass`,
+          );
+        }
+      }
+    }
+  }
+  return [...out.values()];
+}
