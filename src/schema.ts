@@ -1,13 +1,57 @@
 import * as z from 'zod';
 import { SpecSchema } from './spec.ts';
 
+// One line per field, shown by editors that read the schema (hover, completion).
+const DESCRIPTIONS: Record<string, string> = {
+  $schema: 'Optional: the path or URL of this JSON Schema (as printed by `hbgen schema`).',
+  version: 'The spec format version: 1.',
+  name: 'Names every artifact (unit, label, crontab markers): lowercase letters and digits joined by single dashes, at most 40.',
+  repo: 'Absolute path of the repository the agent owns; every wake starts there.',
+  agent: 'The agent to run on each wake.',
+  'agent.harness': 'claude-code or codex (presets that pin headless flags), or command (your own argv).',
+  'agent.bin': 'Absolute path of the real executable (not an alias or shell function).',
+  'agent.args': 'Extra arguments, after the preset\'s and before the prompt.',
+  'agent.prompt': 'The wake prompt, passed as the last argument, followed by a short context block. Newlines allowed.',
+  'agent.model': 'Model the claude-code and codex presets pin on the command line.',
+  schedule: 'When the heartbeat fires.',
+  'schedule.scheduler': 'The host scheduler: launchd, systemd-user or cron.',
+  'schedule.every': 'Interval between wakes inside the working hours.',
+  'schedule.minute': 'The off-:00 minute (1–59, below every when every is under an hour). Default: derived from name, never :00 or :30.',
+  'schedule.hours': 'The working hours: the agent sleeps outside them.',
+  'schedule.hours.start': 'HH:MM, local to timezone.',
+  'schedule.hours.end': 'HH:MM or 24:00, local to timezone; before start, the window crosses midnight.',
+  'schedule.hours.timezone': 'IANA zone of the working hours, exactly as in the system zoneinfo (case matters).',
+  'schedule.hours.days': 'Days on which the window opens (default every day).',
+  'schedule.hostTimezone': 'Zone the host clock of launchd or cron is set to (default: hours.timezone).',
+  timeout: 'Hard limit of one wake, e.g. "25m"; timeout + killAfter must be shorter than every.',
+  killAfter: 'Grace between TERM and KILL at the timeout (default "30s").',
+  env: 'The agent\'s whole environment; HOME and PATH required. Metered credentials (API keys) are refused.',
+  stateDir: 'Folder for wrapper, gate, log, lock and state: relative to repo (no ..) or absolute. Default ".agent-platform".',
+  lock: 'auto (flock when on PATH, else an atomic mkdir lock), flock or mkdir.',
+  cap: 'Stop after this many counted wakes.',
+  gate: 'Argv of an extra gate program; a non-zero exit skips the wake.',
+  shared: 'True when several agents share the folder: adds claim.sh.',
+};
+
+type Node = { properties?: Record<string, Node>; description?: string };
+
+function describe(node: Node, prefix: string): void {
+  for (const [key, child] of Object.entries(node.properties ?? {})) {
+    const path = prefix ? `${prefix}.${key}` : key;
+    const text = DESCRIPTIONS[path];
+    if (text) child.description = text;
+    describe(child, path);
+  }
+}
+
 /** The spec's JSON Schema, as `hbgen schema` prints it. */
 export function jsonSchema(): object {
-  const s = z.toJSONSchema(SpecSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  const s = z.toJSONSchema(SpecSchema, { io: 'input', unrepresentable: 'any' }) as Node & Record<string, unknown>;
+  describe(s, '');
   return {
-    ...s,
-    $id: 'https://hbgen.dev/schema/v1.json',
+    $schema: s.$schema,
     title: 'hbgen spec, version 1',
-    description: 'One heartbeat: the agent, its working hours, interval and timeout. See PRODUCT.md §1.',
+    description: 'One heartbeat: the agent, its working hours, interval and timeout (PRODUCT.md §1).',
+    ...s,
   };
 }
