@@ -23,9 +23,13 @@ export function cronTimes(e: CalEntry): string {
 
 export const cron: Generator = {
   check(ctx) {
+    // Debian crontab(1) refuses a longer command ("command too long"; 998 accepted, 999
+    // refused, checked by test/cron.test.ts against the real crontab). Name the field that
+    // carries the path: repo when stateDir is relative to it, else stateDir.
     const n = Buffer.byteLength(cronCommand(ctx));
+    const field = ctx.spec.stateDir.startsWith('/') ? 'stateDir' : 'repo';
     return n > CRON_MAX_COMMAND
-      ? [`stateDir: the cron command would be ${n} bytes, over cron's ${CRON_MAX_COMMAND}-byte limit; choose a shorter repo or stateDir path`]
+      ? [`${field}: the cron command would be ${n} bytes, over cron's ${CRON_MAX_COMMAND}-byte limit; choose a shorter repo or stateDir path`]
       : [];
   },
   files(ctx) {
