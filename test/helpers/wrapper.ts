@@ -1,0 +1,319 @@
+// Shared harness for the behaviour suites of heartbeat.sh, window.sh and claim.sh.
+// - render a spec whose repo, stateDir and agent live in a temp folder, write the scripts
+//   where they are installed (the state folder);
+// - run them with a chosen shell as /bin/sh: the wrapper re-execs through /bin/sh, so the
+//   shell is bind-mounted over /usr/bin/dash (what /bin/sh points to) in a private mount
+//   namespace (`unshare -m`, we are root) for that one process tree;
+// - a recording stand-in agent (sh script) that writes argv (NUL-separated), environ,
+//   /proc stat, stdin, open fds and cwd, then runs the test's `behave` snippet.
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { renderSpec } from '../../src/render.ts';
+import { validateSpec, type SpecInput } from '../../src/spec.ts';
+
+export interface Shell {
+  name: string;
+  /** The file bind-mounted over /usr/bin/dash (so /bin/sh runs it). */
+  file: string;
+}
+
+const root = mkdtempSync(join(tmpdir(), 'hbgen-sh-'));
+if (!process.env.HBTEST_KEEP) process.on('exit', () => rmSync(root, { recursive: true, force: true }));
+
+// Plain bash: bash started as "sh" enters posix mode, so /bin/sh is a shim that execs
+// /usr/bin/bash under its own name.
+const bashShim = join(root, 'bash-shim');
+writeFileSync(bashShim, '#!/usr/bin/bash\nexec /usr/bin/bash "$@"\n', { mode: 0o755 });
+
+export const SHELLS: Shell[] = [
+  { name: 'dash', file: '/usr/bin/dash' },
+  { name: 'bash', file: bashShim },
+  { name: 'bash --posix', file: '/usr/bin/bash' }, // invoked as sh: posix mode, as macOS /bin/sh
+  { name: 'busybox sh', file: '/usr/bin/busybox' },
+  { name: 'mksh', file: '/usr/bin/mksh' },
+  { name: 'posh', file: '/usr/bin/posh' },
+  { name: 'yash', file: '/usr/bin/yash' },
+];
+export const shell = (name: string): Shell => SHELLS.find((s) => s.name === name)!;
+
+// A PATH without flock, timeout, gtimeout and setsid, as on macOS.
+const BARE_TOOLS = [
+  'env', 'date', 'sleep', 'mkdir', 'rmdir', 'rm', 'mv', 'find', 'head', 'ps', 'awk', 'cat', 'nice',
+  'ls', 'touch', '[', 'test', 'echo', 'readlink', 'tr', 'wc', 'grep', 'sed', 'chmod', 'ln', 'pwd', 'printf', 'kill', 'true', 'false',
+];
+function toolDir(name: string, tools: string[]): string {
+  const dir = join(root, name);
+  mkdirSync(dir, { recursive: true });
+  for (const t of tools) {
+    const src = ['/usr/bin', '/bin'].map((d) => join(d, t)).find((p) => existsSync(p));
+    if (!src) throw new Error(`tool ${t} not found`);
+    symlinkSync(src, join(dir, t));
+  }
+  return dir;
+}
+export const PATHS = {
+  /** flock, timeout and setsid available. */
+  full: '/usr/local/bin:/usr/bin:/bin',
+  /** none of flock, timeout, gtimeout, setsid. */
+  bare: toolDir('bare', BARE_TOOLS),
+  /** setsid but no timeout and no flock. */
+  setsid: toolDir('setsid', [...BARE_TOOLS, 'setsid']),
+};
+
+const AGENT = `#!/bin/sh
+d=$HBTEST_DIR
+for a in "$0" "$@"; do printf '%s\\000' "$a"; done >"$d/argv.$$"
+mv -f "$d/argv.$$" "$d/argv"
+cat /proc/$$/environ >"$d/env"
+cat /proc/$$/stat >"$d/stat"
+readlink /proc/$$/fd/0 >"$d/stdin"
+for f in /proc/$$/fd/*; do printf '%s %s\\n' "\${f##*/}" "$(readlink "$f")"; done >"$d/fds"
+pwd -P >"$d/pwd"
+printf '%s\\n' "$$" >>"$d/runs"
+printf '%s\\n' "$$" >"$d/started"
+if [ -f "$d/behave" ]; then . "$d/behave"; fi
+exit 0
+`;
+
+export interface Case {
+  dir: string;
+  repo: string;
+  state: string;
+  rec: string;
+  bin: string;
+  spec: ReturnType<typeof validateSpec>['spec'] & object;
+  files: Record<string, string>;
+  log(): string;
+  logLines(): string[];
+  outcomes(): string[];
+  argv(): string[];
+  env(): string[];
+  runs(): number[];
+  behave(sh: string): void;
+}
+
+export interface CaseOptions {
+  /** Deep-merged over the default spec. */
+  spec?: Partial<SpecInput> & Record<string, unknown>;
+  /** PATH of the spec env. */
+  path?: string;
+  /** Extra env entries. */
+  env?: Record<string, string>;
+  /** Agent file name (relative to the case's bin folder), e.g. "a=b/agent". */
+  binName?: string;
+  /** Install the scripts (default true). */
+  install?: boolean;
+}
+
+let seq = 0;
+export function makeCase(opts: CaseOptions = {}): Case {
+  const dir = join(root, `c${++seq}-${process.pid}`);
+  const repo = join(dir, 'repo');
+  const rec = join(dir, 'rec');
+  const bin = join(dir, 'bin', opts.binName ?? 'agent');
+  mkdirSync(repo, { recursive: true });
+  mkdirSync(rec, { recursive: true });
+  mkdirSync(dirname(bin), { recursive: true });
+  writeFileSync(bin, AGENT, { mode: 0o755 });
+  writeFileSync(join(repo, 'README'), 'hello\n');
+  const base: Record<string, unknown> = {
+    version: 1,
+    name: 'tst',
+    repo,
+    agent: { harness: 'command', bin, args: [], prompt: 'Do one chunk.' },
+    schedule: {
+      scheduler: 'systemd-user',
+      every: '5m',
+      hours: { start: '00:00', end: '24:00', timezone: 'Europe/Berlin' },
+    },
+    timeout: '2s',
+    killAfter: '1s',
+    env: { HOME: dir, PATH: opts.path ?? PATHS.full, HBTEST_DIR: rec, ...(opts.env ?? {}) },
+  };
+  const raw = merge(base, opts.spec ?? {});
+  const v = validateSpec(raw);
+  if (!v.spec) throw new Error(`spec invalid: ${v.errors.join('; ')}`);
+  const r = renderSpec(v.spec);
+  if (r.errors.length) throw new Error(`render: ${r.errors.join('; ')}`);
+  const files: Record<string, string> = {};
+  for (const f of r.files) files[f.path] = f.content;
+  const spec = v.spec;
+  const state = spec.stateDir.startsWith('/') ? spec.stateDir : join(repo, spec.stateDir);
+  if (opts.install !== false) install(state, files);
+  const logPath = join(state, 'runtime.log');
+  const c: Case = {
+    dir,
+    repo,
+    state,
+    rec,
+    bin,
+    spec,
+    files,
+    log: () => (existsSync(logPath) ? readFileSync(logPath, 'utf8') : ''),
+    logLines: () => c.log().split('\n').filter((l) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ hbgen /.test(l)),
+    outcomes: () => c.logLines().map((l) => l.replace(/^\S+ hbgen \S+ /, '')),
+    argv: () => {
+      const s = readFileSync(join(rec, 'argv'), 'utf8');
+      return s.split('\0').slice(0, -1);
+    },
+    env: () => readFileSync(join(rec, 'env'), 'utf8').split('\0').filter(Boolean).sort(),
+    runs: () => (existsSync(join(rec, 'runs')) ? readFileSync(join(rec, 'runs'), 'utf8').split('\n').filter(Boolean).map(Number) : []),
+    behave: (sh: string) => writeFileSync(join(rec, 'behave'), sh),
+  };
+  return c;
+}
+
+export function install(state: string, files: Record<string, string>) {
+  mkdirSync(state, { recursive: true, mode: 0o700 });
+  for (const [name, content] of Object.entries(files)) {
+    if (!name.endsWith('.sh')) continue;
+    writeFileSync(join(state, name), content, { mode: 0o755 });
+    chmodSync(join(state, name), 0o755);
+  }
+}
+
+function merge(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...a };
+  for (const [k, v] of Object.entries(b)) {
+    const cur = out[k];
+    if (v && typeof v === 'object' && !Array.isArray(v) && cur && typeof cur === 'object' && !Array.isArray(cur)) {
+      out[k] = merge(cur as Record<string, unknown>, v as Record<string, unknown>);
+    } else if (v === undefined) {
+      delete out[k];
+    } else {
+      out[k] = v;
+    }
+  }
+  return out;
+}
+
+/** Junk a caller (cron, launchd, a login shell) might pass; none of it may reach the agent. */
+export const JUNK_ENV: Record<string, string> = {
+  PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+  ANTHROPIC_API_KEY: 'sk-ant-should-never-arrive',
+  OPENAI_API_KEY: 'sk-should-never-arrive',
+  AWS_SECRET_ACCESS_KEY: 'nope',
+  LD_PRELOAD: '',
+  BASH_ENV: '/nonexistent/bashenv',
+  ENV: '/nonexistent/env',
+  IFS: ':',
+  CDPATH: '/tmp',
+  SHELLOPTS: '',
+  HBGEN_WAKE: '999',
+  HBGEN_NAME: 'evil',
+  TZ: 'Asia/Tokyo',
+  JUNK: 'junk',
+};
+
+export interface RunResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+  pid: number;
+}
+
+export interface RunOptions {
+  env?: Record<string, string>;
+  args?: string[];
+  /** Called once the process runs (pid known). */
+  onSpawn?: (pid: number) => void;
+  /** Kill the run after this many ms (test safety net). */
+  limitMs?: number;
+  /** Run this script instead of heartbeat.sh (path). */
+  script?: string;
+  cwd?: string;
+}
+
+/**
+ * Run `/bin/sh <script>` with `sh` as /bin/sh, in a session of its own (as cron, launchd
+ * and systemd start a job), caller env = JUNK_ENV unless given.
+ */
+export function run(c: Case | null, sh: Shell, opts: RunOptions = {}): Promise<RunResult> {
+  const script = opts.script ?? join(c!.state, 'heartbeat.sh');
+  const argv = ['-m', '/bin/sh', '-c', 'mount --bind "$0" /usr/bin/dash && exec "$@"', sh.file, '/bin/sh', script, ...(opts.args ?? [])];
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn('/usr/bin/unshare', argv, {
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: opts.env ?? JUNK_ENV,
+      cwd: opts.cwd ?? '/',
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {}
+    }, opts.limitMs ?? 20000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr, ms: Date.now() - started, pid: child.pid! });
+    });
+    if (opts.onSpawn) opts.onSpawn(child.pid!);
+  });
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function waitFor(check: () => boolean, ms = 5000, what = 'condition'): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+export interface Proc {
+  pid: number;
+  ppid: number;
+  pgrp: number;
+  sid: number;
+  state: string;
+  comm: string;
+}
+
+export function procs(): Proc[] {
+  const out: Proc[] = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      out.push(parseStat(readFileSync(`/proc/${d}/stat`, 'utf8')));
+    } catch {}
+  }
+  return out;
+}
+
+export function parseStat(s: string): Proc {
+  const l = s.indexOf('(');
+  const r = s.lastIndexOf(')');
+  const rest = s.slice(r + 2).split(' ');
+  return {
+    pid: Number(s.slice(0, l - 1)),
+    comm: s.slice(l + 1, r),
+    state: rest[0]!,
+    ppid: Number(rest[1]),
+    pgrp: Number(rest[2]),
+    sid: Number(rest[3]),
+  };
+}
+
+/** Live (non-zombie) processes in any of these sessions or process groups. */
+export function survivors(ids: number[]): Proc[] {
+  const set = new Set(ids);
+  return procs().filter((p) => p.state !== 'Z' && (set.has(p.sid) || set.has(p.pgrp) || set.has(p.pid)));
+}
+
+export function shellcheck(file: string): { ok: boolean; out: string } {
+  const r = spawnSync('shellcheck', ['-s', 'sh', file], { encoding: 'utf8' });
+  return { ok: r.status === 0, out: r.stdout + r.stderr };
+}
+
+export { join };
