@@ -62,7 +62,11 @@ export const PATHS = {
   setsid: toolDir('setsid', [...BARE_TOOLS, 'setsid']),
 };
 
-const AGENT = `#!/bin/sh
+// The stand-in agent runs under a private copy of dash, so that neither the shell under
+// test (bind-mounted over /usr/bin/dash) nor the bash shim adds anything to its environ.
+export const agentShell = join(root, 'agent-dash');
+writeFileSync(agentShell, readFileSync('/usr/bin/dash'), { mode: 0o755 });
+const AGENT = `#!${agentShell}
 d=$HBTEST_DIR
 for a in "$0" "$@"; do printf '%s\\000' "$a"; done >"$d/argv.$$"
 mv -f "$d/argv.$$" "$d/argv"

@@ -1,0 +1,201 @@
+// heartbeat.sh: no overlap (flock and the mkdir lock), stale takeover, helpers and the lock
+// fd, and the deadline (timeout(1) and the portable watchdog), across the shell matrix.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { existsSync, mkdirSync, readFileSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PATHS, SHELLS, makeCase, run, shell, sleep, survivors, type Case, type Shell } from './helpers/wrapper.ts';
+
+async function tenAtOnce(c: Case, sh: Shell) {
+  c.behave('sleep 1\n');
+  const rs = await Promise.all(Array.from({ length: 10 }, () => run(c, sh)));
+  for (const r of rs) assert.is(r.code, 0, c.log());
+  const out = c.outcomes();
+  assert.is(c.runs().length, 1, c.log());
+  assert.is(out.filter((o) => o === 'skip-locked').length, 9, c.log());
+  assert.is(out.filter((o) => o.startsWith('start')).length, 1);
+  assert.is(readFileSync(join(c.state, 'wakes'), 'utf8').trim(), '1');
+}
+
+for (const sh of SHELLS) {
+  test(`${sh.name}: 10 simultaneous wakes, mkdir lock (PATH without flock): 1 run, 9 skip-locked`, async () => {
+    const c = makeCase({ path: PATHS.bare });
+    await tenAtOnce(c, sh);
+    assert.not.ok(existsSync(join(c.state, 'heartbeat.lock.d')), 'lock folder removed');
+  });
+}
+for (const sh of [shell('dash'), shell('mksh'), shell('bash --posix'), shell('yash')]) {
+  test(`${sh.name}: 10 simultaneous wakes, flock: 1 run, 9 skip-locked`, async () => {
+    const c = makeCase({ spec: { lock: 'flock' } });
+    await tenAtOnce(c, sh);
+  });
+}
+
+function lockCase(owner: string | null, ageSeconds = 0) {
+  const c = makeCase({ spec: { lock: 'mkdir', timeout: '60s', killAfter: '30s' } });
+  const d = join(c.state, 'heartbeat.lock.d');
+  mkdirSync(d);
+  if (owner !== null) writeFileSync(join(d, 'owner'), owner);
+  if (ageSeconds) {
+    const t = Date.now() / 1000 - ageSeconds;
+    if (owner !== null) utimesSync(join(d, 'owner'), t, t);
+    utimesSync(d, t, t);
+  }
+  return c;
+}
+
+for (const sh of [shell('dash'), shell('busybox sh'), shell('posh'), shell('yash'), shell('mksh')]) {
+  test(`${sh.name}: mkdir lock: live owner respected; dead PID, too old, old empty owner taken over`, async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const live = lockCase(`1 ${now}`);
+    assert.is((await run(live, sh)).code, 0);
+    assert.equal(live.outcomes(), ['skip-locked']);
+    assert.is(readFileSync(join(live.state, 'heartbeat.lock.d', 'owner'), 'utf8'), `1 ${now}`);
+
+    const dead = lockCase(`999999 ${now}`);
+    assert.is((await run(dead, sh)).code, 0);
+    assert.equal(dead.outcomes(), ['start wake 1', 'quiet']);
+
+    // A live PID (reused by some long-running process) but older than timeout + killAfter.
+    const old = lockCase(`1 ${now - 91}`);
+    assert.is((await run(old, sh)).code, 0);
+    assert.equal(old.outcomes(), ['start wake 1', 'quiet']);
+
+    const fresh = lockCase(null);
+    assert.is((await run(fresh, sh)).code, 0);
+    assert.equal(fresh.outcomes(), ['skip-locked'], 'an empty fresh lock may be a wake between mkdir and its owner write');
+
+    const stale = lockCase('', 3 * 60);
+    assert.is((await run(stale, sh)).code, 0);
+    assert.equal(stale.outcomes(), ['start wake 1', 'quiet']);
+
+    // A breaker left by a wake that died while breaking is itself stale after a minute.
+    const brk = lockCase(`999999 ${now}`);
+    mkdirSync(join(brk.state, 'heartbeat.lock.d.break'));
+    const t = Date.now() / 1000 - 180;
+    utimesSync(join(brk.state, 'heartbeat.lock.d.break'), t, t);
+    await run(brk, sh);
+    await run(brk, sh);
+    assert.equal(brk.outcomes(), ['skip-locked', 'start wake 1', 'quiet']);
+  });
+}
+
+test('8 simultaneous wakes against a stale mkdir lock: exactly one runs (breaker)', async () => {
+  for (const sh of [shell('dash'), shell('busybox sh')]) {
+    for (let trial = 0; trial < 3; trial++) {
+      const c = lockCase(`999999 ${Math.floor(Date.now() / 1000)}`);
+      c.behave('sleep 1\n');
+      const rs = await Promise.all(Array.from({ length: 8 }, () => run(c, sh)));
+      for (const r of rs) assert.is(r.code, 0);
+      assert.is(c.runs().length, 1, c.log());
+    }
+  }
+});
+
+for (const [name, spec] of [
+  ['flock', { lock: 'flock' }],
+  ['mkdir', { lock: 'mkdir' }],
+] as const) {
+  test(`${name}: a helper the agent leaves behind (outside its group) does not keep the lock`, async () => {
+    const c = makeCase({ spec });
+    // setsid: the helper escapes the group kill (a documented limit), and must still not hold fd 9
+    c.behave('/usr/bin/setsid sleep 30 </dev/null >/dev/null 2>&1 &\n');
+    assert.is((await run(c, shell('mksh'))).code, 0);
+    await sleep(200);
+    const helper = survivorsByComm('sleep', c.rec);
+    c.behave('');
+    assert.is((await run(c, shell('mksh'))).code, 0);
+    assert.equal(c.outcomes(), ['start wake 1', 'quiet', 'start wake 2', 'quiet']);
+    for (const pid of helper) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {}
+    }
+  });
+}
+
+function survivorsByComm(comm: string, _rec: string): number[] {
+  const out: number[] = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8');
+      if (cmd === `${comm}\u000030\u0000`) out.push(Number(d));
+    } catch {}
+  }
+  return out;
+}
+
+// The deadline: a TERM-ignoring agent with a grandchild that ignores TERM too. Both must
+// be gone right after timeout + killAfter, exit 124, `timeout` logged, no sleep left.
+const TIMEOUT_MATRIX: [Shell, string, string][] = [
+  [shell('dash'), 'full', PATHS.full],
+  [shell('dash'), 'bare', PATHS.bare],
+  [shell('mksh'), 'bare', PATHS.bare],
+  [shell('busybox sh'), 'bare', PATHS.bare],
+  [shell('bash --posix'), 'bare', PATHS.bare],
+  [shell('posh'), 'bare', PATHS.bare],
+  [shell('yash'), 'bare', PATHS.bare],
+  [shell('yash'), 'setsid', PATHS.setsid],
+  [shell('bash'), 'full', PATHS.full],
+];
+test('timeout: TERM-ignoring agent and grandchild killed after timeout + killAfter, exit 124 (shell matrix, in parallel)', async () => {
+  const results = await Promise.all(
+    TIMEOUT_MATRIX.map(async ([sh, tname, path]) => {
+      const c = makeCase({ path });
+      c.behave("trap '' TERM\nsleep 300 & printf '%s' $! >\"$HBTEST_DIR/helper\"\nwhile :; do sleep 1; done\n");
+      const r = await run(c, sh);
+      await sleep(150);
+      const agent = Number(readFileSync(join(c.rec, 'started'), 'utf8'));
+      return { sh, tname, c, r, left: survivors([r.pid, agent]) };
+    }),
+  );
+  for (const { sh, tname, c, r, left } of results) {
+    const what = `${sh.name}/${tname}`;
+    assert.is(r.code, 124, `${what}: ${c.log()}`);
+    assert.equal(c.outcomes(), ['start wake 1', 'timeout after 2s'], what);
+    assert.ok(r.ms >= 2900 && r.ms < 6000, `${what}: took ${r.ms} ms`);
+    assert.equal(left, [], `${what}: survivors`);
+  }
+});
+
+test('timeout: an agent that obeys TERM ends at the deadline; no watchdog sleep is left', async () => {
+  const results = await Promise.all(
+    TIMEOUT_MATRIX.map(async ([sh, tname, path]) => {
+      const c = makeCase({ path });
+      c.behave('sleep 300\n');
+      const r = await run(c, sh);
+      await sleep(150);
+      return { what: `${sh.name}/${tname}`, c, r, left: survivors([r.pid]) };
+    }),
+  );
+  for (const { what, c, r, left } of results) {
+    assert.is(r.code, 124, `${what}: ${c.log()}`);
+    assert.ok(r.ms < 4500, `${what}: took ${r.ms} ms`);
+    assert.equal(left, [], `${what}: survivors`);
+  }
+});
+
+test('signal to the wrapper with a TERM-ignoring agent: KILL after killAfter, exit 143, lock free', async () => {
+  for (const [sh, path] of [
+    [shell('dash'), PATHS.bare],
+    [shell('mksh'), PATHS.full],
+  ] as const) {
+    const c = makeCase({ path, spec: { timeout: '30s', killAfter: '1s' } });
+    c.behave("trap '' TERM\nsleep 300 & printf '%s' $! >\"$HBTEST_DIR/helper\"\nwhile :; do sleep 1; done\n");
+    let pid = 0;
+    const p = run(c, sh, { onSpawn: (x) => (pid = x) });
+    const t0 = Date.now();
+    while (!existsSync(join(c.rec, 'helper'))) await sleep(20);
+    process.kill(pid, 'SIGTERM');
+    const r = await p;
+    assert.is(r.code, 143, c.log());
+    assert.ok(Date.now() - t0 < 4000);
+    await sleep(100);
+    const agent = Number(readFileSync(join(c.rec, 'started'), 'utf8'));
+    assert.equal(survivors([r.pid, agent]), []);
+    assert.equal(c.outcomes(), ['start wake 1', 'fail 143 signal TERM']);
+  }
+});
+
+test.run();
