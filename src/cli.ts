@@ -42,6 +42,20 @@ async function checkCmd(argv: { spec: string; dir: string }) {
   ]);
 }
 
+// The host lifecycle (PRODUCT.md §6): each command's module loads only when it runs.
+type SpecArgv = { spec: string; yes?: boolean; dryRun?: boolean };
+const COMMANDS = {
+  install: async () => (await import('./commands/install.ts')).install,
+  status: async () => (await import('./commands/status.ts')).status,
+  stop: async () => (await import('./commands/stop.ts')).stop,
+  resume: async () => (await import('./commands/resume.ts')).resume,
+  wake: async () => (await import('./commands/wake.ts')).wake,
+};
+const lifecycle = (name: keyof typeof COMMANDS) => async (argv: SpecArgv) => {
+  const { processIO } = await import('./host/io.ts');
+  return (await COMMANDS[name]())(argv, processIO());
+};
+
 async function schemaCmd() {
   const { jsonSchema } = await import('./schema.ts');
   process.stdout.write(`${JSON.stringify(jsonSchema(), null, 2)}\n`);
@@ -50,10 +64,11 @@ async function schemaCmd() {
 export async function main(args: string[]): Promise<number> {
   let exitCode = 0;
   const run =
-    <T>(fn: (a: T) => Promise<void>) =>
+    <T>(fn: (a: T) => Promise<void | number>) =>
     async (a: T) => {
       try {
-        await fn(a);
+        const code = await fn(a);
+        if (typeof code === 'number') exitCode = code;
       } catch (e) {
         if (!(e instanceof UserError)) throw e;
         for (const l of e.lines) process.stderr.write(`hbgen: ${l}\n`);
@@ -81,6 +96,29 @@ export async function main(args: string[]): Promise<number> {
       run(checkCmd as (a: unknown) => Promise<void>),
     )
     .command('schema', "print the spec's JSON Schema", (y) => y, run(schemaCmd))
+    .command(
+      'install [spec]',
+      'show the settings panel, ask once, install on this host and check the install',
+      (y) =>
+        y
+          .positional('spec', specArg)
+          .option('yes', { type: 'boolean', describe: 'install without asking (for scripts)' })
+          .option('dry-run', { type: 'boolean', describe: 'show the panel and change nothing' }),
+      run(lifecycle('install')),
+    )
+    .command('status [spec]', 'audit the install (read-only): exit 0 healthy, 1 otherwise', (y) => y.positional('spec', specArg), run(lifecycle('status')))
+    .command('stop [spec]', 'remove exactly the recorded scheduler entry and host files; keep logs and state', (y) => y.positional('spec', specArg), run(lifecycle('stop')))
+    .command(
+      'resume [spec]',
+      'reinstall the recorded install after the panel and consent',
+      (y) =>
+        y
+          .positional('spec', specArg)
+          .option('yes', { type: 'boolean', describe: 'resume without asking' })
+          .option('dry-run', { type: 'boolean', describe: 'show the panel and change nothing' }),
+      run(lifecycle('resume')),
+    )
+    .command('wake [spec]', 'run one heartbeat now through the installed wrapper', (y) => y.positional('spec', specArg), run(lifecycle('wake')))
     .demandCommand(1, 'name a command; see hbgen --help')
     .strict()
     .version(VERSION)

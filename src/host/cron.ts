@@ -1,0 +1,205 @@
+// cron: the marked block merged into the user's crontab by src/host/crontab.ts (bytes kept,
+// block first, re-read before and verified after each write), under hbgen's own lock.
+// state.json records whether the table existed before, so that stop restores "no
+// crontab" with `crontab -r`, and the block's bytes, so that an edited block is refused
+// rather than overwritten or deleted.
+import { UserError } from '../errors.ts';
+import type { Plan } from '../schedule.ts';
+import type { Audit, Backend, Ctx, Journal, Preflight, StopPlan } from './backend.ts';
+import {
+  type CrontabState,
+  crontabRunner,
+  findBlocks,
+  listingAmbiguities,
+  mergeBlock,
+  readCrontab,
+  removeBlock,
+  sameState,
+  writeCrontab,
+} from './crontab.ts';
+import { nextFireText } from './next.ts';
+import { findOnPath } from './run.ts';
+import type { State } from './state.ts';
+
+function io(c: Ctx) {
+  return { runner: crontabRunner({ command: findOnPath('crontab', c.io.env.PATH) ?? 'crontab', env: c.io.env }) };
+}
+
+function blockOf(c: Ctx): Buffer {
+  return Buffer.from(c.files.find((f) => f.path === 'host/crontab')!.content);
+}
+
+const tableOf = (s: CrontabState) => (s.state === 'present' ? s.table : null);
+
+/** Everything a merge needs, or the refusals; pure given `before`. */
+function computeMerge(c: Ctx, before: CrontabState): { refusals: string[]; table?: Buffer; action?: string; warnings: string[]; tableBefore?: 'absent' | 'empty' | 'present' } {
+  const block = blockOf(c);
+  const table = tableOf(before);
+  const name = c.spec.name;
+  if (table) {
+    const scan = findBlocks(table, name);
+    if (scan.problems.length) return { refusals: [...scan.problems.map((p) => `your crontab: ${p}`)], warnings: [] };
+    const old = scan.blocks[0];
+    if (old) {
+      const bytes = table.subarray(old.start, old.endByte);
+      const recorded = c.prev?.cron ? Buffer.from(c.prev.cron.block) : null;
+      if (!bytes.equals(block) && !(recorded && bytes.equals(recorded))) {
+        const lines = `lines ${old.begin + 1}–${old.end + 1}`;
+        return {
+          refusals: [
+            recorded
+              ? `${lines} of your crontab, hbgen's block "${name}", were edited after hbgen installed them; restore them or delete them with \`crontab -e\`, then run the command again`
+              : `${lines} of your crontab hold a block "${name}" that ${c.names.stateDir}/state.json does not record (another install of a spec named "${name}"?); stop that install with \`hbgen stop\` and its spec, or delete the block with \`crontab -e\`, then run the command again`,
+          ],
+          warnings: [],
+        };
+      }
+    }
+  }
+  let m;
+  try {
+    m = mergeBlock(table, block, name);
+  } catch (e) {
+    if (e instanceof UserError) return { refusals: e.lines.filter((l) => !/^hbgen changed nothing/.test(l)).map((l) => `your crontab: ${l}`), warnings: [] };
+    throw e;
+  }
+  const refusals = table && m.action !== 'unchanged' ? listingAmbiguities(table) : [];
+  const hadOurs = table !== null && findBlocks(table, name).blocks.length === 1;
+  const tableBefore = hadOurs && c.prev?.cron ? c.prev.cron.tableBefore : before.state === 'absent' ? 'absent' : table!.length === 0 ? 'empty' : 'present';
+  return { refusals, table: m.table, action: m.action, warnings: m.warnings, tableBefore };
+}
+
+export const cron: Backend = {
+  async preflight(c) {
+    let before: CrontabState;
+    try {
+      before = await readCrontab(io(c));
+    } catch (e) {
+      if (e instanceof UserError) {
+        return {
+          refusals: [e.lines.filter((l) => !/^hbgen changed nothing/.test(l)).join('; ') + '; fix access to cron (e.g. /etc/cron.allow, /etc/cron.deny) or choose another scheduler'],
+          caveats: [],
+          hostFiles: [],
+          commands: [],
+          checks: [],
+          unchanged: false,
+          ids: {},
+          data: {},
+          stateExtra: {},
+        };
+      }
+      throw e;
+    }
+    const m = computeMerge(c, before);
+    const changes = m.action !== undefined && m.action !== 'unchanged';
+    const p: Preflight = {
+      refusals: m.refusals,
+      caveats: [
+        ...m.warnings,
+        'cron also runs the job while you are logged out; a fire missed while the machine sleeps or is off is skipped, not caught up',
+      ],
+      hostFiles: [],
+      commands: changes ? [['crontab', '-']] : [],
+      checks: [['crontab', '-l']],
+      unchanged: m.action === 'unchanged' && m.refusals.length === 0,
+      ids: { begin: c.names.cronBegin, end: c.names.cronEnd },
+      data: { before, table: m.table, action: m.action },
+      stateExtra: m.tableBefore ? { cron: { tableBefore: m.tableBefore, block: blockOf(c).toString('utf8') } } : {},
+    };
+    return p;
+  },
+
+  async apply(c, p, j: Journal) {
+    if (p.commands.length === 0) return;
+    const o = io(c);
+    let before = p.data.before as CrontabState;
+    let table = p.data.table as Buffer;
+    // The consent may have taken minutes: read again under hbgen's lock.
+    const now = await readCrontab(o);
+    if (!sameState(now, before)) {
+      const m = computeMerge(c, now);
+      if (m.refusals.length) throw new UserError(m.refusals);
+      before = now;
+      table = m.table!;
+    }
+    await writeCrontab(table, before, o);
+    const wrote: CrontabState = { state: 'present', table };
+    j.push(before.state === 'absent' ? 'removed your crontab again (crontab -r: there was none before)' : 'restored your crontab byte for byte', async () => {
+      await writeCrontab(tableOf(before), wrote, o);
+    });
+  },
+
+  async listed(c) {
+    const now = await readCrontab(io(c));
+    const table = tableOf(now);
+    if (!table) return { ok: false, observed: 'crontab -l: no crontab' };
+    const scan = findBlocks(table, c.spec.name);
+    const b = scan.blocks[0];
+    if (scan.blocks.length !== 1 || !b) return { ok: false, observed: `crontab -l holds ${scan.blocks.length} blocks "${c.spec.name}"` };
+    const same = table.subarray(b.start, b.endByte).equals(blockOf(c));
+    return {
+      ok: same,
+      observed: `crontab -l holds hbgen's block "${c.spec.name}" at lines ${b.begin + 1}–${b.end + 1}${same ? ', byte for byte as written' : ', but with other bytes'}`,
+    };
+  },
+
+  async planStop(c, s: State): Promise<StopPlan> {
+    const o = io(c);
+    let before: CrontabState;
+    try {
+      before = await readCrontab(o);
+    } catch (e) {
+      if (e instanceof UserError) return { refusals: e.lines, actions: [], run: async () => {} };
+      throw e;
+    }
+    const table = tableOf(before);
+    if (!table || findBlocks(table, c.spec.name).blocks.length === 0) {
+      return {
+        refusals: table ? findBlocks(table, c.spec.name).problems.map((p) => `your crontab: ${p}`) : [],
+        actions: [],
+        run: async (say) => say(`your crontab holds no block "${c.spec.name}" (already removed)`),
+      };
+    }
+    let r;
+    try {
+      r = removeBlock(table, c.spec.name, { previous: s.cron ? Buffer.from(s.cron.block) : undefined, keepEmpty: s.cron?.tableBefore !== 'absent' });
+    } catch (e) {
+      if (e instanceof UserError) return { refusals: e.lines.filter((l) => !/^hbgen changed nothing/.test(l)).map((l) => `your crontab: ${l}`), actions: [], run: async () => {} };
+      throw e;
+    }
+    const next = r.table;
+    return {
+      refusals: [],
+      actions: [next === null ? 'crontab -r (there was no crontab before install)' : `crontab - (your crontab without hbgen's block "${c.spec.name}")`],
+      async run(say) {
+        // Under hbgen's lock; writeCrontab re-reads and refuses if the table changed meanwhile.
+        await writeCrontab(next, before, o);
+        say(next === null ? 'ran crontab -r: you had no crontab before install' : `removed hbgen's block "${c.spec.name}" from your crontab`);
+      },
+    };
+  },
+
+  async audit(c, s, plan: Plan): Promise<Audit> {
+    const problems: string[] = [];
+    const info: string[] = [];
+    let now: CrontabState;
+    try {
+      now = await readCrontab(io(c));
+    } catch (e) {
+      if (e instanceof UserError) return { problems: e.lines.filter((l) => !/^hbgen changed nothing/.test(l)), info };
+      throw e;
+    }
+    const table = tableOf(now);
+    const scan = table ? findBlocks(table, c.spec.name) : { blocks: [], problems: [] };
+    if (scan.problems.length) problems.push(...scan.problems.map((p) => `duplicate or broken block in your crontab: ${p}`));
+    if (scan.blocks.length === 0) {
+      problems.push(`orphan: state.json says installed, but your crontab holds no block "${c.spec.name}" (a \`crontab -e\` may have dropped it); run \`hbgen install\` to put it back`);
+    } else if (scan.blocks.length === 1 && s.cron) {
+      const b = scan.blocks[0]!;
+      if (!table!.subarray(b.start, b.endByte).equals(Buffer.from(s.cron.block))) problems.push(`drift: lines ${b.begin + 1}–${b.end + 1} of your crontab, hbgen's block, differ from what hbgen installed; run \`hbgen install\``);
+      else info.push(`your crontab holds hbgen's block "${c.spec.name}" at lines ${b.begin + 1}–${b.end + 1}`);
+    }
+    info.push(`next fire: ${nextFireText(plan, c.io.now())}`);
+    return { problems, info };
+  },
+};

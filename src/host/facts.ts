@@ -1,0 +1,233 @@
+// Host facts for install/resume (and, read-only, status): is the agent's binary a real
+// executable file, can its #! interpreter be found on the spec's PATH, does the repo
+// exist, are the scheduler's tools on PATH, is the state folder safe, does the invoking
+// shell carry a metered API key, does the repo hold .env files with one.
+// research/pitfalls.md §6 (alias binaries, shebang interpreters, billing) and §5.
+import { closeSync, openSync, readSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { posix } from 'node:path';
+import { harnessArgs } from '../harness.ts';
+import { names } from '../names.ts';
+import { isMeteredKey, type Spec } from '../spec.ts';
+import { lstatOrNull } from './fsx.ts';
+import { homeOf, type HostIO } from './io.ts';
+import { findOnPath, isExecutableFile } from './run.ts';
+
+export interface BinFacts {
+  path: string;
+  realpath: string;
+  /** The #! line's program (and for `#!/usr/bin/env X`, X as found on the spec's PATH). */
+  interpreter?: string;
+}
+
+export interface Facts {
+  home: string;
+  bin: BinFacts;
+  /** Refusals: one sentence each, naming the field or file and what to do. */
+  problems: string[];
+  /** Warnings for the panel. */
+  caveats: string[];
+  envFileWarnings: string[];
+  /** The invoking environment's names that were checked for metered credentials. */
+  checkedKeys: string[];
+}
+
+export const SCHEDULER_TOOLS: Record<Spec['schedule']['scheduler'], string[]> = {
+  launchd: ['launchctl'],
+  'systemd-user': ['systemctl', 'loginctl'],
+  cron: ['crontab'],
+};
+
+function readHead(path: string, n = 512): Buffer {
+  const fd = openSync(path, 'r');
+  try {
+    const b = Buffer.alloc(n);
+    const got = readSync(fd, b, 0, n, 0);
+    return b.subarray(0, got);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Problems with agent.bin (or gate[0]) as a program a scheduler can exec; empty when fine. */
+export function checkBin(bin: string, field: string, pathForInterp: string, io: HostIO): { facts: BinFacts; problems: string[] } {
+  const facts: BinFacts = { path: bin, realpath: bin };
+  const base = posix.basename(bin);
+  const st = lstatOrNull(bin);
+  if (!st) {
+    return {
+      facts,
+      problems: [
+        `${field}: ${bin} does not exist; if you start the agent through a shell alias or function, set ${field} to the absolute path of the real file that \`type -a ${base}\` or \`command -v ${base}\` shows (schedulers run no shell, so aliases and functions do not exist there)`,
+      ],
+    };
+  }
+  let real: string;
+  try {
+    real = realpathSync(bin);
+  } catch {
+    return { facts, problems: [`${field}: ${bin} is a symbolic link to a missing file; reinstall the program or point ${field} at the real file`] };
+  }
+  facts.realpath = real;
+  const rst = statSync(real);
+  if (rst.isDirectory()) return { facts, problems: [`${field}: ${bin} is a folder, not a program; point ${field} at the executable file`] };
+  if (!rst.isFile()) return { facts, problems: [`${field}: ${bin} is not a regular file; point ${field} at the executable file`] };
+  if (!isExecutableFile(real)) return { facts, problems: [`${field}: ${bin} is not executable; run \`chmod +x ${real}\`, or point ${field} at the real program`] };
+  let head: Buffer;
+  try {
+    head = readHead(real);
+  } catch {
+    return { facts, problems: [`${field}: ${bin} cannot be read; check its permissions`] };
+  }
+  if (head[0] !== 0x23 || head[1] !== 0x21) return { facts, problems: [] };
+  const nl = head.indexOf(0x0a);
+  const line = head.subarray(2, nl === -1 ? head.length : nl).toString('utf8').trim();
+  const words = line.split(/[ \t]+/).filter(Boolean);
+  const interp = words[0] ?? '';
+  if (!interp.startsWith('/') || !isExecutableFile(interp)) {
+    return { facts, problems: [`${field}: ${bin} starts with "#!${line}", but ${interp || 'no interpreter'} is not an executable file; fix the first line or reinstall the program`] };
+  }
+  facts.interpreter = interp;
+  if (posix.basename(interp) !== 'env') return { facts, problems: [] };
+  // #!/usr/bin/env [-S] [-i] [NAME=VALUE…] X: X is looked up on the PATH the agent gets.
+  let i = 1;
+  while (i < words.length && (words[i]!.startsWith('-') || /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i]!))) i++;
+  const x = words[i];
+  if (!x) return { facts, problems: [] };
+  const found = findOnPath(x, pathForInterp);
+  if (found) {
+    facts.interpreter = found;
+    return { facts, problems: [] };
+  }
+  const mine = findOnPath(x, io.env.PATH);
+  const hint = mine ? `add ${posix.dirname(mine)} (where your shell finds ${x}) to env.PATH in the spec` : `install ${x} and add its folder to env.PATH in the spec`;
+  return {
+    facts,
+    problems: [`${field}: ${bin} starts with "#!${line}", so it needs ${x} on the agent's PATH, but no folder of env.PATH (${pathForInterp}) holds ${x}; ${hint}`],
+  };
+}
+
+/** Metered credentials in the invoking environment that would bill this harness per token. */
+export function meteredInShell(spec: Spec, io: HostIO): { found: string[]; checked: string[] } {
+  const relevant = (k: string) => {
+    if (!isMeteredKey(k)) return false;
+    switch (spec.agent.harness) {
+      case 'claude-code':
+        return /^(ANTHROPIC_|CLAUDE_CODE_USE_)/.test(k);
+      case 'codex':
+        return /^(OPENAI_|CODEX_|AZURE_OPENAI_)/.test(k);
+      case 'command':
+        return true;
+    }
+  };
+  const checked = Object.keys(io.env).filter(relevant).sort();
+  const base =
+    spec.agent.harness === 'claude-code'
+      ? ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN']
+      : spec.agent.harness === 'codex'
+        ? ['OPENAI_API_KEY', 'CODEX_API_KEY']
+        : ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'OPENAI_API_KEY', 'CODEX_API_KEY', '*_API_KEY', 'AWS_*'];
+  return { found: checked.filter((k) => (io.env[k] ?? '') !== ''), checked: [...new Set([...base, ...checked])].sort() };
+}
+
+export function billingRefusal(found: string[]): string {
+  const are = found.length === 1 ? 'is' : 'are';
+  return `${found.join(', ')} ${are} set in this shell: an inherited API key makes the agent bill per token instead of your subscription; the wrapper strips it, but your login shell and any manual run of the agent would not; run \`unset ${found.join(' ')}\` (and remove ${found.length === 1 ? 'it' : 'them'} from your shell profile), then install again`;
+}
+
+/** `<repo>/.env*` files that assign a metered key a value (research/pitfalls.md §6, row 55). */
+export function envFileWarnings(repo: string): string[] {
+  let entries: string[];
+  try {
+    entries = readdirSync(repo).filter((f) => f.startsWith('.env')).sort();
+  } catch {
+    return [];
+  }
+  const out: string[] = [];
+  for (const f of entries) {
+    const p = posix.join(repo, f);
+    try {
+      const st = statSync(p);
+      if (!st.isFile() || st.size > 1 << 20) continue;
+      const text = readHead(p, 1 << 20).toString('utf8');
+      const keys = new Set<string>();
+      for (const m of text.matchAll(/^[ \t]*(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_]*)[ \t]*=[ \t]*(\S?)/gm)) {
+        if (isMeteredKey(m[1]!) && m[2] !== '' && m[2] !== '#') keys.add(m[1]!);
+      }
+      if (keys.size) {
+        out.push(
+          `${p} sets ${[...keys].join(', ')}: an agent that loads the repo's .env (Claude Code has) would bill per token instead of your subscription; remove the key from that file or keep the file out of the repo`,
+        );
+      }
+    } catch {
+      // unreadable: nothing to report
+    }
+  }
+  return out;
+}
+
+/** The agent's permission mode as its command line sets it (last flag wins). */
+export function permissionMode(agent: Spec['agent']): string {
+  const argv = [...harnessArgs(agent), ...agent.args];
+  let mode = '';
+  argv.forEach((a, i) => {
+    if ((a === '--permission-mode' || a === '--sandbox' || a === '-s') && argv[i + 1]) mode = argv[i + 1]!;
+    else if (a.startsWith('--permission-mode=') || a.startsWith('--sandbox=')) mode = a.slice(a.indexOf('=') + 1);
+    else if (a === '--dangerously-skip-permissions') mode = 'bypassPermissions';
+    else if (a === '--dangerously-bypass-approvals-and-sandbox' || a === '--yolo') mode = 'danger-full-access';
+    else if (a === '--full-auto') mode = 'workspace-write (--full-auto)';
+  });
+  return mode || (agent.harness === 'command' ? 'not set by hbgen (harness "command": your args decide)' : 'the harness default');
+}
+
+const TCC_DIRS = ['Documents', 'Desktop', 'Downloads', 'Library/Mobile Documents'];
+
+export function hostFacts(spec: Spec, io: HostIO): Facts {
+  const home = homeOf(io);
+  const problems: string[] = [];
+  const caveats: string[] = [];
+  const n = names(spec);
+
+  const metered = meteredInShell(spec, io);
+  if (metered.found.length) problems.push(billingRefusal(metered.found));
+
+  const binCheck = checkBin(spec.agent.bin, 'agent.bin', spec.env.PATH!, io);
+  problems.push(...binCheck.problems);
+  if (spec.gate) problems.push(...checkBin(spec.gate[0]!, 'gate[0]', spec.env.PATH!, io).problems);
+
+  const repo = lstatOrNull(spec.repo) && statSync(spec.repo);
+  if (!repo || !repo.isDirectory()) problems.push(`repo: ${spec.repo} does not exist or is not a folder; create or mount it, or fix "repo" in the spec`);
+
+  const sd = lstatOrNull(n.stateDir);
+  if (sd) {
+    if (sd.isSymbolicLink()) problems.push(`stateDir: ${n.stateDir} is a symbolic link; hbgen writes the wrapper only into a real folder: replace the link with a folder, or change "stateDir"`);
+    else if (!sd.isDirectory()) problems.push(`stateDir: ${n.stateDir} exists and is not a folder; move it away, or change "stateDir"`);
+    else if (sd.uid !== io.uid) problems.push(`stateDir: ${n.stateDir} belongs to uid ${sd.uid}, not to you (uid ${io.uid}); use a folder you own`);
+    else if (sd.mode & 0o022) problems.push(`stateDir: ${n.stateDir} is writable by other users, who could replace the wrapper; run \`chmod go-w ${n.stateDir}\``);
+  }
+
+  for (const p of ['/bin/sh', '/usr/bin/env']) if (!isExecutableFile(p)) problems.push(`${p} is missing; the wrapper needs it`);
+  for (const t of SCHEDULER_TOOLS[spec.schedule.scheduler]) {
+    if (!findOnPath(t, io.env.PATH)) {
+      problems.push(
+        t === 'loginctl'
+          ? 'loginctl is not on PATH, so hbgen cannot check or turn on lingering (systemd stops user timers at logout without it); install systemd-logind or choose schedule.scheduler "cron"'
+          : `schedule.scheduler is "${spec.schedule.scheduler}" but ${t} is not on PATH; this host does not look like it runs ${spec.schedule.scheduler}: choose another scheduler in the spec`,
+      );
+    }
+  }
+
+  const envWarnings = envFileWarnings(spec.repo);
+  caveats.push(...envWarnings);
+  if (process.platform === 'darwin' || spec.schedule.scheduler === 'launchd') {
+    for (const p of [spec.repo, n.stateDir]) {
+      const hit = TCC_DIRS.find((d) => p === posix.join(home, d) || p.startsWith(`${posix.join(home, d)}/`)) ?? (p.startsWith('/Volumes/') ? '/Volumes' : undefined);
+      if (hit) {
+        caveats.push(
+          `${p} is under ${hit.startsWith('/') ? hit : `~/${hit}`}: macOS privacy controls (TCC) deny jobs started by launchd or cron there ("Operation not permitted"); grant /bin/sh Full Disk Access or move the repo`,
+        );
+        break;
+      }
+    }
+  }
+  return { home, bin: binCheck.facts, problems, caveats, envFileWarnings: envWarnings, checkedKeys: metered.checked };
+}

@@ -1,0 +1,112 @@
+// File primitives for the host lifecycle: checksums, atomic writes (temp file in the same
+// folder, fsync, rename, fsync of the folder), and reads that say "absent" instead of
+// throwing. Every write hbgen makes on a host goes through writeAtomic.
+import { createHash } from 'node:crypto';
+import { chmodSync, closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync, type Stats } from 'node:fs';
+import { dirname } from 'node:path';
+import { UserError } from '../errors.ts';
+
+export function sha256(b: Buffer | string): string {
+  return createHash('sha256').update(b).digest('hex');
+}
+
+export function lstatOrNull(path: string): Stats | null {
+  try {
+    return lstatSync(path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    throw fsError(e, path, 'read');
+  }
+}
+
+/** The bytes of a regular file, or null when there is none. */
+export function readOrNull(path: string): Buffer | null {
+  const st = lstatOrNull(path);
+  if (!st) return null;
+  try {
+    return readFileSync(path);
+  } catch (e) {
+    throw fsError(e, path, 'read');
+  }
+}
+
+export function fsError(e: unknown, path: string, verb: 'read' | 'write' | 'remove' | 'create'): UserError {
+  if (e instanceof UserError) return e;
+  const err = e as NodeJS.ErrnoException;
+  const why = err.code === 'EACCES' || err.code === 'EPERM' ? 'permission denied' : err.code === 'ENOSPC' ? 'the disk is full' : (err.code ?? err.message);
+  return new UserError([`${err.path ?? path}: cannot ${verb} it (${why}); check the folder's owner and permissions`]);
+}
+
+/** Write `content` to `path` with `mode` so that a reader sees the old file or the new one, never half of one. */
+export function writeAtomic(path: string, content: Buffer | string, mode: number): void {
+  const tmp = `${path}.hbgen-tmp-${process.pid}`;
+  try {
+    const fd = openSync(tmp, 'wx', mode);
+    try {
+      const b = typeof content === 'string' ? Buffer.from(content) : content;
+      let off = 0;
+      while (off < b.length) off += writeSync(fd, b, off);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    chmodSync(tmp, mode); // the umask must not decide a mode
+    renameSync(tmp, path);
+    syncDir(dirname(path));
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw fsError(e, path, 'write');
+  }
+}
+
+function syncDir(dir: string): void {
+  try {
+    const fd = openSync(dir, 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // Some file systems refuse fsync on a folder; the rename is still atomic.
+  }
+}
+
+/**
+ * Create `dir` and its missing parents (never above `stopAt`), each with `mode`.
+ * Returns the folders created, outermost first, so that an undo can remove exactly them.
+ */
+export function mkdirs(dir: string, mode: number): string[] {
+  const missing: string[] = [];
+  for (let d = dir; d !== '/' && !lstatOrNull(d); d = dirname(d)) missing.unshift(d);
+  for (const d of missing) {
+    try {
+      mkdirSync(d, { mode });
+      chmodSync(d, mode);
+    } catch (e) {
+      throw fsError(e, d, 'create');
+    }
+  }
+  return missing;
+}
+
+/** Folders that mkdirs(dir) would create, outermost first. */
+export function missingDirs(dir: string): string[] {
+  const missing: string[] = [];
+  for (let d = dir; d !== '/' && !lstatOrNull(d); d = dirname(d)) missing.unshift(d);
+  return missing;
+}
+
+/** A word as a user would type it in sh: bare when safe, else single-quoted. */
+export function shownWord(s: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+export function shownArgv(argv: readonly string[]): string {
+  return argv.map(shownWord).join(' ');
+}
+
+export function mode4(m: number): string {
+  return (m & 0o7777).toString(8).padStart(4, '0');
+}

@@ -1,0 +1,58 @@
+// What the lifecycle commands (install, status, stop, resume, wake) may know about the
+// host, in one object. Every host fact comes from here: the environment (PATH finds the
+// tools, HOME places the host files), the uid, the terminal, the clock. The CLI builds it
+// from the process; tests build one with a temporary HOME and stand-in tools first on PATH.
+// Rendering never sees any of it.
+import { userInfo } from 'node:os';
+import { UserError } from '../errors.ts';
+import type { RenderResult } from '../render.ts';
+import type { Spec } from '../spec.ts';
+
+export interface HostIO {
+  env: Record<string, string | undefined>;
+  uid: number;
+  /** The login name of uid (for loginctl). */
+  user: string;
+  cwd: string;
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  /** Panel, progress and checks. */
+  out(s: string): void;
+  /** Questions and warnings. */
+  err(s: string): void;
+  now(): Date;
+  /**
+   * Replaces renderSpec. Only tests set it, to install a stand-in heartbeat.sh; the CLI
+   * never does.
+   */
+  render?: (spec: Spec) => RenderResult;
+}
+
+export function processIO(): HostIO {
+  const uid = process.getuid?.() ?? 0;
+  let user = '';
+  try {
+    user = userInfo().username;
+  } catch {
+    user = process.env.USER ?? process.env.LOGNAME ?? String(uid);
+  }
+  return {
+    env: process.env,
+    uid,
+    user,
+    cwd: process.cwd(),
+    stdin: process.stdin,
+    out: (s) => process.stdout.write(s),
+    err: (s) => process.stderr.write(s),
+    now: () => new Date(),
+  };
+}
+
+/** HOME from the environment: host files go under it. */
+export function homeOf(io: HostIO): string {
+  const h = io.env.HOME;
+  if (!h || !h.startsWith('/')) {
+    throw new UserError([`HOME is ${h ? `"${h}", not an absolute path` : 'not set'}; run hbgen from your own login shell`]);
+  }
+  return h.length > 1 ? h.replace(/\/+$/, '') : h;
+}
+

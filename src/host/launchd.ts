@@ -1,0 +1,166 @@
+// launchd: ~/Library/LaunchAgents/<label>.plist (folder created when missing, as on a
+// fresh Mac) and `launchctl bootstrap gui/<uid>`. bootout is asynchronous: an immediate
+// bootstrap fails with "Bootstrap failed: 5: Input/output error", so hbgen polls
+// `launchctl print gui/<uid>/<label>` until the label is gone and retries once on exit 5
+// (research/pitfalls.md §5, row 24).
+import { rmSync } from 'node:fs';
+import { posix } from 'node:path';
+import { UserError } from '../errors.ts';
+import type { Plan } from '../schedule.ts';
+import {
+  type Audit,
+  type Backend,
+  type Ctx,
+  type Journal,
+  type Preflight,
+  type StopPlan,
+  changedRefusal,
+  planFile,
+  pollUntil,
+  recordedFileState,
+  writePlanned,
+} from './backend.ts';
+import { lstatOrNull } from './fsx.ts';
+import { nextFireText } from './next.ts';
+import { firstLine, runTool } from './run.ts';
+import type { State } from './state.ts';
+
+export function plistPath(c: Pick<Ctx, 'home' | 'names'>): string {
+  return posix.join(c.home, 'Library', 'LaunchAgents', `${c.names.label}.plist`);
+}
+
+const domain = (c: Ctx) => `gui/${c.io.uid}`;
+const target = (c: Ctx) => `gui/${c.io.uid}/${c.names.label}`;
+
+async function loaded(c: Ctx): Promise<boolean> {
+  return (await runTool(c.io, 'launchctl', ['print', target(c)])).code === 0;
+}
+
+async function bootoutAndWait(c: Ctx): Promise<void> {
+  const r = await runTool(c.io, 'launchctl', ['bootout', target(c)]);
+  // A label that is already gone (exit 3/113, "No such process") is what we want.
+  if (r.code !== 0 && (await loaded(c))) {
+    throw new UserError([`\`launchctl bootout ${target(c)}\` failed (${firstLine(r)}); check the job with \`launchctl print ${target(c)}\``]);
+  }
+  if (!(await pollUntil(async () => !(await loaded(c)), 10_000))) {
+    throw new UserError([`launchd still lists ${c.names.label} 10 s after \`launchctl bootout\`; wait a moment and run the command again`]);
+  }
+}
+
+async function bootstrap(c: Ctx, plist: string): Promise<void> {
+  let r = await runTool(c.io, 'launchctl', ['bootstrap', domain(c), plist]);
+  if (r.code === 5 || /Bootstrap failed: 5\b/.test(r.stderr)) {
+    // The previous bootout has not finished: wait until the label is gone, then once more.
+    await pollUntil(async () => !(await loaded(c)), 10_000);
+    r = await runTool(c.io, 'launchctl', ['bootstrap', domain(c), plist]);
+  }
+  if (r.code !== 0) {
+    throw new UserError([`\`launchctl bootstrap ${domain(c)} ${plist}\` failed (${firstLine(r)}); check the plist with \`plutil -lint ${plist}\` and that you are logged in at the Mac`]);
+  }
+}
+
+function duplicatePaths(c: Ctx): string[] {
+  return ['/Library/LaunchAgents', '/Library/LaunchDaemons'].map((d) => posix.join(d, `${c.names.label}.plist`)).filter((p) => lstatOrNull(p));
+}
+
+export const launchd: Backend = {
+  async preflight(c) {
+    const refusals: string[] = [];
+    const d = await runTool(c.io, 'launchctl', ['print', domain(c)]);
+    if (d.code !== 0) {
+      refusals.push(
+        `launchd has no GUI session for uid ${c.io.uid} (\`launchctl print ${domain(c)}\`: ${firstLine(d)}); LaunchAgents run only for a user logged in at the Mac: log in there (not over ssh) and run install from its Terminal`,
+      );
+    }
+    for (const p of duplicatePaths(c)) {
+      refusals.push(`${p} also defines ${c.names.label}: launchd would hold two jobs of that name; remove that file (\`sudo launchctl bootout system/${c.names.label}\`, then \`sudo rm ${p}\`) or give the spec another name`);
+    }
+    const file = c.files.find((f) => f.path === `host/${c.names.label}.plist`)!;
+    const path = plistPath(c);
+    const pf = planFile(path, Buffer.from(file.content), file.mode, c.spec, c.names, c.prev?.hostFiles.find((r) => r.path === path));
+    if (pf.refusal) refusals.push(pf.refusal);
+    const isLoaded = d.code === 0 && (await loaded(c));
+    const changed = pf.plan ? pf.plan.action !== 'same' : false;
+    const commands: string[][] = [];
+    if (changed || !isLoaded) {
+      if (isLoaded) commands.push(['launchctl', 'bootout', target(c)]);
+      commands.push(['launchctl', 'bootstrap', domain(c), path]);
+    }
+    const p: Preflight = {
+      refusals,
+      caveats: [
+        'launchd runs a LaunchAgent only while you are logged in at the Mac (a GUI session): after a restart nothing fires until you log in',
+        'a fire missed while the Mac sleeps runs once on wake; the gate skips it outside your working hours',
+      ],
+      hostFiles: pf.plan ? [pf.plan] : [],
+      commands,
+      checks: [['launchctl', 'print', target(c)]],
+      unchanged: !changed && isLoaded && refusals.length === 0,
+      ids: { label: c.names.label },
+      data: { loaded: isLoaded },
+      stateExtra: {},
+    };
+    return p;
+  },
+
+  async apply(c, p, j: Journal) {
+    const plan = p.hostFiles[0]!;
+    const wasLoaded = p.data.loaded as boolean;
+    const path = plistPath(c);
+    // Runs last on undo: the old plist is back in place by then.
+    j.push(wasLoaded ? `loaded the previous ${c.names.label} again` : `left ${c.names.label} unloaded`, async () => {
+      if (wasLoaded && plan.prior !== null && !(await loaded(c))) await bootstrap(c, path);
+    });
+    writePlanned(plan, j, 0o755);
+    if (p.commands.length === 0) return;
+    if (wasLoaded) await bootoutAndWait(c);
+    await bootstrap(c, path);
+    j.push(`unloaded ${c.names.label} (launchctl bootout)`, async () => {
+      if (await loaded(c)) await bootoutAndWait(c);
+    });
+  },
+
+  async listed(c) {
+    const r = await runTool(c.io, 'launchctl', ['print', target(c)]);
+    return r.code === 0
+      ? { ok: true, observed: `\`launchctl print ${target(c)}\` exit 0: launchd holds the job` }
+      : { ok: false, observed: `\`launchctl print ${target(c)}\`: ${firstLine(r)}` };
+  },
+
+  async planStop(c, s: State): Promise<StopPlan> {
+    const refusals: string[] = [];
+    const actions: string[] = [];
+    const files = s.hostFiles.filter((r) => recordedFileState(r) !== 'missing');
+    for (const r of s.hostFiles) if (recordedFileState(r) === 'changed') refusals.push(changedRefusal(r.path));
+    const isLoaded = await loaded(c);
+    if (isLoaded) actions.push(`launchctl bootout ${target(c)}`);
+    for (const r of files) actions.push(`rm ${r.path}`);
+    return {
+      refusals,
+      actions,
+      async run(say) {
+        if (isLoaded) {
+          await bootoutAndWait(c);
+          say(`ran launchctl bootout ${target(c)}`);
+        }
+        for (const r of files) {
+          rmSync(r.path, { force: true });
+          say(`removed ${r.path}`);
+        }
+      },
+    };
+  },
+
+  async audit(c, s, plan: Plan): Promise<Audit> {
+    const problems: string[] = [];
+    const info: string[] = [];
+    const path = plistPath(c);
+    if (!lstatOrNull(path)) problems.push(`orphan: ${path} is missing, so launchd has nothing to run; run \`hbgen install\` to put it back`);
+    const r = await runTool(c.io, 'launchctl', ['print', target(c)]);
+    if (r.code !== 0) problems.push(`orphan: state.json says installed, but launchd does not hold ${c.names.label} (${firstLine(r)}); run \`hbgen install\` to load it again`);
+    else info.push(`launchd holds ${c.names.label} (launchctl print ${target(c)})`);
+    for (const p of duplicatePaths(c)) problems.push(`duplicate: ${p} also defines ${c.names.label}; remove it or give the spec another name`);
+    info.push(`next fire: ${nextFireText(plan, c.io.now())}`);
+    return { problems, info };
+  },
+};

@@ -1,0 +1,66 @@
+// The settings panel install and resume show before the one question: what runs, how it
+// bills, when, for how long, which scheduler, every file written and every command run,
+// how to undo it, and the caveats.
+import type { Names } from '../names.ts';
+import type { Spec } from '../spec.ts';
+import type { FilePlan, Preflight } from './backend.ts';
+import type { BinFacts } from './facts.ts';
+import { mode4, shownArgv, shownWord } from './fsx.ts';
+import { SMOKE_ARGV } from './smoke.ts';
+
+export interface PanelInput {
+  verb: 'install' | 'resume';
+  spec: Spec;
+  names: Names;
+  specFile: string;
+  summary: string;
+  bin: BinFacts;
+  permissionMode: string;
+  stateFiles: FilePlan[];
+  statePath: string;
+  pre: Preflight;
+  caveats: string[];
+}
+
+function fileLines(files: FilePlan[]): string[] {
+  const w = Math.max(...files.map((f) => f.path.length));
+  return files.map((f) => `  ${f.path.padEnd(w)}  ${mode4(f.mode)}  ${f.action === 'create' ? 'new' : f.action === 'replace' ? 'replaced (hbgen wrote it)' : 'unchanged'}`);
+}
+
+export function panel(p: PanelInput): string {
+  const { spec, names: n, pre } = p;
+  const h = spec.schedule.hours;
+  const days = h.days ? h.days.join(' ') : 'every day';
+  const bin = p.bin.realpath !== spec.agent.bin ? `${spec.agent.bin} → ${p.bin.realpath}` : spec.agent.bin;
+  const ids = Object.values(pre.ids).join(', ');
+  const rows: [string, string][] = [
+    ['repo', spec.repo],
+    ['agent', `${spec.agent.harness}: ${bin}${p.bin.interpreter ? ` (run by ${p.bin.interpreter})` : ''}; permission mode ${p.permissionMode}`],
+    ['billing', "subscription (no API key in the agent's environment)"],
+    ['hours', `${h.start}–${h.end} ${h.timezone}, ${days}`],
+    ['interval', `every ${spec.schedule.every}: ${p.summary}`],
+    ['timeout', `${spec.timeout}, then TERM, and KILL ${spec.killAfter} later`],
+    ['scheduler', `${spec.schedule.scheduler} (${ids})`],
+    ['state', n.stateDir],
+  ];
+  const out: string[] = [`hbgen ${p.verb}: "${spec.name}" from ${p.specFile}`];
+  for (const [k, v] of rows) out.push(`  ${k.padEnd(10)} ${v}`);
+  const writes = [...p.stateFiles, ...pre.hostFiles].filter((f) => f.action !== 'same');
+  const same = [...p.stateFiles, ...pre.hostFiles].length - writes.length;
+  out.push('files it will write:');
+  out.push(...fileLines([...writes, { path: p.statePath, content: Buffer.alloc(0), mode: 0o600, prior: null, priorMode: 0, action: 'create' }]).map((l, i, a) => (i === a.length - 1 ? l.replace(/new$/, 'the record of this install') : l)));
+  if (same) out.push(`  (${same} more already in place, unchanged)`);
+  if (spec.schedule.scheduler === 'cron' && pre.commands.length) out.push(`  your crontab: hbgen's block "${spec.name}" (${n.cronBegin} … ${n.cronEnd}) first, every other byte kept`);
+  out.push('commands it will run:');
+  if (pre.commands.length === 0) out.push('  none on the scheduler: its entry is already in place');
+  for (const c of pre.commands) out.push(`  ${shownArgv(c)}${c[0] === 'crontab' && c[1] === '-' ? '   (the new table on stdin, after re-reading it; read back after)' : ''}`);
+  out.push('then it checks the install, and undoes all of it if any check fails:');
+  out.push(`  ${shownArgv(SMOKE_ARGV(n.wrapper))}   (twice at once: the second must skip on the lock)`);
+  for (const c of pre.checks) out.push(`  ${shownArgv(c)}`);
+  out.push(`undo it later with: hbgen stop ${shownWord(p.specFile)}`);
+  if (p.caveats.length) {
+    out.push('caveats:');
+    for (const c of p.caveats) out.push(`  - ${c}`);
+  }
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,78 @@
+// The install check: the installed wrapper run twice at once in a bare environment,
+// exactly `env -i /bin/sh <wrapper> --smoke`. The first takes the lock and holds it for
+// about 2 s (logging "start smoke" and "quiet smoke"); the second, started once the first
+// has logged "start smoke", must find the lock held and log "skip-locked". Only what was
+// observed is reported.
+import { statSync } from 'node:fs';
+import type { Names } from '../names.ts';
+import { readOrNull } from './fsx.ts';
+
+export interface Check {
+  ok: boolean;
+  what: string;
+  observed: string;
+}
+
+export const SMOKE_ARGV = (wrapper: string) => ['env', '-i', '/bin/sh', wrapper, '--smoke'];
+
+const LINE = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ) hbgen (\S+) (\S+)(?: (.*))?$/;
+
+/** runtime.log lines of `name` from byte `from` on, as "outcome[ detail]". */
+export function logLinesFrom(log: string, from: number, name: string): string[] {
+  const b = readOrNull(log);
+  if (!b || b.length <= from) return [];
+  return b
+    .subarray(from)
+    .toString('utf8')
+    .split('\n')
+    .map((l) => LINE.exec(l))
+    .filter((m): m is RegExpExecArray => m !== null && m[2] === name)
+    .map((m) => (m[4] ? `${m[3]} ${m[4]}` : m[3]!));
+}
+
+export function logSize(log: string): number {
+  try {
+    return statSync(log).size;
+  } catch {
+    return 0;
+  }
+}
+
+interface Ran {
+  code: number | null;
+  stderr: string;
+}
+
+export async function smokeTest(n: Names, name: string): Promise<Check[]> {
+  const { execa } = await import('execa');
+  const from = logSize(n.log);
+  const [cmd, ...args] = SMOKE_ARGV(n.wrapper);
+  const start = () =>
+    execa(`/usr/bin/${cmd}`, args, { env: {}, extendEnv: false, reject: false, cwd: '/', stdin: 'ignore', timeout: 60_000, stripFinalNewline: true }).then(
+      (r): Ran => ({ code: typeof r.exitCode === 'number' ? r.exitCode : null, stderr: String(r.stderr ?? '') || (r.timedOut ? 'timed out after 60 s' : '') }),
+    );
+  const first = start();
+  let firstDone = false;
+  void first.then(() => (firstDone = true));
+  // Start the second run once the first holds the lock (or has ended).
+  const until = Date.now() + 15_000;
+  while (!firstDone && Date.now() < until && !logLinesFrom(n.log, from, name).some((l) => l.startsWith('start'))) {
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  const second = start();
+  const [a, b] = await Promise.all([first, second]);
+  const lines = logLinesFrom(n.log, from, name);
+  const shown = (r: Ran) => `${r.code === null ? 'did not finish' : `exit ${r.code}`}${r.stderr ? ` (${r.stderr.trim().split('\n')[0]})` : ''}`;
+  const count = (x: string) => lines.filter((l) => l === x || l.startsWith(`${x} `)).length;
+  const expected = ['start smoke', 'quiet smoke', 'skip-locked'];
+  const grew = expected.every((x) => count(x) === 1);
+  return [
+    { ok: a.code === 0 && b.code === 0, what: 'exit status', observed: `first run ${shown(a)}, second run ${shown(b)}` },
+    { ok: count('skip-locked') === 1, what: 'lock', observed: count('skip-locked') === 1 ? 'the second run found the lock held and logged skip-locked' : `${count('skip-locked')} skip-locked lines logged` },
+    {
+      ok: grew,
+      what: 'runtime.log',
+      observed: `${n.log} grew by ${lines.length} line${lines.length === 1 ? '' : 's'}${lines.length ? `: ${lines.join(', ')}` : ''}${grew ? '' : ` (expected ${expected.join(', ')})`}`,
+    },
+  ];
+}

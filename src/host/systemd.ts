@@ -1,0 +1,245 @@
+// systemd (user): ~/.config/systemd/user/hbgen-<name>.{service,timer}, daemon-reload,
+// enable --now of the timer, and lingering (`loginctl show-user -p Linger`; the fix
+// `loginctl enable-linger` runs inside the same consent). Without a user bus
+// (`systemctl --user` over su/sudo/ssh) nothing is written (research/pitfalls.md §5,
+// row 63). A unit of the same name elsewhere on the unit path would be shadowed: refused.
+import { readdirSync, rmSync } from 'node:fs';
+import { posix } from 'node:path';
+import { UserError } from '../errors.ts';
+import {
+  type Audit,
+  type Backend,
+  type Ctx,
+  type FilePlan,
+  type Journal,
+  type Preflight,
+  type StopPlan,
+  changedRefusal,
+  planFile,
+  recordedFileState,
+  writePlanned,
+} from './backend.ts';
+import { lstatOrNull } from './fsx.ts';
+import { firstLine, runTool, type ToolResult } from './run.ts';
+import type { State } from './state.ts';
+
+export function unitDir(c: Pick<Ctx, 'home'>): string {
+  return posix.join(c.home, '.config', 'systemd', 'user');
+}
+
+/** Folders on the user unit path other than ~/.config/systemd/user (systemd.unit(5)). */
+export function otherUnitDirs(c: Pick<Ctx, 'home'>): string[] {
+  return ['/etc/systemd/user', '/usr/local/lib/systemd/user', '/usr/lib/systemd/user', posix.join(c.home, '.local', 'share', 'systemd', 'user')];
+}
+
+const sc = (c: Ctx, ...args: string[]) => runTool(c.io, 'systemctl', ['--user', ...args]);
+
+async function bus(c: Ctx): Promise<ToolResult> {
+  return sc(c, 'show', '--property=Version');
+}
+
+function busRefusal(c: Ctx, r: ToolResult): string {
+  return `\`systemctl --user\` cannot reach your systemd user manager (${firstLine(r)}); run hbgen from a login session of ${c.io.user} (not su or sudo; over ssh, set XDG_RUNTIME_DIR=/run/user/${c.io.uid}), then try again`;
+}
+
+async function must(c: Ctx, args: string[]): Promise<void> {
+  const r = await sc(c, ...args);
+  if (r.code !== 0) throw new UserError([`\`systemctl --user ${args.join(' ')}\` failed (${firstLine(r)}); see \`journalctl --user -xe\``]);
+}
+
+async function linger(c: Ctx): Promise<{ value: 'yes' | 'no' | 'unknown'; why: string }> {
+  const r = await runTool(c.io, 'loginctl', ['show-user', c.io.user, '-p', 'Linger']);
+  const m = /^Linger=(yes|no)$/m.exec(r.stdout);
+  if (r.code === 0 && m) return { value: m[1] as 'yes' | 'no', why: '' };
+  return { value: 'unknown', why: firstLine(r) };
+}
+
+function shadows(c: Ctx): string[] {
+  const out: string[] = [];
+  for (const dir of otherUnitDirs(c)) {
+    for (const u of [c.names.service, c.names.timer]) {
+      const p = posix.join(dir, u);
+      if (lstatOrNull(p)) out.push(p);
+    }
+  }
+  return out;
+}
+
+export const systemd: Backend = {
+  async preflight(c) {
+    const refusals: string[] = [];
+    const b = await bus(c);
+    if (b.code !== 0) refusals.push(busRefusal(c, b));
+    for (const p of shadows(c)) {
+      refusals.push(`${p} is another unit named ${posix.basename(p)}: a second copy in ${unitDir(c)} would shadow it, giving two entries for one name; remove ${p} or give the spec another name`);
+    }
+    const plans: FilePlan[] = [];
+    for (const u of [c.names.service, c.names.timer]) {
+      const f = c.files.find((x) => x.path === `host/${u}`)!;
+      const path = posix.join(unitDir(c), u);
+      const pf = planFile(path, Buffer.from(f.content), f.mode, c.spec, c.names, c.prev?.hostFiles.find((r) => r.path === path));
+      if (pf.refusal) refusals.push(pf.refusal);
+      if (pf.plan) plans.push(pf.plan);
+    }
+    const reachable = b.code === 0;
+    const enabled = reachable && (await sc(c, 'is-enabled', c.names.timer)).stdout.trim() === 'enabled';
+    const active = reachable && (await sc(c, 'is-active', c.names.timer)).stdout.trim() === 'active';
+    const l = await linger(c);
+    const changed = plans.some((p) => p.action !== 'same');
+    const timerChanged = plans.some((p) => p.path.endsWith('.timer') && p.action !== 'same');
+    const commands: string[][] = [];
+    if (changed) commands.push(['systemctl', '--user', 'daemon-reload']);
+    if (!enabled || !active) commands.push(['systemctl', '--user', 'enable', '--now', c.names.timer]);
+    else if (timerChanged) commands.push(['systemctl', '--user', 'restart', c.names.timer]);
+    const enableLinger = l.value === 'no';
+    if (enableLinger) commands.push(['loginctl', 'enable-linger', c.io.user]);
+    const caveats = [
+      l.value === 'yes'
+        ? `lingering is on for ${c.io.user}: the timer also runs while you are logged out`
+        : l.value === 'no'
+          ? `lingering is off for ${c.io.user}: systemd would stop the timer when you log out, so install also runs \`loginctl enable-linger ${c.io.user}\``
+          : `hbgen cannot tell whether lingering is on (loginctl: ${l.why}); without it systemd stops the timer when you log out: run \`loginctl enable-linger ${c.io.user}\` yourself`,
+      'after suspend, systemd fires a timer missed during sleep once on resume (Persistent=false does not prevent that); the gate skips it outside your working hours',
+    ];
+    const prevLinger = c.prev?.systemd;
+    return {
+      refusals,
+      caveats,
+      hostFiles: plans,
+      commands,
+      checks: [
+        ['systemctl', '--user', 'is-enabled', c.names.timer],
+        ['systemctl', '--user', 'list-timers', c.names.timer, '--all', '--no-pager'],
+      ],
+      unchanged: !changed && enabled && active && refusals.length === 0,
+      ids: { service: c.names.service, timer: c.names.timer },
+      data: { enabled, active, enableLinger, changed, timerChanged },
+      stateExtra: {
+        systemd: {
+          lingerBefore: prevLinger?.lingerEnabledByHbgen ? 'no' : l.value,
+          lingerEnabledByHbgen: enableLinger || (prevLinger?.lingerEnabledByHbgen ?? false),
+        },
+      },
+    } satisfies Preflight;
+  },
+
+  async apply(c, p, j: Journal) {
+    const { enabled, active, enableLinger, changed, timerChanged } = p.data as Record<string, boolean>;
+    // Runs last on undo, when the previous unit files are back.
+    j.push('reloaded systemd with the previous units', async () => {
+      if (changed) await must(c, ['daemon-reload']);
+      if (active && timerChanged) await must(c, ['restart', c.names.timer]);
+    });
+    for (const f of p.hostFiles) writePlanned(f, j, 0o755);
+    if (changed) await must(c, ['daemon-reload']);
+    if (!enabled || !active) {
+      await must(c, ['enable', '--now', c.names.timer]);
+      j.push(`turned ${c.names.timer} back ${enabled ? 'on' : 'off'}`, async () => {
+        if (!enabled && !active) await must(c, ['disable', '--now', c.names.timer]);
+        else if (!enabled) await must(c, ['disable', c.names.timer]);
+        else if (!active) await must(c, ['stop', c.names.timer]);
+      });
+    } else if (timerChanged) {
+      await must(c, ['restart', c.names.timer]);
+    }
+    if (enableLinger) {
+      const r = await runTool(c.io, 'loginctl', ['enable-linger', c.io.user]);
+      if (r.code !== 0) throw new UserError([`\`loginctl enable-linger ${c.io.user}\` failed (${firstLine(r)}); ask an administrator to run it, or install with cron`]);
+      j.push(`turned lingering off again for ${c.io.user}`, async () => {
+        const u = await runTool(c.io, 'loginctl', ['disable-linger', c.io.user]);
+        if (u.code !== 0) throw new UserError([`\`loginctl disable-linger ${c.io.user}\` failed (${firstLine(u)})`]);
+      });
+    }
+  },
+
+  async listed(c) {
+    const e = await sc(c, 'is-enabled', c.names.timer);
+    const lt = await sc(c, 'list-timers', c.names.timer, '--all', '--no-pager');
+    const row = lt.stdout.split('\n').find((l) => l.includes(c.names.timer));
+    const state = e.stdout.trim() || firstLine(e);
+    const ok = state === 'enabled' && lt.code === 0 && row !== undefined;
+    return {
+      ok,
+      observed: `is-enabled ${c.names.timer}: ${state}; list-timers: ${row ? row.trim().replace(/\s+/g, ' ') : `no row for ${c.names.timer}`}`,
+    };
+  },
+
+  async planStop(c, s: State): Promise<StopPlan> {
+    const refusals: string[] = [];
+    const b = await bus(c);
+    if (b.code !== 0) refusals.push(busRefusal(c, b));
+    for (const r of s.hostFiles) if (recordedFileState(r) === 'changed') refusals.push(changedRefusal(r.path));
+    const files = s.hostFiles.filter((r) => recordedFileState(r) === 'ours');
+    const reachable = b.code === 0;
+    const timerKnown = reachable && ['enabled', 'enabled-runtime', 'linked'].includes((await sc(c, 'is-enabled', c.names.timer)).stdout.trim());
+    const timerActive = reachable && (await sc(c, 'is-active', c.names.timer)).stdout.trim() === 'active';
+    const serviceActive = reachable && ['active', 'activating', 'deactivating', 'reloading'].includes((await sc(c, 'is-active', c.names.service)).stdout.trim());
+    const others = (() => {
+      try {
+        return readdirSync(unitDir(c)).filter((f) => /^hbgen-.+\.timer$/.test(f) && f !== c.names.timer);
+      } catch {
+        return [];
+      }
+    })();
+    const dropLinger = s.systemd?.lingerEnabledByHbgen === true && others.length === 0;
+    const actions: string[] = [];
+    if (timerKnown || timerActive) actions.push(`systemctl --user disable --now ${c.names.timer}`);
+    if (serviceActive) actions.push(`systemctl --user stop ${c.names.service} (ends the heartbeat running now)`);
+    for (const r of files) actions.push(`rm ${r.path}`);
+    if (files.length) actions.push('systemctl --user daemon-reload');
+    if (dropLinger) actions.push(`loginctl disable-linger ${c.io.user} (install turned it on; no other hbgen timer needs it)`);
+    return {
+      refusals,
+      actions,
+      async run(say) {
+        if (timerKnown || timerActive) {
+          await must(c, ['disable', '--now', c.names.timer]);
+          say(`ran systemctl --user disable --now ${c.names.timer}`);
+        }
+        if (serviceActive) {
+          await must(c, ['stop', c.names.service]);
+          say(`ran systemctl --user stop ${c.names.service}`);
+        }
+        for (const r of files) {
+          rmSync(r.path, { force: true });
+          say(`removed ${r.path}`);
+        }
+        if (files.length) {
+          await must(c, ['daemon-reload']);
+          say('ran systemctl --user daemon-reload');
+        }
+        if (dropLinger) {
+          const r = await runTool(c.io, 'loginctl', ['disable-linger', c.io.user]);
+          say(r.code === 0 ? `ran loginctl disable-linger ${c.io.user}` : `could not turn lingering off (${firstLine(r)}); run \`loginctl disable-linger ${c.io.user}\` if nothing else needs it`);
+        }
+      },
+    };
+  },
+
+  async audit(c, _s): Promise<Audit> {
+    const problems: string[] = [];
+    const info: string[] = [];
+    const b = await bus(c);
+    if (b.code !== 0) {
+      problems.push(busRefusal(c, b).replace(/, then try again$/, ', then run status again'));
+      return { problems, info };
+    }
+    for (const u of [c.names.service, c.names.timer]) {
+      const p = posix.join(unitDir(c), u);
+      if (!lstatOrNull(p)) problems.push(`orphan: ${p} is missing, so systemd has no ${u}; run \`hbgen install\` to put it back`);
+    }
+    const e = (await sc(c, 'is-enabled', c.names.timer)).stdout.trim() || 'not-found';
+    const a = (await sc(c, 'is-active', c.names.timer)).stdout.trim() || 'unknown';
+    if (e !== 'enabled' || a !== 'active') {
+      problems.push(`orphan: state.json says installed, but ${c.names.timer} is ${e} and ${a}; run \`hbgen install\` to enable it again`);
+    } else info.push(`${c.names.timer} is enabled and active`);
+    for (const p of shadows(c)) problems.push(`duplicate: ${p} is a second unit named ${posix.basename(p)}; remove it or give the spec another name`);
+    const lt = await sc(c, 'list-timers', c.names.timer, '--all', '--no-pager');
+    const row = lt.stdout.split('\n').find((l) => l.includes(c.names.timer));
+    const next = row ? /^\s*(\S+ \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \S+)/.exec(row)?.[1] : undefined;
+    info.push(`next fire: ${next ?? (row ? row.trim().replace(/\s+/g, ' ') : 'none listed by systemctl --user list-timers')}`);
+    const l = await linger(c);
+    if (l.value === 'no') info.push(`warning: lingering is off for ${c.io.user}: the timer stops when you log out; run \`loginctl enable-linger ${c.io.user}\``);
+    return { problems, info };
+  },
+};

@@ -1,0 +1,196 @@
+// The host lifecycle under test: a temporary host (HOME, repo, agent binary, spec file,
+// stand-in tools first on PATH), the commands run in-process with a HostIO built from it,
+// a STAND-IN heartbeat.sh implementing the wrapper's --smoke/--now interface, and a
+// byte-level snapshot of a folder tree for "exactly as before" comparisons.
+import { createHash } from 'node:crypto';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { UserError } from '../../src/errors.ts';
+import type { HostIO } from '../../src/host/io.ts';
+import { names } from '../../src/names.ts';
+import { renderSpec, type RenderResult } from '../../src/render.ts';
+import { sh } from '../../src/escape.ts';
+import { generatedBy } from '../../src/names.ts';
+import { validateSpec, type Spec, type SpecInput } from '../../src/spec.ts';
+import { makeStandIns, type StandIns } from './standins.ts';
+
+export interface StandInWrapper {
+  /** --smoke exits with this status and one stderr line instead of running (e.g. 78). */
+  smokeExit?: number;
+  /** Seconds --smoke holds the lock (the real wrapper: about 2). */
+  hold?: number;
+}
+
+/**
+ * A STAND-IN heartbeat.sh with the interface the real wrapper provides: re-exec under
+ * env -i, setup checks (exit 78 with one stderr line), the mkdir lock with "PID EPOCH"
+ * owner (skip-locked when held), --smoke (start smoke … quiet smoke, holding the lock),
+ * --now and the scheduled run (start, the agent, quiet or fail N).
+ */
+export function standInWrapper(spec: Spec, o: StandInWrapper = {}): string {
+  const n = names(spec);
+  return `#!/bin/sh
+# ${generatedBy(spec)}
+# STAND-IN wrapper for the lifecycle tests (the --smoke/--now interface of heartbeat.sh).
+if [ "\${HBGEN_REEXEC:-}" != 1 ]; then exec /usr/bin/env -i HBGEN_REEXEC=1 PATH=/usr/bin:/bin /bin/sh "$0" "$@"; fi
+umask 077
+name=${sh(spec.name)}; repo=${sh(spec.repo)}; log=${sh(n.log)}; lockd=${sh(n.lockDir)}; bin=${sh(spec.agent.bin)}
+hb_log() { printf '%s hbgen %s %s\\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$name" "$*" >>"$log"; }
+cd "$repo" 2>/dev/null || { echo "hbgen $name: repo $repo is missing" >&2; exit 78; }
+[ -x "$bin" ] || { echo "hbgen $name: agent binary $bin is missing or not executable" >&2; hb_log "error agent binary missing"; exit 78; }
+${o.smokeExit !== undefined ? `if [ "\${1:-}" = --smoke ]; then echo "hbgen $name: agent binary $bin is missing or not executable" >&2; exit ${o.smokeExit}; fi` : ''}
+if ! mkdir "$lockd" 2>/dev/null; then hb_log skip-locked; exit 0; fi
+echo "$$ $(date +%s)" > "$lockd/owner"
+trap 'rm -rf "$lockd"' EXIT
+trap 'exit 143' TERM
+case "\${1:-}" in
+--smoke) hb_log start smoke; sleep ${o.hold ?? 1}; hb_log quiet smoke; exit 0 ;;
+*) hb_log start wake; "$bin" </dev/null >>"$log" 2>&1; rc=$?; if [ $rc = 0 ]; then hb_log quiet; else hb_log fail $rc; fi; exit $rc ;;
+esac
+`;
+}
+
+export function standInRender(o: StandInWrapper = {}): (spec: Spec) => RenderResult {
+  return (spec) => {
+    const r = renderSpec(spec);
+    return { ...r, files: r.files.map((f) => (f.path === 'heartbeat.sh' ? { ...f, content: standInWrapper(spec, o) } : f)) };
+  };
+}
+
+export interface Host {
+  root: string;
+  home: string;
+  repo: string;
+  bin: string;
+  specFile: string;
+  tools: StandIns;
+  spec: Spec;
+  env: Record<string, string>;
+  wrapper: StandInWrapper;
+}
+
+const made: string[] = [];
+process.on('exit', () => {
+  if (!process.env.HBTEST_KEEP) for (const d of made) rmSync(d, { recursive: true, force: true });
+});
+
+export function baseSpec(root: string, scheduler: Spec['schedule']['scheduler'], over: Partial<SpecInput> = {}): SpecInput {
+  return {
+    version: 1,
+    name: 'docs',
+    repo: join(root, 'repo'),
+    agent: { harness: 'command', bin: join(root, 'agent'), prompt: 'Do one chunk.' },
+    schedule: { scheduler, every: '30m', minute: 7, hours: { start: '08:00', end: '23:00', timezone: 'Europe/Berlin' } },
+    timeout: '10m',
+    env: { HOME: join(root, 'home'), PATH: '/usr/bin:/bin' },
+    ...over,
+  };
+}
+
+export function makeHost(scheduler: Spec['schedule']['scheduler'], over: Partial<SpecInput> = {}): Host {
+  const root = mkdtempSync(join(tmpdir(), 'hbgen-life.'));
+  chmodSync(root, 0o755);
+  made.push(root);
+  const home = join(root, 'home');
+  mkdirSync(home, { recursive: true });
+  mkdirSync(join(root, 'repo'));
+  writeFileSync(join(root, 'repo', 'README'), 'the repo\n');
+  const bin = join(root, 'agent');
+  writeFileSync(bin, '#!/bin/sh\necho agent ran\n');
+  chmodSync(bin, 0o755);
+  const tools = makeStandIns(join(root, 'standins'));
+  const raw = baseSpec(root, scheduler, over);
+  const specFile = join(root, 'hbgen.json');
+  writeFileSync(specFile, JSON.stringify(raw, null, 2));
+  const v = validateSpec(raw);
+  if (!v.spec) throw new Error(v.errors.join('\n'));
+  return {
+    root,
+    home,
+    repo: join(root, 'repo'),
+    bin,
+    specFile,
+    tools,
+    spec: v.spec,
+    env: { HOME: home, PATH: `${tools.bin}:/usr/bin:/bin`, LANG: 'C.UTF-8' },
+    wrapper: {},
+  };
+}
+
+export function rewriteSpec(h: Host, over: Partial<SpecInput>): void {
+  const raw = { ...baseSpec(h.root, h.spec.schedule.scheduler), ...JSON.parse(readFileSync(h.specFile, 'utf8')), ...over };
+  writeFileSync(h.specFile, JSON.stringify(raw, null, 2));
+  const v = validateSpec(raw);
+  if (!v.spec) throw new Error(v.errors.join('\n'));
+  h.spec = v.spec;
+}
+
+export interface Result {
+  code: number;
+  out: string;
+  err: string;
+}
+
+type Cmd = 'install' | 'status' | 'stop' | 'resume' | 'wake';
+
+/** Run a lifecycle command in this process, as the CLI would, against the host. */
+export async function hb(h: Host, cmd: Cmd, opts: { yes?: boolean; dryRun?: boolean; tty?: boolean; answer?: string; env?: Record<string, string> } = {}): Promise<Result> {
+  let out = '';
+  let err = '';
+  const stdin = new PassThrough() as PassThrough & { isTTY?: boolean };
+  stdin.isTTY = opts.tty ?? false;
+  if (opts.answer !== undefined) stdin.end(`${opts.answer}\n`);
+  else if (opts.tty) stdin.end();
+  const io: HostIO = {
+    env: { ...h.env, ...opts.env },
+    uid: process.getuid!(),
+    user: 'ada',
+    cwd: h.root,
+    stdin,
+    out: (s) => (out += s),
+    err: (s) => (err += s),
+    now: () => new Date(),
+    render: standInRender(h.wrapper),
+  };
+  const argv = { spec: h.specFile, yes: opts.yes, dryRun: opts.dryRun };
+  const mod = await import(`../../src/commands/${cmd}.ts`);
+  try {
+    const code = (await mod[cmd](argv, io)) as number;
+    return { code, out, err };
+  } catch (e) {
+    if (!(e instanceof UserError)) throw e;
+    for (const l of e.lines) err += `hbgen: ${l}\n`;
+    return { code: e.exitCode, out, err };
+  }
+}
+
+/** Every entry under `dir` (not following links) with its type, mode and content hash. */
+export function tree(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!existsSync(dir)) return out;
+  const walk = (d: string, rel: string) => {
+    for (const name of readdirSync(d).sort()) {
+      const full = join(d, name);
+      const r = rel ? `${rel}/${name}` : name;
+      const st = lstatSync(full);
+      const mode = (st.mode & 0o7777).toString(8);
+      if (st.isDirectory()) {
+        out[`${r}/`] = `dir ${mode}`;
+        walk(full, r);
+      } else if (st.isSymbolicLink()) out[r] = `link ${readlinkSync(full)}`;
+      else out[r] = `file ${mode} ${createHash('sha256').update(readFileSync(full)).digest('hex').slice(0, 16)}`;
+    }
+  };
+  walk(dir, '');
+  return out;
+}
+
+export function sha(path: string): string {
+  return createHash('sha256').update(readFileSync(path)).digest('hex');
+}
+
+export function lines(log: string): string[] {
+  return existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => l.replace(/^\S+ /, '')) : [];
+}

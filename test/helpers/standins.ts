@@ -1,0 +1,130 @@
+// Recording STAND-INS for launchctl, systemctl and loginctl (no launchd or systemd user
+// manager runs here). Each is a small sh script placed first on PATH: it appends
+// "TOOL ARGS…" to DIR/calls and keeps a tiny state under DIR/state so that print,
+// is-enabled, is-active, list-timers and show-user answer consistently with what was done.
+// Failure switches are files in DIR/state:
+//   nobus               systemctl: "Failed to connect to bus: No medium found"
+//   fail-<subcommand>   systemctl: that subcommand prints the file and exits 1
+//   fail-bootstrap-once launchctl: the next bootstrap fails with "Bootstrap failed: 5"
+//   nogui               launchctl: no gui/<uid> domain
+//   bootout-lag         launchctl: how many `print`s still list a label after bootout (default 2)
+//   linger              loginctl: Linger=yes
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const SYSTEMCTL = `#!/bin/sh
+# STAND-IN for systemctl(1), tests only.
+top=$(dirname "$0"); d=$top/state; mkdir -p "$d/enabled" "$d/active"
+printf '%s\\n' "systemctl $*" >> "$top/calls"
+[ "$1" = --user ] || { echo "stand-in systemctl: only --user" >&2; exit 2; }
+shift; sub=$1; shift
+if [ -e "$d/nobus" ]; then echo "Failed to connect to bus: No medium found" >&2; exit 1; fi
+if [ -e "$d/fail-$sub" ]; then cat "$d/fail-$sub" >&2; exit 1; fi
+units=$HOME/.config/systemd/user
+now=; if [ "$1" = --now ]; then now=1; shift; fi
+u=$1
+case $sub in
+show) echo "Version=252"; exit 0 ;;
+daemon-reload) exit 0 ;;
+enable)
+  [ -f "$units/$u" ] || { echo "Failed to enable unit: Unit file $u does not exist." >&2; exit 1; }
+  touch "$d/enabled/$u"; [ -z "$now" ] || touch "$d/active/$u"; exit 0 ;;
+disable) rm -f "$d/enabled/$u"; [ -z "$now" ] || rm -f "$d/active/$u"; exit 0 ;;
+start|restart)
+  [ -f "$units/$u" ] || { echo "Failed to start $u: Unit $u not found." >&2; exit 5; }
+  touch "$d/active/$u"; exit 0 ;;
+stop) rm -f "$d/active/$u"; exit 0 ;;
+is-enabled)
+  if [ ! -f "$units/$u" ]; then echo "Failed to get unit file state for $u: No such file or directory" >&2; exit 1; fi
+  if [ -e "$d/enabled/$u" ]; then echo enabled; exit 0; fi
+  echo disabled; exit 1 ;;
+is-active) if [ -e "$d/active/$u" ]; then echo active; exit 0; fi; echo inactive; exit 3 ;;
+list-timers)
+  echo "NEXT                        LEFT       LAST PASSED UNIT ACTIVATES"
+  if [ -e "$d/active/$u" ]; then
+    echo "Tue 2026-12-01 08:07:00 UTC 2h 3min left -    -      $u \${u%.timer}.service"; echo; echo "1 timers listed."
+  else echo; echo "0 timers listed."; fi
+  exit 0 ;;
+*) echo "stand-in systemctl: unexpected: $sub $*" >&2; exit 2 ;;
+esac
+`;
+
+const LOGINCTL = `#!/bin/sh
+# STAND-IN for loginctl(1), tests only.
+top=$(dirname "$0"); d=$top/state; mkdir -p "$d"
+printf '%s\\n' "loginctl $*" >> "$top/calls"
+case $1 in
+show-user) if [ -e "$d/linger" ]; then echo Linger=yes; else echo Linger=no; fi ;;
+enable-linger) touch "$d/linger" ;;
+disable-linger) rm -f "$d/linger" ;;
+*) echo "stand-in loginctl: unexpected: $*" >&2; exit 2 ;;
+esac
+`;
+
+const LAUNCHCTL = `#!/bin/sh
+# STAND-IN for launchctl(1), tests only. bootout is asynchronous, as on macOS: the label
+# stays listed for bootout-lag more prints.
+top=$(dirname "$0"); d=$top/state; mkdir -p "$d/loaded" "$d/going"
+printf '%s\\n' "launchctl $*" >> "$top/calls"
+case $1 in
+print)
+  t=$2
+  case $t in
+  gui/*/*)
+    l=\${t#gui/*/}
+    if [ -e "$d/loaded/$l" ] && [ -e "$d/going/$l" ]; then
+      n=$(cat "$d/going/$l")
+      if [ "$n" -le 0 ]; then rm -f "$d/loaded/$l" "$d/going/$l"; else echo $((n - 1)) > "$d/going/$l"; fi
+    fi
+    if [ -e "$d/loaded/$l" ]; then echo "$t = {"; echo "	state = not running"; echo "}"; exit 0; fi
+    echo "Could not find service \\"$l\\" in domain for user gui: \${t#gui/}" >&2; exit 113 ;;
+  gui/*)
+    if [ -e "$d/nogui" ]; then echo "Could not find domain for user gui: \${t#gui/}" >&2; exit 113; fi
+    echo "$t = {"; echo "}"; exit 0 ;;
+  esac ;;
+bootstrap)
+  p=$3
+  l=$(sed -n '/<key>Label<\\/key>/{n;s/.*<string>\\(.*\\)<\\/string>.*/\\1/p;}' "$p")
+  if [ -e "$d/fail-bootstrap-once" ]; then rm -f "$d/fail-bootstrap-once"; echo "Bootstrap failed: 5: Input/output error" >&2; exit 5; fi
+  if [ -e "$d/loaded/$l" ]; then echo "Bootstrap failed: 5: Input/output error" >&2; exit 5; fi
+  cp "$p" "$d/loaded/$l"; exit 0 ;;
+bootout)
+  l=\${2#gui/*/}
+  [ -e "$d/loaded/$l" ] || { echo "Boot-out failed: 3: No such process" >&2; exit 3; }
+  [ -e "$d/going/$l" ] || cat "$d/bootout-lag" > "$d/going/$l" 2>/dev/null || echo 2 > "$d/going/$l"
+  exit 0 ;;
+*) echo "stand-in launchctl: unexpected: $*" >&2; exit 2 ;;
+esac
+`;
+
+export interface StandIns {
+  /** The folder to put first on PATH. */
+  bin: string;
+  calls(): string[];
+  clearCalls(): void;
+  flag(name: string, content?: string | null): void;
+  has(name: string): boolean;
+  /** launchd: labels loaded; systemd: units enabled/active. */
+  loaded(label: string): boolean;
+  enabled(unit: string): boolean;
+  active(unit: string): boolean;
+}
+
+export function makeStandIns(dir: string): StandIns {
+  mkdirSync(join(dir, 'state'), { recursive: true });
+  for (const [name, text] of [['systemctl', SYSTEMCTL], ['loginctl', LOGINCTL], ['launchctl', LAUNCHCTL]] as const) {
+    writeFileSync(join(dir, name), text);
+    chmodSync(join(dir, name), 0o755);
+  }
+  const st = (p: string) => join(dir, 'state', p);
+  return {
+    bin: dir,
+    calls: () => (existsSync(join(dir, 'calls')) ? readFileSync(join(dir, 'calls'), 'utf8').split('\n').filter(Boolean) : []),
+    clearCalls: () => rmSync(join(dir, 'calls'), { force: true }),
+    flag: (name, content = '') => (content === null ? rmSync(st(name), { force: true }) : writeFileSync(st(name), content)),
+    has: (name) => existsSync(st(name)),
+    loaded: (label) => existsSync(st(`loaded/${label}`)) && !existsSync(st(`going/${label}`)),
+    enabled: (unit) => existsSync(st(`enabled/${unit}`)),
+    active: (unit) => existsSync(st(`active/${unit}`)),
+  };
+}
