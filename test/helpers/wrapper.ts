@@ -11,7 +11,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSyn
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { renderSpec } from '../../src/render.ts';
-import { validateSpec, type SpecInput } from '../../src/spec.ts';
+import { validateSpec } from '../../src/spec.ts';
 
 export interface Shell {
   name: string;
@@ -100,7 +100,7 @@ export interface Case {
 
 export interface CaseOptions {
   /** Deep-merged over the default spec. */
-  spec?: Partial<SpecInput> & Record<string, unknown>;
+  spec?: Record<string, unknown>;
   /** PATH of the spec env. */
   path?: string;
   /** Extra env entries. */
