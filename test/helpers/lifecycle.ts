@@ -192,5 +192,5 @@ export function sha(path: string): string {
 }
 
 export function lines(log: string): string[] {
-  return existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => l.replace(/^\S+ /, '')) : [];
+  return existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => l.replace(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ (?=hbgen )/, '')) : [];
 }

@@ -111,7 +111,7 @@ export interface StandIns {
 }
 
 export function makeStandIns(dir: string): StandIns {
-  mkdirSync(join(dir, 'state'), { recursive: true });
+  for (const sub of ['enabled', 'active', 'loaded', 'going']) mkdirSync(join(dir, 'state', sub), { recursive: true });
   for (const [name, text] of [['systemctl', SYSTEMCTL], ['loginctl', LOGINCTL], ['launchctl', LAUNCHCTL]] as const) {
     writeFileSync(join(dir, name), text);
     chmodSync(join(dir, name), 0o755);

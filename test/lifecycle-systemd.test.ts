@@ -1,0 +1,352 @@
+// install / status / stop / resume / wake on the systemd-user path, against recording
+// STAND-INS for systemctl and loginctl (first on PATH, under a temporary HOME) and a
+// STAND-IN heartbeat.sh with the wrapper's --smoke/--now interface. Commands run in-process.
+import { spawn } from 'node:child_process';
+import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { names } from '../src/names.ts';
+import { type Host, hb, lines, makeHost, rewriteSpec, sha, tree } from './helpers/lifecycle.ts';
+
+const UNIT = 'hbgen-docs';
+const unitDir = (h: Host) => join(h.home, '.config/systemd/user');
+const stateDir = (h: Host) => names(h.spec).stateDir;
+const changing = (calls: string[]) => calls.filter((c) => !/ (show|is-enabled|is-active|list-timers|show-user) /.test(`${c} `));
+const snapshot = (h: Host) => ({ home: tree(h.home), repo: tree(h.repo), standins: tree(join(h.tools.bin, 'state')) });
+
+test('stand-in systemctl: --dry-run, a refused answer, an empty answer and no terminal change nothing', async () => {
+  const h = makeHost('systemd-user');
+  const before = snapshot(h);
+  const dry = await hb(h, 'install', { dryRun: true });
+  assert.is(dry.code, 0, dry.err);
+  assert.match(dry.out, /--dry-run: nothing was changed on this host/);
+  for (const [opts, msg] of [
+    [{ tty: true, answer: 'n' }, /you did not confirm, so nothing was changed/],
+    [{ tty: true, answer: '' }, /you did not confirm/],
+    [{ tty: true }, /you did not confirm/],
+    [{}, /there is no terminal to ask for consent, so nothing was changed on this host; .*--yes/],
+  ] as const) {
+    const r = await hb(h, 'install', opts);
+    assert.is(r.code, 1, JSON.stringify(opts));
+    assert.match(r.err, msg);
+    if ('tty' in opts) assert.match(r.err, /Install "docs" on this host with these settings\? \[y\/N\] /);
+  }
+  assert.equal(snapshot(h), before, 'HOME, repo and the stand-ins\' state are byte for byte as before');
+  assert.equal(changing(h.tools.calls()), [], 'only read-only commands ran');
+});
+
+test('stand-in systemctl: the panel names repo, billing, hours, interval, timeout, scheduler, every file and command, the undo and the caveats', async () => {
+  const h = makeHost('systemd-user');
+  const r = await hb(h, 'install', { dryRun: true });
+  const o = r.out;
+  for (const want of [
+    `  repo       ${h.repo}`,
+    "  billing    subscription (no API key in the agent's environment)",
+    '  hours      08:00–23:00 Europe/Berlin, every day',
+    '  interval   every 30m: fires at :07 and :37, 08:00–23:00 Europe/Berlin, every day',
+    '  timeout    10m, then TERM, and KILL 30s later',
+    '  scheduler  systemd-user (hbgen-docs.service, hbgen-docs.timer)',
+    `${unitDir(h)}/hbgen-docs.service  0644  new`,
+    `${unitDir(h)}/hbgen-docs.timer    0644  new`,
+    `${stateDir(h)}/heartbeat.sh`,
+    '  systemctl --user daemon-reload\n  systemctl --user enable --now hbgen-docs.timer\n  loginctl enable-linger ada\n',
+    `  env -i /bin/sh ${stateDir(h)}/heartbeat.sh --smoke   (twice at once`,
+    `undo it later with: hbgen stop ${h.specFile}`,
+    'lingering is off for ada',
+    'after suspend, systemd fires a timer missed during sleep once on resume',
+  ]) {
+    assert.ok(o.includes(want), `panel lacks ${JSON.stringify(want)}:\n${o}`);
+  }
+});
+
+test('stand-in systemctl: --yes installs the units, runs exactly these commands, checks itself and records state.json', async () => {
+  const h = makeHost('systemd-user');
+  const r = await hb(h, 'install', { yes: true });
+  assert.is(r.code, 0, r.err + r.out);
+  assert.equal(changing(h.tools.calls()), ['systemctl --user daemon-reload', `systemctl --user enable --now ${UNIT}.timer`, 'loginctl enable-linger ada']);
+  for (const u of ['service', 'timer']) {
+    const installed = join(unitDir(h), `${UNIT}.${u}`);
+    assert.is(readFileSync(installed, 'utf8'), readFileSync(join(stateDir(h), 'host', `${UNIT}.${u}`), 'utf8'), `${u}: the host file is the state folder's copy`);
+    assert.is(tree(unitDir(h))[`${UNIT}.${u}`]!.split(' ')[1], '644');
+  }
+  assert.ok(h.tools.enabled(`${UNIT}.timer`) && h.tools.active(`${UNIT}.timer`) && h.tools.has('linger'));
+  for (const check of [/ok {4}exit status: first run exit 0, second run exit 0/, /ok {4}lock: the second run found the lock held and logged skip-locked/, /ok {4}runtime\.log: .* grew by 3 lines/, /ok {4}state\.json: .* status installed/, /ok {4}scheduler: is-enabled hbgen-docs\.timer: enabled; list-timers: Tue 2026-12-01 08:07:00 UTC/]) {
+    assert.match(r.out, check);
+  }
+  assert.equal(lines(join(stateDir(h), 'runtime.log')).sort(), ['hbgen docs quiet smoke', 'hbgen docs skip-locked', 'hbgen docs start smoke']);
+  const s = JSON.parse(readFileSync(join(stateDir(h), 'state.json'), 'utf8'));
+  assert.is(s.status, 'installed');
+  assert.is(s.scheduler, 'systemd-user');
+  assert.equal(s.ids, { service: `${UNIT}.service`, timer: `${UNIT}.timer` });
+  assert.match(s.specHash, /^[0-9a-f]{64}$/);
+  assert.equal(s.bin, { path: h.bin, realpath: h.bin, interpreter: '/bin/sh' });
+  assert.is(s.harness, 'command');
+  assert.is(s.billing.result, 'subscription');
+  assert.equal(s.systemd, { lingerBefore: 'no', lingerEnabledByHbgen: true });
+  assert.equal(s.createdDirs, [join(h.home, '.config'), join(h.home, '.config/systemd'), unitDir(h)]);
+  const recorded = [...s.files, ...s.hostFiles].map((f: { path: string; sha256: string; mode: number }) => [f.path, f.sha256, f.mode]);
+  assert.is(recorded.length, 6);
+  for (const [p, hash, mode] of recorded) {
+    assert.is(sha(p), hash, p);
+    assert.is(Number(tree(join(p, '..'))[p.split('/').pop()!]!.split(' ')[1]!), Number(mode.toString(8)), `${p} mode`);
+  }
+  assert.is(tree(stateDir(h))['state.json']!.split(' ')[1], '600');
+  assert.is(tree(h.repo)['.agent-platform/'], 'dir 700', 'the state folder is created 0700');
+  assert.not.ok(existsSync(join(h.home, '.hbgen.lock')), 'the operation lock is gone');
+});
+
+test('stand-in systemctl: installing twice is a no-op; a changed spec replaces the units and restarts the timer', async () => {
+  const h = makeHost('systemd-user');
+  assert.is((await hb(h, 'install', { yes: true })).code, 0);
+  const before = snapshot(h);
+  h.tools.clearCalls();
+  const again = await hb(h, 'install', { yes: true });
+  assert.is(again.code, 0);
+  assert.is(again.out, `hbgen: "docs" is already installed as ${h.specFile} says; nothing changed\n`);
+  assert.equal(changing(h.tools.calls()), []);
+  assert.equal(snapshot(h), before);
+
+  rewriteSpec(h, { schedule: { scheduler: 'systemd-user', every: '1h', minute: 12, hours: { start: '09:00', end: '17:00', timezone: 'Europe/Berlin' } } });
+  h.tools.clearCalls();
+  const r = await hb(h, 'install', { yes: true });
+  assert.is(r.code, 0, r.err);
+  assert.match(r.out, /hbgen-docs\.timer +0644 {2}replaced \(hbgen wrote it\)/);
+  assert.equal(changing(h.tools.calls()), ['systemctl --user daemon-reload', `systemctl --user restart ${UNIT}.timer`]);
+  assert.match(readFileSync(join(unitDir(h), `${UNIT}.timer`), 'utf8'), /OnCalendar=\*-\*-\* 09\.\.16:12:00 Europe\/Berlin/);
+  assert.equal(readdirNames(unitDir(h)), [`${UNIT}.service`, `${UNIT}.timer`], 'still one entry');
+});
+
+function readdirNames(d: string): string[] {
+  return Object.keys(tree(d)).filter((k) => !k.includes('/'));
+}
+
+test('stand-in systemctl: a foreign unit of the same name is refused and left untouched', async () => {
+  const h = makeHost('systemd-user');
+  mkdirSync(unitDir(h), { recursive: true });
+  const mine = join(unitDir(h), `${UNIT}.timer`);
+  writeFileSync(mine, '[Timer]\nOnCalendar=daily\n');
+  const hash = sha(mine);
+  const before = snapshot(h);
+  const r = await hb(h, 'install', { yes: true });
+  assert.is(r.code, 1);
+  assert.match(r.err, new RegExp(`hbgen: ${mine} already exists and hbgen did not write it; hbgen never overwrites such a file: move it away`));
+  assert.match(r.err, /hbgen: nothing was changed on this host\n$/);
+  assert.is(sha(mine), hash);
+  assert.equal(snapshot(h), before);
+  assert.equal(changing(h.tools.calls()), []);
+});
+
+test('stand-in systemctl: a unit of the same name elsewhere on the unit path (a second entry) is refused', async () => {
+  const h = makeHost('systemd-user');
+  const other = join(h.home, '.local/share/systemd/user');
+  mkdirSync(other, { recursive: true });
+  writeFileSync(join(other, `${UNIT}.service`), '[Service]\nExecStart=/bin/true\n');
+  const before = snapshot(h);
+  const r = await hb(h, 'install', { yes: true });
+  assert.is(r.code, 1);
+  assert.match(r.err, new RegExp(`${other}/${UNIT}\\.service is another unit named ${UNIT}\\.service: a second copy in ${unitDir(h)} would shadow it, giving two entries for one name; remove`));
+  assert.equal(snapshot(h), before);
+});
+
+test('stand-in systemctl without a user bus: refused before anything is written', async () => {
+  const h = makeHost('systemd-user');
+  h.tools.flag('nobus');
+  const before = snapshot(h);
+  const r = await hb(h, 'install', { yes: true });
+  assert.is(r.code, 1);
+  assert.match(r.err, /`systemctl --user` cannot reach your systemd user manager \(Failed to connect to bus: No medium found\); run hbgen from a login session of ada \(not su or sudo/);
+  assert.equal(snapshot(h), before);
+});
+
+test('stand-in systemctl: a failing smoke test (wrapper exits 78) undoes a fresh install exactly', async () => {
+  const h = makeHost('systemd-user');
+  h.wrapper = { smokeExit: 78 };
+  const before = snapshot(h);
+  const r = await hb(h, 'install', { yes: true });
+  assert.is(r.code, 1);
+  assert.match(r.out, /FAIL {2}exit status: first run exit 78 \(hbgen docs: agent binary .* is missing or not executable\), second run exit 78/);
+  assert.match(r.out, /FAIL {2}runtime\.log: .* grew by 0 lines \(expected start smoke, quiet smoke, skip-locked\)/);
+  assert.match(r.err, /the install check failed \(exit status, lock, runtime\.log\), so "docs" is not installed\nhbgen: hbgen undid everything it did: the host is as it was before\n/);
+  assert.equal(snapshot(h), before, 'HOME (units, .config), repo (no state folder) and the scheduler as before');
+  assert.equal(changing(h.tools.calls()), [
+    'systemctl --user daemon-reload',
+    `systemctl --user enable --now ${UNIT}.timer`,
+    'loginctl enable-linger ada',
+    'loginctl disable-linger ada',
+    `systemctl --user disable --now ${UNIT}.timer`,
+    'systemctl --user daemon-reload',
+  ]);
+});
+
+test('stand-in systemctl: a failing smoke test on a re-install restores the previous install byte for byte', async () => {
+  const h = makeHost('systemd-user');
+  assert.is((await hb(h, 'install', { yes: true })).code, 0);
+  const before = snapshot(h);
+  rewriteSpec(h, { timeout: '20m' });
+  h.wrapper = { smokeExit: 78 };
+  const r = await hb(h, 'install', { yes: true });
+  assert.is(r.code, 1, r.out);
+  assert.match(r.err, /hbgen undid everything it did/);
+  assert.equal(snapshot(h), before, 'old wrapper, units, state.json, runtime.log and timer state are back');
+});
+
+test('stand-in systemctl: a failing `enable --now` undoes everything before it', async () => {
+  const h = makeHost('systemd-user');
+  h.tools.flag('fail-enable', 'Failed to enable unit: Access denied');
+  const before = snapshot(h);
+  const r = await hb(h, 'install', { yes: true });
+  assert.is(r.code, 1);
+  assert.match(r.err, /installing failed: `systemctl --user enable --now hbgen-docs\.timer` failed \(Failed to enable unit: Access denied\)/);
+  assert.match(r.err, /hbgen undid everything it did: the host is as it was before/);
+  assert.equal(snapshot(h), before);
+});
+
+test('stand-in systemctl: status is healthy (exit 0), then reports drift, a missing binary, an orphan, a stale lock (exit 1 each)', async () => {
+  const h = makeHost('systemd-user');
+  assert.is((await hb(h, 'install', { yes: true })).code, 0);
+  let s = await hb(h, 'status');
+  assert.is(s.code, 0, s.out);
+  assert.match(s.out, /^hbgen status: "docs" \(systemd-user\), installed at /);
+  assert.match(s.out, /ok {7}hbgen-docs\.timer is enabled and active\n/);
+  assert.match(s.out, /ok {7}next fire: Tue 2026-12-01 08:07:00 UTC\n/);
+  assert.match(s.out, /ok {7}last outcome: no wake logged yet/);
+  assert.match(s.out, /\nhealthy\n$/);
+
+  const w = join(stateDir(h), 'heartbeat.sh');
+  const orig = readFileSync(w);
+  appendFileSync(w, '# edited by hand\n');
+  s = await hb(h, 'status');
+  assert.is(s.code, 1);
+  assert.match(s.out, new RegExp(`problem  drift: ${w} changed since install \\(sha256 [0-9a-f]{12}…, state\\.json [0-9a-f]{12}…\\); run \`hbgen install\` to restore it`));
+  assert.match(s.out, /\n1 problem\n$/);
+  writeFileSync(w, orig);
+
+  rmSync(h.bin);
+  s = await hb(h, 'status');
+  assert.is(s.code, 1);
+  assert.match(s.out, new RegExp(`problem  missing binary: agent\\.bin: ${h.bin} does not exist; if you start the agent through a shell alias or function`));
+  writeFileSync(h.bin, '#!/bin/sh\necho agent ran\n');
+  chmodSync(h.bin, 0o755);
+
+  mkdirSync(join(stateDir(h), 'heartbeat.lock.d'));
+  writeFileSync(join(stateDir(h), 'heartbeat.lock.d/owner'), '999999 1700000000\n');
+  s = await hb(h, 'status');
+  assert.is(s.code, 1);
+  assert.match(s.out, /problem {2}stale lock: .*heartbeat\.lock\.d: its owner PID 999999 is not running; `hbgen stop` clears it/);
+  rmSync(join(stateDir(h), 'heartbeat.lock.d'), { recursive: true });
+
+  rmSync(join(unitDir(h), `${UNIT}.timer`));
+  s = await hb(h, 'status');
+  assert.is(s.code, 1);
+  assert.match(s.out, /problem {2}orphan: .*hbgen-docs\.timer is missing, so systemd has no hbgen-docs\.timer; run `hbgen install` to put it back/);
+  assert.match(s.out, /problem {2}orphan: state\.json says installed, but hbgen-docs\.timer is not-found and active/);
+
+  // The orphan is simply re-created.
+  h.tools.clearCalls();
+  const again = await hb(h, 'install', { yes: true });
+  assert.is(again.code, 0, again.err);
+  assert.match(again.out, /hbgen-docs\.timer +0644 {2}new/);
+  assert.ok(changing(h.tools.calls()).includes(`systemctl --user enable --now ${UNIT}.timer`));
+  assert.is((await hb(h, 'status')).code, 0);
+});
+
+test('stand-in systemctl: stop removes exactly what install added, keeps log and state, and says "already stopped" the second time', async () => {
+  const h = makeHost('systemd-user');
+  const before = { home: tree(h.home), standins: tree(join(h.tools.bin, 'state')) };
+  assert.is((await hb(h, 'install', { yes: true })).code, 0);
+  h.tools.clearCalls();
+  const r = await hb(h, 'stop');
+  assert.is(r.code, 0, r.err);
+  assert.equal(changing(h.tools.calls()), [`systemctl --user disable --now ${UNIT}.timer`, 'systemctl --user daemon-reload', 'loginctl disable-linger ada']);
+  assert.equal({ home: tree(h.home), standins: tree(join(h.tools.bin, 'state')) }, before, 'HOME (incl. the .config folders install created) and timer/linger state as before');
+  const s = JSON.parse(readFileSync(join(stateDir(h), 'state.json'), 'utf8'));
+  assert.is(s.status, 'stopped');
+  assert.ok(existsSync(join(stateDir(h), 'runtime.log')));
+  const again = await hb(h, 'stop');
+  assert.is(again.code, 0);
+  assert.match(again.out, /"docs" is already stopped; nothing changed/);
+  const st = await hb(h, 'status');
+  assert.is(st.code, 1);
+  assert.match(st.out, /stopped: there is no scheduler entry/);
+});
+
+test('stand-in systemctl: install → stop → install cycles leave identical bytes; resume reinstalls the recorded spec', async () => {
+  const h = makeHost('systemd-user');
+  const trees: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    assert.is((await hb(h, 'install', { yes: true })).code, 0);
+    const t = { home: tree(h.home), state: tree(stateDir(h)) };
+    delete t.state['runtime.log'];
+    delete t.state['state.json'];
+    trees.push(JSON.stringify(t));
+    assert.is((await hb(h, 'stop')).code, 0);
+  }
+  assert.is(trees[1], trees[0]);
+  assert.is(trees[2], trees[0]);
+
+  const installed = readFileSync(join(stateDir(h), 'heartbeat.sh'));
+  rewriteSpec(h, { timeout: '20m' });
+  const r = await hb(h, 'resume', { yes: true });
+  assert.is(r.code, 0, r.err);
+  assert.match(r.out, /changed since it was installed; resume reinstalls the recorded settings/);
+  assert.ok(readFileSync(join(stateDir(h), 'heartbeat.sh')).equals(installed), 'the recorded spec, not the edited file');
+  assert.is((await hb(h, 'status')).code, 1, 'status reports that the spec file changed since install');
+});
+
+test('stand-in systemctl: wake runs one heartbeat through the installed wrapper (--now) and returns its status', async () => {
+  const h = makeHost('systemd-user');
+  assert.is((await hb(h, 'install', { yes: true })).code, 0);
+  const r = await hb(h, 'wake');
+  assert.is(r.code, 0);
+  const log = lines(join(stateDir(h), 'runtime.log'));
+  assert.equal(log.slice(-3), ['hbgen docs start wake', 'agent ran', 'hbgen docs quiet']);
+  writeFileSync(h.bin, '#!/bin/sh\nexit 3\n');
+  assert.is((await hb(h, 'wake')).code, 3);
+  const st = await hb(h, 'status');
+  assert.match(st.out, /last outcome: fail 3 at /);
+});
+
+test('stand-in systemctl: stop ends a heartbeat running now (TERM to its process group) and clears its lock', async () => {
+  const h = makeHost('systemd-user');
+  assert.is((await hb(h, 'install', { yes: true })).code, 0);
+  writeFileSync(h.bin, '#!/bin/sh\nsleep 60\n');
+  const w = join(stateDir(h), 'heartbeat.sh');
+  const child = spawn('/bin/sh', [w], { detached: true, stdio: 'ignore' });
+  const exited = new Promise<number | null>((res) => child.on('exit', (c, sig) => res(c ?? (sig ? -1 : null))));
+  const lockOwner = join(stateDir(h), 'heartbeat.lock.d/owner');
+  for (let i = 0; i < 100 && !existsSync(lockOwner); i++) await new Promise((r) => setTimeout(r, 50));
+  assert.ok(existsSync(lockOwner), 'the wrapper holds the lock');
+  const st = await hb(h, 'status');
+  assert.match(st.out, /a heartbeat is running now \(.*held by PID \d+/);
+  const t0 = Date.now();
+  const r = await hb(h, 'stop');
+  assert.is(r.code, 0, r.err);
+  assert.match(r.out, /sent TERM to the heartbeat running now \(PID \d+ and its process group\)/);
+  await exited;
+  assert.ok(Date.now() - t0 < 10_000);
+  assert.not.ok(existsSync(join(stateDir(h), 'heartbeat.lock.d')), 'lock released');
+});
+
+test('stand-in systemctl: stop clears a stale lock and refuses to delete a unit changed after install', async () => {
+  const h = makeHost('systemd-user');
+  assert.is((await hb(h, 'install', { yes: true })).code, 0);
+  mkdirSync(join(stateDir(h), 'heartbeat.lock.d'));
+  writeFileSync(join(stateDir(h), 'heartbeat.lock.d/owner'), `${process.pid} 1700000000\n`);
+  utimesSync(join(stateDir(h), 'heartbeat.lock.d'), 1700000000, 1700000000);
+  const unit = join(unitDir(h), `${UNIT}.service`);
+  appendFileSync(unit, '# mine now\n');
+  const hash = sha(unit);
+  const refused = await hb(h, 'stop');
+  assert.is(refused.code, 1);
+  assert.match(refused.err, new RegExp(`${unit} was changed after hbgen installed it \\(its sha256 differs from state\\.json\\); hbgen will not delete a file it did not write`));
+  assert.is(sha(unit), hash);
+  assert.ok(h.tools.enabled(`${UNIT}.timer`), 'nothing was stopped');
+  rmSync(unit);
+  const r = await hb(h, 'stop');
+  assert.is(r.code, 0, r.err);
+  assert.match(r.out, /removed the stale lock .*heartbeat\.lock\.d \(it is \d+ s old, longer than timeout \+ killAfter \(630 s\)\)/);
+  assert.not.ok(existsSync(join(stateDir(h), 'heartbeat.lock.d')));
+});
+
+test.run();
