@@ -1,0 +1,116 @@
+// install / status / stop on the launchd path, against a recording STAND-IN launchctl
+// (first on PATH, under a temporary HOME; its bootout is asynchronous as on macOS) and a
+// STAND-IN heartbeat.sh. Commands run in-process.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { names } from '../src/names.ts';
+import { hb, makeHost, rewriteSpec, sha, tree, type Host } from './helpers/lifecycle.ts';
+
+const LABEL = 'dev.hbgen.docs';
+const uid = process.getuid!();
+const plist = (h: Host) => join(h.home, 'Library/LaunchAgents', `${LABEL}.plist`);
+const changing = (calls: string[]) => calls.filter((c) => !c.startsWith('launchctl print'));
+const snapshot = (h: Host) => ({ home: tree(h.home), repo: tree(h.repo), standins: tree(join(h.tools.bin, 'state')) });
+
+test('stand-in launchctl: install creates ~/Library/LaunchAgents (missing on a fresh Mac), writes the plist and bootstraps gui/<uid>', async () => {
+  const h = makeHost('launchd');
+  const dry = await hb(h, 'install', { dryRun: true });
+  assert.match(dry.out, new RegExp(`  launchctl bootstrap gui/${uid} ${plist(h)}\n`));
+  assert.match(dry.out, /launchd runs a LaunchAgent only while you are logged in at the Mac \(a GUI session\)/);
+  assert.match(dry.out, /a fire missed while the Mac sleeps runs once on wake/);
+  h.tools.clearCalls();
+  const r = await hb(h, 'install', { yes: true });
+  assert.is(r.code, 0, r.err + r.out);
+  assert.equal(changing(h.tools.calls()), [`launchctl bootstrap gui/${uid} ${plist(h)}`]);
+  assert.ok(h.tools.loaded(LABEL));
+  assert.is(readFileSync(plist(h), 'utf8'), readFileSync(join(names(h.spec).stateDir, 'host', `${LABEL}.plist`), 'utf8'));
+  assert.equal(Object.keys(tree(h.home)), ['Library/', 'Library/LaunchAgents/', `Library/LaunchAgents/${LABEL}.plist`]);
+  assert.match(r.out, new RegExp(`ok {4}scheduler: \`launchctl print gui/${uid}/${LABEL}\` exit 0`));
+  const s = JSON.parse(readFileSync(join(names(h.spec).stateDir, 'state.json'), 'utf8'));
+  assert.equal(s.ids, { label: LABEL });
+  assert.equal(s.createdDirs, [join(h.home, 'Library'), join(h.home, 'Library/LaunchAgents')]);
+  assert.equal(s.hostFiles, [{ path: plist(h), sha256: sha(plist(h)), mode: 0o644 }]);
+});
+
+test('stand-in launchctl: a re-install with a changed spec boots out, polls `launchctl print` until the label is gone, then bootstraps', async () => {
+  const h = makeHost('launchd');
+  assert.is((await hb(h, 'install', { yes: true })).code, 0);
+  rewriteSpec(h, { schedule: { scheduler: 'launchd', every: '1h', minute: 12, hours: { start: '09:00', end: '17:00', timezone: 'Europe/Berlin' } } });
+  h.tools.flag('bootout-lag', '3');
+  h.tools.clearCalls();
+  const r = await hb(h, 'install', { yes: true });
+  assert.is(r.code, 0, r.err + r.out);
+  const calls = h.tools.calls();
+  const out = calls.indexOf(`launchctl bootout gui/${uid}/${LABEL}`);
+  const boot = calls.indexOf(`launchctl bootstrap gui/${uid} ${plist(h)}`);
+  assert.ok(out >= 0 && boot > out, calls.join('\n'));
+  assert.ok(calls.slice(out + 1, boot).filter((c) => c === `launchctl print gui/${uid}/${LABEL}`).length >= 4, 'polled until gone');
+  assert.equal(changing(calls), [`launchctl bootout gui/${uid}/${LABEL}`, `launchctl bootstrap gui/${uid} ${plist(h)}`], 'no failed bootstrap');
+  assert.ok(h.tools.loaded(LABEL));
+});
+
+test('stand-in launchctl: "Bootstrap failed: 5" once is retried once, and the install succeeds', async () => {
+  const h = makeHost('launchd');
+  h.tools.flag('fail-bootstrap-once');
+  const r = await hb(h, 'install', { yes: true });
+  assert.is(r.code, 0, r.err + r.out);
+  assert.equal(changing(h.tools.calls()), [`launchctl bootstrap gui/${uid} ${plist(h)}`, `launchctl bootstrap gui/${uid} ${plist(h)}`]);
+  assert.ok(h.tools.loaded(LABEL));
+});
+
+test('stand-in launchctl: a foreign plist with the label is refused and untouched; no GUI domain is refused; nothing changes', async () => {
+  const h = makeHost('launchd');
+  mkdirSync(join(h.home, 'Library/LaunchAgents'), { recursive: true });
+  writeFileSync(plist(h), '<?xml version="1.0"?><plist><dict><key>Label</key><string>dev.hbgen.docs</string></dict></plist>\n');
+  const hash = sha(plist(h));
+  let before = snapshot(h);
+  let r = await hb(h, 'install', { yes: true });
+  assert.is(r.code, 1);
+  assert.match(r.err, new RegExp(`${plist(h)} already exists and hbgen did not write it; hbgen never overwrites such a file`));
+  assert.is(sha(plist(h)), hash);
+  assert.equal(snapshot(h), before);
+
+  const g = makeHost('launchd');
+  g.tools.flag('nogui');
+  before = snapshot(g);
+  r = await hb(g, 'install', { yes: true });
+  assert.is(r.code, 1);
+  assert.match(r.err, new RegExp(`launchd has no GUI session for uid ${uid} \\(\`launchctl print gui/${uid}\`: Could not find domain for user gui: ${uid}\\); LaunchAgents run only for a user logged in at the Mac`));
+  assert.equal(snapshot(g), before);
+});
+
+test('stand-in launchctl: a failing smoke test boots the new job out and removes the plist and the folders it created', async () => {
+  const h = makeHost('launchd');
+  h.wrapper = { smokeExit: 78 };
+  const before = snapshot(h);
+  const r = await hb(h, 'install', { yes: true });
+  assert.is(r.code, 1);
+  assert.match(r.err, /hbgen undid everything it did: the host is as it was before/);
+  assert.equal(snapshot(h), before);
+  assert.equal(changing(h.tools.calls()), [`launchctl bootstrap gui/${uid} ${plist(h)}`, `launchctl bootout gui/${uid}/${LABEL}`]);
+});
+
+test('stand-in launchctl: status computes the next fire from the plan; an unloaded job is an orphan; stop boots out and leaves HOME as before', async () => {
+  const h = makeHost('launchd');
+  const before = snapshot(h);
+  assert.is((await hb(h, 'install', { yes: true })).code, 0);
+  let s = await hb(h, 'status');
+  assert.is(s.code, 0, s.out);
+  assert.match(s.out, /ok {7}next fire: \d{4}-\d\d-\d\d (0[8-9]|1\d|2[0-2]):(07|37) Europe\/Berlin \(\d{4}-\d\d-\d\dT\d\d:\d\dZ\)\n/);
+  h.tools.flag(`going/${LABEL}`, '0');
+  s = await hb(h, 'status');
+  assert.is(s.code, 1);
+  assert.match(s.out, new RegExp(`problem {2}orphan: state\\.json says installed, but launchd does not hold ${LABEL}`));
+  assert.is((await hb(h, 'install', { yes: true })).code, 0, 'the orphan is loaded again');
+  h.tools.clearCalls();
+  const r = await hb(h, 'stop');
+  assert.is(r.code, 0, r.err);
+  assert.equal(changing(h.tools.calls()), [`launchctl bootout gui/${uid}/${LABEL}`]);
+  const after = snapshot(h);
+  assert.equal(after.home, before.home, 'plist and the Library folders install created are gone');
+  assert.equal(after.standins, before.standins, 'launchd holds nothing');
+});
+
+test.run();
