@@ -95,7 +95,8 @@ export const cron: Backend = {
     const p: Preflight = {
       refusals: m.refusals,
       caveats: [
-        ...m.warnings,
+        // The library numbers lines in the merged table.
+        ...m.warnings.map((w) => `once the block is in: ${w}`),
         'cron also runs the job while you are logged out; a fire missed while the machine sleeps or is off is skipped, not caught up',
       ],
       hostFiles: [],

@@ -1,0 +1,72 @@
+// A scratch user whose real crontab the lifecycle tests may change (never a real user's):
+// created when missing; hbgen runs as that user under runuser through
+// test/helpers/lifecycle-driver.ts; root reads and sets the table with `crontab -u`.
+import { spawnSync } from 'node:child_process';
+import { chownSync, existsSync, lstatSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Host } from './lifecycle.ts';
+import type { StandInWrapper } from './lifecycle.ts';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const DRIVER = join(ROOT, 'test/helpers/lifecycle-driver.ts');
+const C = { ...process.env, LC_ALL: 'C' };
+
+export function whyNot(): string {
+  if (process.getuid?.() !== 0) return 'not root';
+  if (!existsSync('/usr/bin/crontab')) return 'no /usr/bin/crontab';
+  if (spawnSync('runuser', ['--version']).error) return 'no runuser';
+  return '';
+}
+
+export interface CronUser {
+  name: string;
+  uid: number;
+  gid: number;
+  /** The table as root sees it (null: no crontab). */
+  table(): Buffer | null;
+  set(t: Buffer | null): void;
+  /** Give the scratch user the host's files. */
+  own(h: Host): void;
+  run(h: Host, cmd: 'install' | 'status' | 'stop' | 'resume' | 'wake', opts?: { yes?: boolean; dryRun?: boolean; wrapper?: StandInWrapper }): { code: number; out: string; err: string };
+}
+
+export function cronUser(name: string): CronUser {
+  if (spawnSync('id', ['-u', name]).status !== 0) {
+    const r = spawnSync('useradd', ['-m', '-s', '/bin/sh', name], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`useradd ${name}: ${r.stderr}`);
+  }
+  const uid = Number(spawnSync('id', ['-u', name], { encoding: 'utf8' }).stdout.trim());
+  const gid = Number(spawnSync('id', ['-g', name], { encoding: 'utf8' }).stdout.trim());
+  const chownTree = (p: string) => {
+    chownSync(p, uid, gid);
+    if (lstatSync(p).isDirectory()) for (const e of readdirSync(p)) chownTree(join(p, e));
+  };
+  return {
+    name,
+    uid,
+    gid,
+    table() {
+      const r = spawnSync('crontab', ['-u', name, '-l'], { env: C });
+      if (r.status === 0) return r.stdout;
+      if (r.status === 1 && /^no crontab for /.test(r.stderr.toString())) return null;
+      throw new Error(`crontab -u ${name} -l: ${r.stderr}`);
+    },
+    set(t) {
+      const r = t === null ? spawnSync('crontab', ['-u', name, '-r'], { env: C }) : spawnSync('crontab', ['-u', name, '-'], { env: C, input: t });
+      if (t !== null && r.status !== 0) throw new Error(`crontab -u ${name} -: ${r.stderr}`);
+    },
+    own(h) {
+      chownTree(h.root);
+    },
+    run(h, cmd, opts = {}) {
+      const req = JSON.stringify({ cmd, spec: h.specFile, yes: opts.yes, dryRun: opts.dryRun, wrapper: opts.wrapper ?? h.wrapper });
+      const r = spawnSync(
+        'runuser',
+        ['-u', name, '--', 'env', '-i', `HOME=${h.home}`, `PATH=${h.env.PATH}`, 'LANG=C.UTF-8', process.execPath, '--import', 'tsx', DRIVER, req],
+        { cwd: ROOT, encoding: 'utf8', timeout: 60_000 },
+      );
+      if (r.error) throw r.error;
+      return { code: r.status ?? 128, out: r.stdout, err: r.stderr };
+    },
+  };
+}

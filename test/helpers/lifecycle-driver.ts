@@ -1,0 +1,30 @@
+// Runs one lifecycle command the way the CLI does, from this process's environment, but
+// with a STAND-IN heartbeat.sh (test/helpers/lifecycle.ts). test/lifecycle-cron*.test.ts
+// start it as a scratch user under runuser, so that the real crontab(1) edited is that
+// user's, never a real user's. Argument: JSON {cmd, spec, yes?, dryRun?, wrapper?}.
+// Output and exit status are the command's.
+import { userInfo } from 'node:os';
+import { UserError } from '../../src/errors.ts';
+import type { HostIO } from '../../src/host/io.ts';
+import { standInRender, type StandInWrapper } from './lifecycle.ts';
+
+const req = JSON.parse(process.argv[2]!) as { cmd: 'install' | 'status' | 'stop' | 'resume' | 'wake'; spec: string; yes?: boolean; dryRun?: boolean; wrapper?: StandInWrapper };
+const io: HostIO = {
+  env: process.env,
+  uid: process.getuid!(),
+  user: userInfo().username,
+  cwd: process.cwd(),
+  stdin: process.stdin,
+  out: (s) => process.stdout.write(s),
+  err: (s) => process.stderr.write(s),
+  now: () => new Date(),
+  render: standInRender(req.wrapper ?? {}),
+};
+const mod = await import(`../../src/commands/${req.cmd}.ts`);
+try {
+  process.exitCode = (await mod[req.cmd]({ spec: req.spec, yes: req.yes, dryRun: req.dryRun }, io)) as number;
+} catch (e) {
+  if (!(e instanceof UserError)) throw e;
+  for (const l of e.lines) process.stderr.write(`hbgen: ${l}\n`);
+  process.exitCode = e.exitCode;
+}

@@ -1,0 +1,181 @@
+// install / status / stop on the cron path.
+// - Real crontab(1): hbgen runs as the scratch user hbgen-life-test (runuser, through
+//   test/helpers/lifecycle-driver.ts with a STAND-IN heartbeat.sh), so no real user's
+//   crontab is touched; root reads and sets that user's table with `crontab -u`.
+// - A recording STAND-IN crontab (test/helpers/crontab.ts) first on PATH, in-process as
+//   root, for failures the real one cannot be made to show.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { names } from '../src/names.ts';
+import { B, makeStub } from './helpers/crontab.ts';
+import { cronUser, whyNot, type CronUser } from './helpers/cronuser.ts';
+import { hb, lines, makeHost, tree, type Host } from './helpers/lifecycle.ts';
+
+const why = whyNot();
+const real = why ? test.skip : test;
+if (why) console.log(`lifecycle-cron: real crontab(1) tests skipped (${why})`);
+let U: CronUser;
+
+const show = (b: Buffer | null) => (b === null ? 'null' : JSON.stringify(b.toString('latin1')));
+function same(a: Buffer | null, b: Buffer | null, msg: string) {
+  assert.ok(a === null ? b === null : b !== null && a.equals(b), `${msg}: got ${show(a)}, want ${show(b)}`);
+}
+function host(): Host {
+  const h = makeHost('cron');
+  U.own(h);
+  return h;
+}
+const block = (h: Host) => readFileSync(join(names(h.spec).stateDir, 'host/crontab'));
+
+const TRICKY = B('SHELL=/bin/bash\nPATH=/opt/bin:/usr/bin:/bin\nMAILTO=""\n# caf\xe9 au lait \xff\n0 5 * * * backup --all > /tmp/x 2>&1\n\n   # indented\n# trailing note without newline');
+
+real('setup: the scratch user hbgen-life-test with no crontab', () => {
+  U = cronUser('hbgen-life-test');
+  U.set(null);
+  assert.is(U.table(), null);
+});
+
+real('real crontab: no table → install --yes (the block is the whole table) → again a no-op → stop → no crontab again', () => {
+  const h = host();
+  U.set(null);
+  const r = U.run(h, 'install', { yes: true });
+  assert.is(r.code, 0, r.err + r.out);
+  assert.match(r.out, /  crontab -   \(the new table on stdin, after re-reading it; read back after\)\n/);
+  assert.match(r.out, /ok {4}scheduler: crontab -l holds hbgen's block "docs" at lines 1–\d+, byte for byte as written/);
+  same(U.table(), block(h), 'the table is exactly the block');
+  const s = JSON.parse(readFileSync(join(names(h.spec).stateDir, 'state.json'), 'utf8'));
+  assert.equal(s.cron, { tableBefore: 'absent', block: block(h).toString('utf8') });
+  assert.equal(s.ids, { begin: '# BEGIN hbgen docs', end: '# END hbgen docs' });
+
+  const again = U.run(h, 'install', { yes: true });
+  assert.is(again.code, 0);
+  assert.match(again.out, /is already installed .* nothing changed/);
+
+  const st = U.run(h, 'status');
+  assert.is(st.code, 0, st.out);
+  assert.match(st.out, /ok {7}your crontab holds hbgen's block "docs" at lines 1–\d+\n/);
+  assert.match(st.out, /ok {7}next fire: \d{4}-\d\d-\d\d (0[8-9]|1\d|2[0-2]):(07|37) Europe\/Berlin/);
+
+  const stop = U.run(h, 'stop');
+  assert.is(stop.code, 0, stop.err);
+  assert.match(stop.out, /ran crontab -r: you had no crontab before install/);
+  assert.is(U.table(), null, '`crontab -l` says "no crontab" again');
+  assert.match(U.run(h, 'stop').out, /already stopped/);
+});
+
+real('real crontab: --dry-run and no terminal change nothing; a tricky table comes back byte for byte after install + stop, three times', () => {
+  const h = host();
+  U.set(TRICKY);
+  const homeBefore = tree(h.home);
+  const dry = U.run(h, 'install', { dryRun: true });
+  assert.is(dry.code, 0, dry.err);
+  assert.match(dry.out, /your crontab: hbgen's block "docs" \(# BEGIN hbgen docs … # END hbgen docs\) first, every other byte kept/);
+  assert.match(dry.out, /once the block is in: line \d+ of your crontab sets SHELL below hbgen's block "docs": it applies only to the lines below it/);
+  const notty = U.run(h, 'install');
+  assert.is(notty.code, 1);
+  assert.match(notty.err, /there is no terminal to ask for consent/);
+  same(U.table(), TRICKY, 'untouched');
+  assert.equal(tree(h.home), homeBefore);
+  assert.not.ok(existsSync(names(h.spec).stateDir));
+  for (let i = 0; i < 3; i++) {
+    const r = U.run(h, 'install', { yes: true });
+    assert.is(r.code, 0, r.err + r.out);
+    same(U.table(), Buffer.concat([block(h), TRICKY]), `cycle ${i}: block first, every other byte kept`);
+    const s = U.run(h, 'stop');
+    assert.is(s.code, 0, s.err);
+    same(U.table(), TRICKY, `cycle ${i}: the original bytes after stop`);
+  }
+  assert.equal(tree(h.home), homeBefore);
+});
+
+real('real crontab: a duplicated block is refused with the lines to remove, and the table is untouched', () => {
+  const h = host();
+  assert.is(U.run(h, 'install', { yes: true }).code, 0);
+  const dup = Buffer.concat([block(h), B('0 5 * * * x\n'), block(h)]);
+  U.set(dup);
+  const r = U.run(h, 'install', { yes: true });
+  assert.is(r.code, 1);
+  assert.match(r.err, /your crontab: hbgen's block "docs" appears 2 times, at lines 1–\d+ and \d+–\d+; keep one and delete the others, for example lines \d+–\d+/);
+  assert.match(r.err, /nothing was changed on this host/);
+  same(U.table(), dup, 'untouched');
+  const st = U.run(h, 'status');
+  assert.is(st.code, 1);
+  assert.match(st.out, /problem {2}duplicate or broken block in your crontab: hbgen's block "docs" appears 2 times/);
+  U.set(null);
+});
+
+real('real crontab: a block the user dropped is an orphan (status 1) and is simply re-created', () => {
+  const h = host();
+  U.set(B('0 5 * * * mine\n'));
+  assert.is(U.run(h, 'install', { yes: true }).code, 0);
+  U.set(B('0 5 * * * mine\n'));
+  const st = U.run(h, 'status');
+  assert.is(st.code, 1);
+  assert.match(st.out, /problem {2}orphan: state\.json says installed, but your crontab holds no block "docs"/);
+  const r = U.run(h, 'install', { yes: true });
+  assert.is(r.code, 0, r.err);
+  same(U.table(), Buffer.concat([block(h), B('0 5 * * * mine\n')]), 're-created, first');
+  assert.is(U.run(h, 'stop').code, 0);
+  same(U.table(), B('0 5 * * * mine\n'), 'stop keeps the user line');
+  U.set(null);
+});
+
+real('real crontab: a failing smoke test restores the table byte for byte (present) and "no crontab" (absent)', () => {
+  for (const before of [TRICKY, null]) {
+    const h = host();
+    U.set(before);
+    const homeBefore = tree(h.home);
+    const r = U.run(h, 'install', { yes: true, wrapper: { smokeExit: 78 } });
+    assert.is(r.code, 1);
+    assert.match(r.err, /hbgen undid everything it did: the host is as it was before/);
+    same(U.table(), before, 'crontab as before');
+    assert.equal(tree(h.home), homeBefore);
+    assert.not.ok(existsSync(names(h.spec).stateDir), 'the state folder install created is gone');
+  }
+});
+
+test('stand-in crontab: `crontab -l` refused (cron.deny) is refused before the question; `crontab -` never runs', async () => {
+  const stub = makeStub();
+  const h = makeHost('cron');
+  const env = { PATH: `${stub.dir}:${h.tools.bin}:/usr/bin:/bin` };
+  stub.set('deny', true);
+  const r = await hb(h, 'install', { yes: true, env });
+  assert.is(r.code, 1);
+  assert.match(r.err, /`crontab -l` failed \(exit 1\): You \(stub\) are not allowed to use this program \(crontab\); See crontab\(1\) for more information; fix access to cron/);
+  assert.equal(stub.calls(), ['-l|C']);
+  assert.not.ok(existsSync(names(h.spec).stateDir));
+  stub.remove();
+});
+
+test('stand-in crontab: a failing `crontab -` undoes the install: state folder gone, table unchanged', async () => {
+  const stub = makeStub();
+  const h = makeHost('cron');
+  const env = { PATH: `${stub.dir}:${h.tools.bin}:/usr/bin:/bin` };
+  stub.setTable(TRICKY);
+  stub.setText('write-error', 'crontab: disk full\n');
+  const r = await hb(h, 'install', { yes: true, env });
+  assert.is(r.code, 1);
+  assert.match(r.err, /installing failed: `crontab -` failed \(exit 1\): crontab: disk full; your crontab was not changed/);
+  assert.match(r.err, /hbgen undid everything it did/);
+  same(stub.table(), TRICKY, 'table unchanged');
+  assert.not.ok(existsSync(names(h.spec).stateDir));
+  stub.remove();
+});
+
+test('stand-in crontab: a table edited after the first read is read again under the lock and merged; nothing is lost', async () => {
+  const stub = makeStub();
+  const h = makeHost('cron');
+  const env = { PATH: `${stub.dir}:${h.tools.bin}:/usr/bin:/bin` };
+  stub.setTable(B('0 1 * * * first\n'));
+  stub.setText('mutate-with', B('0 1 * * * first\n0 2 * * * added meanwhile\n'));
+  stub.setText('mutate-at', '2');
+  const r = await hb(h, 'install', { yes: true, env });
+  assert.is(r.code, 0, r.err + r.out);
+  same(stub.table(), Buffer.concat([block(h), B('0 1 * * * first\n0 2 * * * added meanwhile\n')]), 'the later edit is kept');
+  assert.equal(lines(join(names(h.spec).stateDir, 'runtime.log')).length, 3);
+  stub.remove();
+});
+
+test.run();
