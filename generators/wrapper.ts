@@ -3,7 +3,7 @@
 import { posix } from 'node:path';
 import { templates } from '../src/gen/templates.ts';
 import { harnessArgs } from '../src/harness.ts';
-import { openDays } from '../src/schedule.ts';
+import { openDays, repeatsWallClock } from '../src/schedule.ts';
 import { clockMinutes, seconds } from '../src/spec.ts';
 import { sh } from '../src/escape.ts';
 import type { RenderContext, RenderedFile } from './types.ts';
@@ -66,6 +66,7 @@ export function wrapperContext(ctx: RenderContext) {
 
 export function windowContext(ctx: RenderContext) {
   const h = ctx.spec.schedule.hours;
+  const plan = ctx.plan;
   const start = clockMinutes(h.start);
   const end = clockMinutes(h.end);
   // date +%u numbers the days 1 = Monday … 7 = Sunday.
@@ -90,6 +91,20 @@ export function windowContext(ctx: RenderContext) {
     days: days.sort((a, b) => a - b).join(' '),
     dayList: days,
     allDays: days.length === 7,
+    // Only where the host clock is in another zone does the scheduler fire off the grid.
+    grid: plan.widened,
+    hostTimezone: plan.hostTimezone,
+    gridHourly: plan.everyMinutes <= 60,
+    everyMinutes: plan.everyMinutes,
+    minute: plan.minute,
+    // every k hours: minutes from the window's opening to its first :minute
+    gridFirst: (plan.minute - (start % 60) + 60) % 60,
+    gridText:
+      plan.everyMinutes <= 60
+        ? `every ${plan.everyMinutes} minutes from :${String(plan.minute).padStart(2, '0')}`
+        : `every ${plan.everyMinutes / 60} hours from the first :${String(plan.minute).padStart(2, '0')} of the window`,
+    // Only zones whose clocks go back need the second-pass check (one more date call).
+    firstPass: repeatsWallClock(h.timezone),
   };
 }
 

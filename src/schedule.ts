@@ -178,6 +178,11 @@ export function transitions(zone: string): number[] {
   return out;
 }
 
+/** Whether the zone's clocks go back at some change in the span (a wall-clock time repeats). */
+export function repeatsWallClock(zone: string): boolean {
+  return transitions(zone).some((t) => offsetAt(zone, t) < offsetAt(zone, t - 60_000));
+}
+
 /** Minute of the week (0 = Sunday 00:00) of a wall-clock minute count since the epoch. */
 const weekMinute = (localMinutes: number) => (((localMinutes + 4 * 1440) % WEEK) + WEEK) % WEEK; // 1970-01-01 was a Thursday
 

@@ -103,6 +103,10 @@ const METERED_EXACT = new Set([
 ]);
 const METERED_PATTERN = /^(AWS_|AZURE_OPENAI_|ANTHROPIC_BEDROCK_|ANTHROPIC_VERTEX_|ANTHROPIC_FOUNDRY_)|_API_KEY$/;
 
+// Variables the wrapper's own shell reads at start-up or while it runs: in the spec env
+// they would change how heartbeat.sh itself splits words, changes folders or traces.
+const SHELL_KEYS = new Set(['IFS', 'PPID', 'ENV', 'BASH_ENV', 'CDPATH', 'SHELLOPTS', 'BASHOPTS', 'PS4', 'OPTIND', 'OPTARG', '_']);
+
 export function isMeteredKey(key: string): boolean {
   return METERED_EXACT.has(key) || METERED_PATTERN.test(key);
 }
@@ -117,6 +121,8 @@ const envKey = z.string().check((ctx) => {
       input: k,
       message: `${k} is a metered credential: the agent would bill per token instead of your subscription; remove it`,
     });
+  } else if (SHELL_KEYS.has(k)) {
+    ctx.issues.push({ code: 'custom', input: k, message: `${k} is read by the wrapper's own shell and would change how it runs; remove it` });
   } else if (k.startsWith('HBGEN_')) {
     ctx.issues.push({ code: 'custom', input: k, message: `${k} is set by the wrapper itself; remove it` });
   }

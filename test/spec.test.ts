@@ -128,6 +128,9 @@ test('metered credentials are refused as env keys', () => {
   }
   for (const k of ['HOME', 'LANG', 'CLAUDE_CONFIG_DIR', 'API_KEYS_DIR', 'AWSOME']) assert.not.ok(isMeteredKey(k), k);
   fails((s) => (s.env.HBGEN_WAKE = '3'), 'env.HBGEN_WAKE: HBGEN_WAKE is set by the wrapper itself; remove it');
+  for (const k of ['IFS', 'BASH_ENV', 'ENV', 'CDPATH', 'PPID', 'SHELLOPTS', '_']) {
+    fails((s) => (s.env[k] = 'x'), `env.${k}: ${k} is read by the wrapper's own shell and would change how it runs; remove it`);
+  }
   fails((s) => (s.env['A-B'] = '3'), 'env.A-B: "A-B" is not a valid environment variable name; use letters, digits and _');
 });
 

@@ -66,13 +66,29 @@ const CASES: [string, Record<string, unknown>, [string, number][]][] = [
     ],
   ],
   [
-    'America/New_York 01:00-02:00 is open twice on fall-back day 2027-11-07',
+    'America/New_York 01:00-02:00 on fall-back day 2027-11-07: open at the first pass of the repeated hour only',
     { start: '01:00', end: '02:00', timezone: 'America/New_York' },
     [
       ['2027-11-07T04:59:00Z', 1], // 00:59 EDT
+      ['2027-11-07T05:00:00Z', 0], // 01:00 EDT, first pass
       ['2027-11-07T05:30:00Z', 0], // 01:30 EDT
-      ['2027-11-07T06:30:00Z', 0], // 01:30 EST, again
+      ['2027-11-07T05:59:00Z', 0], // 01:59 EDT
+      ['2027-11-07T06:00:00Z', 1], // 01:00 EST, the same wall clock again
+      ['2027-11-07T06:30:00Z', 1], // 01:30 EST, again
+      ['2027-11-07T06:59:00Z', 1], // 01:59 EST, again
       ['2027-11-07T07:00:00Z', 1], // 02:00 EST
+      ['2027-11-08T06:30:00Z', 0], // the next day 01:30 EST, an ordinary night
+    ],
+  ],
+  [
+    'Australia/Lord_Howe 01:00-03:00 on its 30-minute fall-back 2027-04-04: 01:30-01:59 counts once',
+    { start: '01:00', end: '03:00', timezone: 'Australia/Lord_Howe' },
+    [
+      ['2027-04-03T14:15:00Z', 0], // 01:15 +11
+      ['2027-04-03T14:45:00Z', 0], // 01:45 +11, first pass
+      ['2027-04-03T15:00:00Z', 1], // 01:30 +10:30, the same wall clock again
+      ['2027-04-03T15:15:00Z', 1], // 01:45 +10:30, again
+      ['2027-04-03T15:30:00Z', 0], // 02:00 +10:30
     ],
   ],
   [

@@ -188,6 +188,32 @@ for (const sh of SHELLS) {
     rmSync(gateDir, { recursive: true, force: true });
   });
 
+  test(`${sh.name}: --now skips only the working hours; --smoke runs no agent and shows the lock`, async () => {
+    const h = (new Date().getUTCHours() + 12) % 24;
+    const hh = String(h).padStart(2, '0');
+    const h2 = String(h + 1).padStart(2, '0');
+    const hours = { start: `${hh}:00`, end: `${h2}:00`, timezone: 'UTC' };
+    const c = makeCase({ spec: { schedule: { hours }, cap: 5 } });
+    let r = await run(c, sh, { args: ['--now'] });
+    assert.is(r.code, 0, r.stderr);
+    assert.equal(c.outcomes(), ['start wake 1 by hand', 'quiet']);
+    assert.is(c.runs().length, 1);
+    // Smoke: window closed and a failing gate are ignored; no wake counted, no agent run.
+    const gateDir = join(tmpdir(), `hbgen-smoke-${process.pid}-${sh.name.replace(/\W/g, '')}`);
+    mkdirSync(gateDir, { recursive: true });
+    const s = makeCase({ spec: { schedule: { hours }, gate: ['/bin/false'] } });
+    const [a, b] = await Promise.all([run(s, sh, { args: ['--smoke'] }), sleep(300).then(() => run(s, sh, { args: ['--smoke'] }))]);
+    assert.is(a.code, 0, a.stderr);
+    assert.is(b.code, 0, b.stderr);
+    assert.equal(s.outcomes().sort(), ['quiet smoke', 'skip-locked', 'start smoke']);
+    assert.equal(s.runs(), []);
+    assert.not.ok(existsSync(join(s.state, 'wakes')));
+    r = await run(s, sh, { args: ['--bogus'] });
+    assert.is(r.code, 64);
+    assert.is(r.stderr, 'heartbeat.sh: unknown arguments; run it with no argument, --now or --smoke\n');
+    rmSync(gateDir, { recursive: true, force: true });
+  });
+
   test(`${sh.name}: cap counts only wakes that ran`, async () => {
     const c = makeCase({ spec: { cap: 2 } });
     for (let i = 0; i < 3; i++) assert.is((await run(c, sh)).code, 0);
