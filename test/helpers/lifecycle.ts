@@ -17,6 +17,8 @@ import { validateSpec, type Spec, type SpecInput } from '../../src/spec.ts';
 import { makeStandIns, type StandIns } from './standins.ts';
 
 export interface StandInWrapper {
+  /** Install the REAL rendered heartbeat.sh instead of the stand-in. */
+  real?: boolean;
   /** --smoke exits with this status and one stderr line instead of running (e.g. 78). */
   smokeExit?: number;
   /** Seconds --smoke holds the lock (the real wrapper: about 2). */
@@ -55,6 +57,7 @@ esac
 export function standInRender(o: StandInWrapper = {}): (spec: Spec) => RenderResult {
   return (spec) => {
     const r = renderSpec(spec);
+    if (o.real) return r;
     return { ...r, files: r.files.map((f) => (f.path === 'heartbeat.sh' ? { ...f, content: standInWrapper(spec, o) } : f)) };
   };
 }
