@@ -90,6 +90,12 @@ test('CLI host facts: a missing binary (alias), a #!/usr/bin/env interpreter mis
   assert.is(r.code, 0, r.stderr);
   assert.match(r.stdout, new RegExp(`claude-code: ${h.root}/claude \\(run by ${nodeDir}/mynode\\); permission mode acceptEdits`));
 
+  rewriteSpec(h, { repo: join(h.root, 'unmounted') });
+  r = cli(h, ['install', 'hbgen.json', '--dry-run']);
+  assert.is(r.code, 1);
+  assert.match(r.stderr, new RegExp(`hbgen: repo: ${h.root}/unmounted does not exist or is not a folder; create or mount it, or fix "repo" in the spec`));
+  rewriteSpec(h, { repo: h.repo });
+
   const sd = names(h.spec).stateDir;
   mkdirSync(join(h.root, 'elsewhere'));
   symlinkSync(join(h.root, 'elsewhere'), sd);

@@ -106,6 +106,17 @@ real('real crontab: a duplicated block is refused with the lines to remove, and 
   U.set(null);
 });
 
+real('real crontab: a BEGIN marker without its END is refused with its line number; the table is untouched', () => {
+  const h = host();
+  const broken = B('0 5 * * * mine\n# BEGIN hbgen docs\n7 8 * * * x\n');
+  U.set(broken);
+  const r = U.run(h, 'install', { yes: true });
+  assert.is(r.code, 1);
+  assert.match(r.err, /hbgen: your crontab: line 2 is "# BEGIN hbgen docs" but no "# END hbgen docs" follows it\n/);
+  same(U.table(), broken, 'untouched');
+  U.set(null);
+});
+
 real('real crontab: a block the user dropped is an orphan (status 1) and is simply re-created', () => {
   const h = host();
   U.set(B('0 5 * * * mine\n'));

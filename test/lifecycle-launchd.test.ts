@@ -113,4 +113,14 @@ test('stand-in launchctl: status computes the next fire from the plan; an unload
   assert.equal(after.standins, before.standins, 'launchd holds nothing');
 });
 
+test('stand-in launchctl: a repo under ~/Documents gets the macOS privacy (TCC) caveat in the panel', async () => {
+  const h = makeHost('launchd');
+  const repo = join(h.home, 'Documents/site');
+  mkdirSync(repo, { recursive: true });
+  rewriteSpec(h, { repo });
+  const r = await hb(h, 'install', { dryRun: true });
+  assert.is(r.code, 0, r.err);
+  assert.match(r.out, new RegExp(`  - ${repo} is under ~/Documents: macOS privacy controls \\(TCC\\) deny jobs started by launchd or cron there \\("Operation not permitted"\\); grant /bin/sh Full Disk Access or move the repo`));
+});
+
 test.run();

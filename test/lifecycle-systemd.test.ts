@@ -149,6 +149,20 @@ test('stand-in systemctl: a unit of the same name elsewhere on the unit path (a 
   assert.equal(snapshot(h), before);
 });
 
+test('stand-in systemctl: a second spec with the same name in another repo is refused; the first install is untouched', async () => {
+  const a = makeHost('systemd-user');
+  assert.is((await hb(a, 'install', { yes: true })).code, 0);
+  const b = makeHost('systemd-user');
+  b.home = a.home;
+  b.env = { ...b.env, HOME: a.home, PATH: `${a.tools.bin}:/usr/bin:/bin` };
+  const before = snapshot(a);
+  const r = await hb(b, 'install', { yes: true });
+  assert.is(r.code, 1);
+  assert.match(r.err, new RegExp(`${unitDir(a)}/${UNIT}\\.service was written by another hbgen install of a spec named "docs" \\(${stateDir(b)}/state\\.json does not record it\\); stop that install with \`hbgen stop\` and its spec, or give this spec another name`));
+  assert.equal(snapshot(a), before);
+  assert.not.ok(existsSync(stateDir(b)));
+});
+
 test('stand-in systemctl without a user bus: refused before anything is written', async () => {
   const h = makeHost('systemd-user');
   h.tools.flag('nobus');
