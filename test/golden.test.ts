@@ -1,7 +1,8 @@
 // Golden files: every fixture spec's whole rendered tree, every invalid spec's exact error
 // text and the JSON Schema must equal what is committed under fixtures/. Any drift, and
 // any stale golden without its spec, fails; `npm run fixtures:update` rewrites them.
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -32,6 +33,22 @@ for (const name of specNames()) {
     assert.is(drift.map((d) => d.diff).join(''), '', `drift in fixtures/expected/${name}; ${UPDATE}`);
   });
 }
+
+test('shellcheck -s sh is clean on every rendered script of every fixture', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hbgen-lint-'));
+  try {
+    for (const name of specNames()) {
+      for (const f of renderFixture(name).files.filter((x) => x.path.endsWith('.sh'))) {
+        const file = join(dir, `${name}-${f.path}`);
+        writeFileSync(file, f.content);
+        const r = spawnSync('shellcheck', ['-s', 'sh', file], { encoding: 'utf8' });
+        assert.is(r.status, 0, `${name}/${f.path}:\n${r.stdout}${r.stderr}`);
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
 
 test('no stale expected tree without its spec', () => {
   const specs = new Set(specNames());

@@ -2,7 +2,7 @@
 // independently, minute by minute, straight from the definition of the window.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { fireMinute, minuteChoices, plan, toEntries, weeklyPattern } from '../src/schedule.ts';
+import { dstWarnings, fireMinute, minuteChoices, plan, summary, toEntries, weeklyPattern } from '../src/schedule.ts';
 import { EVERY } from '../src/spec.ts';
 
 const mk = (every: string, start: string, end: string, days?: string[], minute?: number, name = 'docs'): any => ({
@@ -105,6 +105,37 @@ test('odd-minute edges need several entries', () => {
     { days: [0, 1, 2, 3, 4, 5, 6], hours: [9, 10, 11, 12, 13, 14, 15, 16], minutes: [7, 37] },
     { days: [0, 1, 2, 3, 4, 5, 6], hours: [17], minutes: [7] },
   ]);
+});
+
+const hoursIn = (timezone: string, start: string, end: string): any => ({ schedule: { hours: { start, end, timezone } } });
+
+test('a window edge in a DST change gets a warning saying what happens that day', () => {
+  assert.equal(dstWarnings(hoursIn('America/New_York', '02:30', '01:30')), [
+    'schedule.hours.start: 02:30 falls in the time America/New_York skips when its clocks jump from 02:00 to 03:00 (e.g. 2027-03-14); that day the window opens late, at 03:00',
+    'schedule.hours.end: 01:30 falls in the time America/New_York repeats when its clocks go back from 02:00 to 01:00 (e.g. 2027-11-07); each wake time in the repeated part fires once, at its first pass',
+  ]);
+  assert.equal(dstWarnings(hoursIn('Australia/Lord_Howe', '02:15', '09:00')), [
+    'schedule.hours.start: 02:15 falls in the time Australia/Lord_Howe skips when its clocks jump from 02:00 to 02:30 (e.g. 2027-10-03); that day the window opens late, at 02:30',
+  ]);
+  assert.equal(dstWarnings(hoursIn('America/Santiago', '23:30', '06:00')), [
+    'schedule.hours.start: 23:30 falls in the time America/Santiago repeats when its clocks go back from 00:00 to 23:00 (e.g. 2027-04-03); each wake time in the repeated part fires once, at its first pass',
+  ]);
+  // Edges that only touch a change: nothing inside the window is skipped or repeated.
+  assert.equal(dstWarnings(hoursIn('America/Santiago', '08:00', '23:00')), []);
+  assert.equal(dstWarnings(hoursIn('America/New_York', '03:00', '01:00')), []);
+  assert.is(dstWarnings(hoursIn('America/New_York', '03:00', '02:00')).length, 1, 'its last hour repeats');
+  assert.equal(dstWarnings(hoursIn('Asia/Kathmandu', '02:30', '03:30')), []);
+});
+
+test('the render summary names the times, the zone, the days and any widening', () => {
+  const s = mk('30m', '08:00', '23:00', ['mon', 'tue', 'wed', 'thu', 'fri'], 7);
+  s.schedule.hours.timezone = 'America/Santiago';
+  assert.is(summary(s, plan(s), 'systemd-user'), 'fires at :07 and :37, 08:00–23:00 America/Santiago, Mon–Fri');
+  s.schedule.hostTimezone = 'Europe/Berlin';
+  assert.is(summary(s, plan(s), 'systemd-user'), 'fires at :07 and :37, 08:00–23:00 America/Santiago, Mon–Fri');
+  assert.match(summary(s, plan(s), 'cron'), /; cron widened to 12–04 host time \(Europe\/Berlin\): ~\d+% of wakes skipped by the gate$/);
+  const w = mk('2h', '22:00', '06:00', ['fri', 'sat', 'sun'], 5);
+  assert.is(summary(w, plan(w), 'launchd'), 'fires every 2h at :05, 22:00–06:00 Europe/Berlin, Fri–Sun');
 });
 
 test.run();
