@@ -1,0 +1,133 @@
+#!/usr/bin/env node
+// npm run bench — what hbgen costs, measured side by side in one run.
+// Every group runs its commands in interleaved rounds (each round runs every command once,
+// in a shuffled order) and reports medians and the median of per-round ratios to the
+// group's baseline, so that machine noise hits both sides alike. Not a test: it prints
+// figures and the goals of issue 7 next to them, and never fails on a slow machine.
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const HBGEN = join(root, 'bin', 'hbgen.mjs');
+const rounds = Number(process.env.BENCH_ROUNDS ?? 30);
+const env = { ...process.env };
+// On Node 20 this variable alone triples every start (research/performance.md).
+delete env.NODE_EXTRA_CA_CERTS;
+
+function time(argv, opts = {}) {
+  const t = process.hrtime.bigint();
+  const r = spawnSync(argv[0], argv.slice(1), { stdio: 'ignore', env: opts.env ?? env, cwd: opts.cwd ?? root });
+  const ms = Number(process.hrtime.bigint() - t) / 1e6;
+  if (r.status !== (opts.status ?? 0)) throw new Error(`${argv.join(' ')} exited ${r.status}`);
+  return ms;
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+/** cmds[0] is the baseline. Returns rows {label, median, ratio, added}. */
+function group(title, cmds, n = rounds) {
+  const times = cmds.map(() => []);
+  for (let w = 0; w < 3; w++) cmds.forEach((c) => c.run());
+  for (let r = 0; r < n; r++) {
+    const order = cmds.map((_, i) => i).sort(() => Math.random() - 0.5);
+    for (const i of order) times[i].push(cmds[i].run());
+  }
+  const base = times[0];
+  console.log(`\n## ${title}  (${n} interleaved rounds)`);
+  console.log(`${'command'.padEnd(58)} ${'median'.padStart(9)} ${'ratio'.padStart(7)} ${'added'.padStart(9)}  goal`);
+  cmds.forEach((c, i) => {
+    const med = median(times[i]);
+    const ratio = median(times[i].map((t, k) => t / base[k]));
+    const added = median(times[i].map((t, k) => t - base[k]));
+    console.log(
+      `${c.label.padEnd(58)} ${`${med.toFixed(1)} ms`.padStart(9)} ${i ? `${ratio.toFixed(2)}×`.padStart(7) : ''.padStart(7)} ${i ? `${added.toFixed(1)} ms`.padStart(9) : ''.padStart(9)}  ${c.goal ?? ''}`,
+    );
+  });
+}
+
+const tmp = mkdtempSync(join(tmpdir(), 'hbgen-bench-'));
+process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
+
+console.log(`hbgen bench — node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, NODE_EXTRA_CA_CERTS unset`);
+
+// 1–2. Cold start of the CLI against the Node floor.
+const spec = join(root, 'fixtures/specs/example.json');
+const out = join(tmp, 'tree');
+const node = process.execPath;
+time([node, HBGEN, 'render', spec, '--out', out]);
+group('CLI cold start vs node -e ""', [
+  { label: "node -e ''", run: () => time([node, '-e', '']) },
+  { label: 'hbgen --version', run: () => time([node, HBGEN, '--version']), goal: '≤ 1.3×' },
+  { label: 'hbgen render example.json --out DIR (systemd)', run: () => time([node, HBGEN, 'render', spec, '--out', out]), goal: '≤ 3×' },
+  { label: 'hbgen render launchd.json (stdout, plist)', run: () => time([node, HBGEN, 'render', join(root, 'fixtures/specs/launchd.json')]), goal: '≤ 3×' },
+  { label: 'hbgen check example.json DIR', run: () => time([node, HBGEN, 'check', spec, out]), goal: '≤ 3×' },
+]);
+
+// 3. One wake of the rendered wrapper, agent /bin/true, against /bin/true itself.
+function wrapperCase(name, pathDirs, hours) {
+  const dir = join(tmp, name);
+  const repo = join(dir, 'repo');
+  mkdirSync(repo, { recursive: true });
+  writeFileSync(join(repo, 'README'), 'x\n');
+  const s = {
+    version: 1,
+    name: 'bench',
+    repo,
+    agent: { harness: 'command', bin: '/bin/true', prompt: 'Do one chunk.' },
+    schedule: { scheduler: 'cron', every: '5m', hours },
+    timeout: '4m',
+    env: { HOME: dir, PATH: pathDirs },
+  };
+  writeFileSync(join(dir, 'spec.json'), JSON.stringify(s));
+  const state = join(repo, '.agent-platform');
+  const r = spawnSync(node, [HBGEN, 'render', join(dir, 'spec.json'), '--out', state], { env });
+  if (r.status !== 0) throw new Error(String(r.stderr));
+  return join(state, 'heartbeat.sh');
+}
+const bare = join(tmp, 'bare-bin');
+mkdirSync(bare);
+for (const t of ['env', 'date', 'sleep', 'mkdir', 'rmdir', 'rm', 'mv', 'find', 'head', 'ps', 'awk', 'cat', 'nice', 'kill', 'true']) {
+  const src = ['/usr/bin', '/bin'].map((d) => join(d, t)).find((p) => existsSync(p));
+  if (src) symlinkSync(src, join(bare, t));
+}
+const always = { start: '00:00', end: '24:00', timezone: 'UTC' };
+const h = (new Date().getUTCHours() + 12) % 24;
+const never = { start: `${String(h).padStart(2, '0')}:00`, end: `${String(h + 1).padStart(2, '0')}:00`, timezone: 'UTC' };
+const full = wrapperCase('full', '/usr/local/bin:/usr/bin:/bin', always);
+const closed = wrapperCase('closed', '/usr/local/bin:/usr/bin:/bin', never);
+const noTools = wrapperCase('bare', bare, always);
+const sh = ['/bin/sh'];
+group('one wake of heartbeat.sh (/bin/sh = dash, agent /bin/true) vs /bin/true', [
+  { label: '/bin/true', run: () => time(['/bin/true']) },
+  { label: 'wake, window open, flock + timeout on PATH', run: () => time([...sh, full]), goal: '≤ 20 ms added' },
+  { label: 'wake outside working hours', run: () => time([...sh, closed]), goal: '≤ 8 ms added' },
+  { label: 'wake, PATH without flock/timeout (mkdir lock, sh watchdog)', run: () => time([...sh, noTools]), goal: '≤ 30 ms added' },
+]);
+
+// 4. Scale: many specs rendered in one process.
+const script = `
+import { renderSpec, prepareRender } from ${JSON.stringify(join(root, 'src/render.ts'))};
+import { validateSpec } from ${JSON.stringify(join(root, 'src/spec.ts'))};
+import { readFileSync } from 'node:fs';
+if (prepareRender) await prepareRender();
+const base = JSON.parse(readFileSync(${JSON.stringify(spec)}, 'utf8'));
+const specs = Array.from({ length: 100 }, (_, i) => validateSpec({ ...base, name: 'spec-' + i, schedule: { ...base.schedule, minute: undefined, scheduler: ['cron', 'launchd', 'systemd-user'][i % 3] } }).spec);
+renderSpec(specs[0]);
+for (const n of [1, 10, 100]) {
+  const t = performance.now();
+  for (let i = 0; i < n; i++) renderSpec(specs[i]);
+  const ms = performance.now() - t;
+  console.log(String(n).padStart(4) + ' specs: ' + ms.toFixed(1).padStart(7) + ' ms, ' + (ms / n).toFixed(2) + ' ms per spec');
+}
+`;
+writeFileSync(join(tmp, 'scale.mjs'), script);
+console.log('\n## rendering many specs in one process (renderSpec, warm; goal: linear)');
+const r = spawnSync(node, ['--import', 'tsx', join(tmp, 'scale.mjs')], { env, cwd: root, encoding: 'utf8' });
+process.stdout.write(r.stdout + r.stderr);
