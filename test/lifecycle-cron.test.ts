@@ -1,7 +1,8 @@
 // install / status / stop on the cron path.
 // - Real crontab(1): hbgen runs as the scratch user hbgen-life-test (runuser, through
-//   test/helpers/lifecycle-driver.ts with a STAND-IN heartbeat.sh), so no real user's
-//   crontab is touched; root reads and sets that user's table with `crontab -u`.
+//   test/helpers/lifecycle-driver.ts; the real heartbeat.sh, or a STAND-IN where a test
+//   makes the install check fail), so no real user's crontab is touched; root reads and
+//   sets that user's table with `crontab -u`.
 // - A recording STAND-IN crontab (test/helpers/crontab.ts) first on PATH, in-process as
 //   root, for failures the real one cannot be made to show.
 import { existsSync, readFileSync } from 'node:fs';
@@ -133,7 +134,7 @@ real('real crontab: a block the user dropped is an orphan (status 1) and is simp
   U.set(null);
 });
 
-real('real crontab: a failing smoke test restores the table byte for byte (present) and "no crontab" (absent)', () => {
+real('real crontab, stand-in wrapper: a failing smoke test restores the table byte for byte (present) and "no crontab" (absent)', () => {
   for (const before of [TRICKY, null]) {
     const h = host();
     U.set(before);

@@ -1,6 +1,7 @@
 // install / status / stop on the launchd path, against a recording STAND-IN launchctl
-// (first on PATH, under a temporary HOME; its bootout is asynchronous as on macOS) and a
-// STAND-IN heartbeat.sh. Commands run in-process.
+// (first on PATH, under a temporary HOME; its bootout is asynchronous as on macOS) and the
+// real heartbeat.sh (a STAND-IN wrapper where a test makes the install check fail).
+// Commands run in-process.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -81,7 +82,7 @@ test('stand-in launchctl: a foreign plist with the label is refused and untouche
   assert.equal(snapshot(g), before);
 });
 
-test('stand-in launchctl: a failing smoke test boots the new job out and removes the plist and the folders it created', async () => {
+test('stand-in launchctl, stand-in wrapper: a failing smoke test boots the new job out and removes the plist and the folders it created', async () => {
   const h = makeHost('launchd');
   h.wrapper = { smokeExit: 78 };
   const before = snapshot(h);

@@ -1,8 +1,9 @@
 // install / status / stop / resume / wake on the systemd-user path, against recording
-// STAND-INS for systemctl and loginctl (first on PATH, under a temporary HOME) and a
-// STAND-IN heartbeat.sh with the wrapper's --smoke/--now interface. Commands run in-process.
+// STAND-INS for systemctl and loginctl (first on PATH, under a temporary HOME) and the
+// real heartbeat.sh (a STAND-IN wrapper only where a test makes the install check fail).
+// Commands run in-process.
 import { spawn } from 'node:child_process';
-import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -85,11 +86,11 @@ test('stand-in systemctl: --yes installs the units, runs exactly these commands,
   assert.is(s.billing.result, 'subscription');
   assert.equal(s.systemd, { lingerBefore: 'no', lingerEnabledByHbgen: true });
   assert.equal(s.createdDirs, [join(h.home, '.config'), join(h.home, '.config/systemd'), unitDir(h)]);
-  const recorded = [...s.files, ...s.hostFiles].map((f: { path: string; sha256: string; mode: number }) => [f.path, f.sha256, f.mode]);
+  const recorded: { path: string; sha256: string; mode: number }[] = [...s.files, ...s.hostFiles];
   assert.is(recorded.length, 6);
-  for (const [p, hash, mode] of recorded) {
-    assert.is(sha(p), hash, p);
-    assert.is(Number(tree(join(p, '..'))[p.split('/').pop()!]!.split(' ')[1]!), Number(mode.toString(8)), `${p} mode`);
+  for (const f of recorded) {
+    assert.is(sha(f.path), f.sha256, f.path);
+    assert.is(statSync(f.path).mode & 0o7777, f.mode, `${f.path} mode`);
   }
   assert.is(tree(stateDir(h))['state.json']!.split(' ')[1], '600');
   assert.is(tree(h.repo)['.agent-platform/'], 'dir 700', 'the state folder is created 0700');
@@ -173,7 +174,7 @@ test('stand-in systemctl without a user bus: refused before anything is written'
   assert.equal(snapshot(h), before);
 });
 
-test('stand-in systemctl: a failing smoke test (wrapper exits 78) undoes a fresh install exactly', async () => {
+test('stand-in systemctl, stand-in wrapper: a failing smoke test (wrapper exits 78) undoes a fresh install exactly', async () => {
   const h = makeHost('systemd-user');
   h.wrapper = { smokeExit: 78 };
   const before = snapshot(h);
@@ -193,7 +194,7 @@ test('stand-in systemctl: a failing smoke test (wrapper exits 78) undoes a fresh
   ]);
 });
 
-test('stand-in systemctl: a failing smoke test on a re-install restores the previous install byte for byte', async () => {
+test('stand-in systemctl, stand-in wrapper: a failing smoke test on a re-install restores the previous install byte for byte', async () => {
   const h = makeHost('systemd-user');
   assert.is((await hb(h, 'install', { yes: true })).code, 0);
   const before = snapshot(h);
@@ -314,7 +315,7 @@ test('stand-in systemctl: wake runs one heartbeat through the installed wrapper 
   const r = await hb(h, 'wake');
   assert.is(r.code, 0);
   const log = lines(join(stateDir(h), 'runtime.log'));
-  assert.equal(log.slice(-3), ['hbgen docs start wake', 'agent ran', 'hbgen docs quiet']);
+  assert.equal(log.slice(-3), ['hbgen docs start wake 1 by hand', 'agent ran', 'hbgen docs quiet']);
   writeFileSync(h.bin, '#!/bin/sh\nexit 3\n');
   assert.is((await hb(h, 'wake')).code, 3);
   const st = await hb(h, 'status');
@@ -322,11 +323,11 @@ test('stand-in systemctl: wake runs one heartbeat through the installed wrapper 
 });
 
 test('stand-in systemctl: stop ends a heartbeat running now (TERM to its process group) and clears its lock', async () => {
-  const h = makeHost('systemd-user');
+  const h = makeHost('systemd-user', { lock: 'mkdir', killAfter: '2s' });
   assert.is((await hb(h, 'install', { yes: true })).code, 0);
   writeFileSync(h.bin, '#!/bin/sh\nsleep 60\n');
   const w = join(stateDir(h), 'heartbeat.sh');
-  const child = spawn('/bin/sh', [w], { detached: true, stdio: 'ignore' });
+  const child = spawn('/bin/sh', [w, '--now'], { detached: true, stdio: 'ignore' });
   const exited = new Promise<number | null>((res) => child.on('exit', (c, sig) => res(c ?? (sig ? -1 : null))));
   const lockOwner = join(stateDir(h), 'heartbeat.lock.d/owner');
   for (let i = 0; i < 100 && !existsSync(lockOwner); i++) await new Promise((r) => setTimeout(r, 50));
@@ -337,9 +338,11 @@ test('stand-in systemctl: stop ends a heartbeat running now (TERM to its process
   const r = await hb(h, 'stop');
   assert.is(r.code, 0, r.err);
   assert.match(r.out, /sent TERM to the heartbeat running now \(PID \d+ and its process group\)/);
-  await exited;
+  assert.is(await exited, 143, 'the wrapper ended on the TERM (exit 143), not on a KILL');
+  assert.not.match(r.out, /sent KILL/);
   assert.ok(Date.now() - t0 < 10_000);
   assert.not.ok(existsSync(join(stateDir(h), 'heartbeat.lock.d')), 'lock released');
+  assert.match(readFileSync(join(stateDir(h), 'runtime.log'), 'utf8'), / hbgen docs fail 143 signal TERM\n$/);
 });
 
 test('stand-in systemctl: stop clears a stale lock and refuses to delete a unit changed after install', async () => {

@@ -21,6 +21,17 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
+/** Alive and not a zombie (an exited child nobody reaped yet, as under a container's PID 1). */
+export function pidRunning(pid: number): boolean {
+  if (!pidAlive(pid)) return false;
+  try {
+    const st = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return st.slice(st.lastIndexOf(')') + 2, st.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return true; // no /proc (macOS): launchd reaps orphans
+  }
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function acquireOpLock(io: HostIO, waitMs = 20_000): Promise<OpLock> {

@@ -8,7 +8,7 @@ import type { Names } from '../names.ts';
 import { seconds, type Spec } from '../spec.ts';
 import { lstatOrNull } from './fsx.ts';
 import type { HostIO } from './io.ts';
-import { pidAlive } from './lock.ts';
+import { pidRunning } from './lock.ts';
 import { runTool } from './run.ts';
 
 export interface LockInfo {
@@ -40,7 +40,7 @@ export async function lockInfo(io: HostIO, spec: Spec, n: Names): Promise<LockIn
     }
     const pid = Number(m[1]);
     const since = Number(m[2]);
-    const alive = pidAlive(pid);
+    const alive = pidRunning(pid);
     const old = nowS - since > staleAfter;
     const stale = !alive || old;
     const why = !alive ? `its owner PID ${pid} is not running` : old ? `it is ${nowS - since} s old, longer than timeout + killAfter (${staleAfter} s)` : `held by PID ${pid} since ${new Date(since * 1000).toISOString()}`;
@@ -76,7 +76,7 @@ async function processes(io: HostIO): Promise<Proc[]> {
 export async function runningWrappers(io: HostIO, n: Names, lock: LockInfo): Promise<{ procs: Proc[]; all: Proc[] }> {
   const all = await processes(io);
   const pids = new Set<number>();
-  if (lock.kind === 'mkdir' && lock.pid > 0 && pidAlive(lock.pid)) pids.add(lock.pid);
+  if (lock.kind === 'mkdir' && lock.pid > 0 && pidRunning(lock.pid)) pids.add(lock.pid);
   for (const p of all) if (p.args === `/bin/sh ${n.wrapper}` || p.args.startsWith(`/bin/sh ${n.wrapper} `)) pids.add(p.pid);
   pids.delete(process.pid);
   return { procs: all.filter((p) => pids.has(p.pid)), all };
@@ -117,15 +117,17 @@ export async function endHeartbeats(io: HostIO, spec: Spec, procs: Proc[], all: 
     send(t.p.pid, 'SIGTERM', t.group);
     said.push(`sent TERM to the heartbeat running now (PID ${t.p.pid}${t.group ? ' and its process group' : ''})`);
   }
-  const deadline = Date.now() + seconds(spec.killAfter) * 1000;
-  const anyAlive = () => targets.some((t) => pidAlive(t.p.pid) || t.tree.some(pidAlive));
+  // The wrapper itself sends KILL to the agent's group killAfter after TERM; hbgen's KILL
+  // is the backstop, a moment later.
+  const deadline = Date.now() + seconds(spec.killAfter) * 1000 + 2000;
+  const anyAlive = () => targets.some((t) => pidRunning(t.p.pid) || t.tree.some(pidRunning));
   while (anyAlive() && Date.now() < deadline) await sleep(100);
   for (const t of targets) {
-    const left = [t.p.pid, ...t.tree].filter(pidAlive);
+    const left = [t.p.pid, ...t.tree].filter(pidRunning);
     if (left.length === 0) continue;
     if (t.group) send(t.p.pid, 'SIGKILL', true);
     for (const pid of left) send(pid, 'SIGKILL', false);
-    said.push(`sent KILL after ${spec.killAfter} to what was left of it (PID ${left.join(', ')})`);
+    said.push(`sent KILL ${spec.killAfter} (+2 s) later to what was left of it (PID ${left.join(', ')})`);
   }
   return said;
 }

@@ -1,5 +1,5 @@
-// Runs one lifecycle command the way the CLI does, from this process's environment, but
-// with a STAND-IN heartbeat.sh (test/helpers/lifecycle.ts). test/lifecycle-cron*.test.ts
+// Runs one lifecycle command the way the CLI does, from this process's environment, with
+// the real heartbeat.sh or a STAND-IN one (test/helpers/lifecycle.ts). test/lifecycle-cron*.test.ts
 // start it as a scratch user under runuser, so that the real crontab(1) edited is that
 // user's, never a real user's. Argument: JSON {cmd, spec, yes?, dryRun?, wrapper?}.
 // Output and exit status are the command's.

@@ -1,7 +1,8 @@
 // The host lifecycle under test: a temporary host (HOME, repo, agent binary, spec file,
-// stand-in tools first on PATH), the commands run in-process with a HostIO built from it,
-// a STAND-IN heartbeat.sh implementing the wrapper's --smoke/--now interface, and a
-// byte-level snapshot of a folder tree for "exactly as before" comparisons.
+// stand-in tools first on PATH), the commands run in-process with a HostIO built from it
+// (the real rendered heartbeat.sh by default; a STAND-IN with the wrapper's --smoke/--now
+// interface where a test injects a wrapper failure), and a byte-level snapshot of a
+// folder tree for "exactly as before" comparisons.
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -118,7 +119,8 @@ export function makeHost(scheduler: Spec['schedule']['scheduler'], over: Partial
     tools,
     spec: v.spec,
     env: { HOME: home, PATH: `${tools.bin}:/usr/bin:/bin`, LANG: 'C.UTF-8' },
-    wrapper: {},
+    // The real rendered heartbeat.sh; tests that inject a wrapper failure set a stand-in.
+    wrapper: { real: true },
   };
 }
 
