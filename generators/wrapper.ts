@@ -2,7 +2,7 @@
 // shared folders, claim.sh (§7). All user data reaches them as single-quoted sh words.
 import { posix } from 'node:path';
 import { templates } from '../src/gen/templates.ts';
-import { harnessArgs } from '../src/harness.ts';
+import { harnessArgs, promptSeparator } from '../src/harness.ts';
 import { openDays, repeatsWallClock } from '../src/schedule.ts';
 import { clockMinutes, seconds } from '../src/spec.ts';
 import { sh } from '../src/escape.ts';
@@ -26,8 +26,8 @@ export function wrapperContext(ctx: RenderContext) {
     repo: spec.repo,
     stateDir: names.stateDir,
     bin: spec.agent.bin,
-    /** Everything between the binary and the prompt: harness preset, then the spec's args. */
-    agentArgs: [...harnessArgs(spec.agent), ...spec.agent.args],
+    /** Everything between the binary and the prompt: harness preset, the spec's args, `--` for presets. */
+    agentArgs: [...harnessArgs(spec.agent), ...spec.agent.args, ...promptSeparator(spec.agent)],
     prompt: spec.agent.prompt,
     env,
     /** env as NAME=value words, ready for `env -i`. */
@@ -52,6 +52,17 @@ export function wrapperContext(ctx: RenderContext) {
     stateInRepo: inside,
     shared: spec.shared,
     timezone: spec.schedule.hours.timezone,
+    // The context block's working-window line: minutes of the day where the window opens
+    // and ends; the wrapper compares them with the local time of its one date call.
+    windowStart: clockMinutes(spec.schedule.hours.start),
+    windowEnd: clockMinutes(spec.schedule.hours.end),
+    windowEndText: spec.schedule.hours.end,
+    crossesMidnight: clockMinutes(spec.schedule.hours.end) <= clockMinutes(spec.schedule.hours.start),
+    roundTheClock:
+      clockMinutes(spec.schedule.hours.start) === 0 && clockMinutes(spec.schedule.hours.end) === 1440 && openDays(spec).length === 7,
+    heartPath: posix.join(names.stateDir, 'heart.sum'),
+    /** The model tiers line of the context block, '' without agent.models. */
+    modelsLine: modelsLine(spec.agent.models),
     wrapperPath: names.wrapper,
     windowPath: names.gate,
     claimPath: names.claim,
@@ -62,6 +73,12 @@ export function wrapperContext(ctx: RenderContext) {
     lockPath: names.lock,
     lockDir: names.lockDir,
   };
+}
+
+function modelsLine(models: Record<string, string> | undefined): string {
+  const tiers = Object.entries(models ?? {});
+  if (tiers.length === 0) return '';
+  return `Model tiers: ${tiers.map(([k, v]) => `${k}=${v}`).join(', ')} (route each subagent to the cheapest tier that can do its job)`;
 }
 
 export function windowContext(ctx: RenderContext) {

@@ -13,6 +13,7 @@ const DESCRIPTIONS: Record<string, string> = {
   'agent.args': 'Extra arguments, after the preset\'s and before the prompt.',
   'agent.prompt': 'The wake prompt, passed as the last argument, followed by a short context block. Newlines allowed.',
   'agent.model': 'Model the claude-code and codex presets pin on the command line.',
+  'agent.models': 'Optional model tiers, tier name → model id (e.g. {"fast": "haiku", "general": "sonnet", "strong": "opus"}): listed in the wake prompt so the agent routes subagents to the cheapest sufficient tier.',
   schedule: 'When the heartbeat fires.',
   'schedule.scheduler': 'The host scheduler: launchd, systemd-user or cron.',
   'schedule.every': 'Interval between wakes inside the working hours.',

@@ -65,9 +65,9 @@ const duration = (what: string) =>
     .string({ error: (i) => (i.input === undefined ? `required: ${what}` : 'must be a duration string such as "25m"') })
     .regex(/^[1-9][0-9]*[smh]$/, { error: (i) => `must be a whole number of s, m or h, at least 1s (e.g. "25m"), got "${i.input}"` });
 
-const clock = (allow2400: boolean) =>
+const clock = (allow2400: boolean, what: string) =>
   z
-    .string({ error: (i) => (i.input === undefined ? 'required: a time as HH:MM' : 'must be a time as "HH:MM"') })
+    .string({ error: (i) => (i.input === undefined ? `required: ${what}` : 'must be a time as "HH:MM"') })
     .regex(allow2400 ? /^(([01][0-9]|2[0-3]):[0-5][0-9]|24:00)$/ : /^([01][0-9]|2[0-3]):[0-5][0-9]$/, {
       error: (i) => `must be a time as "HH:MM" (00:00–23:59${allow2400 ? ' or 24:00' : ''}), got "${i.input}"`,
     });
@@ -134,11 +134,24 @@ const agent = z.strictObject({
   args: z.array(text('an argument'), { error: 'must be an array of strings' }).optional(),
   prompt: text('the wake prompt', true).min(1, { error: 'must not be empty; say what the agent should do on each wake' }),
   model: text('a model name').min(1, { error: 'must not be empty; leave the field out instead' }).optional(),
+  // Model tiers the agent may route subagents to (named in the wake prompt's context block).
+  models: z
+    .record(
+      z.string().check((ctx) => {
+        if (!/^[a-z][a-z0-9-]*$/.test(ctx.value)) {
+          ctx.issues.push({ code: 'custom', input: ctx.value, message: `tier name ${JSON.stringify(ctx.value)} must be lowercase letters, digits and dashes, starting with a letter (e.g. "fast")` });
+        }
+      }),
+      text('a model id').min(1, { error: 'must not be empty; name the model id of this tier or remove the tier' }),
+      { error: 'must be an object of tier: "model id" strings, e.g. {"fast": "haiku", "general": "sonnet", "strong": "opus"}' },
+    )
+    .refine((m) => Object.keys(m).length > 0, { error: 'must name at least one tier; leave the field out for none' })
+    .optional(),
 });
 
 const hours = z.strictObject({
-  start: clock(false),
-  end: clock(true),
+  start: clock(false, 'choose when the working hours start, as HH:MM'),
+  end: clock(true, 'choose when the working hours end, as HH:MM or 24:00'),
   timezone: zone('the IANA time zone of the working hours, e.g. "Europe/Berlin"'),
   days: z
     .array(oneOf(DAYS, 'a day'), { error: `must be an array of days (${DAYS.join(' ')})` })
@@ -149,14 +162,14 @@ const hours = z.strictObject({
 
 const schedule = z.strictObject({
   scheduler: oneOf(SCHEDULERS, 'the host scheduler'),
-  every: oneOf(EVERY, 'the interval between wakes'),
+  every: oneOf(EVERY, 'choose the interval between wakes'),
   minute: z
     .number({ error: 'must be a whole number from 1 to 59' })
     .int({ error: 'must be a whole number from 1 to 59' })
     .min(1, { error: 'must be from 1 to 59 (:00 is where every other job on the host fires)' })
     .max(59, { error: 'must be from 1 to 59' })
     .optional(),
-  hours: z.strictObject(hours.shape, { error: (i) => (i.input === undefined ? 'required: the working hours {start, end, timezone}' : 'must be an object {start, end, timezone, days?}') }),
+  hours: z.strictObject(hours.shape, { error: (i) => (i.input === undefined ? 'required: choose the working hours {start, end, timezone}' : 'must be an object {start, end, timezone, days?}') }),
   hostTimezone: zone('the host clock\'s IANA time zone').optional(),
 });
 
@@ -217,7 +230,7 @@ export const SpecSchema = z
     repo: absPath('the absolute path of the repository the agent owns'),
     agent: z.strictObject(agent.shape, { error: (i) => (i.input === undefined ? 'required: the agent {harness, bin, prompt}' : 'must be an object') }),
     schedule: z.strictObject(schedule.shape, { error: (i) => (i.input === undefined ? 'required: the schedule {scheduler, every, hours}' : 'must be an object') }),
-    timeout: duration('the hard time limit of one wake, e.g. "25m"'),
+    timeout: duration('choose the hard time limit of one wake, shorter than every minus killAfter, e.g. "25m"'),
     killAfter: duration('the grace between TERM and KILL').optional(),
     env,
     stateDir: stateDir.optional(),

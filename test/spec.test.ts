@@ -32,13 +32,28 @@ test('the example is valid and defaults are applied', () => {
 });
 
 test('required fields have no defaults', () => {
-  fails((s) => delete s.schedule.every, /^schedule\.every: required: the interval between wakes/);
-  fails((s) => delete s.schedule.hours, /^schedule\.hours: required/);
+  // hbgen init leaves the interval, the working hours and the timeout for the user: each
+  // message says to choose.
+  fails((s) => delete s.schedule.every, /^schedule\.every: required: choose the interval between wakes, one of 5m .* 24h$/);
+  fails((s) => delete s.schedule.hours, /^schedule\.hours: required: choose the working hours/);
+  fails((s) => delete s.schedule.hours.start, 'schedule.hours.start: required: choose when the working hours start, as HH:MM');
+  fails((s) => delete s.schedule.hours.end, 'schedule.hours.end: required: choose when the working hours end, as HH:MM or 24:00');
   fails((s) => delete s.schedule.hours.timezone, /^schedule\.hours\.timezone: required/);
-  fails((s) => delete s.timeout, /^timeout: required/);
+  fails((s) => delete s.timeout, /^timeout: required: choose the hard time limit of one wake/);
   fails((s) => delete s.env.HOME, "env.HOME: required: the agent's HOME");
   fails((s) => delete s.env.PATH, "env.PATH: required: the agent's PATH");
   fails((s) => delete s.version, 'version: required: 1, the spec format version');
+});
+
+test('agent.models: tier name -> model id', () => {
+  ok((s) => (s.agent.models = { fast: 'haiku', general: 'sonnet', strong: 'opus', 'x-2': 'claude-opus-4-1 [1m]' }));
+  fails((s) => (s.agent.models = { Fast: 'haiku' }), /^agent\.models\.Fast: tier name "Fast" must be lowercase letters, digits and dashes/);
+  fails((s) => (s.agent.models = { '2x': 'haiku' }), /^agent\.models\.2x: tier name/);
+  fails((s) => (s.agent.models = { fast: '' }), /^agent\.models\.fast: must not be empty/);
+  fails((s) => (s.agent.models = { fast: 'a\nb' }), /^agent\.models\.fast: contains a control character/);
+  fails((s) => (s.agent.models = { fast: 3 }), 'agent.models.fast: must be a string (a model id)');
+  fails((s) => (s.agent.models = {}), 'agent.models: must name at least one tier; leave the field out for none');
+  fails((s) => (s.agent.models = ['haiku']), /^agent\.models: must be an object of tier: "model id" strings/);
 });
 
 test('unknown fields anywhere', () => {

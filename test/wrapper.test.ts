@@ -3,6 +3,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JUNK_ENV, PATHS, agentShell, SHELLS, makeCase, parseStat, run, shell, shellcheck, sleep, survivors, waitFor } from './helpers/wrapper.ts';
@@ -49,7 +50,7 @@ for (const sh of SHELLS) {
       assert.equal(argv.slice(1, -1), HOSTILE_ARGS);
       const last = argv[argv.length - 1]!;
       assert.ok(last.startsWith(`${HOSTILE_PROMPT}\n\n---\nhbgen wake 1 of tst\nLocal time: `), JSON.stringify(last));
-      const m = /\nLocal time: (\d{4}-\d\d-\d\d \d\d:\d\d) (CES?T) \(Europe\/Berlin\)\nDeadline: (\S+) \(2s from start\)\nShared folder: no$/.exec(last);
+      const m = /\nLocal time: (\d{4}-\d\d-\d\d \d\d:\d\d) (CES?T) \(Europe\/Berlin\)\nDeadline: (\S+) \(2s from start\)\nWorking window: round the clock\nHEART.md: not found in the repo\nShared folder: no$/.exec(last);
       assert.ok(m, JSON.stringify(last));
       const env = c.env();
       const dl = env.find((e) => e.startsWith('HBGEN_DEADLINE='))!;
@@ -265,6 +266,61 @@ SHELLS.forEach((sh, i) => {
     });
   }
 });
+
+// The context block's run-time lines: minutes left in the working window (local wall
+// clock, window crossing midnight or not, a wake by hand outside it), HEART.md changes
+// (missing, first seen, unchanged, changed with the same size), and the model tiers.
+const lastArg = (c: ReturnType<typeof makeCase>) => c.argv().at(-1)!;
+const line = (c: ReturnType<typeof makeCase>, key: string) => lastArg(c).split('\n').find((l) => l.startsWith(`${key}: `))?.slice(key.length + 2);
+for (const sh of SHELLS) {
+  test(`${sh.name} / bare: context block: window minutes left, HEART.md changes, model tiers`, async () => {
+    const hhmm = (m: number) => `${String(Math.floor(m / 60) % 24).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`;
+    const nowMin = () => {
+      const d = new Date();
+      return d.getUTCHours() * 60 + d.getUTCMinutes();
+    };
+    const h = new Date().getUTCHours();
+    // Start an hour before the current hour; end two hours after it (crossing midnight or
+    // not, depending on the hour), or two hours before it (a 23-hour window).
+    for (const endOffset of [2, -2]) {
+      const start = ((h + 23) % 24) * 60;
+      const end = (((h + endOffset) % 24) + 24) % 24 * 60;
+      const c = makeCase({
+        path: PATHS.bare,
+        spec: { schedule: { hours: { start: hhmm(start), end: hhmm(end), timezone: 'UTC' } }, agent: { models: { fast: 'haiku', general: 'sonnet', strong: "opus 'x' $y" } } },
+      });
+      const before = nowMin();
+      const r = await run(c, sh);
+      const after = nowMin();
+      assert.is(r.code, 0, r.stderr + c.log());
+      const left = /^(\d+) minutes left \(it ends at (\d\d:\d\d)\)$/.exec(line(c, 'Working window') ?? '');
+      assert.ok(left, lastArg(c));
+      assert.is(left![2], hhmm(end));
+      const expect = [before, after].map((n) => (((end - n) % 1440) + 1440) % 1440 || 1440);
+      assert.ok(expect.includes(Number(left![1])), `${left![1]} not in ${expect} (window ${hhmm(start)}-${hhmm(end)})`);
+      assert.ok(lastArg(c).endsWith("\nShared folder: no\nModel tiers: fast=haiku, general=sonnet, strong=opus 'x' $y (route each subagent to the cheapest tier that can do its job)"), lastArg(c));
+    }
+    // A wake by hand outside the window; HEART.md over four wakes.
+    const closed = makeCase({ path: PATHS.bare, spec: { schedule: { hours: { start: hhmm(((h + 12) % 24) * 60), end: hhmm(((h + 13) % 24) * 60), timezone: 'UTC' } } } });
+    const heart = join(closed.repo, 'HEART.md');
+    const seen: (string | undefined)[] = [];
+    for (const step of [() => {}, () => writeFileSync(heart, '# Mission\nabc\n'), () => {}, () => writeFileSync(heart, '# Mission\nabd\n')]) {
+      step();
+      const r = await run(closed, sh, { args: ['--now'] });
+      assert.is(r.code, 0, r.stderr + closed.log());
+      assert.is(line(closed, 'Working window'), 'outside it now (a wake by hand)');
+      assert.not.match(lastArg(closed), /Model tiers/);
+      seen.push(line(closed, 'HEART.md'));
+    }
+    assert.equal(seen, ['not found in the repo', 'changed since the previous wake', 'unchanged since the previous wake', 'changed since the previous wake']);
+    // The first wake that finds HEART.md with no earlier record says so.
+    const fresh = makeCase({ path: PATHS.bare });
+    writeFileSync(join(fresh.repo, 'HEART.md'), 'x\n');
+    assert.is((await run(fresh, sh)).code, 0);
+    assert.is(line(fresh, 'HEART.md'), 'no earlier wake to compare with');
+    assert.is(readFileSync(join(fresh.state, 'heart.sum'), 'utf8'), `${spawnSync('cksum', { input: 'x\n', encoding: 'utf8' }).stdout}`);
+  });
+}
 
 test('an agent path with "=" is started as a program, not read as an assignment', async () => {
   for (const sh of [shell('dash'), shell('posh'), shell('bash --posix')]) {
