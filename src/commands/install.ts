@@ -180,7 +180,7 @@ export async function install(argv: InstallArgs, io: HostIO, verb: 'install' | '
       const back = readOrNull(statePath(n.stateDir));
       const parsed = back ? (JSON.parse(back.toString('utf8')) as State) : null;
       const ok = back !== null && back.equals(bytes) && parsed?.status === 'installed';
-      stateCheck = { ok, what: 'state.json', observed: ok ? `${statePath(n.stateDir)} read back: status installed, ${done.files.length + done.hostFiles.length} files with sha256 ${sha256(bytes).slice(0, 12)}…` : `${statePath(n.stateDir)} did not read back as written` };
+      stateCheck = { ok, what: 'state.json', observed: ok ? `${statePath(n.stateDir)} read back as written (sha256 ${sha256(bytes).slice(0, 12)}…): status installed, ${done.files.length + done.hostFiles.length} files recorded with their sha256` : `${statePath(n.stateDir)} did not read back as written` };
     } catch (e) {
       stateCheck = { ok: false, what: 'state.json', observed: (e as UserError).lines?.join('; ') ?? (e as Error).message };
     }
