@@ -1,0 +1,159 @@
+// The claude-code and codex presets against the REAL clients (npm packages
+// @anthropic-ai/claude-code and @openai/codex), run through the rendered heartbeat.sh with
+// a temporary HOME and no credentials. Offline and logged out, an accepted command line
+// gets as far as authentication (Claude Code: "Not logged in") or the network (Codex:
+// reconnects until the wrapper's timeout), while a rejected flag fails at once ("unknown
+// option" / exit 2). Every positive check has a negative control that shows it can fail.
+// The clients are installed once into a cache under the temp folder and reused.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, realpathSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { CLAUDE_MAX_TURNS, harnessArgs } from '../src/harness.ts';
+import { JUNK_ENV, makeCase, run, shell } from './helpers/wrapper.ts';
+
+// HBTEST_AGENT_CLIENTS: another cache folder (e.g. to see the skip when npm cannot install).
+const CACHE = process.env.HBTEST_AGENT_CLIENTS ?? join(tmpdir(), 'hbgen-agent-clients');
+const PACKAGES = ['@anthropic-ai/claude-code', '@openai/codex'];
+// The agent's PATH: node's folder first (codex.js starts `#!/usr/bin/env node`).
+const PATH = [...new Set([dirname(process.execPath), '/usr/bin', '/bin'])].join(':');
+
+function version(bin: string): string | null {
+  const r = spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 30_000, env: { HOME: tmpdir(), PATH }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return r.status === 0 ? r.stdout.trim() : null;
+}
+
+/** The real executables, installed into the cache once; or why they are not there. */
+function clients(): { claude: string; codex: string; versions: string } | { why: string } {
+  const bin = (dir: string, n: string) => join(dir, 'node_modules', '.bin', n);
+  const ready = (dir: string) => existsSync(bin(dir, 'claude')) && existsSync(bin(dir, 'codex'));
+  if (!ready(CACHE)) {
+    // Install beside the cache and rename it into place: a second test run never sees a
+    // half-installed cache.
+    const tmp = `${CACHE}.tmp-${process.pid}`;
+    rmSync(tmp, { recursive: true, force: true });
+    mkdirSync(tmp, { recursive: true });
+    const r = spawnSync('npm', ['install', '--prefix', tmp, '--no-audit', '--no-fund', '--loglevel=error', ...PACKAGES], {
+      encoding: 'utf8',
+      timeout: 300_000,
+    });
+    if (r.status !== 0 || !ready(tmp)) {
+      rmSync(tmp, { recursive: true, force: true });
+      return { why: `npm install ${PACKAGES.join(' ')} failed (exit ${r.status ?? r.signal}): ${(r.stderr || r.stdout || String(r.error ?? '')).trim().split('\n').slice(-3).join(' | ')}` };
+    }
+    try {
+      renameSync(tmp, CACHE);
+    } catch {
+      rmSync(tmp, { recursive: true, force: true }); // another run won the race
+    }
+  }
+  // The real files, not the node_modules/.bin symlinks.
+  const claude = realpathSync(bin(CACHE, 'claude'));
+  const codex = realpathSync(bin(CACHE, 'codex'));
+  const vc = version(claude);
+  const vx = version(codex);
+  if (!vc || !vx) return { why: `the cached clients in ${CACHE} do not start (claude --version: ${vc}, codex --version: ${vx}); delete that folder to reinstall` };
+  return { claude, codex, versions: `${vc}; ${vx}` };
+}
+
+const found = clients();
+if ('why' in found) {
+  const bar = '!'.repeat(100);
+  process.stderr.write(`\n${bar}\n!!! SKIPPING the real-client preset tests: ${found.why}\n!!! The claude-code and codex presets are NOT proven on this run.\n${bar}\n\n`);
+}
+const real = 'why' in found ? null : found;
+const t = real ? test : test.skip;
+if (real) process.stdout.write(`real clients: ${real.versions} (${CACHE})\n`);
+
+const dash = shell('dash');
+
+test.before(() => {
+  // Nothing on this host may log the clients in.
+  for (const k of Object.keys(process.env)) if (/^(ANTHROPIC_|CLAUDE_CODE_|OPENAI_|CODEX_)/.test(k)) delete process.env[k];
+});
+
+t('claude-code preset: the real claude accepts the command line and stops at "Not logged in"; no API key reaches it', async () => {
+  const prompt = '--help is how this prompt starts; the preset puts -- before it';
+  const c = makeCase({ path: PATH, spec: { agent: { harness: 'claude-code', bin: real!.claude, model: 'sonnet', prompt }, timeout: '60s', killAfter: '2s' } });
+  // The caller's environment (JUNK_ENV) holds ANTHROPIC_API_KEY and OPENAI_API_KEY: with a
+  // key, claude -p does not say "Not logged in" but tries the API (see the control below).
+  assert.ok(JUNK_ENV.ANTHROPIC_API_KEY);
+  const r = await run(c, dash, { limitMs: 90_000 });
+  const log = c.log();
+  assert.is(r.code, 1, log);
+  assert.equal(c.outcomes(), ['start wake 1', 'fail 1'], log);
+  assert.match(log, /Not logged in/);
+  assert.not.match(log, /unknown option|error: /i);
+  // It ran in the temporary HOME the spec gave it.
+  assert.ok(existsSync(join(c.dir, '.claude.json')) || existsSync(join(c.dir, '.claude')), `no Claude state in ${c.dir}: ${readdirSync(c.dir)}`);
+  assert.equal(harnessArgs(c.spec.agent), ['-p', '--model', 'sonnet', '--permission-mode', 'acceptEdits', '--max-turns', String(CLAUDE_MAX_TURNS)]);
+});
+
+t('claude-code controls: a bad flag is "unknown option"; without -- a dashed prompt is read as an option', async () => {
+  const bad = makeCase({ path: PATH, spec: { agent: { harness: 'claude-code', bin: real!.claude, model: 'sonnet', args: ['--no-such-flag'] }, timeout: '60s' } });
+  let r = await run(bad, dash, { limitMs: 90_000 });
+  assert.is(r.code, 1, bad.log());
+  assert.match(bad.log(), /unknown option '--no-such-flag'/);
+  assert.not.match(bad.log(), /Not logged in/);
+  // The same preset flags by hand (harness "command", so no --) with a prompt starting "-x".
+  const agent = { harness: 'claude-code' as const, bin: real!.claude, model: 'sonnet', prompt: '', args: [] };
+  const noSep = makeCase({ path: PATH, spec: { agent: { harness: 'command', bin: real!.claude, args: harnessArgs(agent), prompt: '-x marks the spot' }, timeout: '60s' } });
+  r = await run(noSep, dash, { limitMs: 90_000 });
+  assert.match(noSep.log(), /unknown option '-x marks the spot/);
+  assert.not.match(noSep.log(), /Not logged in/);
+});
+
+t('billing control: with ANTHROPIC_API_KEY in its environment the same claude never says "Not logged in"', () => {
+  const home = join(tmpdir(), `hbgen-agents-home-${process.pid}`);
+  mkdirSync(home, { recursive: true });
+  const agent = { harness: 'claude-code' as const, bin: real!.claude, model: 'sonnet', prompt: '', args: [] };
+  // Run directly (not through the wrapper, which would strip the key), killed after 4 s.
+  const r = spawnSync('timeout', ['-k', '1', '4', real!.claude, ...harnessArgs(agent), '--', 'hello'], {
+    env: { HOME: home, PATH, ANTHROPIC_API_KEY: 'sk-ant-api03-not-a-real-key' },
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: home,
+  });
+  rmSync(home, { recursive: true, force: true });
+  assert.not.match(r.stdout + r.stderr, /Not logged in/, 'the key was ignored: the check above would prove nothing');
+  assert.not.match(r.stdout + r.stderr, /unknown option/);
+});
+
+t('codex preset: the real codex exec accepts the command line (workspace-write, pinned model) and waits for the network until the timeout', async () => {
+  const prompt = '-x is how this prompt starts; the preset puts -- before it';
+  const c = makeCase({ path: PATH, spec: { agent: { harness: 'codex', bin: real!.codex, model: 'gpt-5-codex', prompt }, timeout: '6s', killAfter: '2s' } });
+  // codex exec refuses a folder that is not a git repository (without --skip-git-repo-check).
+  assert.is(spawnSync('git', ['init', '-q', c.repo]).status, 0);
+  const r = await run(c, dash, { limitMs: 60_000 });
+  const log = c.log();
+  assert.is(r.code, 124, log);
+  assert.equal(c.outcomes(), ['start wake 1', 'timeout after 6s'], log);
+  // codex prints the settings it runs with: the preset's are in force.
+  assert.match(log, /^model: gpt-5-codex$/m);
+  assert.match(log, /^approval: never$/m);
+  assert.match(log, /^sandbox: workspace-write/m);
+  assert.match(log, /^-x is how this prompt starts/m);
+  assert.match(log, /Reconnecting|stream disconnected|failed to connect|error sending request/i);
+  assert.not.match(log, /unexpected argument|Not inside a trusted directory/);
+  assert.ok(existsSync(join(c.dir, '.codex')), 'codex used the temporary HOME');
+  assert.equal(harnessArgs(c.spec.agent), ['exec', '--sandbox', 'workspace-write', '--model', 'gpt-5-codex']);
+});
+
+t('codex controls: a bad flag exits 2 at once; without -- a dashed prompt is read as an option', async () => {
+  const bad = makeCase({ path: PATH, spec: { agent: { harness: 'codex', bin: real!.codex, model: 'gpt-5-codex', args: ['--no-such-flag'] }, timeout: '30s' } });
+  spawnSync('git', ['init', '-q', bad.repo]);
+  let r = await run(bad, dash, { limitMs: 60_000 });
+  assert.is(r.code, 2, bad.log());
+  assert.equal(bad.outcomes(), ['start wake 1', 'fail 2']);
+  assert.match(bad.log(), /unexpected argument '--no-such-flag'/);
+  const agent = { harness: 'codex' as const, bin: real!.codex, model: 'gpt-5-codex', prompt: '', args: [] };
+  const noSep = makeCase({ path: PATH, spec: { agent: { harness: 'command', bin: real!.codex, args: harnessArgs(agent), prompt: '-x marks the spot' }, timeout: '30s' } });
+  spawnSync('git', ['init', '-q', noSep.repo]);
+  r = await run(noSep, dash, { limitMs: 60_000 });
+  assert.is(r.code, 2, noSep.log());
+  assert.match(noSep.log(), /unexpected argument '-x'/);
+});
+
+test.run();
