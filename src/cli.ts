@@ -97,6 +97,12 @@ export async function main(args: string[]): Promise<number> {
     )
     .command('schema', "print the spec's JSON Schema", (y) => y, run(schemaCmd))
     .command(
+      'init [dir]',
+      'write HEART.md, PROTOCOL.md, STATE.md, LOG.md, journal/ and a spec with what this host can tell; never overwrites',
+      (y) => y.positional('dir', { describe: 'the repository folder', type: 'string', default: '.' }),
+      run(async (a: { dir: string }) => (await import('./commands/init.ts')).init(a, (await import('./host/io.ts')).processIO())),
+    )
+    .command(
       'install [spec]',
       'show the settings panel, ask once, install on this host and check the install',
       (y) =>

@@ -1,0 +1,311 @@
+// hbgen init (PRODUCT.md §7): the control plane and a spec with what the host can tell;
+// the interval, working hours and timeout are asked on a terminal (one question at a
+// time) or left for the user, so that the spec does not validate until they are chosen.
+// Never overwrites. Driven through init() with injected streams and, once, through the
+// built CLI on a real terminal (script(1)).
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { INIT_PROMPT, cleanPath, detectScheduler, init, specName } from '../src/commands/init.ts';
+import type { HostIO } from '../src/host/io.ts';
+import { renderSpec } from '../src/render.ts';
+import { validateSpec } from '../src/spec.ts';
+import { HBGEN } from './helpers/cli.ts';
+
+const root = realpathSync(mkdtempSync(join(tmpdir(), 'hbgen-init-')));
+test.after(() => rmSync(root, { recursive: true, force: true }));
+let seq = 0;
+
+interface World {
+  dir: string;
+  home: string;
+  bin: string;
+  /** A folder of links to host tools (git, and systemctl when asked for). */
+  tools: string;
+}
+
+function world(opts: { systemctl?: boolean; git?: boolean } = {}): World {
+  const dir = join(root, `w${++seq}`);
+  const home = join(dir, 'home');
+  const bin = join(dir, 'bin');
+  const tools = join(dir, 'tools');
+  for (const d of [home, bin, tools, join(dir, 'repo')]) mkdirSync(d, { recursive: true });
+  symlinkSync('/usr/bin/git', join(tools, 'git'));
+  if (opts.systemctl) symlinkSync('/bin/true', join(tools, 'systemctl'));
+  if (opts.git !== false) spawnSync('git', ['init', '-q', join(dir, 'repo')]);
+  return { dir, home, bin, tools };
+}
+
+/** An executable file at `real`, reached through the link `onPath` when given. */
+function program(real: string, onPath?: string): string {
+  mkdirSync(join(real, '..'), { recursive: true });
+  writeFileSync(real, '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+  if (onPath) {
+    mkdirSync(join(onPath, '..'), { recursive: true });
+    symlinkSync(real, onPath);
+  }
+  return real;
+}
+
+function io(w: World, o: { cwd?: string; path?: string; input?: string[]; tty?: boolean; env?: Record<string, string> } = {}) {
+  const stdin = new PassThrough() as PassThrough & { isTTY?: boolean };
+  stdin.isTTY = o.tty ?? false;
+  if (o.input) stdin.end(o.input.map((l) => `${l}\n`).join(''));
+  else stdin.end();
+  let out = '';
+  let err = '';
+  const host: HostIO = {
+    env: { HOME: w.home, PATH: o.path ?? `${w.bin}:${w.tools}`, USER: 'ada', LOGNAME: 'ada', TZ: 'America/Santiago', ...(o.env ?? {}) },
+    uid: process.getuid!(),
+    user: 'ada',
+    cwd: o.cwd ?? join(w.dir, 'repo'),
+    stdin,
+    out: (s) => (out += s),
+    err: (s) => (err += s),
+    now: () => new Date(),
+  };
+  return { host, out: () => out, err: () => err };
+}
+
+const specOf = (repo: string) => JSON.parse(readFileSync(join(repo, 'hbgen.json'), 'utf8'));
+
+test('no terminal: writes the control plane and a spec with the detected values; interval, hours and timeout left out, and the errors say to choose', async () => {
+  const w = world({ systemctl: true });
+  const real = program(join(w.dir, 'opt/claude-code/bin/claude.exe'), join(w.bin, 'claude'));
+  const t = io(w, { path: `${w.bin}:./relative::${w.tools}:${w.bin}` });
+  const code = await init({}, t.host);
+  assert.is(code, 0);
+  const repo = join(w.dir, 'repo');
+  for (const f of ['HEART.md', 'PROTOCOL.md', 'STATE.md', 'LOG.md', 'journal/TEMPLATE.md', 'hbgen.json']) assert.ok(existsSync(join(repo, f)), f);
+  const heart = readFileSync(join(repo, 'HEART.md'), 'utf8');
+  for (const h of ['## Mission', '## Current priorities', '## Restrictions', '## External effects allowed', '## Stop conditions']) assert.match(heart, h);
+  const protocol = readFileSync(join(repo, 'PROTOCOL.md'), 'utf8');
+  for (const p of [/start\s+every wake blank/, /Pick ONE chunk/, /journal\/YYYY-MM-DD-HHMM\.md/, /Local time/, /claim\.sh/, /state first/, /Exit\. Do not start a second chunk/, /Model tiers/]) assert.match(protocol, p);
+  assert.match(readFileSync(join(repo, 'STATE.md'), 'utf8'), /## Done[\s\S]*## Next[\s\S]*## Blockers/);
+  for (const s of ['## Did', '## Learned', '## Next', '## Left open']) assert.match(readFileSync(join(repo, 'journal/TEMPLATE.md'), 'utf8'), s);
+  const spec = specOf(repo);
+  assert.equal(spec, {
+    version: 1,
+    name: 'repo',
+    repo,
+    agent: { harness: 'claude-code', bin: real, prompt: INIT_PROMPT },
+    schedule: { scheduler: 'systemd-user', hours: { timezone: 'America/Santiago' } },
+    env: { HOME: w.home, PATH: `${w.bin}:${w.tools}`, USER: 'ada', LOGNAME: 'ada' },
+  });
+  const v = validateSpec(spec);
+  assert.equal(v.errors, [
+    'schedule.every: required: choose the interval between wakes, one of 5m 10m 15m 20m 30m 1h 2h 3h 4h 6h 8h 12h 24h',
+    'schedule.hours.start: required: choose when the working hours start, as HH:MM',
+    'schedule.hours.end: required: choose when the working hours end, as HH:MM or 24:00',
+    'timeout: required: choose the hard time limit of one wake, shorter than every minus killAfter, e.g. "25m"',
+  ]);
+  const out = t.out();
+  assert.match(out, /does not validate until you fill in \(hbgen never guesses the interval, the working hours or the timeout\)/);
+  assert.match(out, /"schedule\.every": how often the agent wakes/);
+  assert.match(out, /"timeout": how long one wake may run/);
+  assert.match(out, new RegExp(`agent +Claude Code \\(harness "claude-code"\\): ${real} \\(found as ${w.bin}/claude\\)`));
+  assert.match(out, /left out of env\.PATH: \.\/relative, \(empty\)/);
+  assert.is(t.err(), '', 'no question without a terminal');
+  // Filled in by hand, the spec renders.
+  const done = { ...spec, schedule: { ...spec.schedule, every: '30m', hours: { ...spec.schedule.hours, start: '09:00', end: '18:00' } }, timeout: '25m' };
+  const ok = validateSpec(done);
+  assert.ok(ok.spec, String(ok.errors));
+  assert.is(renderSpec(ok.spec!).errors.length, 0);
+});
+
+test('never overwrites: existing files are kept byte for byte and reported; a second run changes nothing', async () => {
+  const w = world();
+  program(join(w.bin, 'claude'));
+  const repo = join(w.dir, 'repo');
+  writeFileSync(join(repo, 'HEART.md'), 'mine\n');
+  writeFileSync(join(repo, 'hbgen.json'), '{"mine": true}\n');
+  mkdirSync(join(repo, 'journal'));
+  writeFileSync(join(repo, 'journal', 'TEMPLATE.md'), 'my template\n');
+  const t = io(w, { tty: true, input: ['1', '1', '1', '1', '1'] });
+  assert.is(await init({}, t.host), 0);
+  assert.is(readFileSync(join(repo, 'HEART.md'), 'utf8'), 'mine\n');
+  assert.is(readFileSync(join(repo, 'hbgen.json'), 'utf8'), '{"mine": true}\n');
+  assert.is(readFileSync(join(repo, 'journal/TEMPLATE.md'), 'utf8'), 'my template\n');
+  assert.ok(existsSync(join(repo, 'PROTOCOL.md')));
+  assert.match(t.out(), /wrote PROTOCOL\.md, STATE\.md, LOG\.md in /);
+  assert.match(t.out(), /kept the existing HEART\.md, journal\/TEMPLATE\.md, hbgen\.json \(init never overwrites a file\)/);
+  assert.match(t.out(), /hbgen\.json already exists, so nothing was detected or asked/);
+  assert.is(t.err(), '', 'no questions when the spec exists');
+  const snapshot = ['HEART.md', 'PROTOCOL.md', 'STATE.md', 'LOG.md', 'hbgen.json'].map((f) => readFileSync(join(repo, f), 'utf8'));
+  const t2 = io(w);
+  assert.is(await init({}, t2.host), 0);
+  assert.equal(['HEART.md', 'PROTOCOL.md', 'STATE.md', 'LOG.md', 'hbgen.json'].map((f) => readFileSync(join(repo, f), 'utf8')), snapshot);
+  assert.match(t2.out(), /^hbgen init: kept the existing HEART\.md, PROTOCOL\.md, STATE\.md, LOG\.md, journal\/TEMPLATE\.md, hbgen\.json/);
+  // A symbolic link (even a dangling one) counts as an existing file.
+  const w3 = world();
+  symlinkSync(join(w3.dir, 'nowhere'), join(w3.dir, 'repo', 'STATE.md'));
+  await init({}, io(w3).host);
+  assert.not.ok(existsSync(join(w3.dir, 'nowhere')));
+});
+
+test('terminal (injected streams): one question at a time, concrete choices or a custom value, bad answers asked again; the result validates', async () => {
+  const w = world();
+  const claude = program(join(w.bin, 'claude'));
+  const codex = program(join(w.dir, 'lib/node_modules/@openai/codex/bin/codex.js'), join(w.bin, 'codex'));
+  const t = io(w, { tty: true, input: ['3', '2', '7m', '30m', '9', '08:30', '08:30', '4', 'mon tue fun', 'fri,mon', '29m40s', '30m', '1'] });
+  assert.is(await init({}, t.host), 0);
+  const spec = specOf(join(w.dir, 'repo'));
+  assert.equal(spec.agent, { harness: 'codex', bin: codex, prompt: INIT_PROMPT });
+  assert.equal(spec.schedule, { scheduler: 'cron', every: '30m', hours: { start: '08:30', end: '24:00', timezone: 'America/Santiago', days: ['mon', 'fri'] } });
+  assert.is(spec.timeout, '15m');
+  assert.ok(validateSpec(spec).spec, JSON.stringify(validateSpec(spec).errors));
+  const err = t.err();
+  const order = ['Which agent should the heartbeat run?', 'How often should the agent wake', 'When do the working hours start (America/Santiago time)?', 'When do they end', 'On which days?', 'How long may one wake run before it is stopped (less than 30m minus 30s)?'];
+  let at = -1;
+  for (const q of order) {
+    const i = err.indexOf(q);
+    assert.ok(i > at, `${q} after the previous question:\n${err}`);
+    at = i;
+  }
+  assert.match(err, new RegExp(`1\\) Claude Code: ${claude}\\n  2\\) Codex: ${codex}`));
+  for (const m of [
+    '"3" is not one of the agents found; answer with a number from 1 to 2 or Enter',
+    '"7m" is not an interval hbgen can schedule',
+    '"9" is not a time as HH:MM (00:00 to 23:59)',
+    'that is the start time; the window would be empty',
+    '"fun" is not one of mon tue wed thu fri sat sun',
+    '"29m40s" is not a duration such as 20m',
+    '30m plus the 30s grace is not shorter than 30m',
+  ]) assert.ok(err.includes(m), `${m}\n${err}`);
+  assert.match(t.out(), /hbgen\.json is complete\. Next: write your mission and priorities in HEART\.md/);
+  assert.match(t.out(), /note: Claude Code is installed too/);
+});
+
+test('terminal: Enter leaves a choice for later, end of input stops asking; both are reported', async () => {
+  const w = world();
+  program(join(w.bin, 'claude'));
+  const t = io(w, { tty: true, input: ['2', ''] });
+  assert.is(await init({}, t.host), 0);
+  const spec = specOf(join(w.dir, 'repo'));
+  assert.is(spec.schedule.every, '30m');
+  assert.equal(spec.schedule.hours, { timezone: 'America/Santiago' });
+  assert.is(spec.timeout, undefined);
+  assert.match(t.out(), /"schedule\.hours": "start" and "end"/);
+  assert.not.match(t.out(), /"schedule\.every"/);
+  assert.not.match(t.err(), /On which days/);
+});
+
+test('the agent binary: real path through PATH, not an alias; a release-pinned target keeps the link; directories and plain files skipped; no agent at all', async () => {
+  // Walks PATH: a folder named claude and a non-executable claude come first and are skipped.
+  const w = world();
+  const early = join(w.dir, 'early');
+  mkdirSync(join(early, 'claude'), { recursive: true });
+  const late = join(w.dir, 'late');
+  mkdirSync(late);
+  writeFileSync(join(late, 'claude'), 'not executable', { mode: 0o644 });
+  const real = program(join(w.dir, 'pkg/claude.exe'), join(w.bin, 'claude'));
+  let t = io(w, { path: `${early}:${late}:${w.bin}:${w.tools}` });
+  await init({}, t.host);
+  assert.is(specOf(join(w.dir, 'repo')).agent.bin, real);
+
+  // The native installer's link ~/.local/bin/claude -> ~/.local/share/claude/versions/X.
+  const w2 = world();
+  const link = join(w2.home, '.local/bin/claude');
+  program(join(w2.home, '.local/share/claude/versions/2.1.197'), link);
+  t = io(w2, { path: `${join(w2.home, '.local/bin')}:${w2.tools}` });
+  await init({}, t.host);
+  assert.is(specOf(join(w2.dir, 'repo')).agent.bin, link);
+  assert.match(t.out(), /links to .*versions\/2\.1\.197, a path pinned to one release that the next update removes, so the spec keeps the link/);
+
+  // Only an alias target (the old local installer), nothing on PATH.
+  const w3 = world();
+  const local = program(join(w3.home, '.claude/local/claude'));
+  t = io(w3);
+  await init({}, t.host);
+  assert.is(specOf(join(w3.dir, 'repo')).agent.bin, local);
+  assert.match(t.out(), /not on PATH; your shell may reach it through an alias, which schedulers do not have/);
+
+  // Nothing at all: harness and bin are left for the user, and the report says so.
+  const w4 = world();
+  t = io(w4);
+  await init({}, t.host);
+  const spec = specOf(join(w4.dir, 'repo'));
+  assert.equal(spec.agent, { prompt: INIT_PROMPT });
+  assert.match(t.out(), /agent +none: neither claude nor codex is on PATH/);
+  assert.match(t.out(), /"agent\.harness" \("claude-code" or "codex"\) and "agent\.bin"/);
+
+  // codex.js needs node on the agent's PATH: init reports it when PATH lacks node.
+  const w5 = world();
+  const js = join(w5.dir, 'lib/codex.js');
+  mkdirSync(join(w5.dir, 'lib'));
+  writeFileSync(js, '#!/usr/bin/env node\n', { mode: 0o755 });
+  symlinkSync(js, join(w5.bin, 'codex'));
+  t = io(w5);
+  await init({}, t.host);
+  assert.match(t.out(), /note: agent\.bin: .*codex\.js starts with "#!\/usr\/bin\/env node", so it needs node on the agent's PATH/);
+});
+
+test('repo: the git top of DIR (files go there), else DIR itself; DIR is created; codex outside git gets --skip-git-repo-check; scheduler by host', async () => {
+  const w = world();
+  program(join(w.bin, 'claude'));
+  const sub = join(w.dir, 'repo', 'a', 'b');
+  mkdirSync(sub, { recursive: true });
+  let t = io(w, { cwd: sub });
+  await init({ dir: '.' }, t.host);
+  assert.ok(existsSync(join(w.dir, 'repo', 'HEART.md')));
+  assert.not.ok(existsSync(join(sub, 'HEART.md')));
+  assert.is(specOf(join(w.dir, 'repo')).repo, join(w.dir, 'repo'));
+  assert.match(t.out(), /is inside the git repository .*: the control plane and hbgen\.json go to its top/);
+
+  const w2 = world({ git: false });
+  const codex = program(join(w2.bin, 'codex'));
+  t = io(w2, { cwd: w2.dir });
+  await init({ dir: 'new/folder' }, t.host);
+  const spec = specOf(join(w2.dir, 'new/folder'));
+  assert.is(spec.repo, join(w2.dir, 'new/folder'));
+  assert.is(spec.name, 'folder');
+  assert.equal(spec.agent, { harness: 'codex', bin: codex, args: ['--skip-git-repo-check'], prompt: INIT_PROMPT });
+  assert.match(t.out(), /not a git repository/);
+  assert.match(t.out(), /--skip-git-repo-check/);
+
+  const w3 = world();
+  writeFileSync(join(w3.dir, 'file'), '');
+  t = io(w3, { cwd: w3.dir });
+  await init({ dir: 'file' }, t.host).then(
+    () => assert.unreachable('a file as DIR'),
+    (e: Error) => assert.match(e.message, /exists and is not a folder; give hbgen init the folder of the repository/),
+  );
+
+  assert.is(detectScheduler(io(w).host, 'darwin'), 'launchd');
+  assert.is(detectScheduler(io(w, { path: w.tools }).host, 'linux'), 'cron');
+  const ws = world({ systemctl: true });
+  assert.is(detectScheduler(io(ws, { path: ws.tools }).host, 'linux'), 'systemd-user');
+  assert.equal(cleanPath('/a:/a/:a:/b/../c::/d'), { path: '/a:/d', dropped: ['/a/', 'a', '/b/../c', '(empty)'] });
+  assert.is(specName('/home/ada/My Repo.v2'), 'my-repo-v2');
+  assert.is(specName('/srv/___'), 'agent');
+});
+
+test('a real terminal (script(1)) through the built CLI: questions on the terminal, a valid spec', () => {
+  const w = world();
+  const claude = program(join(w.bin, 'claude'));
+  const repo = join(w.dir, 'repo');
+  const env = { HOME: w.home, PATH: `${w.bin}:${w.tools}:/usr/bin:/bin`, TZ: 'Europe/Berlin', TERM: 'dumb', USER: 'ada', LOGNAME: 'ada' };
+  const r = spawnSync('script', ['-qec', `${process.execPath} ${HBGEN} init`, '/dev/null'], { cwd: repo, env, input: '3\n2\n1\n2\n2\n', encoding: 'utf8', timeout: 30_000 });
+  assert.is(r.status, 0, r.stdout);
+  assert.match(r.stdout, /How often should the agent wake during the working hours\?/);
+  assert.match(r.stdout, /When do the working hours start \(Europe\/Berlin time\)\?/);
+  assert.match(r.stdout, /hbgen\.json is complete/);
+  const spec = specOf(repo);
+  assert.equal(spec.agent.bin, claude);
+  assert.equal(spec.schedule.hours, { start: '09:00', end: '18:00', timezone: 'Europe/Berlin', days: ['mon', 'tue', 'wed', 'thu', 'fri'] });
+  assert.is(spec.schedule.every, '1h');
+  assert.is(spec.timeout, '50m');
+  assert.ok(validateSpec(spec).spec);
+  // Without a terminal the CLI writes and explains.
+  rmSync(join(repo, 'hbgen.json'));
+  const n = spawnSync(process.execPath, [HBGEN, 'init', repo], { cwd: '/', env, input: '', encoding: 'utf8' });
+  assert.is(n.status, 0, n.stderr);
+  assert.match(n.stdout, /does not validate until you fill in/);
+  assert.is(n.stderr, '');
+});
+
+test.run();
