@@ -6,13 +6,18 @@
 // option" / exit 2). Every positive check has a negative control that shows it can fail.
 // The clients are installed once into a cache under the temp folder and reused.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, realpathSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { PassThrough } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { init } from '../src/commands/init.ts';
 import { CLAUDE_MAX_TURNS, harnessArgs } from '../src/harness.ts';
-import { JUNK_ENV, makeCase, run, shell } from './helpers/wrapper.ts';
+import type { HostIO } from '../src/host/io.ts';
+import { loadSpec } from '../src/load.ts';
+import { renderSpec } from '../src/render.ts';
+import { JUNK_ENV, install, makeCase, run, shell } from './helpers/wrapper.ts';
 
 // HBTEST_AGENT_CLIENTS: another cache folder (e.g. to see the skip when npm cannot install).
 const CACHE = process.env.HBTEST_AGENT_CLIENTS ?? join(tmpdir(), 'hbgen-agent-clients');
@@ -155,5 +160,57 @@ t('codex controls: a bad flag exits 2 at once; without -- a dashed prompt is rea
   assert.is(r.code, 2, noSep.log());
   assert.match(noSep.log(), /unexpected argument '-x'/);
 });
+
+// The README's quick start with the real clients: hbgen init (answers on a terminal) →
+// render → the wrapper, in a fresh git repo with a temporary HOME.
+for (const which of ['claude', 'codex'] as const) {
+  t(`quick start with the real ${which}: init finds it on PATH, the rendered wrapper runs it`, async () => {
+    const dir = mkdtempSync(join(tmpdir(), `hbgen-quick-${which}-`));
+    const repo = join(dir, 'repo');
+    const home = join(dir, 'home');
+    mkdirSync(home, { recursive: true });
+    spawnSync('git', ['init', '-q', repo]);
+    // Only the one client on PATH (init would ask which one when it finds both).
+    const only = join(dir, 'path');
+    mkdirSync(only);
+    symlinkSync(join(CACHE, 'node_modules', '.bin', which), join(only, which));
+    const stdin = new PassThrough() as PassThrough & { isTTY?: boolean };
+    stdin.isTTY = true;
+    // every 1h, 00:00 to 24:00, every day, timeout 8s (codex waits for the network until then).
+    stdin.end(['1h', '00:00', '4', '1', '8s'].map((l) => `${l}\n`).join(''));
+    let said = '';
+    const io: HostIO = {
+      env: { HOME: home, PATH: `${only}:${PATH}`, USER: 'ada', LOGNAME: 'ada', TZ: 'Europe/Berlin' },
+      uid: process.getuid!(),
+      user: 'ada',
+      cwd: repo,
+      stdin,
+      out: (x) => (said += x),
+      err: () => {},
+      now: () => new Date(),
+    };
+    assert.is(await init({}, io), 0);
+    assert.match(said, /hbgen\.json is complete/, said);
+    const spec = loadSpec(join(repo, 'hbgen.json'));
+    assert.is(spec.agent.bin, which === 'claude' ? real!.claude : real!.codex);
+    const r = renderSpec(spec);
+    const state = join(repo, spec.stateDir);
+    install(state, Object.fromEntries(r.files.map((f) => [f.path, f.content])));
+    const res = await run(null, dash, { script: join(state, 'heartbeat.sh'), limitMs: 60_000 });
+    const log = readFileSync(join(state, 'runtime.log'), 'utf8');
+    if (which === 'claude') {
+      assert.is(res.code, 1, log);
+      assert.match(log, /Not logged in/);
+    } else {
+      assert.is(res.code, 124, log);
+      assert.match(log, /^sandbox: workspace-write/m);
+      assert.match(log, /^Read PROTOCOL\.md and follow it/m);
+      assert.match(log, /^HEART\.md: no earlier wake to compare with$/m);
+      assert.match(log, /^Working window: round the clock$/m);
+    }
+    assert.not.match(log, /unknown option|unexpected argument/);
+    rmSync(dir, { recursive: true, force: true });
+  });
+}
 
 test.run();
