@@ -153,12 +153,21 @@ const SPAN_END = Date.UTC(2037, 0, 1);
 const DAY_MS = 86_400_000;
 
 // Offsets are sampled every STEP and each change is then bisected to the minute. No zone
-// in the tz database changes its offset twice within two days (the closest pairs, such as
-// Morocco's Ramadan suspensions, are weeks apart).
-const STEP = 2 * DAY_MS;
+// in the tz database changes its offset twice within a week (the closest pairs, such as
+// Morocco's Ramadan suspensions, are weeks apart); test/schedule.test.ts checks that
+// against a day-by-day scan of every zone.
+const STEP = 7 * DAY_MS;
+
+const transitionCache = new Map<string, number[]>();
 
 /** Instants in [SPAN_START, SPAN_END) at which the zone's offset changes, exact to the minute. */
 export function transitions(zone: string): number[] {
+  let out = transitionCache.get(zone);
+  if (!out) transitionCache.set(zone, (out = findTransitions(zone)));
+  return out;
+}
+
+function findTransitions(zone: string): number[] {
   const out: number[] = [];
   let prev = offsetAt(zone, SPAN_START);
   for (let t = SPAN_START + STEP; t < SPAN_END + STEP; t += STEP) {

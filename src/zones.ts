@@ -49,7 +49,13 @@ function isTzif(file: string): boolean {
   }
 }
 
+let supported: Set<string> | undefined;
+
 function icuAccepts(name: string): boolean {
+  // The list is cheap; constructing a formatter loads ICU's zone data (~25 ms), so it is
+  // only the fallback, for aliases such as "Asia/Kathmandu" that the list spells otherwise.
+  supported ??= new Set(Intl.supportedValuesOf('timeZone'));
+  if (supported.has(name)) return true;
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: name });
     return true;

@@ -2,7 +2,7 @@
 // independently, minute by minute, straight from the definition of the window.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { dstWarnings, fireMinute, minuteChoices, plan, summary, toEntries, weeklyPattern } from '../src/schedule.ts';
+import { dstWarnings, fireMinute, minuteChoices, offsetAt, plan, summary, toEntries, transitions, weeklyPattern } from '../src/schedule.ts';
 import { EVERY } from '../src/spec.ts';
 
 const mk = (every: string, start: string, end: string, days?: string[], minute?: number, name = 'docs'): any => ({
@@ -136,6 +136,23 @@ test('the render summary names the times, the zone, the days and any widening', 
   assert.match(summary(s, plan(s), 'cron'), /; cron widened to 12–04 host time \(Europe\/Berlin\): ~\d+% of wakes skipped by the gate$/);
   const w = mk('2h', '22:00', '06:00', ['fri', 'sat', 'sun'], 5);
   assert.is(summary(w, plan(w), 'launchd'), 'fires every 2h at :05, 22:00–06:00 Europe/Berlin, Fri–Sun');
+});
+
+test('the weekly offset sampling finds every change a day-by-day scan finds, in every zone', () => {
+  const from = Date.UTC(2025, 0, 1);
+  const to = Date.UTC(2037, 0, 1);
+  for (const zone of [...Intl.supportedValuesOf('timeZone'), 'UTC', 'Asia/Kathmandu', 'Australia/Lord_Howe']) {
+    let changes = 0;
+    let prev = offsetAt(zone, from);
+    for (let t = from + 86_400_000; t < to; t += 86_400_000) {
+      const cur = offsetAt(zone, t);
+      if (cur !== prev) changes++;
+      prev = cur;
+    }
+    const found = transitions(zone);
+    assert.is(found.length, changes, zone);
+    for (const t of found) assert.is.not(offsetAt(zone, t), offsetAt(zone, t - 60_000), `${zone} changes at ${new Date(t).toISOString()}`);
+  }
 });
 
 test.run();
