@@ -2,7 +2,7 @@
 // Build: precompile the Handlebars templates into a module (so the CLI ships only the
 // small handlebars runtime and compiles nothing at start-up), then bundle the CLI with
 // esbuild into dist/ so that start-up does not walk node_modules.
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Handlebars from 'handlebars';
@@ -33,8 +33,10 @@ export function precompile() {
 
 export async function bundle() {
   const esbuild = await import('esbuild');
+  // Chunk names carry content hashes: start clean so that old chunks do not pile up.
+  rmSync(join(root, 'dist'), { recursive: true, force: true });
   await esbuild.build({
-    entryPoints: [join(root, 'src/cli.ts')],
+    entryPoints: [join(root, 'src/main.ts')],
     outdir: join(root, 'dist'),
     bundle: true,
     splitting: true,

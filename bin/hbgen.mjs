@@ -1,9 +1,7 @@
 #!/usr/bin/env node
-import { existsSync } from 'node:fs';
-
-const bundle = new URL('../dist/hbgen.mjs', import.meta.url);
-if (!existsSync(bundle)) {
+// The installed command: everything is in the bundle that `npm run build` writes to dist/.
+import('../dist/hbgen.mjs').catch((e) => {
+  if (e?.code !== 'ERR_MODULE_NOT_FOUND' || !String(e.message).includes('dist/hbgen.mjs')) throw e;
   process.stderr.write('hbgen: the CLI is not built yet; run `npm run build` in the hbgen folder.\n');
-  process.exit(2);
-}
-await import(bundle.href);
+  process.exitCode = 2;
+});

@@ -1,6 +1,6 @@
 // launchd: a LaunchAgent built as data and serialized by the plist package, never by a
 // template, so XML escaping is the serializer's job (launchd.plist(5)).
-import { build, type PlistValue } from 'plist';
+import type { PlistValue } from 'plist';
 import { xmlComment } from '../src/escape.ts';
 import type { CalEntry } from '../src/schedule.ts';
 import type { Generator } from './types.ts';
@@ -26,6 +26,13 @@ export function calendarIntervals(entries: CalEntry[]): Interval[] {
   return out;
 }
 
+// The plist package (and the XML libraries it brings) loads only when a plist is rendered:
+// it is the heaviest thing hbgen would otherwise load at every start.
+let build: ((obj: PlistValue) => string) | undefined;
+export async function loadPlist(): Promise<void> {
+  build ??= (await import('plist')).build;
+}
+
 export const launchd: Generator = {
   files(ctx) {
     const { names } = ctx;
@@ -39,6 +46,7 @@ export const launchd: Generator = {
       ProcessType: 'Background',
       RunAtLoad: false,
     };
+    if (!build) throw new Error('the plist writer is not loaded: await prepareRender() before renderSpec()');
     const xml = build(data as unknown as PlistValue);
     // The generated-by comment goes right after the DOCTYPE: the first comment of the file.
     const lines = xml.split('\n');

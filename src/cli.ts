@@ -1,46 +1,12 @@
-// The command line (PRODUCT.md §2). Each command loads what it needs when it runs, so that
-// `hbgen --version` does not pay for the render stack.
+// The full command line (PRODUCT.md §2), reached through main.ts. Each command loads what
+// it needs when it runs.
 import yargs from 'yargs';
-import { hideBin } from 'yargs/helpers';
-import { UserError } from './errors.ts';
+import { runCommand } from './run.ts';
 import { VERSION } from './version.ts';
 
+const renderCmds = () => import('./commands/render.ts');
+
 const SCHEDULERS = ['launchd', 'systemd-user', 'cron'] as const;
-
-async function renderCmd(argv: { spec: string; out?: string; scheduler?: (typeof SCHEDULERS)[number] }) {
-  const { loadSpec } = await import('./load.ts');
-  const { renderSpec } = await import('./render.ts');
-  const spec = loadSpec(argv.spec);
-  const r = renderSpec(spec, { scheduler: argv.scheduler });
-  if (r.errors.length) throw new UserError(r.errors.map((l) => `${argv.spec}: ${l}`));
-  if (argv.out !== undefined) {
-    const { writeTree } = await import('./tree.ts');
-    writeTree(argv.out, r.files);
-    process.stderr.write(`hbgen: wrote ${r.files.length} files to ${argv.out}\n`);
-  } else {
-    process.stdout.write(r.files.map((f) => `==> ${f.path} <==\n${f.content}`).join('\n'));
-  }
-  process.stderr.write(`hbgen: ${r.summary}\n`);
-  for (const w of r.warnings) process.stderr.write(`hbgen: warning: ${w}\n`);
-}
-
-async function checkCmd(argv: { spec: string; dir: string }) {
-  const { loadSpec } = await import('./load.ts');
-  const { renderSpec } = await import('./render.ts');
-  const { compareTree } = await import('./tree.ts');
-  const spec = loadSpec(argv.spec);
-  const r = renderSpec(spec);
-  if (r.errors.length) throw new UserError(r.errors.map((l) => `${argv.spec}: ${l}`));
-  const drift = await compareTree(argv.dir, r.files);
-  if (drift.length === 0) {
-    process.stderr.write(`hbgen: ${argv.dir} matches ${argv.spec}\n`);
-    return;
-  }
-  process.stdout.write(drift.map((d) => d.diff).join(''));
-  throw new UserError([
-    `${argv.dir}: ${drift.length} difference${drift.length > 1 ? 's' : ''} from a fresh render of ${argv.spec}; run \`hbgen render ${argv.spec} --out ${argv.dir}\` to update it`,
-  ]);
-}
 
 // The host lifecycle (PRODUCT.md §6): each command's module loads only when it runs.
 type SpecArgv = { spec: string; yes?: boolean; dryRun?: boolean };
@@ -53,27 +19,17 @@ const COMMANDS = {
 };
 const lifecycle = (name: keyof typeof COMMANDS) => async (argv: SpecArgv) => {
   const { processIO } = await import('./host/io.ts');
+  const { prepareRender } = await import('./render.ts');
+  await prepareRender();
   return (await COMMANDS[name]())(argv, processIO());
 };
-
-async function schemaCmd() {
-  const { jsonSchema } = await import('./schema.ts');
-  process.stdout.write(`${JSON.stringify(jsonSchema(), null, 2)}\n`);
-}
 
 export async function main(args: string[]): Promise<number> {
   let exitCode = 0;
   const run =
     <T>(fn: (a: T) => Promise<void | number>) =>
     async (a: T) => {
-      try {
-        const code = await fn(a);
-        if (typeof code === 'number') exitCode = code;
-      } catch (e) {
-        if (!(e instanceof UserError)) throw e;
-        for (const l of e.lines) process.stderr.write(`hbgen: ${l}\n`);
-        exitCode = e.exitCode;
-      }
+      exitCode = await runCommand(fn, a);
     };
   const specArg = { describe: 'the spec file', type: 'string', default: './hbgen.json' } as const;
   await yargs(args)
@@ -87,15 +43,15 @@ export async function main(args: string[]): Promise<number> {
           .positional('spec', specArg)
           .option('out', { type: 'string', describe: 'write the rendered tree into this folder' })
           .option('scheduler', { choices: SCHEDULERS, describe: "render for this scheduler instead of the spec's" }),
-      run(renderCmd),
+      run(async (a: Parameters<Awaited<ReturnType<typeof renderCmds>>['renderCmd']>[0]) => (await renderCmds()).renderCmd(a)),
     )
     .command(
       'check <spec> <dir>',
       'compare a folder with a fresh render: exit 0 if identical, 1 with a diff if not',
       (y) => y.positional('spec', { ...specArg, default: undefined }).positional('dir', { type: 'string', describe: 'the rendered folder', demandOption: true }),
-      run(checkCmd as (a: unknown) => Promise<void>),
+      run(async (a: { spec?: string; dir: string }) => (await renderCmds()).checkCmd({ spec: a.spec!, dir: a.dir })),
     )
-    .command('schema', "print the spec's JSON Schema", (y) => y, run(schemaCmd))
+    .command('schema', "print the spec's JSON Schema", (y) => y, run(async () => (await renderCmds()).schemaCmd()))
     .command(
       'init [dir]',
       'write HEART.md, PROTOCOL.md, STATE.md, LOG.md, journal/ and a spec with what this host can tell; never overwrites',
@@ -125,7 +81,7 @@ export async function main(args: string[]): Promise<number> {
       run(lifecycle('resume')),
     )
     .command('wake [spec]', 'run one heartbeat now through the installed wrapper', (y) => y.positional('spec', specArg), run(lifecycle('wake')))
-    .demandCommand(1, 'name a command; see hbgen --help')
+    .demandCommand(1, 'name a command')
     .strict()
     .version(VERSION)
     .alias('h', 'help')
@@ -142,12 +98,3 @@ export async function main(args: string[]): Promise<number> {
   return exitCode;
 }
 
-main(hideBin(process.argv)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (e) => {
-    process.stderr.write(`hbgen: internal error: ${(e as Error).message}; please report it with the command you ran\n`);
-    process.exitCode = 70;
-  },
-);

@@ -20,6 +20,12 @@ export interface RenderResult {
   warnings: string[];
 }
 
+/** Load what rendering needs lazily (the plist writer); call once before renderSpec. */
+export async function prepareRender(): Promise<void> {
+  const { loadPlist } = await import('../generators/launchd.ts');
+  await loadPlist();
+}
+
 export function renderSpec(spec: Spec, opts: { scheduler?: Scheduler } = {}): RenderResult {
   const scheduler = opts.scheduler ?? spec.schedule.scheduler;
   const s: Spec = scheduler === spec.schedule.scheduler ? spec : { ...spec, schedule: { ...spec.schedule, scheduler } };

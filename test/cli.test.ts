@@ -1,5 +1,6 @@
 // The command line as a user meets it: the built CLI run as a child process.
 import { chmodSync, mkdtempSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync, copyFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -152,6 +153,38 @@ test('an internal error never prints a stack trace', () => {
   const r = hbgen(['render', 'fixtures/invalid/many.json']);
   assert.is(r.code, 1);
   for (const l of r.stderr.trimEnd().split('\n')) assert.match(l, /^hbgen: /);
+});
+
+test('the fast path parses only the plain forms and leaves the rest to yargs', async () => {
+  const { fastParse } = await import('../src/fastparse.ts');
+  assert.type(fastParse, 'function');
+  assert.equal(fastParse!(['render']), { cmd: 'render', spec: './hbgen.json' });
+  assert.equal(fastParse!(['render', 'a.json', '--out=o', '--scheduler', 'cron']), { cmd: 'render', spec: 'a.json', out: 'o', scheduler: 'cron' });
+  assert.equal(fastParse!(['check', 'a.json', 'dir']), { cmd: 'check', spec: 'a.json', dir: 'dir' });
+  for (const args of [['render', '--out'], ['render', 'a', 'b'], ['render', '--bogus'], ['render', '--out', 'x', '--out', 'y'], ['check', 'a'], ['check', 'a', 'b', 'c'], ['render', '-'], ['render', '--scheduler', 'anacron'], ['render', '--help'], ['render', '--out', ''], ['schema'], ['--version', 'x']]) {
+    assert.is(fastParse!(args), undefined, args.join(' '));
+  }
+});
+
+test('the fast path and the full yargs command line give the same results', () => {
+  const out = join(tmp, 'o');
+  const forms: [string[], string?][] = [
+    [['render', EXAMPLE]],
+    [['render', EXAMPLE, '--scheduler', 'cron']],
+    [['render', '--scheduler=launchd', EXAMPLE]],
+    [['render', EXAMPLE, '--out', out]],
+    [['check', EXAMPLE, out]],
+    [['check', 'fixtures/specs/cron.json', out]],
+    [['render', 'fixtures/invalid/many.json']],
+    [['render'], tmp],
+  ];
+  for (const [args, cwd] of forms) {
+    const viaFast = hbgen(args, { cwd });
+    const viaYargs = spawnSync(process.execPath, ['--import', import.meta.resolve('tsx'), '--input-type=module', '-e', `import { main } from ${JSON.stringify(join(ROOT, 'src/cli.ts'))}; process.exitCode = await main(${JSON.stringify(args)});`], { cwd: cwd ?? ROOT, encoding: 'utf8' });
+    assert.is(viaFast.code, viaYargs.status, args.join(' '));
+    assert.is(viaFast.stdout, viaYargs.stdout, args.join(' '));
+    assert.is(viaFast.stderr, viaYargs.stderr, args.join(' '));
+  }
 });
 
 test.run();

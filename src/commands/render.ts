@@ -1,0 +1,42 @@
+// render, check and schema: the commands that never touch the host (PRODUCT.md §2).
+import { loadSpec } from '../load.ts';
+import { prepareRender, renderSpec, type Scheduler } from '../render.ts';
+import { UserError } from '../errors.ts';
+
+export async function renderCmd(argv: { spec: string; out?: string; scheduler?: Scheduler }): Promise<void> {
+  const spec = loadSpec(argv.spec);
+  if ((argv.scheduler ?? spec.schedule.scheduler) === 'launchd') await prepareRender();
+  const r = renderSpec(spec, { scheduler: argv.scheduler });
+  if (r.errors.length) throw new UserError(r.errors.map((l) => `${argv.spec}: ${l}`));
+  if (argv.out !== undefined) {
+    const { writeTree } = await import('../tree.ts');
+    writeTree(argv.out, r.files);
+    process.stderr.write(`hbgen: wrote ${r.files.length} files to ${argv.out}\n`);
+  } else {
+    process.stdout.write(r.files.map((f) => `==> ${f.path} <==\n${f.content}`).join('\n'));
+  }
+  process.stderr.write(`hbgen: ${r.summary}\n`);
+  for (const w of r.warnings) process.stderr.write(`hbgen: warning: ${w}\n`);
+}
+
+export async function checkCmd(argv: { spec: string; dir: string }): Promise<void> {
+  const spec = loadSpec(argv.spec);
+  if (spec.schedule.scheduler === 'launchd') await prepareRender();
+  const r = renderSpec(spec);
+  if (r.errors.length) throw new UserError(r.errors.map((l) => `${argv.spec}: ${l}`));
+  const { compareTree } = await import('../tree.ts');
+  const drift = await compareTree(argv.dir, r.files);
+  if (drift.length === 0) {
+    process.stderr.write(`hbgen: ${argv.dir} matches ${argv.spec}\n`);
+    return;
+  }
+  process.stdout.write(drift.map((d) => d.diff).join(''));
+  throw new UserError([
+    `${argv.dir}: ${drift.length} difference${drift.length > 1 ? 's' : ''} from a fresh render of ${argv.spec}; run \`hbgen render ${argv.spec} --out ${argv.dir}\` to update it`,
+  ]);
+}
+
+export async function schemaCmd(): Promise<void> {
+  const { jsonSchema } = await import('../schema.ts');
+  process.stdout.write(`${JSON.stringify(jsonSchema(), null, 2)}\n`);
+}
