@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const HBGEN = join(root, 'bin', 'hbgen.mjs');
+const HBGEN = join(root, 'bin', 'hbgen.cjs');
 const rounds = Number(process.env.BENCH_ROUNDS ?? 30);
 const env = { ...process.env };
 // On Node 20 this variable alone triples every start (research/performance.md).

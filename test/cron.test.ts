@@ -173,7 +173,7 @@ test('a cron command of 998 bytes renders and crontab(1) takes it; 999 bytes is 
   writeFileSync(specFile, JSON.stringify({ ...base.raw, repo: tooLong.repo }));
   const out = join(dir, 'out');
   mkdirSync(out);
-  const cli = run(process.execPath, [join(ROOT, 'bin', 'hbgen.mjs'), 'render', specFile, '--out', out]);
+  const cli = run(process.execPath, [join(ROOT, 'bin', 'hbgen.cjs'), 'render', specFile, '--out', out]);
   assert.is(cli.code, 1);
   assert.match(cli.stderr, /repo: .*over cron's 998-byte limit/);
   assert.equal(readdirSync(out), [], 'nothing written');

@@ -149,7 +149,7 @@ test('CLI status / wake / stop when nothing is installed: clear lines, status ex
 test('CLI consent on a real terminal (script(1)): the question defaults to No', () => {
   const h = makeHost('systemd-user');
   const before = snap(h);
-  const cmd = `${process.execPath} ${join(ROOT, 'bin/hbgen.mjs')} install hbgen.json`;
+  const cmd = `${process.execPath} ${join(ROOT, 'bin/hbgen.cjs')} install hbgen.json`;
   for (const answer of ['n\n', '\n']) {
     const r = spawnSync('script', ['-qec', cmd, '/dev/null'], { cwd: h.root, env: { ...h.env, TERM: 'dumb' }, input: answer, encoding: 'utf8', timeout: 30_000 });
     assert.is(r.status, 1, r.stdout);

@@ -1,10 +1,10 @@
-// Run the built CLI (bin/hbgen.mjs → dist/) the way a user does, as a child process.
+// Run the built CLI (bin/hbgen.cjs → dist/) the way a user does, as a child process.
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const HBGEN = join(ROOT, 'bin', 'hbgen.mjs');
+export const HBGEN = join(ROOT, 'bin', 'hbgen.cjs');
 
 export interface Run {
   code: number;
