@@ -10,6 +10,7 @@
 //   the same entries are exact. Otherwise the pattern is shifted by every offset difference
 //   the two zones have over the years below, and the union is the smallest set of host
 //   minutes that never misses an expected wake; window.sh then skips the extra ones.
+import { ZONE_TABLE } from './gen/zones.ts';
 import { EVERY, clockMinutes, seconds, type Spec } from './spec.ts';
 
 export const DAY_NAMES = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const;
@@ -135,8 +136,8 @@ export function toEntries(pattern: Iterable<number>): CalEntry[] {
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
-/** UTC offset of `zone` at `ms`, in minutes east of UTC. */
-export function offsetAt(zone: string, ms: number): number {
+/** UTC offset of `zone` at `ms` from ICU itself, in minutes east of UTC. */
+function icuOffsetAt(zone: string, ms: number): number {
   let f = formatters.get(zone);
   if (!f) formatters.set(zone, (f = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' })));
   const name = f.formatToParts(ms).find((p) => p.type === 'timeZoneName')!.value; // "GMT+05:45" or "GMT"
@@ -144,6 +145,47 @@ export function offsetAt(zone: string, ms: number): number {
   if (!m) return 0;
   const v = Number(m[2]) * 60 + Number(m[3]);
   return m[1] === '-' ? -v : v;
+}
+
+// Loading ICU's zone data costs about 14 ms at every start, so the build computes, with the
+// same ICU and the same code below, each zone's offsets over the span into src/gen/zones.ts
+// ([offset at the span's start, minute of a change, offset after it, …]). Rendering reads
+// that table and asks ICU only about names it does not hold; the bytes are the same either
+// way (test/schedule.test.ts compares the two).
+let useTable = true;
+
+/** For the build and the tests: compute everything from ICU, ignoring the table. */
+export function withoutZoneTable<T>(fn: () => T): T {
+  useTable = false;
+  try {
+    return fn();
+  } finally {
+    useTable = true;
+  }
+}
+
+/** UTC offset of `zone` at `ms`, in minutes east of UTC. */
+export function offsetAt(zone: string, ms: number): number {
+  const row = useTable ? ZONE_TABLE[zone] : undefined;
+  if (!row || ms < SPAN_START || ms >= SPAN_END) return icuOffsetAt(zone, ms);
+  const minute = Math.floor(ms / 60_000);
+  let lo = 0; // row[1 + 2k] are change minutes, ascending; find the last one ≤ minute
+  let hi = (row.length - 1) / 2;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (row[1 + 2 * mid]! <= minute) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo === 0 ? row[0]! : row[2 * lo]!;
+}
+
+/** The table row of `zone`, for bin/build.mjs. */
+export function zoneRow(zone: string): number[] {
+  return withoutZoneTable(() => {
+    const row = [offsetAt(zone, SPAN_START)];
+    for (const t of findTransitions(zone)) row.push(t / 60_000, offsetAt(zone, t));
+    return row;
+  });
 }
 
 // The span over which a cross-zone superset must hold. It is fixed, not "this year", so
@@ -162,6 +204,8 @@ const transitionCache = new Map<string, number[]>();
 
 /** Instants in [SPAN_START, SPAN_END) at which the zone's offset changes, exact to the minute. */
 export function transitions(zone: string): number[] {
+  const row = useTable ? ZONE_TABLE[zone] : undefined;
+  if (row) return row.filter((_, i) => i % 2 === 1).map((m) => m * 60_000);
   let out = transitionCache.get(zone);
   if (!out) transitionCache.set(zone, (out = findTransitions(zone)));
   return out;

@@ -9,6 +9,7 @@
 // (Intl turns "Asia/Kathmandu" into "Asia/Katmandu", a link that may be absent).
 import { closeSync, openSync, readSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { ZONE_TABLE } from './gen/zones.ts';
 
 const NAME = /^[A-Za-z0-9_+-]+(\/[A-Za-z0-9_+-]+)*$/;
 
@@ -54,6 +55,8 @@ let supported: Set<string> | undefined;
 function icuAccepts(name: string): boolean {
   // The list is cheap; constructing a formatter loads ICU's zone data (~25 ms), so it is
   // only the fallback, for aliases such as "Asia/Kathmandu" that the list spells otherwise.
+  // The build's zone table (src/gen/zones.ts) holds only names this ICU accepts.
+  if (Object.hasOwn(ZONE_TABLE, name)) return true;
   supported ??= new Set(Intl.supportedValuesOf('timeZone'));
   if (supported.has(name)) return true;
   try {

@@ -2,7 +2,8 @@
 // independently, minute by minute, straight from the definition of the window.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { dstWarnings, fireMinute, minuteChoices, offsetAt, plan, summary, toEntries, transitions, weeklyPattern } from '../src/schedule.ts';
+import { dstWarnings, fireMinute, minuteChoices, offsetAt, plan, summary, toEntries, transitions, weeklyPattern, withoutZoneTable } from '../src/schedule.ts';
+import { ZONE_TABLE } from '../src/gen/zones.ts';
 import { EVERY } from '../src/spec.ts';
 
 const mk = (every: string, start: string, end: string, days?: string[], minute?: number, name = 'docs'): any => ({
@@ -153,6 +154,24 @@ test('the weekly offset sampling finds every change a day-by-day scan finds, in 
     assert.is(found.length, changes, zone);
     for (const t of found) assert.is.not(offsetAt(zone, t), offsetAt(zone, t - 60_000), `${zone} changes at ${new Date(t).toISOString()}`);
   }
+});
+
+test('the build-time zone table says exactly what ICU says', () => {
+  const names = Object.keys(ZONE_TABLE);
+  assert.ok(names.length > 400, 'the table covers ICU\'s zones');
+  for (const z of ['America/Santiago', 'Asia/Kathmandu', 'Australia/Lord_Howe', 'Pacific/Chatham', 'Europe/Berlin', 'UTC']) assert.ok(names.includes(z), z);
+  for (const zone of names) {
+    const icu = withoutZoneTable(() => transitions(zone));
+    assert.equal(transitions(zone), icu, zone);
+    for (const t of [Date.UTC(2025, 0, 1), Date.UTC(2027, 2, 14, 6, 59), Date.UTC(2027, 2, 14, 7), Date.UTC(2031, 9, 5, 15, 30), ...icu.flatMap((x) => [x - 60_000, x])]) {
+      assert.is(offsetAt(zone, t), withoutZoneTable(() => offsetAt(zone, t)), `${zone} at ${new Date(t).toISOString()}`);
+    }
+  }
+  // A whole plan, both ways.
+  const s: any = mk('2h', '08:30', '18:00', ['mon', 'wed', 'fri'], 7);
+  s.schedule.hours.timezone = 'America/Santiago';
+  s.schedule.hostTimezone = 'Australia/Lord_Howe';
+  assert.equal(plan(s), withoutZoneTable(() => plan(s)));
 });
 
 test.run();
