@@ -7,3 +7,11 @@ export class UserError extends Error {
     super(lines.join('\n'));
   }
 }
+
+/** A file-system failure on `path` as a UserError naming it (an existing UserError passes through). */
+export function fsError(e: unknown, path: string, verb: 'read' | 'write' | 'remove' | 'create'): UserError {
+  if (e instanceof UserError) return e;
+  const err = e as NodeJS.ErrnoException;
+  const why = err.code === 'EACCES' || err.code === 'EPERM' ? 'permission denied' : err.code === 'ENOSPC' ? 'the disk is full' : (err.code ?? err.message);
+  return new UserError([`${err.path ?? path}: cannot ${verb} it (${why}); check the folder's owner and permissions`]);
+}

@@ -201,11 +201,17 @@ const DAY_MS = 86_400_000;
 const STEP = 7 * DAY_MS;
 
 const transitionCache = new Map<string, number[]>();
+const tableTransitions = new Map<string, number[]>();
 
 /** Instants in [SPAN_START, SPAN_END) at which the zone's offset changes, exact to the minute. */
 export function transitions(zone: string): number[] {
   const row = useTable ? ZONE_TABLE[zone] : undefined;
-  if (row) return row.filter((_, i) => i % 2 === 1).map((m) => m * 60_000);
+  if (row) {
+    // Read from the table once per zone; the cache below is ICU's answer, the same values.
+    let fromTable = tableTransitions.get(zone);
+    if (!fromTable) tableTransitions.set(zone, (fromTable = row.filter((_, i) => i % 2 === 1).map((m) => m * 60_000)));
+    return fromTable;
+  }
   let out = transitionCache.get(zone);
   if (!out) transitionCache.set(zone, (out = findTransitions(zone)));
   return out;

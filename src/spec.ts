@@ -11,6 +11,9 @@ export const DAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
 export const HARNESSES = ['claude-code', 'codex', 'command'] as const;
 export const SCHEDULERS = ['launchd', 'systemd-user', 'cron'] as const;
 
+/** A duration: a whole number of seconds, minutes or hours, at least 1s. */
+export const DURATION = /^[1-9][0-9]*[smh]$/;
+
 /** Seconds in a duration such as "25m"; the schema has already checked the form. */
 export function seconds(d: string): number {
   const n = Number(d.slice(0, -1));
@@ -63,7 +66,7 @@ function absPath(what: string) {
 const duration = (what: string) =>
   z
     .string({ error: (i) => (i.input === undefined ? `required: ${what}` : 'must be a duration string such as "25m"') })
-    .regex(/^[1-9][0-9]*[smh]$/, { error: (i) => `must be a whole number of s, m or h, at least 1s (e.g. "25m"), got "${i.input}"` });
+    .regex(DURATION, { error: (i) => `must be a whole number of s, m or h, at least 1s (e.g. "25m"), got "${i.input}"` });
 
 const clock = (allow2400: boolean, what: string) =>
   z
@@ -245,7 +248,7 @@ export const SpecSchema = z
   // Cross-field rules run even when some field is wrong, so that one run reports every
   // problem; each rule looks only at fields whose own form is already right.
   .superRefine((s, ctx) => {
-    const dur = (d: unknown) => (typeof d === 'string' && /^[1-9][0-9]*[smh]$/.test(d) ? seconds(d) : undefined);
+    const dur = (d: unknown) => (typeof d === 'string' && DURATION.test(d) ? seconds(d) : undefined);
     const sch = (typeof s?.schedule === 'object' && s.schedule) || ({} as Partial<typeof s.schedule>);
     const hrs = (typeof sch.hours === 'object' && sch.hours) || ({} as Partial<typeof sch.hours>);
     const every = (EVERY as readonly unknown[]).includes(sch.every) ? dur(sch.every)! : undefined;

@@ -1,9 +1,10 @@
 // Writing a rendered tree to disk and comparing one with it. Only these two functions touch
 // the output folder, and they never touch a file that is not part of the tree.
-import { chmodSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import type { RenderedFile } from '../generators/types.ts';
 import { UserError } from './errors.ts';
+import { writeAtomic } from './atomic.ts';
 
 function inside(dir: string, rel: string): string {
   const full = join(dir, rel);
@@ -20,10 +21,7 @@ export function writeTree(dir: string, files: RenderedFile[]): void {
     for (const f of files) {
       const full = inside(dir, f.path);
       mkdirSync(dirname(full), { recursive: true });
-      const tmp = `${full}.hbgen-tmp-${process.pid}`;
-      writeFileSync(tmp, f.content, { mode: f.mode });
-      chmodSync(tmp, f.mode); // the umask must not decide an executable bit
-      renameSync(tmp, full);
+      writeAtomic(full, f.content, f.mode, { sync: false });
     }
   } catch (e) {
     if (e instanceof UserError) throw e;

@@ -14,7 +14,7 @@ import { checkBin } from '../host/facts.ts';
 import { lstatOrNull } from '../host/fsx.ts';
 import { homeOf, type HostIO } from '../host/io.ts';
 import { findOnPath, runTool } from '../host/run.ts';
-import { DAYS, EVERY, seconds, validateSpec } from '../spec.ts';
+import { DAYS, DURATION, EVERY, seconds, validateSpec } from '../spec.ts';
 import { isKnownZone } from '../zones.ts';
 
 export interface InitArgs {
@@ -268,7 +268,7 @@ async function interview(io: HostIO, zone: string | undefined, agents: Agent[]):
       choices: offered.map((v) => ({ label: v, value: v })),
       custom: 'another duration such as 20m',
       check: (v) => {
-        if (!/^[1-9][0-9]*[smh]$/.test(v)) return `"${v}" is not a duration such as 20m`;
+        if (!DURATION.test(v)) return `"${v}" is not a duration such as 20m`;
         if (c.every && seconds(v) + 30 >= seconds(c.every)) return `${v} plus the 30s grace is not shorter than ${c.every}`;
         return null;
       },

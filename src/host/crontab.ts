@@ -25,10 +25,12 @@
 //   writeCrontab refuses it (listingAmbiguities) rather than turn CRs into text.
 // I/O: `crontab` is found on PATH and always run with LC_ALL=C, with argument arrays (no
 // shell), stdout kept as bytes. Writing re-reads and compares first, then verifies after.
+import { CRON_MAX_COMMAND } from '../../generators/cron.ts';
 import { UserError } from '../errors.ts';
 
-/** Debian cron refuses a job line whose command is longer than this ("command too long"). */
-export const CRON_MAX_COMMAND = 998;
+// Debian cron's limit on one job line's command: one constant, which the generator also
+// checks hbgen's own line against.
+export { CRON_MAX_COMMAND };
 
 const NAME = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 const LF = 0x0a;

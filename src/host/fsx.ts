@@ -2,9 +2,12 @@
 // folder, fsync, rename, fsync of the folder), and reads that say "absent" instead of
 // throwing. Every write hbgen makes on a host goes through writeAtomic.
 import { createHash } from 'node:crypto';
-import { chmodSync, closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync, type Stats } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readFileSync, type Stats } from 'node:fs';
 import { dirname } from 'node:path';
-import { UserError } from '../errors.ts';
+import { writeAtomic } from '../atomic.ts';
+import { fsError } from '../errors.ts';
+
+export { fsError, writeAtomic };
 
 export function sha256(b: Buffer | string): string {
   return createHash('sha256').update(b).digest('hex');
@@ -31,47 +34,6 @@ export function readOrNull(path: string): Buffer | null {
   }
 }
 
-export function fsError(e: unknown, path: string, verb: 'read' | 'write' | 'remove' | 'create'): UserError {
-  if (e instanceof UserError) return e;
-  const err = e as NodeJS.ErrnoException;
-  const why = err.code === 'EACCES' || err.code === 'EPERM' ? 'permission denied' : err.code === 'ENOSPC' ? 'the disk is full' : (err.code ?? err.message);
-  return new UserError([`${err.path ?? path}: cannot ${verb} it (${why}); check the folder's owner and permissions`]);
-}
-
-/** Write `content` to `path` with `mode` so that a reader sees the old file or the new one, never half of one. */
-export function writeAtomic(path: string, content: Buffer | string, mode: number): void {
-  const tmp = `${path}.hbgen-tmp-${process.pid}`;
-  try {
-    const fd = openSync(tmp, 'wx', mode);
-    try {
-      const b = typeof content === 'string' ? Buffer.from(content) : content;
-      let off = 0;
-      while (off < b.length) off += writeSync(fd, b, off);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    chmodSync(tmp, mode); // the umask must not decide a mode
-    renameSync(tmp, path);
-    syncDir(dirname(path));
-  } catch (e) {
-    rmSync(tmp, { force: true });
-    throw fsError(e, path, 'write');
-  }
-}
-
-function syncDir(dir: string): void {
-  try {
-    const fd = openSync(dir, 'r');
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    // Some file systems refuse fsync on a folder; the rename is still atomic.
-  }
-}
 
 /**
  * Create `dir` and its missing parents (never above `stopAt`), each with `mode`.
