@@ -6,10 +6,10 @@
 //   cronWord   -> crontab(1) accepts it and the real cron daemon runs a script at that path
 //                 (and runs the rendered crontab line of every fixture spec)
 //   xmlComment -> expat (plistlib) and libplist (plistutil) accept the comment
-import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
+import { withCronDaemon } from './helpers/crond.ts';
 import * as assert from 'uvu/assert';
 import { cronWord, sh, shWords, systemdArg, xmlComment } from '../src/escape.ts';
 import { renderSpec } from '../src/render.ts';
@@ -134,18 +134,6 @@ test('xmlComment: every hostile string makes a comment both expat and libplist a
 
 // ------------------------------------------------------------------ cron
 
-/** Whether a live cron daemon runs (a zombie left by an earlier run does not count). */
-function cronRunning(): boolean {
-  const pids = run('pgrep', ['-x', 'cron']).stdout.split('\n').filter(Boolean);
-  return pids.some((pid) => {
-    try {
-      return !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-    } catch {
-      return false;
-    }
-  });
-}
-
 test('cronWord: crontab(1) keeps the bytes and the real cron daemon runs /bin/sh at every hostile path', async () => {
   const user = scratchUser('e');
   const base = tmp('hbgen-esc-cron');
@@ -187,40 +175,36 @@ test('cronWord: crontab(1) keeps the bytes and the real cron daemon runs /bin/sh
   run('chmod', ['-R', 'a+rX', base]);
   const tab = `${lines.join('\n')}\n`;
 
-  // Install early in a minute, so the daemon's next minute tick sees the new table.
-  const sec = new Date().getSeconds();
-  if (sec >= 55) await new Promise((r) => setTimeout(r, (61 - sec) * 1000));
-  const inst = crontabInstall(user.name, tab);
-  assert.is(`${inst.stdout}${inst.stderr}`, '', 'crontab(1) diagnostics');
-  assert.is(inst.code, 0);
-  const listed = crontabList(user.name);
-  assert.is(listed.code, 0);
-  assert.ok(listed.out.equals(Buffer.from(tab)), 'crontab -l returns the installed bytes');
+  // The daemon is shared with another suite: hold it for the whole install-and-wait.
+  await withCronDaemon(async () => {
+    // Install early in a minute, so the daemon's next minute tick sees the new table.
+    const sec = new Date().getSeconds();
+    if (sec >= 55) await new Promise((r) => setTimeout(r, (61 - sec) * 1000));
+    const inst = crontabInstall(user.name, tab);
+    assert.is(`${inst.stdout}${inst.stderr}`, '', 'crontab(1) diagnostics');
+    assert.is(inst.code, 0);
+    const listed = crontabList(user.name);
+    assert.is(listed.code, 0);
+    assert.ok(listed.out.equals(Buffer.from(tab)), 'crontab -l returns the installed bytes');
 
-  let daemon: ChildProcess | undefined;
-  if (!cronRunning()) daemon = spawn('cron', ['-f'], { stdio: 'ignore' });
-  try {
-    const deadline = Date.now() + 75_000;
-    while (Date.now() < deadline && ![...expected.keys()].every((id) => existsSync(join(outDir, id)))) {
-      await new Promise((r) => setTimeout(r, 500));
+    try {
+      const deadline = Date.now() + 75_000;
+      while (Date.now() < deadline && ![...expected.keys()].every((id) => existsSync(join(outDir, id)))) {
+        await new Promise((r) => setTimeout(r, 500));
+      }
+      await new Promise((r) => setTimeout(r, 1500)); // let the controls' jobs finish too
+      for (const [id, script] of expected) {
+        assert.ok(existsSync(join(outDir, id)), `cron did not run ${JSON.stringify(script)}`);
+        assert.is(readFileSync(join(outDir, id), 'utf8'), script, `argument sh received for ${id}`);
+      }
+      for (const c of controls) {
+        const got = existsSync(join(outDir, c.id)) ? readFileSync(join(outDir, c.id), 'utf8') : undefined;
+        assert.is.not(got, c.script, `control ${c.id}: unescaped ${JSON.stringify(c.script)} should not survive cron`);
+      }
+    } finally {
+      user.remove();
     }
-    await new Promise((r) => setTimeout(r, 1500)); // let the controls' jobs finish too
-    for (const [id, script] of expected) {
-      assert.ok(existsSync(join(outDir, id)), `cron did not run ${JSON.stringify(script)}`);
-      assert.is(readFileSync(join(outDir, id), 'utf8'), script, `argument sh received for ${id}`);
-    }
-    for (const c of controls) {
-      const got = existsSync(join(outDir, c.id)) ? readFileSync(join(outDir, c.id), 'utf8') : undefined;
-      assert.is.not(got, c.script, `control ${c.id}: unescaped ${JSON.stringify(c.script)} should not survive cron`);
-    }
-  } finally {
-    user.remove();
-    if (daemon && daemon.exitCode === null) {
-      const exited = new Promise((r) => daemon!.once('exit', r));
-      daemon.kill('SIGTERM');
-      await exited;
-    }
-  }
+  });
 });
 
 test.run();
