@@ -5,7 +5,7 @@
 // Progress: a line when a suite starts; its output, counts and time when it ends; and,
 // while suites run, a line a minute naming them (some take minutes).
 // The longest suites start first (their times from the last run in .tmp/test-times.json,
-// else the largest files), so that the run ends about when its longest suite does.
+// else as measured below), so that the run ends about when its longest suite does.
 // Usage: node test/run.mjs [substring …]   (only files whose name contains one of them)
 import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
@@ -26,10 +26,25 @@ function lastTimes() {
   }
 }
 
-// Longest first: by last run's seconds when known; unknown suites by size (bytes / 1000
-// as "seconds", which puts a new large suite ahead of the small ones).
+// Seconds each suite took in one whole run on a 2-core machine, for the order of the first
+// run on a fresh clone (later runs use their own times). Only the order depends on them.
+const MEASURED = {
+  'wrapper.test.ts': 78,
+  'lifecycle-crond.test.ts': 74,
+  'hours.test.ts': 72,
+  'escape.test.ts': 60,
+  'lifecycle-systemd.test.ts': 38,
+  'lifecycle-cron.test.ts': 33,
+  'wrapper-lock.test.ts': 33,
+  'agents.test.ts': 22,
+  'lifecycle-cli.test.ts': 15,
+  'lifecycle-launchd.test.ts': 14,
+};
+
+// Longest first: by last run's seconds when known, else as measured; other suites by size
+// (bytes / 1000 as "seconds", which puts a new large suite ahead of the small ones).
 const times = lastTimes();
-const guess = (f) => times[f] ?? statSync(join(dir, f)).size / 1000;
+const guess = (f) => times[f] ?? MEASURED[f] ?? statSync(join(dir, f)).size / 1000;
 const files = readdirSync(dir)
   .filter((f) => f.endsWith('.test.ts'))
   .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
