@@ -1,7 +1,7 @@
 // src/host/crontab.ts against the real Debian crontab(1), and against a recording stand-in
 // found first on PATH.
-// Real crontab(1): the library runs in test/helpers/crontab-driver.ts as the scratch user
-// hbgen-crontab-test (runuser), never as root, so no real user's crontab is touched; a
+// Real crontab(1): the library runs in test/helpers/crontab-driver.ts as a scratch user
+// hbgen-crontab-test-PID-xxxx (runuser), never as root, so no real user's crontab is touched; a
 // logging wrapper named `crontab` first on that user's PATH records every call before it
 // execs /usr/bin/crontab. Root observes the result with `crontab -u USER -l` and sets up
 // states with `crontab -u USER -` / `-r`, or by writing the spool file directly (a table
@@ -16,10 +16,11 @@ import * as assert from 'uvu/assert';
 import { UserError } from '../src/errors.ts';
 import { mergeBlock, readCrontab, removeBlock, tableProblems, writeCrontab, type CrontabState } from '../src/host/crontab.ts';
 import { ACCEPT_CASES, B, DOCS, DOCS2, USER_TABLES, makeStub } from './helpers/crontab.ts';
+import { uniqueUserName } from './helpers/cronuser.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const DRIVER = join(ROOT, 'test/helpers/crontab-driver.ts');
-const USER = 'hbgen-crontab-test';
+const USER = uniqueUserName('hbgen-crontab-test');
 const SPOOL = `/var/spool/cron/crontabs/${USER}`;
 const C = { ...process.env, LC_ALL: 'C' };
 

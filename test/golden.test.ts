@@ -10,6 +10,7 @@ import * as assert from 'uvu/assert';
 import { compareTree } from '../src/tree.ts';
 import { hbgen } from './helpers/cli.ts';
 import { EXPECTED, INVALID, SCHEMA, invalidNames, renderFixture, specNames } from './helpers/fixtures.ts';
+import { shellcheckPath } from './helpers/tools.ts';
 
 const UPDATE = 'run `npm run fixtures:update` if the change is intended';
 
@@ -41,7 +42,7 @@ test('shellcheck -s sh is clean on every rendered script of every fixture', () =
       for (const f of renderFixture(name).files.filter((x) => x.path.endsWith('.sh'))) {
         const file = join(dir, `${name}-${f.path}`);
         writeFileSync(file, f.content);
-        const r = spawnSync('shellcheck', ['-s', 'sh', file], { encoding: 'utf8' });
+        const r = spawnSync(shellcheckPath(), ['-s', 'sh', file], { encoding: 'utf8' });
         assert.is(r.status, 0, `${name}/${f.path}:\n${r.stdout}${r.stderr}`);
       }
     }

@@ -1,4 +1,4 @@
-// hbgen init (PRODUCT.md §7): the control plane and a spec with what the host can tell;
+// hbgen init: the control plane and a spec with what the host can tell;
 // the interval, working hours and timeout are asked on a terminal (one question at a
 // time) or left for the user, so that the spec does not validate until they are chosen.
 // Never overwrites. Driven through init() with injected streams and, once, through the
@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { INIT_PROMPT, cleanPath, detectScheduler, init, specName } from '../src/commands/init.ts';
+import { INIT_PROMPT, init, specName } from '../src/commands/init.ts';
+import { cleanPath, detectScheduler } from '../src/host/detect.ts';
 import type { HostIO } from '../src/host/io.ts';
 import { renderSpec } from '../src/render.ts';
 import { validateSpec } from '../src/spec.ts';

@@ -1,30 +1,98 @@
 #!/usr/bin/env node
 // Runs every test/*.test.ts file as its own uvu process (two at a time: the suites spend
-// most of their time waiting on shells, cron and systemd-analyze), shows their output,
-// and ends with the line CI reads: "N passed, N failed" summed from uvu's own totals.
+// most of their time waiting on shells, cron and systemd-analyze), and ends with the line
+// CI reads: "N passed, N failed" summed from uvu's own totals, always the last line.
+// Progress: a line when a suite starts; its output, counts and time when it ends; and,
+// while suites run, a line a minute naming them (some take minutes).
+// The longest suites start first (their times from the last run in .tmp/test-times.json,
+// else as measured below), so that the run ends about when its longest suite does.
 // Usage: node test/run.mjs [substring …]   (only files whose name contains one of them)
 import { spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const dir = dirname(fileURLToPath(import.meta.url));
+const TIMES = join(dir, '..', '.tmp', 'test-times.json');
 const filters = process.argv.slice(2);
+const jobs = Math.max(2, Math.min(4, cpus().length));
+
+function lastTimes() {
+  try {
+    return JSON.parse(readFileSync(TIMES, 'utf8'));
+  } catch {
+    return {};
+  }
+}
+
+// Seconds each suite took in one whole run on a 2-core machine, for the order of the first
+// run on a fresh clone (later runs use their own times). Only the order depends on them.
+const MEASURED = {
+  'wrapper.test.ts': 78,
+  'lifecycle-crond.test.ts': 74,
+  'hours.test.ts': 72,
+  'escape.test.ts': 60,
+  'lifecycle-systemd.test.ts': 38,
+  'lifecycle-cron.test.ts': 33,
+  'wrapper-lock.test.ts': 33,
+  'agents.test.ts': 22,
+  'lifecycle-cli.test.ts': 15,
+  'lifecycle-launchd.test.ts': 14,
+};
+
+// Longest first: by last run's seconds when known, else as measured; other suites by size
+// (bytes / 1000 as "seconds", which puts a new large suite ahead of the small ones).
+const times = lastTimes();
+const guess = (f) => times[f] ?? MEASURED[f] ?? statSync(join(dir, f)).size / 1000;
 const files = readdirSync(dir)
   .filter((f) => f.endsWith('.test.ts'))
   .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
-  .sort();
-const jobs = Math.max(2, Math.min(4, cpus().length));
+  .sort()
+  .sort((a, b) => guess(b) - guess(a));
 
 let passed = 0;
 let failed = 0;
 let skipped = 0;
 const broken = [];
+const running = new Map();
+const t0 = Date.now();
+const secs = (since) => `${((Date.now() - since) / 1000).toFixed(1)}s`;
+const say = (s) => process.stdout.write(s);
+
+/** uvu's summary numbers: Total (tests that ran), Passed, Skipped; NaN when absent. */
+function summary(out) {
+  const num = (label) => Number((out.match(new RegExp(`^\\s*${label}:\\s+(\\d+)`, 'm')) ?? [])[1] ?? NaN);
+  return { total: num('Total'), ok: num('Passed'), skip: num('Skipped') };
+}
+
+/** Adds one suite's result to the totals; returns its "N passed, N failed" words. */
+function count(file, code, out) {
+  const { total, ok, skip } = summary(out);
+  if (Number.isNaN(total) || Number.isNaN(ok)) {
+    // The file crashed before uvu could count: count it as one failure, never as zero.
+    failed += 1;
+    broken.push(`${file}: no uvu summary (exit ${code})`);
+    return `crashed (exit ${code})`;
+  }
+  // uvu's Total counts the tests that ran; skipped ones are only in Skipped.
+  const s = Number.isNaN(skip) ? 0 : skip;
+  let bad = total - ok;
+  if (code !== 0 && bad === 0) {
+    bad = 1;
+    broken.push(`${file}: exit ${code} with every test passed`);
+  }
+  passed += ok;
+  skipped += s;
+  failed += bad;
+  return `${ok} passed, ${bad} failed${s ? `, ${s} skipped` : ''}`;
+}
 
 function runOne(file) {
   return new Promise((resolve) => {
     const started = Date.now();
+    running.set(file, started);
+    say(`start ${file}\n`);
     const child = spawn(process.execPath, ['--import', 'tsx', '--import', join(dir, 'helpers', 'setup.ts'), join(dir, file)], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' },
@@ -33,29 +101,19 @@ function runOne(file) {
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (out += d));
     child.on('close', (code) => {
-      const num = (label) => Number((out.match(new RegExp(`^\\s*${label}:\\s+(\\d+)`, 'm')) ?? [])[1] ?? NaN);
-      const total = num('Total');
-      const ok = num('Passed');
-      const skip = num('Skipped');
-      process.stdout.write(`\n### ${file} (${((Date.now() - started) / 1000).toFixed(1)}s, exit ${code})\n${out}`);
-      if (Number.isNaN(total) || Number.isNaN(ok)) {
-        // The file crashed before uvu could count: count it as one failure, never as zero.
-        failed += 1;
-        broken.push(`${file}: no uvu summary (exit ${code})`);
-      } else {
-        // uvu's Total counts the tests that ran; skipped ones are only in Skipped.
-        passed += ok;
-        skipped += Number.isNaN(skip) ? 0 : skip;
-        failed += total - ok;
-        if (code !== 0 && total - ok === 0) {
-          failed += 1;
-          broken.push(`${file}: exit ${code} with every test passed`);
-        }
-      }
+      running.delete(file);
+      times[file] = Math.round((Date.now() - started) / 1000);
+      const result = count(file, code, out);
+      say(`\n### ${file} (${secs(started)}, exit ${code})\n${out}done  ${file}: ${result} in ${secs(started)}\n`);
       resolve();
     });
   });
 }
+
+const ticker = setInterval(() => {
+  const now = [...running].map(([f, s]) => `${f} (${secs(s)})`).join(', ');
+  if (now) say(`... ${secs(t0)}: still running ${now}\n`);
+}, 60_000);
 
 const queue = [...files];
 await Promise.all(
@@ -63,10 +121,20 @@ await Promise.all(
     while (queue.length) await runOne(queue.shift());
   }),
 );
-for (const b of broken) process.stdout.write(`broken: ${b}\n`);
+clearInterval(ticker);
+
+try {
+  // Written whole and renamed: another run of the suite may be reading it.
+  mkdirSync(dirname(TIMES), { recursive: true });
+  writeFileSync(`${TIMES}.${process.pid}`, `${JSON.stringify(times, null, 1)}\n`);
+  renameSync(`${TIMES}.${process.pid}`, TIMES);
+} catch {}
+
+for (const b of broken) say(`broken: ${b}\n`);
 if (files.length === 0) {
-  process.stdout.write('no test files matched\n');
+  say('no test files matched\n');
   failed += 1;
 }
-process.stdout.write(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
+say(`\nall suites: ${secs(t0)}\n`);
+say(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
 process.exit(failed === 0 ? 0 : 1);

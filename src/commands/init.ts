@@ -1,112 +1,26 @@
-// hbgen init [DIR] (PRODUCT.md §7): the control plane (HEART.md, PROTOCOL.md, STATE.md,
-// LOG.md, journal/) and a spec, hbgen.json, holding what this host can tell: the repo, the
-// agent's real binary found on PATH, HOME, PATH, USER, LOGNAME, the scheduler, the time
-// zone. The interval, the working hours and the timeout are the user's choice: on a
-// terminal init asks for them one at a time; otherwise it leaves them out, so that the
-// spec does not validate until they are set, and says what to fill in. It never
-// overwrites a file.
+// hbgen init [DIR]: the control plane (HEART.md, PROTOCOL.md, STATE.md, LOG.md, journal/)
+// and a spec, hbgen.json, holding what this host can tell: the repo, the agent's real
+// binary found on PATH, HOME, PATH, USER, LOGNAME, the scheduler, the time zone. The
+// interval, the working hours and the timeout are the user's choice: on a terminal init
+// asks for them one at a time; otherwise it leaves them out, so that the spec does not
+// validate until they are set, and says what to fill in. It never overwrites a file.
 import { mkdirSync, realpathSync, statSync, writeFileSync } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { posix } from 'node:path';
 import { UserError } from '../errors.ts';
 import { templates } from '../gen/templates.ts';
+import { type Agent, cleanPath, detectScheduler, detectZone, findAgents } from '../host/detect.ts';
 import { checkBin } from '../host/facts.ts';
 import { lstatOrNull } from '../host/fsx.ts';
 import { homeOf, type HostIO } from '../host/io.ts';
-import { findOnPath, runTool } from '../host/run.ts';
+import { ask, Lines } from '../host/prompt.ts';
+import { runTool } from '../host/run.ts';
 import { DAYS, DURATION, EVERY, seconds, validateSpec } from '../spec.ts';
-import { isKnownZone } from '../zones.ts';
 
 export interface InitArgs {
   dir?: string;
 }
 
-type Harness = 'claude-code' | 'codex';
-interface Agent {
-  harness: Harness;
-  label: string;
-  bin: string;
-  /** Where PATH had it, when bin (its real path) differs. */
-  via?: string;
-  note?: string;
-}
-
 export const INIT_PROMPT = 'Read PROTOCOL.md and follow it: read HEART.md and STATE.md, do ONE chunk, record it, exit.';
-
-const AGENTS: { harness: Harness; label: string; command: string }[] = [
-  { harness: 'claude-code', label: 'Claude Code', command: 'claude' },
-  { harness: 'codex', label: 'Codex', command: 'codex' },
-];
-
-// A path component that names a release: the real file behind a self-updating install
-// (e.g. ~/.local/share/claude/versions/2.1.197) disappears at the next update.
-const VERSIONED = /\/(versions?|releases?)\/|\/v?\d+\.\d+(\.\d+)?([-+][^/]*)?(\/|$)/;
-
-/** The agent binaries on PATH, each resolved to its real file (walking PATH, no shell). */
-export function findAgents(io: HostIO, home: string): Agent[] {
-  const out: Agent[] = [];
-  for (const a of AGENTS) {
-    let onPath = findOnPath(a.command, io.env.PATH);
-    let note: string | undefined;
-    if (!onPath && a.command === 'claude') {
-      // Claude Code's old local installer put the binary here and only an alias on PATH.
-      const local = posix.join(home, '.claude/local/claude');
-      if (findOnPath(local, '')) {
-        onPath = local;
-        note = `${local} (not on PATH; your shell may reach it through an alias, which schedulers do not have)`;
-      }
-    }
-    if (!onPath) continue;
-    let real = onPath;
-    try {
-      real = realpathSync(onPath);
-    } catch {
-      continue;
-    }
-    const agent: Agent = { harness: a.harness, label: a.label, bin: real };
-    if (real !== onPath) {
-      agent.via = onPath;
-      if (VERSIONED.test(real) && !VERSIONED.test(onPath)) {
-        // Keep the link the updater maintains; its target is pinned to one release.
-        agent.bin = onPath;
-        agent.note = `${onPath} links to ${real}, a path pinned to one release that the next update removes, so the spec keeps the link`;
-      }
-    }
-    if (note) agent.note = note;
-    out.push(agent);
-  }
-  return out;
-}
-
-/** launchd on macOS, systemd (user) where systemctl is on PATH, else cron. */
-export function detectScheduler(io: HostIO, platform: string = process.platform): 'launchd' | 'systemd-user' | 'cron' {
-  if (platform === 'darwin') return 'launchd';
-  return findOnPath('systemctl', io.env.PATH) ? 'systemd-user' : 'cron';
-}
-
-/** The host's zone: TZ when it names a zone, else the one Node reads from the system. */
-export function detectZone(io: HostIO): string | undefined {
-  const tz = (io.env.TZ ?? '').replace(/^:/, '');
-  if (tz && isKnownZone(tz)) return tz;
-  const sys = Intl.DateTimeFormat().resolvedOptions().timeZone;
-  return sys && isKnownZone(sys) ? sys : undefined;
-}
-
-/** PATH with only absolute, normalized entries, each once (the spec refuses the rest). */
-export function cleanPath(path: string | undefined): { path: string; dropped: string[] } {
-  const keep: string[] = [];
-  const dropped: string[] = [];
-  for (const d of (path ?? '').split(':')) {
-    const norm = posix.normalize(d).replace(/(.)\/$/, '$1');
-    if (!d.startsWith('/') || norm !== d) {
-      dropped.push(d === '' ? '(empty)' : d);
-    } else if (!keep.includes(d)) {
-      keep.push(d);
-    }
-  }
-  if (keep.length === 0) keep.push('/usr/local/bin', '/usr/bin', '/bin');
-  return { path: keep.join(':'), dropped };
-}
 
 export function specName(repo: string): string {
   const n = posix
@@ -118,6 +32,8 @@ export function specName(repo: string): string {
     .replace(/-+$/, '');
   return n || 'agent';
 }
+
+// ------------------------------------------------------------------ the interview
 
 // Timeouts offered for each interval: about half, and most of it (timeout + the default
 // killAfter of 30s must stay below the interval).
@@ -137,66 +53,6 @@ const TIMEOUTS: Record<string, string[]> = {
   '24h': ['4h', '12h'],
 };
 
-/** Lines from a terminal, one question at a time; null at end of input. */
-class Lines {
-  private buf: string[] = [];
-  private waiting: ((l: string | null) => void) | null = null;
-  private closed = false;
-  private rl;
-  constructor(stdin: NodeJS.ReadableStream) {
-    this.rl = createInterface({ input: stdin, terminal: false });
-    this.rl.on('line', (l) => {
-      if (this.waiting) {
-        const w = this.waiting;
-        this.waiting = null;
-        w(l);
-      } else this.buf.push(l);
-    });
-    this.rl.on('close', () => {
-      this.closed = true;
-      if (this.waiting) this.waiting(null);
-    });
-  }
-  next(): Promise<string | null> {
-    if (this.buf.length) return Promise.resolve(this.buf.shift()!);
-    if (this.closed) return Promise.resolve(null);
-    return new Promise((r) => (this.waiting = r));
-  }
-  close(stdin: NodeJS.ReadableStream) {
-    this.rl.close();
-    (stdin as NodeJS.ReadStream).pause?.();
-  }
-}
-
-interface Question {
-  title: string;
-  choices: { label: string; value: string }[];
-  custom: string;
-  /** An error sentence for a custom value, or null when it is fine. */
-  check: (v: string) => string | null;
-}
-
-/** Ask one question until it gets a usable answer; '' = decide later, null = input ended. */
-async function ask(io: HostIO, lines: Lines, q: Question): Promise<string | null> {
-  const menu = q.choices.map((c, i) => `  ${i + 1}) ${c.label}`).join('\n');
-  const or = q.custom ? `, ${q.custom},` : '';
-  io.err(`\n${q.title}\n${menu}\n${q.custom ? `  or type ${q.custom}\n` : ''}  (Enter: decide later) > `);
-  for (;;) {
-    const l = await lines.next();
-    if (l === null) {
-      io.err('\n');
-      return null;
-    }
-    const a = l.trim();
-    if (a === '') return '';
-    const n = /^[0-9]+$/.test(a) ? Number(a) : NaN;
-    if (n >= 1 && n <= q.choices.length) return q.choices[n - 1]!.value;
-    const why = q.check(a);
-    if (!why) return a;
-    io.err(`  ${why}; answer with a number from 1 to ${q.choices.length}${or} or Enter > `);
-  }
-}
-
 const HHMM = /^([01][0-9]|2[0-3]):[0-5][0-9]$/;
 
 interface Choices {
@@ -208,77 +64,113 @@ interface Choices {
   agent?: Agent;
 }
 
+/** What one question of the interview needs; `c` collects the answers so far. */
+interface Asking {
+  io: HostIO;
+  lines: Lines;
+  zone: string | undefined;
+  agents: Agent[];
+  c: Choices;
+}
+
+/** One question: records its answer in `a.c`; false when the input ended (stop asking). */
+type Step = (a: Asking) => Promise<boolean>;
+
+const chooseAgent: Step = async ({ io, lines, agents, c }) => {
+  if (agents.length <= 1) return true;
+  const a = await ask(io, lines, {
+    title: 'Which agent should the heartbeat run?',
+    choices: agents.map((x) => ({ label: `${x.label}: ${x.bin}`, value: x.harness })),
+    custom: '',
+    check: (v) => `"${v}" is not one of the agents found`,
+  });
+  if (a) c.agent = agents.find((x) => x.harness === a);
+  return a !== null;
+};
+
+const chooseEvery: Step = async ({ io, lines, c }) => {
+  const every = await ask(io, lines, {
+    title: 'How often should the agent wake during the working hours?',
+    choices: ['15m', '30m', '1h', '2h'].map((v) => ({ label: `every ${v}`, value: v })),
+    custom: `another interval (${EVERY.join(' ')})`,
+    check: (v) => ((EVERY as readonly string[]).includes(v) ? null : `"${v}" is not an interval hbgen can schedule`),
+  });
+  if (every) c.every = every;
+  return every !== null;
+};
+
+const where = (zone: string | undefined) => (zone ? ` (${zone} time)` : '');
+
+const chooseStart: Step = async ({ io, lines, zone, c }) => {
+  const start = await ask(io, lines, {
+    title: `When do the working hours start${where(zone)}?`,
+    choices: ['08:00', '09:00', '10:00'].map((v) => ({ label: v, value: v })),
+    custom: 'another time as HH:MM',
+    check: (v) => (HHMM.test(v) ? null : `"${v}" is not a time as HH:MM (00:00 to 23:59)`),
+  });
+  if (start) c.start = start;
+  return start !== null;
+};
+
+const chooseEnd: Step = async ({ io, lines, zone, c }) => {
+  const end = await ask(io, lines, {
+    title: `When do they end${where(zone)}? (before the start: the window crosses midnight)`,
+    choices: ['18:00', '20:00', '23:00', '24:00'].filter((v) => v !== c.start).map((v) => ({ label: v === '24:00' ? '24:00 (midnight)' : v, value: v })),
+    custom: 'another time as HH:MM',
+    check: (v) => (!HHMM.test(v) && v !== '24:00' ? `"${v}" is not a time as HH:MM (or 24:00)` : v === c.start ? 'that is the start time; the window would be empty' : null),
+  });
+  if (end) c.end = end;
+  return end !== null;
+};
+
+const chooseDays: Step = async ({ io, lines, c }) => {
+  const days = await ask(io, lines, {
+    title: 'On which days?',
+    choices: [
+      { label: 'every day', value: '*' },
+      { label: 'Monday to Friday', value: 'mon tue wed thu fri' },
+    ],
+    custom: `days separated by spaces (${DAYS.join(' ')})`,
+    check: (v) => {
+      const bad = v.split(/[\s,]+/).filter((d) => d && !(DAYS as readonly string[]).includes(d));
+      return bad.length ? `"${bad[0]}" is not one of ${DAYS.join(' ')}` : null;
+    },
+  });
+  if (days && days !== '*') c.days = [...new Set(days.split(/[\s,]+/).filter(Boolean))].sort((a, b) => DAYS.indexOf(a as never) - DAYS.indexOf(b as never));
+  return days !== null;
+};
+
+const chooseTimeout: Step = async ({ io, lines, c }) => {
+  const offered = c.every ? TIMEOUTS[c.every]! : ['10m', '25m'];
+  const timeout = await ask(io, lines, {
+    title: `How long may one wake run before it is stopped${c.every ? ` (less than ${c.every} minus 30s)` : ''}?`,
+    choices: offered.map((v) => ({ label: v, value: v })),
+    custom: 'another duration such as 20m',
+    check: (v) => {
+      if (!DURATION.test(v)) return `"${v}" is not a duration such as 20m`;
+      if (c.every && seconds(v) + 30 >= seconds(c.every)) return `${v} plus the 30s grace is not shorter than ${c.every}`;
+      return null;
+    },
+  });
+  if (timeout) c.timeout = timeout;
+  return timeout !== null;
+};
+
+/** The user's choices, asked one at a time on the terminal; the rest are left for later. */
 async function interview(io: HostIO, zone: string | undefined, agents: Agent[]): Promise<Choices> {
-  const lines = new Lines(io.stdin);
-  const c: Choices = {};
+  const a: Asking = { io, lines: new Lines(io.stdin), zone, agents, c: {} };
   try {
     io.err('hbgen init: a few choices for hbgen.json, one at a time (Enter leaves one for later).\n');
-    if (agents.length > 1) {
-      const a = await ask(io, lines, {
-        title: 'Which agent should the heartbeat run?',
-        choices: agents.map((x) => ({ label: `${x.label}: ${x.bin}`, value: x.harness })),
-        custom: '',
-        check: (v) => `"${v}" is not one of the agents found`,
-      });
-      if (a === null) return c;
-      if (a) c.agent = agents.find((x) => x.harness === a);
+    for (const step of [chooseAgent, chooseEvery, chooseStart, chooseEnd, chooseDays, chooseTimeout]) {
+      if (!(await step(a))) break;
     }
-    const every = await ask(io, lines, {
-      title: 'How often should the agent wake during the working hours?',
-      choices: ['15m', '30m', '1h', '2h'].map((v) => ({ label: `every ${v}`, value: v })),
-      custom: `another interval (${EVERY.join(' ')})`,
-      check: (v) => ((EVERY as readonly string[]).includes(v) ? null : `"${v}" is not an interval hbgen can schedule`),
-    });
-    if (every === null) return c;
-    if (every) c.every = every;
-    const where = zone ? ` (${zone} time)` : '';
-    const start = await ask(io, lines, {
-      title: `When do the working hours start${where}?`,
-      choices: ['08:00', '09:00', '10:00'].map((v) => ({ label: v, value: v })),
-      custom: 'another time as HH:MM',
-      check: (v) => (HHMM.test(v) ? null : `"${v}" is not a time as HH:MM (00:00 to 23:59)`),
-    });
-    if (start === null) return c;
-    if (start) c.start = start;
-    const end = await ask(io, lines, {
-      title: `When do they end${where}? (before the start: the window crosses midnight)`,
-      choices: ['18:00', '20:00', '23:00', '24:00'].filter((v) => v !== start).map((v) => ({ label: v === '24:00' ? '24:00 (midnight)' : v, value: v })),
-      custom: 'another time as HH:MM',
-      check: (v) => (!HHMM.test(v) && v !== '24:00' ? `"${v}" is not a time as HH:MM (or 24:00)` : v === start ? 'that is the start time; the window would be empty' : null),
-    });
-    if (end === null) return c;
-    if (end) c.end = end;
-    const days = await ask(io, lines, {
-      title: 'On which days?',
-      choices: [
-        { label: 'every day', value: '*' },
-        { label: 'Monday to Friday', value: 'mon tue wed thu fri' },
-      ],
-      custom: `days separated by spaces (${DAYS.join(' ')})`,
-      check: (v) => {
-        const bad = v.split(/[\s,]+/).filter((d) => d && !(DAYS as readonly string[]).includes(d));
-        return bad.length ? `"${bad[0]}" is not one of ${DAYS.join(' ')}` : null;
-      },
-    });
-    if (days === null) return c;
-    if (days && days !== '*') c.days = [...new Set(days.split(/[\s,]+/).filter(Boolean))].sort((a, b) => DAYS.indexOf(a as never) - DAYS.indexOf(b as never));
-    const offered = c.every ? TIMEOUTS[c.every]! : ['10m', '25m'];
-    const timeout = await ask(io, lines, {
-      title: `How long may one wake run before it is stopped${c.every ? ` (less than ${c.every} minus 30s)` : ''}?`,
-      choices: offered.map((v) => ({ label: v, value: v })),
-      custom: 'another duration such as 20m',
-      check: (v) => {
-        if (!DURATION.test(v)) return `"${v}" is not a duration such as 20m`;
-        if (c.every && seconds(v) + 30 >= seconds(c.every)) return `${v} plus the 30s grace is not shorter than ${c.every}`;
-        return null;
-      },
-    });
-    if (timeout) c.timeout = timeout;
-    return c;
+    return a.c;
   } finally {
-    lines.close(io.stdin);
+    a.lines.close(io.stdin);
   }
 }
+
+// ------------------------------------------------------------------ the spec
 
 /** The spec as init writes it: detected values, the user's choices, nothing invented. */
 export function initSpec(d: { repo: string; agent?: Agent; git: boolean; scheduler: string; zone?: string; env: Record<string, string> }, c: Choices): Record<string, unknown> {
@@ -304,8 +196,10 @@ export function initSpec(d: { repo: string; agent?: Agent; git: boolean; schedul
   return spec;
 }
 
-export async function init(argv: InitArgs, io: HostIO): Promise<number> {
-  const home = homeOf(io);
+// ------------------------------------------------------------------ the steps of init
+
+/** DIR as a real folder, created when missing. */
+function folderOf(argv: InitArgs, io: HostIO): string {
   const given = posix.resolve(io.cwd, argv.dir ?? '.');
   const st = lstatOrNull(given);
   if (st && !statSync(given).isDirectory()) throw new UserError([`${given} exists and is not a folder; give hbgen init the folder of the repository`]);
@@ -316,15 +210,27 @@ export async function init(argv: InitArgs, io: HostIO): Promise<number> {
       throw new UserError([`cannot create ${given} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); create the folder first or choose another`]);
     }
   }
-  // The repo is the git work tree's top (where every wake starts), else the folder itself.
-  const dir = realpathSync(given);
+  return realpathSync(given);
+}
+
+/** The repo is the git work tree's top (where every wake starts), else the folder itself. */
+async function repoOf(io: HostIO, dir: string): Promise<{ repo: string; inGit: boolean }> {
   const git = await runTool(io, 'git', ['-C', dir, 'rev-parse', '--show-toplevel']);
   const top = git.code === 0 ? git.stdout.trim() : '';
   const inGit = top.startsWith('/');
-  const repo = inGit ? realpathSync(top) : dir;
-  const notes: string[] = [];
-  if (repo !== dir) notes.push(`${dir} is inside the git repository ${repo}: the control plane and hbgen.json go to its top, where every wake starts`);
+  return { repo: inGit ? realpathSync(top) : dir, inGit };
+}
 
+interface HostFacts {
+  agents: Agent[];
+  path: string;
+  env: Record<string, string>;
+  scheduler: 'launchd' | 'systemd-user' | 'cron';
+  zone: string | undefined;
+}
+
+/** What the spec can take from this host; what had to be left out goes to `notes`. */
+function hostFacts(io: HostIO, home: string, notes: string[]): HostFacts {
   const agents = findAgents(io, home);
   const { path, dropped } = cleanPath(io.env.PATH);
   if (dropped.length) notes.push(`left out of env.PATH: ${dropped.join(', ')} (only absolute folders are safe: a relative or empty entry lets the repo shadow tools)`);
@@ -332,17 +238,11 @@ export async function init(argv: InitArgs, io: HostIO): Promise<number> {
   const env: Record<string, string> = { HOME: home, PATH: path };
   if (user) env.USER = user;
   if (io.env.LOGNAME || user) env.LOGNAME = io.env.LOGNAME || user;
-  const scheduler = detectScheduler(io);
-  const zone = detectZone(io);
+  return { agents, path, env, scheduler: detectScheduler(io), zone: detectZone(io) };
+}
 
-  const specFile = posix.join(repo, 'hbgen.json');
-  const specExists = lstatOrNull(specFile) !== null;
-  let choices: Choices = {};
-  if (!specExists && io.stdin.isTTY) choices = await interview(io, zone, agents);
-  const agent = choices.agent ?? agents[0];
-
-  // Files: never overwrite; report what was kept.
-  const ctx = { name: specName(repo) };
+/** Writes files under `repo`, never over an existing one; remembers what it wrote and kept. */
+function fileWriter(repo: string) {
   const wrote: string[] = [];
   const kept: string[] = [];
   const put = (rel: string, content: string) => {
@@ -360,58 +260,88 @@ export async function init(argv: InitArgs, io: HostIO): Promise<number> {
       else throw new UserError([`cannot write ${p} (${code ?? (e as Error).message}); check the folder's permissions`]);
     }
   };
-  for (const f of ['HEART.md', 'PROTOCOL.md', 'STATE.md', 'LOG.md']) put(f, templates[f]!(ctx));
+  return { put, wrote, kept };
+}
+
+/** HEART.md, PROTOCOL.md, STATE.md, LOG.md and journal/TEMPLATE.md, where missing. */
+function writeControlPlane(repo: string, files: ReturnType<typeof fileWriter>, notes: string[]): void {
+  const ctx = { name: specName(repo) };
+  for (const f of ['HEART.md', 'PROTOCOL.md', 'STATE.md', 'LOG.md']) files.put(f, templates[f]!(ctx));
   const journal = posix.join(repo, 'journal');
   const jst = lstatOrNull(journal);
   if (jst && !jst.isDirectory()) {
-    kept.push('journal');
+    files.kept.push('journal');
     notes.push(`${journal} exists and is not a folder, so journal/TEMPLATE.md was not written`);
   } else {
     if (!jst) mkdirSync(journal, { mode: 0o755 });
-    put('journal/TEMPLATE.md', templates['journal-TEMPLATE.md']!(ctx));
+    files.put('journal/TEMPLATE.md', templates['journal-TEMPLATE.md']!(ctx));
   }
-  const spec = initSpec({ repo, agent, git: inGit, scheduler, zone, env }, choices);
-  put('hbgen.json', `${JSON.stringify(spec, null, 2)}\n`);
+}
 
-  // The report.
+export async function init(argv: InitArgs, io: HostIO): Promise<number> {
+  const home = homeOf(io);
+  const dir = folderOf(argv, io);
+  const { repo, inGit } = await repoOf(io, dir);
+  const notes: string[] = [];
+  if (repo !== dir) notes.push(`${dir} is inside the git repository ${repo}: the control plane and hbgen.json go to its top, where every wake starts`);
+  const host = hostFacts(io, home, notes);
+
+  const specFile = posix.join(repo, 'hbgen.json');
+  const specExists = lstatOrNull(specFile) !== null;
+  const choices = !specExists && io.stdin.isTTY ? await interview(io, host.zone, host.agents) : {};
+  const agent = choices.agent ?? host.agents[0];
+
+  const files = fileWriter(repo);
+  writeControlPlane(repo, files, notes);
+  const spec = initSpec({ repo, agent, git: inGit, scheduler: host.scheduler, zone: host.zone, env: host.env }, choices);
+  files.put('hbgen.json', `${JSON.stringify(spec, null, 2)}\n`);
+
   const out: string[] = [];
-  if (wrote.length) out.push(`hbgen init: wrote ${wrote.join(', ')} in ${repo}`);
-  if (kept.length) out.push(`hbgen init: kept the existing ${kept.join(', ')} (init never overwrites a file)`);
-  if (!specExists) {
-    out.push('detected:');
-    out.push(`  repo       ${repo}${inGit ? ' (git work tree)' : ' (not a git repository)'}`);
-    if (agent) {
-      out.push(`  agent      ${agent.label} (harness "${agent.harness}"): ${agent.bin}${agent.via && agent.via !== agent.bin ? ` (found as ${agent.via})` : ''}`);
-      if (agent.note) notes.push(agent.note);
-      const other = agents.filter((a) => a !== agent);
-      for (const o of other) notes.push(`${o.label} is installed too (${o.bin}); to run it instead, set agent.harness to "${o.harness}" and agent.bin to that path`);
-      if (agent.harness === 'codex' && !inGit) notes.push('codex exec refuses a folder outside a git repository, so agent.args holds --skip-git-repo-check; run `git init` and remove it if you prefer');
-      const bin = checkBin(agent.bin, 'agent.bin', path, io);
-      notes.push(...bin.problems);
-    } else {
-      out.push('  agent      none: neither claude nor codex is on PATH');
-    }
-    out.push(`  scheduler  ${scheduler}`);
-    out.push(`  time zone  ${zone ?? 'unknown'}`);
-    out.push(`  env        ${Object.keys(env).join(', ')} from this shell (the agent sees only these)`);
-    for (const n of notes) out.push(`note: ${n}`);
-    const v = validateSpec(spec);
-    if (v.errors) {
-      // The choices left to the user are explained below; anything else is printed as is.
-      const other = v.errors.filter((e) => !/^(schedule\.every|schedule\.hours(\.start|\.end|\.timezone)?|timeout|agent\.(harness|bin)): required/.test(e));
-      out.push(`${specFile} does not validate until you fill in (hbgen never guesses the interval, the working hours or the timeout):`);
-      out.push(todo(spec, agent));
-      for (const e of other) out.push(`  - ${e}`);
-      out.push('Then preview with `hbgen render` and install with `hbgen install`.');
-    } else {
-      out.push(`hbgen.json is complete. Next: write your mission and priorities in HEART.md, preview with \`hbgen render\`, then \`hbgen install\`.`);
-    }
-  } else {
+  if (files.wrote.length) out.push(`hbgen init: wrote ${files.wrote.join(', ')} in ${repo}`);
+  if (files.kept.length) out.push(`hbgen init: kept the existing ${files.kept.join(', ')} (init never overwrites a file)`);
+  if (specExists) {
     for (const n of notes) out.push(`note: ${n}`);
     out.push(`hbgen init: ${specFile} already exists, so nothing was detected or asked; check it with \`hbgen render\``);
+  } else {
+    out.push(...detected({ repo, inGit, agent, host, notes, io }), ...nextSteps(specFile, spec, agent));
   }
   io.out(`${out.join('\n')}\n`);
   return 0;
+}
+
+// ------------------------------------------------------------------ the report
+
+/** The "detected:" lines, then every note (the agent's own notes added to `notes`). */
+function detected(d: { repo: string; inGit: boolean; agent: Agent | undefined; host: HostFacts; notes: string[]; io: HostIO }): string[] {
+  const { repo, inGit, agent, host, notes } = d;
+  const out = ['detected:', `  repo       ${repo}${inGit ? ' (git work tree)' : ' (not a git repository)'}`];
+  if (agent) {
+    out.push(`  agent      ${agent.label} (harness "${agent.harness}"): ${agent.bin}${agent.via && agent.via !== agent.bin ? ` (found as ${agent.via})` : ''}`);
+    if (agent.note) notes.push(agent.note);
+    for (const o of host.agents.filter((a) => a !== agent)) notes.push(`${o.label} is installed too (${o.bin}); to run it instead, set agent.harness to "${o.harness}" and agent.bin to that path`);
+    if (agent.harness === 'codex' && !inGit) notes.push('codex exec refuses a folder outside a git repository, so agent.args holds --skip-git-repo-check; run `git init` and remove it if you prefer');
+    notes.push(...checkBin(agent.bin, 'agent.bin', host.path, d.io).problems);
+  } else {
+    out.push('  agent      none: neither claude nor codex is on PATH');
+  }
+  out.push(`  scheduler  ${host.scheduler}`);
+  out.push(`  time zone  ${host.zone ?? 'unknown'}`);
+  out.push(`  env        ${Object.keys(host.env).join(', ')} from this shell (the agent sees only these)`);
+  for (const n of notes) out.push(`note: ${n}`);
+  return out;
+}
+
+/** Complete, or what is left to fill in (the choices left to the user, then anything else as is). */
+function nextSteps(specFile: string, spec: Record<string, unknown>, agent: Agent | undefined): string[] {
+  const v = validateSpec(spec);
+  if (!v.errors) return ['hbgen.json is complete. Next: write your mission and priorities in HEART.md, preview with `hbgen render`, then `hbgen install`.'];
+  const other = v.errors.filter((e) => !/^(schedule\.every|schedule\.hours(\.start|\.end|\.timezone)?|timeout|agent\.(harness|bin)): required/.test(e));
+  return [
+    `${specFile} does not validate until you fill in (hbgen never guesses the interval, the working hours or the timeout):`,
+    todo(spec, agent),
+    ...other.map((e) => `  - ${e}`),
+    'Then preview with `hbgen render` and install with `hbgen install`.',
+  ];
 }
 
 function todo(spec: Record<string, unknown>, agent: Agent | undefined): string {
@@ -425,4 +355,3 @@ function todo(spec: Record<string, unknown>, agent: Agent | undefined): string {
   if (!spec.timeout) want.push('"timeout": how long one wake may run, e.g. "25m" (plus killAfter, 30s by default, it must stay below every)');
   return want.map((w) => `  - ${w}`).join('\n');
 }
-

@@ -6,10 +6,11 @@
 // afterwards only when this holder started it.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const LOCK = join(tmpdir(), 'hbgen-test-crond.lock.d');
+// In /tmp itself, not TMPDIR: the daemon is one per machine, so every copy of the suite,
+// whatever its environment, must meet at the same lock.
+const LOCK = '/tmp/hbgen-test-crond.lock.d';
 
 function alive(pid: number): boolean {
   try {
@@ -21,7 +22,8 @@ function alive(pid: number): boolean {
 }
 
 async function lock(): Promise<void> {
-  const deadline = Date.now() + 240_000;
+  // Another copy of the suite may hold the daemon for a couple of minutes per suite.
+  const deadline = Date.now() + 600_000;
   for (;;) {
     try {
       mkdirSync(LOCK);

@@ -1,6 +1,9 @@
 // A scratch user whose real crontab the lifecycle tests may change (never a real user's):
-// created when missing; hbgen runs as that user under runuser through
-// test/helpers/lifecycle-driver.ts; root reads and sets the table with `crontab -u`.
+// hbgen runs as that user under runuser through test/helpers/lifecycle-driver.ts; root
+// reads and sets the table with `crontab -u`. Every run of a suite gets its own user (the
+// name given, made unique), so that two copies of the suite on one machine never share a
+// crontab; the user, its crontab and its home are removed when the test process ends,
+// whether it passed or not.
 import { spawnSync } from 'node:child_process';
 import { chownSync, existsSync, lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -30,11 +33,48 @@ export interface CronUser {
   run(h: Host, cmd: 'install' | 'status' | 'stop' | 'resume' | 'wake', opts?: { yes?: boolean; dryRun?: boolean; wrapper?: StandInWrapper }): { code: number; out: string; err: string };
 }
 
-export function cronUser(name: string): CronUser {
-  if (spawnSync('id', ['-u', name]).status !== 0) {
-    const r = spawnSync('useradd', ['-m', '-s', '/bin/sh', name], { encoding: 'utf8' });
-    if (r.status !== 0) throw new Error(`useradd ${name}: ${r.stderr}`);
+const made: string[] = [];
+
+/** Removes one scratch user: its crontab, then the account and its home. */
+function removeUser(name: string): void {
+  spawnSync('crontab', ['-u', name, '-r'], { env: C, stdio: 'ignore' });
+  // userdel refuses while a process of the user still runs (a wake the daemon started
+  // may be finishing): try again for a few seconds, then force.
+  for (let i = 0; i < 20; i++) {
+    if (spawnSync('userdel', ['-r', name], { stdio: 'ignore' }).status === 0) return;
+    if (spawnSync('id', ['-u', name], { stdio: 'ignore' }).status !== 0) return;
+    spawnSync('sleep', ['0.25']);
   }
+  spawnSync('userdel', ['-r', '-f', name], { stdio: 'ignore' });
+}
+
+function removeAll(): void {
+  while (made.length) removeUser(made.pop()!);
+}
+process.on('exit', removeAll);
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.once(sig, () => {
+    removeAll();
+    process.exit(128 + ({ SIGHUP: 1, SIGINT: 2, SIGTERM: 15 } as const)[sig]);
+  });
+}
+
+/**
+ * `prefix` made unique on this machine (this process's PID and a random tail; at most 32
+ * characters, as useradd wants). The caller creates the user; it is removed, with its
+ * crontab and home, when this process exits.
+ */
+export function uniqueUserName(prefix: string): string {
+  const name = `${prefix.slice(0, 16)}-${process.pid}-${Math.random().toString(36).slice(2, 6)}`;
+  made.push(name);
+  return name;
+}
+
+/** A new scratch user named after `prefix`, removed when this process exits. */
+export function cronUser(prefix: string): CronUser {
+  const name = uniqueUserName(prefix);
+  const r = spawnSync('useradd', ['-m', '-s', '/bin/sh', name], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`useradd ${name}: ${r.stderr}`);
   const uid = Number(spawnSync('id', ['-u', name], { encoding: 'utf8' }).stdout.trim());
   const gid = Number(spawnSync('id', ['-g', name], { encoding: 'utf8' }).stdout.trim());
   const chownTree = (p: string) => {

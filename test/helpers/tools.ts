@@ -4,7 +4,7 @@
 // expected-wake calculator at the bottom, which is deliberately independent of
 // src/schedule.ts: it walks wall-clock minutes the way PRODUCT.md §5/§6 words it.
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, chmodSync, constants, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -51,6 +51,28 @@ export const SHELLS: { name: string; argv: string[] }[] = [
   { name: 'posh', argv: ['posh'] },
   { name: 'yash', argv: ['yash'] },
 ];
+
+let shellcheckBin = '';
+
+/**
+ * The system's shellcheck, which every lint in the tests runs: the first one on PATH
+ * outside node_modules, else /usr/bin/shellcheck. npm scripts put node_modules/.bin first
+ * on PATH, and an npm package named shellcheck there would try to download a binary.
+ * Without one, the test fails with one line saying what to install.
+ */
+export function shellcheckPath(): string {
+  if (shellcheckBin) return shellcheckBin;
+  const dirs = (process.env.PATH ?? '').split(':').filter((d) => d.startsWith('/') && !d.split('/').includes('node_modules'));
+  for (const d of [...dirs, '/usr/bin']) {
+    const p = join(d, 'shellcheck');
+    try {
+      if (!statSync(p).isFile()) continue;
+      accessSync(p, constants.X_OK);
+      return (shellcheckBin = p);
+    } catch {}
+  }
+  throw new Error('shellcheck not found on PATH (outside node_modules) nor in /usr/bin: install it (Debian/Ubuntu: apt-get install shellcheck; macOS: brew install shellcheck)');
+}
 
 /** Bytes split on NUL, the last (empty) field after the final NUL dropped. */
 export function splitNul(b: Buffer): string[] {

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { renderSpec } from '../../src/render.ts';
 import { validateSpec } from '../../src/spec.ts';
+import { shellcheckPath } from './tools.ts';
 
 export interface Shell {
   name: string;
@@ -316,7 +317,7 @@ export function survivors(ids: number[]): Proc[] {
 }
 
 export function shellcheck(file: string): { ok: boolean; out: string } {
-  const r = spawnSync('shellcheck', ['-s', 'sh', file], { encoding: 'utf8' });
+  const r = spawnSync(shellcheckPath(), ['-s', 'sh', file], { encoding: 'utf8' });
   return { ok: r.status === 0, out: r.stdout + r.stderr };
 }
 
