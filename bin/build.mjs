@@ -35,7 +35,7 @@ export function precompile() {
 
 // Zone names worth a table row: ICU's list, plus the names this build host's zoneinfo
 // holds (aliases such as Asia/Kathmandu that ICU spells otherwise). A name without a row
-// still works; it is only slower (src/schedule.ts asks ICU then).
+// still works; it is only slower (src/zone-offsets.ts asks ICU then).
 function zoneNames() {
   const names = new Set([...Intl.supportedValuesOf('timeZone'), 'UTC']);
   const walk = (dir, prefix) => {
@@ -73,8 +73,8 @@ export async function zoneTable() {
   const esbuild = await import('esbuild');
   const tmp = mkdtempSync(join(tmpdir(), 'hbgen-build-'));
   try {
-    await esbuild.build({ entryPoints: [join(root, 'src/schedule.ts')], bundle: true, platform: 'node', format: 'esm', outfile: join(tmp, 'schedule.mjs'), logLevel: 'warning' });
-    const { zoneRow } = await import(pathToFileURL(join(tmp, 'schedule.mjs')).href);
+    await esbuild.build({ entryPoints: [join(root, 'src/zone-offsets.ts')], bundle: true, platform: 'node', format: 'esm', outfile: join(tmp, 'zone-offsets.mjs'), logLevel: 'warning' });
+    const { zoneRow } = await import(pathToFileURL(join(tmp, 'zone-offsets.mjs')).href);
     const table = {};
     for (const name of zoneNames()) table[name] = zoneRow(name);
     const json = JSON.stringify(table);
