@@ -14,7 +14,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const HBGEN = join(root, 'bin', 'hbgen.cjs');
 const rounds = Number(process.env.BENCH_ROUNDS ?? 30);
 const env = { ...process.env };
-// On Node 20 this variable alone triples every start (research/performance.md).
+// On Node 20 this variable alone triples every start (it makes Node load the CA file).
 delete env.NODE_EXTRA_CA_CERTS;
 
 function time(argv, opts = {}) {
