@@ -99,7 +99,8 @@ export async function bundle() {
   const esbuild = await import('esbuild');
   const dist = join(root, 'dist');
   rmSync(dist, { recursive: true, force: true });
-  await esbuild.build({
+  const built = await esbuild.build({
+    absWorkingDir: root, // the alias below and the metafile's paths are relative to it
     entryPoints: [join(root, 'src/main.ts')],
     outdir: dist,
     bundle: true,
@@ -118,7 +119,13 @@ export async function bundle() {
     define: { 'import.meta.url': '__hbgenUrl' },
     banner: { js: 'var __hbgenUrl = require("node:url").pathToFileURL(__filename).href;' },
     logLevel: 'warning',
+    metafile: true,
   });
+  // bin/hbgen.cjs runs the bundle with vm.Script, which has no loader for a real import():
+  // every dynamic import must be of a module the bundle holds (esbuild then inlines it).
+  for (const file of Object.keys(built.metafile.outputs)) {
+    if (/\bimport\(/.test(readFileSync(join(root, file), 'utf8'))) throw new Error(`${file} keeps a dynamic import(), which bin/hbgen.cjs cannot run; import a bundled module instead`);
+  }
   warmCodeCache();
 }
 
