@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Build: precompile the Handlebars templates into a module (so the CLI ships only the
 // small handlebars runtime and compiles nothing at start-up), then bundle the CLI with
-// esbuild into dist/ so that start-up does not walk node_modules.
+// esbuild into dist/ so that start-up does not walk node_modules, with a V8 code cache.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { dirname, join } from 'node:path';
@@ -35,7 +36,7 @@ export function precompile() {
 
 // Zone names worth a table row: ICU's list, plus the names this build host's zoneinfo
 // holds (aliases such as Asia/Kathmandu that ICU spells otherwise). A name without a row
-// still works; it is only slower (src/schedule.ts asks ICU then).
+// still works; it is only slower (src/zone-offsets.ts asks ICU then).
 function zoneNames() {
   const names = new Set([...Intl.supportedValuesOf('timeZone'), 'UTC']);
   const walk = (dir, prefix) => {
@@ -73,8 +74,8 @@ export async function zoneTable() {
   const esbuild = await import('esbuild');
   const tmp = mkdtempSync(join(tmpdir(), 'hbgen-build-'));
   try {
-    await esbuild.build({ entryPoints: [join(root, 'src/schedule.ts')], bundle: true, platform: 'node', format: 'esm', outfile: join(tmp, 'schedule.mjs'), logLevel: 'warning' });
-    const { zoneRow } = await import(pathToFileURL(join(tmp, 'schedule.mjs')).href);
+    await esbuild.build({ entryPoints: [join(root, 'src/zone-offsets.ts')], bundle: true, platform: 'node', format: 'esm', outfile: join(tmp, 'zone-offsets.mjs'), logLevel: 'warning' });
+    const { zoneRow } = await import(pathToFileURL(join(tmp, 'zone-offsets.mjs')).href);
     const table = {};
     for (const name of zoneNames()) table[name] = zoneRow(name);
     const json = JSON.stringify(table);
@@ -88,26 +89,80 @@ export async function zoneTable() {
   }
 }
 
+// The CLI is one CommonJS file, dist/hbgen-<hash>.cjs, run by bin/hbgen.cjs with V8's code
+// cache for it, dist/hbgen-<hash>.cache. Compiling the bundle's source was most of a
+// render's start-up (about 15 ms; ES module chunks cannot use a code cache on Node 20),
+// and a cache made from real renders skips that. Dynamic imports stay lazy: esbuild turns
+// them into functions that run a module's top level on first use. The hash in both names
+// keeps a cache from ever meeting another bundle than the one it was made from.
 export async function bundle() {
   const esbuild = await import('esbuild');
-  // Chunk names carry content hashes: start clean so that old chunks do not pile up.
-  rmSync(join(root, 'dist'), { recursive: true, force: true });
-  await esbuild.build({
+  const dist = join(root, 'dist');
+  rmSync(dist, { recursive: true, force: true });
+  const built = await esbuild.build({
+    absWorkingDir: root, // the alias below and the metafile's paths are relative to it
     entryPoints: [join(root, 'src/main.ts')],
-    outdir: join(root, 'dist'),
+    outdir: dist,
     bundle: true,
-    splitting: true,
     platform: 'node',
-    format: 'esm',
+    format: 'cjs',
     target: 'node20',
     minify: true,
-    outExtension: { '.js': '.mjs' },
-    entryNames: 'hbgen',
-    chunkNames: 'chunks/[name]-[hash]',
-    // Some dependencies are CommonJS that call require(); give the ESM bundle one.
-    banner: { js: 'import { createRequire as __hbgenRequire } from "node:module"; const require = __hbgenRequire(import.meta.url);' },
+    outExtension: { '.js': '.cjs' },
+    entryNames: 'hbgen-[hash]',
+    // generators/launchd.ts only writes plists, but the plist package's entry also loads
+    // its parser (the @xmldom/xmldom DOM, ~190 KB that freezes its tables at load): the
+    // bundle takes the writer module alone. Its exports map has no subpath for it, hence
+    // the file path.
+    alias: { plist: './node_modules/plist/dist/build.js' },
+    // Some dependencies are ES modules that locate themselves with import.meta.url.
+    define: { 'import.meta.url': '__hbgenUrl' },
+    banner: { js: 'var __hbgenUrl = require("node:url").pathToFileURL(__filename).href;' },
     logLevel: 'warning',
+    metafile: true,
   });
+  // bin/hbgen.cjs runs the bundle with vm.Script, which has no loader for a real import():
+  // every dynamic import must be of a module the bundle holds (esbuild then inlines it).
+  for (const file of Object.keys(built.metafile.outputs)) {
+    if (/\bimport\(/.test(readFileSync(join(root, file), 'utf8'))) throw new Error(`${file} keeps a dynamic import(), which bin/hbgen.cjs cannot run; import a bundled module instead`);
+  }
+  warmCodeCache();
+}
+
+/** dist/hbgen-<hash>.cache: V8's code for what render and check run, from real runs. */
+function warmCodeCache() {
+  const tmp = mkdtempSync(join(tmpdir(), 'hbgen-cache-'));
+  try {
+    const spec = (scheduler) => {
+      const file = join(tmp, `${scheduler}.json`);
+      writeFileSync(
+        file,
+        JSON.stringify({
+          version: 1,
+          name: 'warm',
+          repo: '/srv/warm',
+          agent: { harness: 'command', bin: '/usr/bin/true', prompt: 'x' },
+          schedule: { scheduler, every: '30m', hours: { start: '08:00', end: '18:00', timezone: 'Europe/Berlin', days: ['mon', 'fri'] }, hostTimezone: 'America/New_York' },
+          timeout: '5m',
+          env: { HOME: '/root', PATH: '/usr/bin:/bin' },
+        }),
+      );
+      return file;
+    };
+    const runs = ['launchd', 'systemd-user', 'cron'].map((s) => ['render', spec(s), '--out', join(tmp, s)]);
+    runs.push(['render', spec('launchd')], ['check', spec('cron'), join(tmp, 'cron')]);
+    // Each run starts from the cache so far and writes it back with what it compiled.
+    const script = `const { runBundle } = require(${JSON.stringify(join(root, 'bin', 'hbgen.cjs'))});
+process.argv = [process.argv[0], 'hbgen', ...process.argv.slice(1)];
+const { script, cacheFile } = runBundle();
+process.on('exit', () => require('node:fs').writeFileSync(cacheFile, script.createCachedData()));`;
+    for (const args of runs) {
+      const r = spawnSync(process.execPath, ['-e', script, ...args], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+      if (r.status !== 0) throw new Error(`warming the code cache: hbgen ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+    }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
 }
 
 precompile();

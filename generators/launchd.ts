@@ -16,11 +16,13 @@ export function calendarIntervals(entries: CalEntry[]): Interval[] {
     for (const d of days)
       for (const h of hours)
         for (const m of e.minutes) {
-          const i: Interval = { Minute: m };
+          // The plist writer keeps insertion order: insert the keys in one fixed order,
+          // alphabetical (Hour, Minute, Weekday), so the bytes never vary.
+          const i = {} as Interval;
           if (h !== undefined) i.Hour = h;
+          i.Minute = m;
           if (d !== undefined) i.Weekday = d;
-          // Keys in a fixed order, so the bytes never depend on insertion paths.
-          out.push(Object.fromEntries(Object.entries(i).sort(([a], [b]) => a.localeCompare(b, 'en'))) as Interval);
+          out.push(i);
         }
   }
   return out;

@@ -2,7 +2,8 @@
 // OnCalendar= lines carry the working zone as a suffix, so they are exact in any zone
 // (systemd.time(7), "Calendar Events"; zone suffix since v235).
 import { templates } from '../src/gen/templates.ts';
-import { DAY_NAMES, type CalEntry } from '../src/schedule.ts';
+import { DAY_NAMES } from '../src/formats.ts';
+import type { CalEntry } from '../src/schedule.ts';
 import { seconds } from '../src/spec.ts';
 import { pad2, rangeList } from './calendar.ts';
 import type { Generator } from './types.ts';

@@ -1,5 +1,5 @@
-// When the heartbeat fires (PRODUCT.md §6). Everything here is pure: the same spec gives
-// the same entries on any host, in any time zone, at any time. Host facts never enter.
+// When the heartbeat fires. Everything here is pure: the same spec gives the same entries
+// on any host, in any time zone, at any time. Host facts never enter.
 //
 // The model: the working hours and the interval define a weekly pattern of wall-clock
 // minutes in `hours.timezone` (the "expected wakes"). Each scheduler gets that pattern as a
@@ -8,12 +8,17 @@
 //   exact;
 // - launchd and cron read the host clock in `hostTimezone`. When that is the working zone,
 //   the same entries are exact. Otherwise the pattern is shifted by every offset difference
-//   the two zones have over the years below, and the union is the smallest set of host
-//   minutes that never misses an expected wake; window.sh then skips the extra ones.
-import { ZONE_TABLE } from './gen/zones.ts';
-import { EVERY, clockMinutes, seconds, type Spec } from './spec.ts';
+//   the two zones have over the years the plan covers (src/zone-offsets.ts), and the union
+//   is the smallest set of host minutes that never misses an expected wake; window.sh then
+//   skips the extra ones.
+import { DAY_NAMES, pad2 } from './formats.ts';
+import { clockMinutes, seconds, type Spec } from './spec.ts';
+import { DAY_MS, offsetAt, segments, transitions, type Segment } from './zone-offsets.ts';
 
-export const DAY_NAMES = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const;
+// The wrapper's generator asks this of the working zone; it lives with the other zone
+// arithmetic, and is re-exported here for the generators that import the plan.
+export { repeatsWallClock } from './zone-offsets.ts';
+
 const WEEK = 7 * 1440;
 
 /** One calendar entry: fire at every (day, hour, minute) of the product. Days 0 = Sunday. */
@@ -132,150 +137,35 @@ export function toEntries(pattern: Iterable<number>): CalEntry[] {
   );
 }
 
-// ---- time-zone arithmetic (ICU through Intl; only for cross-zone plans) ----
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-/** UTC offset of `zone` at `ms` from ICU itself, in minutes east of UTC. */
-function icuOffsetAt(zone: string, ms: number): number {
-  let f = formatters.get(zone);
-  if (!f) formatters.set(zone, (f = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' })));
-  const name = f.formatToParts(ms).find((p) => p.type === 'timeZoneName')!.value; // "GMT+05:45" or "GMT"
-  const m = /^GMT([+-])(\d{2}):(\d{2})$/.exec(name);
-  if (!m) return 0;
-  const v = Number(m[2]) * 60 + Number(m[3]);
-  return m[1] === '-' ? -v : v;
-}
-
-// Loading ICU's zone data costs about 14 ms at every start, so the build computes, with the
-// same ICU and the same code below, each zone's offsets over the span into src/gen/zones.ts
-// ([offset at the span's start, minute of a change, offset after it, …]). Rendering reads
-// that table and asks ICU only about names it does not hold; the bytes are the same either
-// way (test/schedule.test.ts compares the two).
-let useTable = true;
-
-/** For the build and the tests: compute everything from ICU, ignoring the table. */
-export function withoutZoneTable<T>(fn: () => T): T {
-  useTable = false;
-  try {
-    return fn();
-  } finally {
-    useTable = true;
-  }
-}
-
-/** UTC offset of `zone` at `ms`, in minutes east of UTC. */
-export function offsetAt(zone: string, ms: number): number {
-  const row = useTable ? ZONE_TABLE[zone] : undefined;
-  if (!row || ms < SPAN_START || ms >= SPAN_END) return icuOffsetAt(zone, ms);
-  const minute = Math.floor(ms / 60_000);
-  let lo = 0; // row[1 + 2k] are change minutes, ascending; find the last one ≤ minute
-  let hi = (row.length - 1) / 2;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (row[1 + 2 * mid]! <= minute) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo === 0 ? row[0]! : row[2 * lo]!;
-}
-
-/** The table row of `zone`, for bin/build.mjs. */
-export function zoneRow(zone: string): number[] {
-  return withoutZoneTable(() => {
-    const row = [offsetAt(zone, SPAN_START)];
-    for (const t of findTransitions(zone)) row.push(t / 60_000, offsetAt(zone, t));
-    return row;
-  });
-}
-
-// The span over which a cross-zone superset must hold. It is fixed, not "this year", so
-// that rendering does not depend on the clock; it covers the years an install can live.
-const SPAN_START = Date.UTC(2025, 0, 1);
-const SPAN_END = Date.UTC(2037, 0, 1);
-const DAY_MS = 86_400_000;
-
-// Offsets are sampled every STEP and each change is then bisected to the minute. No zone
-// in the tz database changes its offset twice within a week (the closest pairs, such as
-// Morocco's Ramadan suspensions, are weeks apart); test/schedule.test.ts checks that
-// against a day-by-day scan of every zone.
-const STEP = 7 * DAY_MS;
-
-const transitionCache = new Map<string, number[]>();
-const tableTransitions = new Map<string, number[]>();
-
-/** Instants in [SPAN_START, SPAN_END) at which the zone's offset changes, exact to the minute. */
-export function transitions(zone: string): number[] {
-  const row = useTable ? ZONE_TABLE[zone] : undefined;
-  if (row) {
-    // Read from the table once per zone; the cache below is ICU's answer, the same values.
-    let fromTable = tableTransitions.get(zone);
-    if (!fromTable) tableTransitions.set(zone, (fromTable = row.filter((_, i) => i % 2 === 1).map((m) => m * 60_000)));
-    return fromTable;
-  }
-  let out = transitionCache.get(zone);
-  if (!out) transitionCache.set(zone, (out = findTransitions(zone)));
-  return out;
-}
-
-function findTransitions(zone: string): number[] {
-  const out: number[] = [];
-  let prev = offsetAt(zone, SPAN_START);
-  for (let t = SPAN_START + STEP; t < SPAN_END + STEP; t += STEP) {
-    const cur = offsetAt(zone, t);
-    if (cur !== prev) {
-      let lo = t - STEP;
-      let hi = t; // offset at lo is prev, at hi is cur
-      while (hi - lo > 60_000) {
-        const mid = lo + Math.floor((hi - lo) / 120_000) * 60_000;
-        if (offsetAt(zone, mid) === prev) lo = mid;
-        else hi = mid;
-      }
-      out.push(hi);
-      prev = cur;
-    }
-  }
-  return out;
-}
-
-/** Whether the zone's clocks go back at some change in the span (a wall-clock time repeats). */
-export function repeatsWallClock(zone: string): boolean {
-  return transitions(zone).some((t) => offsetAt(zone, t) < offsetAt(zone, t - 60_000));
-}
+const mod = (a: number, n: number) => ((a % n) + n) % n;
 
 /** Minute of the week (0 = Sunday 00:00) of a wall-clock minute count since the epoch. */
-const weekMinute = (localMinutes: number) => (((localMinutes + 4 * 1440) % WEEK) + WEEK) % WEEK; // 1970-01-01 was a Thursday
+const weekMinute = (localMinutes: number) => mod(localMinutes + 4 * 1440, WEEK); // 1970-01-01 was a Thursday
 
-interface Segment {
-  from: number; // ms
-  to: number;
-  work: number; // offset minutes
-  host: number;
-}
-
-function segments(work: string, host: string): Segment[] {
-  const cuts = [...new Set([SPAN_START, ...transitions(work), ...transitions(host), SPAN_END])].sort((a, b) => a - b);
-  const out: Segment[] = [];
-  for (let i = 0; i + 1 < cuts.length; i++) {
-    out.push({ from: cuts[i]!, to: cuts[i + 1]!, work: offsetAt(work, cuts[i]!), host: offsetAt(host, cuts[i]!) });
-  }
-  return out;
+/**
+ * How many whole minutes in [from, to) (ms) a clock `offset` minutes east of UTC shows as
+ * minute `w` of the week. Counted by residue, so a year costs no more than a minute.
+ */
+function minutesAt(w: number, offset: number, from: number, to: number): number {
+  if (from >= to) return 0;
+  const r = mod(w - offset - 4 * 1440, WEEK); // weekMinute(t + offset) = w exactly when t ≡ r (mod WEEK)
+  const below = (n: number) => Math.max(0, Math.ceil((n - r) / WEEK)); // such t in [0, n)
+  return below(Math.ceil(to / 60_000)) - below(Math.ceil(from / 60_000));
 }
 
 function hostPattern(pattern: number[], segs: Segment[]): Set<number> {
-  const inPattern = new Set(pattern);
   const out = new Set<number>();
   const shifted = new Set<number>();
   for (const s of segs) {
     const delta = s.host - s.work;
     if (s.to - s.from >= 7 * DAY_MS) {
+      // A whole week or more: every wake, shifted by the offset difference.
       if (shifted.has(delta)) continue;
       shifted.add(delta);
-      for (const w of pattern) out.add((((w + delta) % WEEK) + WEEK) % WEEK);
+      for (const w of pattern) out.add(mod(w + delta, WEEK));
     } else {
       // A short stretch (the days between two zones' DST changes): only its own wakes.
-      for (let t = Math.ceil(s.from / 60_000); t * 60_000 < s.to; t++) {
-        if (inPattern.has(weekMinute(t + s.work))) out.add(weekMinute(t + s.host));
-      }
+      for (const w of pattern) if (minutesAt(w, s.work, s.from, s.to) > 0) out.add(mod(w + delta, WEEK));
     }
   }
   return out;
@@ -285,6 +175,7 @@ function hostPattern(pattern: number[], segs: Segment[]): Set<number> {
 const WASTE_FROM = Date.UTC(2027, 0, 1);
 const WASTE_TO = Date.UTC(2028, 0, 1);
 
+/** Share of the host-clock fires in the reference year at which no wake is expected. */
 function wasteShare(pattern: number[], host: Set<number>, segs: Segment[]): number {
   const inPattern = new Set(pattern);
   let fires = 0;
@@ -292,10 +183,11 @@ function wasteShare(pattern: number[], host: Set<number>, segs: Segment[]): numb
   for (const s of segs) {
     const from = Math.max(s.from, WASTE_FROM);
     const to = Math.min(s.to, WASTE_TO);
-    for (let t = Math.ceil(from / 60_000); t * 60_000 < to; t++) {
-      if (!host.has(weekMinute(t + s.host))) continue;
-      fires++;
-      if (!inPattern.has(weekMinute(t + s.work))) skipped++;
+    if (from >= to) continue;
+    for (const h of host) {
+      const n = minutesAt(h, s.host, from, to);
+      fires += n;
+      if (!inPattern.has(mod(h - s.host + s.work, WEEK))) skipped += n;
     }
   }
   return fires === 0 ? 0 : skipped / fires;
@@ -315,7 +207,6 @@ export function plan(spec: Pick<Spec, 'name' | 'schedule'>): Plan {
 
 // ---- the one-line summary `hbgen render` prints on stderr ----
 
-const pad = (n: number) => String(n).padStart(2, '0');
 const DAY_LABEL = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 
 function daysLabel(days: number[]): string {
@@ -347,7 +238,7 @@ function hourRange(entries: CalEntry[]): string {
   }
   const first = hours[(gapAt + 1) % hours.length]!;
   const last = hours[gapAt]!;
-  return `${pad(first)}–${pad(last)}`;
+  return `${pad2(first)}–${pad2(last)}`;
 }
 
 export function summary(spec: Spec, p: Plan, scheduler: Spec['schedule']['scheduler']): string {
@@ -355,8 +246,8 @@ export function summary(spec: Spec, p: Plan, scheduler: Spec['schedule']['schedu
   const mins = [...new Set(p.pattern.map((w) => w % 60))].sort((a, b) => a - b);
   const fires =
     p.everyMinutes <= 60
-      ? `fires at ${mins.map((x) => `:${pad(x)}`).join(mins.length === 2 ? ' and ' : ', ')}`
-      : `fires every ${p.everyMinutes / 60}h at :${pad(p.minute)}`;
+      ? `fires at ${mins.map((x) => `:${pad2(x)}`).join(mins.length === 2 ? ' and ' : ', ')}`
+      : `fires every ${p.everyMinutes / 60}h at :${pad2(p.minute)}`;
   let line = `${fires}, ${h.start}–${h.end} ${h.timezone}, ${daysLabel(openDays(spec))}`;
   if (p.pattern.length === 0) line += '; the window holds no fire time: widen it or change the minute';
   if (p.widened && scheduler !== 'systemd-user') {
@@ -365,12 +256,10 @@ export function summary(spec: Spec, p: Plan, scheduler: Spec['schedule']['schedu
   return line;
 }
 
-export { EVERY };
-
 // ---- warnings: a window edge inside a DST change ----
 
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-const clock = (min: number) => `${pad(Math.floor(min / 60) % 24)}:${pad(min % 60)}`;
+const clock = (min: number) => `${pad2(Math.floor(min / 60) % 24)}:${pad2(min % 60)}`;
 
 /**
  * A window edge in the hour a DST change skips or repeats works, but not as the spec

@@ -2,7 +2,7 @@
 // - the system's zoneinfo, which date(1) and the gate read at run time. glibc silently
 //   falls back to UTC for a name it cannot find ("Mars/Olympus", "asia/kathmandu",
 //   "Europe/Berlin "), so a name that is not a real TZif file here would turn the gate
-//   into a UTC gate (research/pitfalls.md §4);
+//   into a UTC gate that opens at the wrong hours without a word;
 // - Node's ICU, which hbgen itself uses to compute fire times. Intl accepts lowercase
 //   names and aliases, so it is only the second check, never the first.
 // The user's exact string is what gets rendered; ICU's canonical id is never written back

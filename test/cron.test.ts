@@ -103,7 +103,8 @@ test('crontab(1) installs every rendered block and crontab -l returns the same b
       assert.is(l.code, 0);
       assert.ok(l.out.equals(Buffer.from(block)), `${fx.file}: crontab -l differs from what was installed`);
     }
-    // The block placed first, above a user's own table (research/pitfalls.md §1.2).
+    // The block placed first, above a user's own table (whose last line may lack its
+    // newline, or set variables such as MAILTO that must not reach hbgen's lines).
     const fx = fixtures.find((f) => f.file === 'hostile.json')!;
     const mine = '# my jobs\nMAILTO=""\n5 4 * * * /usr/bin/true\n# trailing comment';
     const table = `${renderCrontab(fx.spec)}${mine}`;

@@ -1,4 +1,4 @@
-// Structural working hours (PRODUCT.md §6): for a month that holds DST changes, compute
+// Working hours, checked structurally: for a month that holds DST changes, compute
 // the fire times of each rendered artifact with an independent evaluator, ask the rendered
 // window.sh about each fire, and compare with the wakes computed straight from the spec.
 // - systemd fires exactly the expected wakes (OnCalendar= in the working zone);
@@ -14,7 +14,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { renderSpec } from '../src/render.ts';
 import { validateSpec } from '../src/spec.ts';
-import { type HoursSpec, type Interval, cronFires, expectedWakes, gateOpen, launchdFires, systemdFires, wall } from './helpers/hours.ts';
+import { type HoursSpec, type Interval, cronFires, expectedWakes, gateOpen, isWakeTime, launchdFires, systemdFires, wall } from './helpers/hours.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'hbgen-hours-'));
 test.after(() => rmSync(tmp, { recursive: true, force: true }));
@@ -41,7 +41,7 @@ const cases: Case[] = [
   { label: 'Australia/Lord_Howe, same zone, 00:30–03:00 every 10m across its 30-minute DST end', hours: { every: '10m', minute: 3, start: '00:30', end: '03:00', timezone: 'Australia/Lord_Howe' }, from: '2027-04-01', days: 31 },
 ];
 
-function specFor(c: Case, scheduler: string) {
+function renderCase(c: Case, scheduler: string) {
   const r = validateSpec({
     version: 1,
     name: 'hours',
@@ -55,8 +55,10 @@ function specFor(c: Case, scheduler: string) {
   if (r.errors) throw new Error(r.errors.join('\n'));
   const out = renderSpec(r.spec);
   assert.equal(out.errors, []);
-  return Object.fromEntries(out.files.map((f) => [f.path, f.content]));
+  return out;
 }
+
+const specFor = (c: Case, scheduler: string) => Object.fromEntries(renderCase(c, scheduler).files.map((f) => [f.path, f.content]));
 
 const iso = (t: number) => new Date(t * 1000).toISOString().slice(0, 16);
 const diff = (a: number[], b: number[]) => {
@@ -109,6 +111,22 @@ for (const c of cases) {
       }
       assert.equal(diff(ldT, expected), [], 'launchd wastes none');
     }
+  });
+}
+
+// The share `hbgen render` prints ("~N% of wakes skipped by the gate") is over the year
+// 2027: count the rendered crontab's fires in that year with cron-parser in the host zone,
+// and those at which no wake is expected, by the working zone's wall clock.
+for (const c of [cases[1]!, cases[5]!]) {
+  test(`the waste share in the summary is the share of 2027's cron fires the gate skips: ${c.label}`, () => {
+    const out = renderCase(c, 'cron');
+    const lines = out.files.find((f) => f.path === 'host/crontab')!.content.split('\n').filter((l) => /^\d/.test(l));
+    const fires = cronFires(lines, c.host!, Date.UTC(2027, 0, 1) / 1000, Date.UTC(2028, 0, 1) / 1000);
+    const skipped = fires.filter((t) => !isWakeTime(c.hours, ...(wall(c.hours.timezone, t * 1000).slice(1) as [number, number, number])));
+    assert.ok(fires.length > 1000 && skipped.length > 0, 'a year of fires, some of them skipped');
+    const printed = /~(\d+)% of wakes skipped by the gate$/.exec(out.summary);
+    assert.ok(printed, out.summary);
+    assert.is(Number(printed![1]), Math.round((100 * skipped.length) / fires.length), out.summary);
   });
 }
 

@@ -1,7 +1,7 @@
 // launchd artifacts of every fixture spec (scheduler overridden to launchd), read by two
 // independent plist parsers: Python's plistlib (expat) and libplist's plistutil (XML ->
 // binary, read back by plistlib's binary reader). Their dicts must agree with each other
-// and with the contract (launchd.plist(5), PRODUCT.md §6), and StartCalendarInterval,
+// and with what launchd.plist(5) and hbgen's launchd agent promise, and StartCalendarInterval,
 // expanded by a small evaluator of its documented semantics (a missing key is a wildcard;
 // Weekday 0 and 7 are Sunday), must fire at exactly the expected wakes when the host
 // clock is the working zone, and at a superset of them when it is not.
@@ -87,7 +87,7 @@ for (const fx of fixtures) {
     }
     assert.not.ok('EnvironmentVariables' in data, 'no environment (secrets) in a world-readable plist');
     assert.not.ok('Program' in data, 'argv only, through ProgramArguments');
-    // The first comment of the file says who generated it (PRODUCT.md §3).
+    // The first comment of the file says who generated it and that it is not to be edited.
     const comment = /<!--([\s\S]*?)-->/.exec(content);
     assert.ok(comment && comment.index < content.indexOf('<plist'), 'comment before <plist>');
     assert.match(comment![1]!, new RegExp(`hbgen.*"${fx.spec.name}"`));

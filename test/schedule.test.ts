@@ -1,8 +1,10 @@
-// The schedule plan (PRODUCT.md §6), checked against expected wakes computed here
-// independently, minute by minute, straight from the definition of the window.
+// The schedule plan, checked against expected wakes computed here independently, minute by
+// minute, straight from the definition of the window; and the zone arithmetic under it,
+// checked against ICU read by other code than src/zone-offsets.ts and without its table.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { dstWarnings, fireMinute, minuteChoices, offsetAt, plan, summary, toEntries, transitions, weeklyPattern, withoutZoneTable } from '../src/schedule.ts';
+import { dstWarnings, fireMinute, minuteChoices, plan, summary, toEntries, weeklyPattern } from '../src/schedule.ts';
+import { offsetAt, transitions, withoutZoneTable } from '../src/zone-offsets.ts';
 import { ZONE_TABLE } from '../src/gen/zones.ts';
 import { EVERY } from '../src/spec.ts';
 
@@ -139,35 +141,80 @@ test('the render summary names the times, the zone, the days and any widening', 
   assert.is(summary(w, plan(w), 'launchd'), 'fires every 2h at :05, 22:00–06:00 Europe/Berlin, Fri–Sun');
 });
 
-test('the weekly offset sampling finds every change a day-by-day scan finds, in every zone', () => {
-  const from = Date.UTC(2025, 0, 1);
-  const to = Date.UTC(2037, 0, 1);
-  for (const zone of [...Intl.supportedValuesOf('timeZone'), 'UTC', 'Asia/Kathmandu', 'Australia/Lord_Howe']) {
-    let changes = 0;
-    let prev = offsetAt(zone, from);
-    for (let t = from + 86_400_000; t < to; t += 86_400_000) {
-      const cur = offsetAt(zone, t);
-      if (cur !== prev) changes++;
-      prev = cur;
-    }
-    const found = transitions(zone);
-    assert.is(found.length, changes, zone);
-    for (const t of found) assert.is.not(offsetAt(zone, t), offsetAt(zone, t - 60_000), `${zone} changes at ${new Date(t).toISOString()}`);
+// ---- the zone oracle: ICU's wall clock of an instant, as calendar fields, minus the instant.
+// It shares no code and no data with src/zone-offsets.ts (which reads ICU's offset name,
+// or the build's table), and it scans day by day where that code samples week by week.
+
+const SCAN_FROM = Date.UTC(2025, 0, 1);
+const SCAN_TO = Date.UTC(2037, 0, 1);
+const MIN = 60_000;
+const wallFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** Minutes east of UTC of `zone` at `ms` (a whole minute), from ICU's wall clock. */
+function icuOffset(zone: string, ms: number): number {
+  let f = wallFormats.get(zone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric' });
+    wallFormats.set(zone, f);
   }
+  const m = /^(\d+)\/(\d+)\/(\d+), (\d+):(\d+)$/.exec(f.format(ms));
+  if (!m) throw new Error(`unexpected ICU wall clock ${f.format(ms)} for ${zone}`);
+  return (Date.UTC(Number(m[3]), Number(m[1]) - 1, Number(m[2]), Number(m[4]), Number(m[5])) - ms) / MIN;
+}
+
+const oracleCache = new Map<string, number[]>();
+
+/** Every change of the zone's offset in the span, exact to the minute: a daily scan, then halving. */
+function oracleChanges(zone: string): number[] {
+  const id = new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone; // aliases share data
+  const hit = oracleCache.get(id);
+  if (hit) return hit;
+  const out: number[] = [];
+  let prev = icuOffset(zone, SCAN_FROM);
+  for (let day = SCAN_FROM; day < SCAN_TO; day += 1440 * MIN) {
+    const next = Math.min(day + 1440 * MIN, SCAN_TO);
+    const cur = icuOffset(zone, next);
+    if (cur === prev) continue;
+    let lo = day; // prev holds at lo, cur at hi
+    let hi = next;
+    while (hi - lo > MIN) {
+      const mid = lo + Math.floor((hi - lo) / MIN / 2) * MIN;
+      if (icuOffset(zone, mid) === prev) lo = mid;
+      else hi = mid;
+    }
+    if (hi < SCAN_TO) out.push(hi);
+    prev = cur;
+  }
+  oracleCache.set(id, out);
+  return out;
+}
+
+const iso = (ts: number[]) => ts.map((t) => new Date(t).toISOString());
+const ZONES = [...new Set([...Intl.supportedValuesOf('timeZone'), 'UTC', 'Asia/Kathmandu', 'Australia/Lord_Howe'])];
+
+test('the oracle sees the changes everyone knows (so an empty scan cannot pass)', () => {
+  assert.equal(iso(oracleChanges('America/New_York').slice(4, 6)), ['2027-03-14T07:00:00.000Z', '2027-11-07T06:00:00.000Z']);
+  assert.equal(iso(oracleChanges('Australia/Lord_Howe').slice(4, 6)), ['2027-04-03T15:00:00.000Z', '2027-10-02T15:30:00.000Z']);
+  assert.is(icuOffset('Asia/Kathmandu', SCAN_FROM), 345);
+  assert.equal(oracleChanges('UTC'), []);
 });
 
-test('the build-time zone table says exactly what ICU says', () => {
+test('the weekly offset sampling (ICU, without the table) finds every change, to the minute, in every zone', () => {
+  for (const zone of ZONES) assert.equal(iso(withoutZoneTable(() => transitions(zone))), iso(oracleChanges(zone)), zone);
+});
+
+test('the build-time zone table says what ICU says, for every name it holds', () => {
   const names = Object.keys(ZONE_TABLE);
-  assert.ok(names.length > 400, 'the table covers ICU\'s zones');
+  assert.ok(names.length > 400, "the table covers ICU's zones");
   for (const z of ['America/Santiago', 'Asia/Kathmandu', 'Australia/Lord_Howe', 'Pacific/Chatham', 'Europe/Berlin', 'UTC']) assert.ok(names.includes(z), z);
   for (const zone of names) {
-    const icu = withoutZoneTable(() => transitions(zone));
-    assert.equal(transitions(zone), icu, zone);
-    for (const t of [Date.UTC(2025, 0, 1), Date.UTC(2027, 2, 14, 6, 59), Date.UTC(2027, 2, 14, 7), Date.UTC(2031, 9, 5, 15, 30), ...icu.flatMap((x) => [x - 60_000, x])]) {
-      assert.is(offsetAt(zone, t), withoutZoneTable(() => offsetAt(zone, t)), `${zone} at ${new Date(t).toISOString()}`);
+    const changes = oracleChanges(zone);
+    assert.equal(iso(transitions(zone)), iso(changes), zone);
+    for (const t of [SCAN_FROM, Date.UTC(2027, 2, 14, 6, 59), Date.UTC(2027, 2, 14, 7), Date.UTC(2031, 9, 5, 15, 30), SCAN_TO - MIN, ...changes.flatMap((x) => [x - MIN, x])]) {
+      assert.is(offsetAt(zone, t), icuOffset(zone, t), `${zone} at ${new Date(t).toISOString()}`);
     }
   }
-  // A whole plan, both ways.
+  // A whole plan, both ways: the table and ICU give the same bytes.
   const s: any = mk('2h', '08:30', '18:00', ['mon', 'wed', 'fri'], 7);
   s.schedule.hours.timezone = 'America/Santiago';
   s.schedule.hostTimezone = 'Australia/Lord_Howe';

@@ -4,7 +4,8 @@
 // - systemd-analyze calendar fires every OnCalendar= value exactly at the wakes an
 //   independent calculator (test/helpers/tools.ts) derives from the spec, over a plain
 //   week and two weeks with a DST change (US 2027-03-14, EU 2027-03-28);
-// - the ini package reads the keys the contract fixes (PRODUCT.md §6).
+// - the ini package reads the keys hbgen's units promise (oneshot, control-group kill,
+//   no catch-up runs, 1s accuracy).
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as iniParse } from 'ini';
@@ -85,7 +86,8 @@ for (const fx of fixtures) {
     assert.is(execLines.length, 1);
     if (!/[#;]/.test(wrapper)) assert.is(s.Service!.ExecStart, execLines[0]!.slice('ExecStart='.length));
     if (!/[\\"%$]/.test(wrapper)) assert.is(execLines[0], `ExecStart=/bin/sh "${wrapper}"`);
-    // No environment and no working directory in units (research/pitfalls.md §1.1).
+    // No environment and no working directory in units: the wrapper sets both, so a unit
+    // would only hold a second copy, and the environment may hold secrets.
     assert.not.match(service.content, /^(Environment|EnvironmentFile|WorkingDirectory)=/m);
     for (const f of [service, timer]) {
       assert.match(f.content.split('\n')[0]!, new RegExp(`^# .*hbgen.*"${fx.spec.name}"`), `${f.path}: first comment`);
@@ -105,6 +107,11 @@ for (const fx of fixtures) {
     // The minute: the spec's when set; otherwise the product's derived one, whose
     // contract (never :00 or :30) is checked in passing.
     const minute = fx.spec.schedule.minute ?? fireMinute(fx.spec);
+    if (fx.spec.schedule.minute === undefined) {
+      const every = fx.spec.schedule.every;
+      const step = Math.min(60, Number(every.slice(0, -1)) * (every.endsWith('h') ? 60 : 1));
+      for (let m = minute % step; m < 60; m += step) assert.ok(m !== 0 && m !== 30, `derived minute :${minute} every ${every} fires at :${m}`);
+    }
     for (const week of WEEKS) {
       const { wakes, from, to } = expectedWakes(fx.spec, minute, week);
       assert.ok(wakes.length > 0, `${week}: the spec has wakes`);

@@ -34,16 +34,33 @@ export interface HoursSpec {
 const hm = (t: string) => Number(t.slice(0, 2)) * 60 + Number(t.slice(3));
 
 /**
- * The wakes the spec asks for, as epoch seconds in [from, to): every minute whose wall
- * clock in the working zone is a wake time of a window that opened on one of `days`.
- * A wall-clock minute that a DST change repeats counts once (its first pass); one that a
- * change skips does not exist.
+ * Whether a wall-clock minute (weekday 0..6, hour, minute) in the working zone is a wake
+ * time: it is in a window that opened on one of `days`, on the interval's grid.
  */
-export function expectedWakes(s: HoursSpec, from: number, to: number): number[] {
+export function isWakeTime(s: HoursSpec, dow: number, h: number, m: number): boolean {
   const every = { m: 1, h: 60 }[s.every.slice(-1) as 'm' | 'h']! * Number(s.every.slice(0, -1));
   const start = hm(s.start);
   const end = hm(s.end);
   const days = s.days ?? DAYS;
+  const now = h * 60 + m;
+  let opened: number | undefined;
+  if (start < end) {
+    if (now >= start && now < end) opened = dow;
+  } else if (now >= start) opened = dow;
+  else if (now < end) opened = (dow + 6) % 7;
+  if (opened === undefined || !days.includes(DAYS[opened]!)) return false;
+  if (every <= 60) return now % every === s.minute % every;
+  const since = (now - start + 1440) % 1440;
+  const first = (s.minute - (start % 60) + 60) % 60; // minutes from the opening to the first :minute
+  return since >= first && (since - first) % every === 0;
+}
+
+/**
+ * The wakes the spec asks for, as epoch seconds in [from, to): every minute whose wall
+ * clock in the working zone is a wake time. A wall-clock minute that a DST change repeats
+ * counts once (its first pass); one that a change skips does not exist.
+ */
+export function expectedWakes(s: HoursSpec, from: number, to: number): number[] {
   const seen = new Set<string>();
   const out: number[] = [];
   for (let t = from; t < to; t += 60) {
@@ -51,16 +68,7 @@ export function expectedWakes(s: HoursSpec, from: number, to: number): number[] 
     const key = `${date} ${h}:${m}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    const now = h * 60 + m;
-    let opened: number | undefined;
-    if (start < end) {
-      if (now >= start && now < end) opened = dow;
-    } else if (now >= start) opened = dow;
-    else if (now < end) opened = (dow + 6) % 7;
-    if (opened === undefined || !days.includes(DAYS[opened]!)) continue;
-    const since = (now - start + 1440) % 1440;
-    const onGrid = every <= 60 ? now % every === s.minute % every : since >= (s.minute - (start % 60) + 60) % 60 && (since - ((s.minute - (start % 60) + 60) % 60)) % every === 0;
-    if (onGrid) out.push(t);
+    if (isWakeTime(s, dow, h, m)) out.push(t);
   }
   return out;
 }
