@@ -1,6 +1,6 @@
 // cron: one marked block of plain job lines, no environment lines (they would change the
 // meaning of every user line below them), the wrapper called through /bin/sh by absolute
-// path so that a user's SHELL= line cannot change how it runs (research/pitfalls.md §1.2).
+// path so that a user's SHELL= line cannot change how it runs.
 import { cronWord } from '../src/escape.ts';
 import { templates } from '../src/gen/templates.ts';
 import type { CalEntry } from '../src/schedule.ts';

@@ -25,7 +25,7 @@ const broken = [];
 function runOne(file) {
   return new Promise((resolve) => {
     const started = Date.now();
-    const child = spawn(process.execPath, ['--import', 'tsx', '--import', join(dir, 'helpers', 'setup.ts'), join(dir, file)], {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(dir, file)], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' },
     });

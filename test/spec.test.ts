@@ -1,4 +1,4 @@
-// The spec's rules (PRODUCT.md §1), one by one, through validateSpec.
+// The spec's rules, one by one, through validateSpec.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';

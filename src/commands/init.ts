@@ -13,7 +13,7 @@ import { templates } from '../gen/templates.ts';
 import { checkBin } from '../host/facts.ts';
 import { lstatOrNull } from '../host/fsx.ts';
 import { homeOf, type HostIO } from '../host/io.ts';
-import { findOnPath, runTool } from '../host/run.ts';
+import { findOnPath, runTool } from '../host/tools.ts';
 import { DAYS, DURATION, EVERY, seconds, validateSpec } from '../spec.ts';
 import { isKnownZone } from '../zones.ts';
 

@@ -1,5 +1,6 @@
 // The next fire time of a cron or launchd entry, computed from the plan the entry was
 // rendered from (plan(spec).hostEntries), read in the host zone, from now.
+import { pad2 } from '../formats.ts';
 import { offsetAt, type CalEntry, type Plan } from '../schedule.ts';
 
 const MIN = 60_000;
@@ -22,12 +23,10 @@ export function nextFire(entries: CalEntry[], zone: string, now: Date): Date | n
   return null;
 }
 
-const pad = (n: number) => String(n).padStart(2, '0');
-
 /** "2026-12-01 08:07 Europe/Berlin (07:07Z)" */
 export function localText(at: Date, zone: string): string {
   const local = new Date(at.getTime() + offsetAt(zone, at.getTime()) * MIN);
-  return `${local.getUTCFullYear()}-${pad(local.getUTCMonth() + 1)}-${pad(local.getUTCDate())} ${pad(local.getUTCHours())}:${pad(local.getUTCMinutes())} ${zone} (${at.toISOString().replace(/:00\.000Z$/, 'Z')})`;
+  return `${local.getUTCFullYear()}-${pad2(local.getUTCMonth() + 1)}-${pad2(local.getUTCDate())} ${pad2(local.getUTCHours())}:${pad2(local.getUTCMinutes())} ${zone} (${at.toISOString().replace(/:00\.000Z$/, 'Z')})`;
 }
 
 export function nextFireText(plan: Plan, now: Date): string {
