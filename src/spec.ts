@@ -2,7 +2,7 @@
 // types, the validation and `hbgen schema` all come from here.
 import { posix } from 'node:path';
 import * as z from 'zod';
-import { DAYS } from './formats.ts';
+import { DAYS, NAME_PATTERN } from './formats.ts';
 import { SCHEDULER_IDS } from './schedulers.ts';
 import { isKnownZone } from './zones.ts';
 
@@ -228,7 +228,7 @@ export const SpecSchema = z
     name: z
       .string({ error: (i) => (i.input === undefined ? 'required: a short name such as "docs"' : 'must be a string') })
       .max(40, { error: 'must be at most 40 characters' })
-      .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, {
+      .regex(NAME_PATTERN, {
         error: (i) => `must be lowercase letters and digits joined by single dashes, such as "docs-nightly", got ${JSON.stringify(i.input)}`,
       }),
     repo: absPath('the absolute path of the repository the agent owns'),

@@ -37,7 +37,10 @@ declare module './state.ts' {
 /** The table preflight read and the one apply writes; null when there is nothing to write. */
 type CronData = { before: CrontabState; table: Buffer } | null;
 
-const NO_DATA = { hostFiles: [], writes: [], commands: [], checks: [], unchanged: false, ids: {}, data: null, stateExtra: {} };
+/** A preflight that found the crontab out of reach: one refusal, nothing else. */
+function unreachable(refusal: string): Preflight<CronData> {
+  return { refusals: [refusal], caveats: [], hostFiles: [], writes: [], commands: [], checks: [], unchanged: false, ids: {}, data: null, stateExtra: {} };
+}
 
 function io(c: Ctx) {
   return { runner: crontabRunner({ command: findOnPath('crontab', c.io.env.PATH) ?? 'crontab', env: c.io.env }) };
@@ -94,7 +97,7 @@ export const cron: Backend<CronData> = {
       before = await readCrontab(io(c));
     } catch (e) {
       if (!(e instanceof CrontabRefusal)) throw e;
-      return { ...NO_DATA, refusals: [`${e.problems.join('; ')}; fix access to cron (e.g. /etc/cron.allow, /etc/cron.deny) or choose another scheduler`], caveats: [] };
+      return unreachable(`${e.problems.join('; ')}; fix access to cron (e.g. /etc/cron.allow, /etc/cron.deny) or choose another scheduler`);
     }
     const m = computeMerge(c, before);
     const data = m.table !== undefined && m.action !== 'unchanged' ? { before, table: m.table } : null;
