@@ -17,5 +17,3 @@ export function rangeList(values: readonly number[], op: string, fmt: (n: number
     .map(([a, b]) => (a === b ? fmt(a) : b === a + 1 ? `${fmt(a)},${fmt(b)}` : `${fmt(a)}${op}${fmt(b)}`))
     .join(',');
 }
-
-export const pad2 = (n: number) => String(n).padStart(2, '0');

@@ -1,14 +1,12 @@
 // cron: one marked block of plain job lines, no environment lines (they would change the
 // meaning of every user line below them), the wrapper called through /bin/sh by absolute
-// path so that a user's SHELL= line cannot change how it runs (research/pitfalls.md §1.2).
+// path so that a user's SHELL= line cannot change how it runs.
 import { cronWord } from '../src/escape.ts';
+import { CRON_MAX_COMMAND } from '../src/formats.ts';
 import { templates } from '../src/gen/templates.ts';
 import type { CalEntry } from '../src/schedule.ts';
 import { rangeList } from './calendar.ts';
 import type { Generator, RenderContext } from './types.ts';
-
-/** Debian cron refuses a command longer than this ("command too long"). */
-export const CRON_MAX_COMMAND = 998;
 
 export function cronCommand(ctx: RenderContext): string {
   return `/bin/sh ${cronWord(ctx.names.wrapper)}`;

@@ -48,7 +48,7 @@ export const launchd: Generator = {
       ProcessType: 'Background',
       RunAtLoad: false,
     };
-    if (!build) throw new Error('the plist writer is not loaded: await prepareRender() before renderSpec()');
+    if (!build) throw new Error('the plist writer is not loaded: render through renderSpec(), which loads it');
     const xml = build(data as unknown as PlistValue);
     // The generated-by comment goes right after the DOCTYPE: the first comment of the file.
     const lines = xml.split('\n');

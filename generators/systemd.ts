@@ -1,11 +1,11 @@
 // systemd user units: a oneshot service that runs the wrapper and a timer whose
 // OnCalendar= lines carry the working zone as a suffix, so they are exact in any zone
 // (systemd.time(7), "Calendar Events"; zone suffix since v235).
+import { DAY_NAMES, pad2 } from '../src/formats.ts';
 import { templates } from '../src/gen/templates.ts';
-import { DAY_NAMES } from '../src/formats.ts';
 import type { CalEntry } from '../src/schedule.ts';
 import { seconds } from '../src/spec.ts';
-import { pad2, rangeList } from './calendar.ts';
+import { rangeList } from './calendar.ts';
 import type { Generator } from './types.ts';
 
 const SD_DAYS = DAY_NAMES.map((d) => d[0]!.toUpperCase() + d.slice(1));

@@ -2,7 +2,7 @@ import type { Names } from '../src/names.ts';
 import type { Plan } from '../src/schedule.ts';
 import type { Spec } from '../src/spec.ts';
 
-/** One file of the rendered tree (PRODUCT.md §3), path relative to the output folder. */
+/** One file of the rendered tree, its path relative to the output folder (the state folder on a host). */
 export interface RenderedFile {
   path: string;
   content: string;
@@ -18,7 +18,7 @@ export interface RenderContext {
   header: string;
 }
 
-/** A scheduler backend: which files it adds to the tree. */
+/** A scheduler's renderer, ready to use once loaded: which files its entry adds to the tree (under host/). */
 export interface Generator {
   files(ctx: RenderContext): RenderedFile[];
   /** Problems only this backend has with the spec (e.g. cron's 998-byte line limit). */

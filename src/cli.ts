@@ -1,14 +1,13 @@
-// The full command line (PRODUCT.md §2), reached through main.ts. Each command loads what
-// it needs when it runs.
-import yargs from 'yargs';
-import { runCommand } from './run.ts';
+// The full command line, reached through main.ts. Each command's module loads only when
+// that command runs.
+import yargs, { type Argv } from 'yargs';
+import { runCommand } from './errors.ts';
+import { SCHEDULER_IDS, type SchedulerId } from './schedulers.ts';
 import { VERSION } from './version.ts';
 
 const renderCmds = () => import('./commands/render.ts');
 
-const SCHEDULERS = ['launchd', 'systemd-user', 'cron'] as const;
-
-// The host lifecycle (PRODUCT.md §6): each command's module loads only when it runs.
+// The host lifecycle: install, status, stop, resume, wake.
 type SpecArgv = { spec: string; yes?: boolean; dryRun?: boolean };
 const COMMANDS = {
   install: async () => (await import('./commands/install.ts')).install,
@@ -19,22 +18,22 @@ const COMMANDS = {
 };
 const lifecycle = (name: keyof typeof COMMANDS) => async (argv: SpecArgv) => {
   const { processIO } = await import('./host/io.ts');
-  const { prepareRender } = await import('./render.ts');
-  await prepareRender();
   return (await COMMANDS[name]())(argv, processIO());
 };
 
-export async function main(args: string[]): Promise<number> {
-  let exitCode = 0;
-  const run =
-    <T>(fn: (a: T) => Promise<void | number>) =>
-    async (a: T) => {
-      exitCode = await runCommand(fn, a);
-    };
-  const specArg = { describe: 'the spec file', type: 'string', default: './hbgen.json' } as const;
-  await yargs(args)
-    .scriptName('hbgen')
-    .usage('$0 <command> [options]\n\nGenerate, install and audit a bounded, scheduled heartbeat for an unattended AI coding agent.')
+/** Runs a command and keeps its exit code for main to return. */
+type Run = <T>(fn: (a: T) => Promise<void | number>) => (a: T) => Promise<void>;
+
+const specArg = { describe: 'the spec file', type: 'string', default: './hbgen.json' } as const;
+const consentOptions = (y: Argv, what: string) =>
+  y
+    .positional('spec', specArg)
+    .option('yes', { type: 'boolean', describe: `${what} without asking${what === 'install' ? ' (for scripts)' : ''}` })
+    .option('dry-run', { type: 'boolean', describe: 'show the panel and change nothing' });
+
+/** render, check, schema and init: the commands that write no scheduler entry. */
+function fileCommands(y: Argv, run: Run): Argv {
+  return y
     .command(
       'render [spec]',
       'print every file hbgen would install, or write them with --out',
@@ -42,8 +41,8 @@ export async function main(args: string[]): Promise<number> {
         y
           .positional('spec', specArg)
           .option('out', { type: 'string', describe: 'write the rendered tree into this folder' })
-          .option('scheduler', { choices: SCHEDULERS, describe: "render for this scheduler instead of the spec's" }),
-      run(async (a: Parameters<Awaited<ReturnType<typeof renderCmds>>['renderCmd']>[0]) => (await renderCmds()).renderCmd(a)),
+          .option('scheduler', { choices: SCHEDULER_IDS, describe: "render for this scheduler instead of the spec's" }),
+      run(async (a: { spec: string; out?: string; scheduler?: SchedulerId }) => (await renderCmds()).renderCmd(a)),
     )
     .command(
       'check <spec> <dir>',
@@ -57,30 +56,28 @@ export async function main(args: string[]): Promise<number> {
       'write HEART.md, PROTOCOL.md, STATE.md, LOG.md, journal/ and a spec with what this host can tell; never overwrites',
       (y) => y.positional('dir', { describe: 'the repository folder', type: 'string', default: '.' }),
       run(async (a: { dir: string }) => (await import('./commands/init.ts')).init(a, (await import('./host/io.ts')).processIO())),
-    )
-    .command(
-      'install [spec]',
-      'show the settings panel, ask once, install on this host and check the install',
-      (y) =>
-        y
-          .positional('spec', specArg)
-          .option('yes', { type: 'boolean', describe: 'install without asking (for scripts)' })
-          .option('dry-run', { type: 'boolean', describe: 'show the panel and change nothing' }),
-      run(lifecycle('install')),
-    )
+    );
+}
+
+/** install, status, stop, resume and wake: the commands that act on this host. */
+function hostCommands(y: Argv, run: Run): Argv {
+  return y
+    .command('install [spec]', 'show the settings panel, ask once, install on this host and check the install', (y) => consentOptions(y, 'install'), run(lifecycle('install')))
     .command('status [spec]', 'audit the install (read-only): exit 0 healthy, 1 otherwise', (y) => y.positional('spec', specArg), run(lifecycle('status')))
     .command('stop [spec]', 'remove exactly the recorded scheduler entry and host files; keep logs and state', (y) => y.positional('spec', specArg), run(lifecycle('stop')))
-    .command(
-      'resume [spec]',
-      'reinstall the recorded install after the panel and consent',
-      (y) =>
-        y
-          .positional('spec', specArg)
-          .option('yes', { type: 'boolean', describe: 'resume without asking' })
-          .option('dry-run', { type: 'boolean', describe: 'show the panel and change nothing' }),
-      run(lifecycle('resume')),
-    )
-    .command('wake [spec]', 'run one heartbeat now through the installed wrapper', (y) => y.positional('spec', specArg), run(lifecycle('wake')))
+    .command('resume [spec]', 'reinstall the recorded install after the panel and consent', (y) => consentOptions(y, 'resume'), run(lifecycle('resume')))
+    .command('wake [spec]', 'run one heartbeat now through the installed wrapper', (y) => y.positional('spec', specArg), run(lifecycle('wake')));
+}
+
+export async function main(args: string[]): Promise<number> {
+  let exitCode = 0;
+  const run: Run = (fn) => async (a) => {
+    exitCode = await runCommand(fn, a);
+  };
+  const y = yargs(args)
+    .scriptName('hbgen')
+    .usage('$0 <command> [options]\n\nGenerate, install and audit a bounded, scheduled heartbeat for an unattended AI coding agent.');
+  await hostCommands(fileCommands(y, run), run)
     .demandCommand(1, 'name a command')
     .strict()
     .version(VERSION)
@@ -97,4 +94,3 @@ export async function main(args: string[]): Promise<number> {
     .parseAsync();
   return exitCode;
 }
-

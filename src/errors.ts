@@ -1,3 +1,5 @@
+// What a user-caused error is, and how a command shows it: one sentence (or one line per
+// problem) on stderr and an exit code, never a stack.
 /** An error the user caused: printed as one sentence (or one line per problem), no stack. */
 export class UserError extends Error {
   constructor(
@@ -14,4 +16,16 @@ export function fsError(e: unknown, path: string, verb: 'read' | 'write' | 'remo
   const err = e as NodeJS.ErrnoException;
   const why = err.code === 'EACCES' || err.code === 'EPERM' ? 'permission denied' : err.code === 'ENOSPC' ? 'the disk is full' : (err.code ?? err.message);
   return new UserError([`${err.path ?? path}: cannot ${verb} it (${why}); check the folder's owner and permissions`]);
+}
+
+/** Run one command: a UserError becomes its lines on stderr and its exit code, never a stack. */
+export async function runCommand<T>(fn: (a: T) => Promise<void | number>, a: T): Promise<number> {
+  try {
+    const code = await fn(a);
+    return typeof code === 'number' ? code : 0;
+  } catch (e) {
+    if (!(e instanceof UserError)) throw e;
+    for (const l of e.lines) process.stderr.write(`hbgen: ${l}\n`);
+    return e.exitCode;
+  }
 }

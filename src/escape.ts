@@ -38,6 +38,19 @@ export function shWords(words: readonly string[]): string {
 }
 
 /**
+ * One sh word as a person would type it in a message or the install panel: bare when
+ * every character is safe unquoted, else single-quoted (hbgen's own messages, not scripts).
+ */
+export function shownWord(s: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : singleQuoted(s);
+}
+
+/** A command line, as shownWord shows each word. */
+export function shownArgv(argv: readonly string[]): string {
+  return argv.map(shownWord).join(' ');
+}
+
+/**
  * One argument of a systemd command line (ExecStart=), as a double-quoted word:
  * - `\` and `"` are C-escaped inside quotes (systemd.syntax(7), "Quoting");
  *   https://www.freedesktop.org/software/systemd/man/latest/systemd.syntax.html#Quoting
@@ -55,7 +68,7 @@ export function systemdArg(s: string): string {
 /**
  * A sh word inside a crontab command. cron treats `%` as "end of command, rest is stdin"
  * unless it is written `\%`, and Debian's cron removes that backslash even inside sh
- * single quotes; it also collapses `\\` to `\` (crontab(5), research/pitfalls.md §1.2).
+ * single quotes; it also collapses `\\` to `\` (crontab(5); checked against the real cron).
  * So: quote for sh, keep any two backslashes apart with an empty '' (sh drops it, cron
  * then never sees `\\`), and write each `%` outside the quotes as `\%`, which cron turns
  * into a bare `%` that sh leaves alone.

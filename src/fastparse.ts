@@ -1,7 +1,7 @@
 // The plain forms of render and check, parsed without yargs (see main.ts).
-const SCHEDULERS = new Set(['launchd', 'systemd-user', 'cron']);
+import { SCHEDULER_IDS, type SchedulerId } from './schedulers.ts';
 
-export type Fast = { cmd: 'render'; spec: string; out?: string; scheduler?: 'launchd' | 'systemd-user' | 'cron' } | { cmd: 'check'; spec: string; dir: string };
+export type Fast = { cmd: 'render'; spec: string; out?: string; scheduler?: SchedulerId } | { cmd: 'check'; spec: string; dir: string };
 
 /** The plain forms only; undefined sends the call to yargs. */
 export function fastParse(args: string[]): Fast | undefined {
@@ -19,8 +19,8 @@ export function fastParse(args: string[]): Fast | undefined {
       const value = m[2] ?? args[++i];
       if (!word(value) || r[m[1] as 'out' | 'scheduler'] !== undefined) return undefined;
       if (m[1] === 'scheduler') {
-        if (!SCHEDULERS.has(value!)) return undefined;
-        r.scheduler = value as typeof r.scheduler;
+        if (!(SCHEDULER_IDS as readonly string[]).includes(value!)) return undefined;
+        r.scheduler = value as SchedulerId;
       } else r.out = value;
     } else if (word(a) && !spec) {
       spec = true;

@@ -39,6 +39,15 @@ export function generatedBy(name: string): string {
   return `${GENERATED_BY_PREFIX}${name}". Do not edit: change the spec and run hbgen render.`;
 }
 
+// ------------------------------------------------------------------ crontab lines
+
+/**
+ * Debian cron's limit on one job line's command: a longer one makes crontab(1) refuse the
+ * whole table ("command too long"; 998 accepted, 999 refused). The cron renderer checks
+ * hbgen's own line against it and the crontab editor every user line.
+ */
+export const CRON_MAX_COMMAND = 998;
+
 // ------------------------------------------------------------------ crontab markers
 
 /** The exact full lines that open and close hbgen's block in a crontab. */

@@ -1,10 +1,10 @@
 // The CLI's entry. The commonest calls — `--version`, `render` and `check` in their plain
 // forms — are answered without loading yargs, which alone costs about twice Node's own
-// start-up (research/performance.md). Anything else, including every mistake, goes to the
+// start-up (see the README section "Speed"). Anything else, including every mistake, goes to the
 // full yargs command line in cli.ts, which gives the same results for these forms
 // (test/cli.test.ts runs both and compares).
 import { fastParse } from './fastparse.ts';
-import { runCommand } from './run.ts';
+import { runCommand } from './errors.ts';
 import { VERSION } from './version.ts';
 
 async function main(args: string[]): Promise<number> {

@@ -14,6 +14,7 @@
 import { DAY_NAMES, pad2 } from './formats.ts';
 import { clockMinutes, seconds, type Spec } from './spec.ts';
 import { DAY_MS, offsetAt, segments, transitions, type Segment } from './zone-offsets.ts';
+import type { SchedulerDescriptor } from './schedulers.ts';
 
 // The wrapper's generator asks this of the working zone; it lives with the other zone
 // arithmetic, and is re-exported here for the generators that import the plan.
@@ -241,7 +242,8 @@ function hourRange(entries: CalEntry[]): string {
   return `${pad2(first)}–${pad2(last)}`;
 }
 
-export function summary(spec: Spec, p: Plan, scheduler: Spec['schedule']['scheduler']): string {
+/** One line on when the heartbeat fires; `scheduler` says whether the entry reads the host clock. */
+export function summary(spec: Spec, p: Plan, scheduler: Pick<SchedulerDescriptor, 'id' | 'hostClock'>): string {
   const h = spec.schedule.hours;
   const mins = [...new Set(p.pattern.map((w) => w % 60))].sort((a, b) => a - b);
   const fires =
@@ -250,8 +252,8 @@ export function summary(spec: Spec, p: Plan, scheduler: Spec['schedule']['schedu
       : `fires every ${p.everyMinutes / 60}h at :${pad2(p.minute)}`;
   let line = `${fires}, ${h.start}–${h.end} ${h.timezone}, ${daysLabel(openDays(spec))}`;
   if (p.pattern.length === 0) line += '; the window holds no fire time: widen it or change the minute';
-  if (p.widened && scheduler !== 'systemd-user') {
-    line += `; ${scheduler} widened to ${hourRange(p.hostEntries)} host time (${p.hostTimezone}): ~${Math.round(p.waste * 100)}% of wakes skipped by the gate`;
+  if (p.widened && scheduler.hostClock) {
+    line += `; ${scheduler.id} widened to ${hourRange(p.hostEntries)} host time (${p.hostTimezone}): ~${Math.round(p.waste * 100)}% of wakes skipped by the gate`;
   }
   return line;
 }

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { schedulerList } from './schedulers.ts';
 import { SpecSchema } from './spec.ts';
 
 // One line per field, shown by editors that read the schema (hover, completion).
@@ -15,7 +16,7 @@ const DESCRIPTIONS: Record<string, string> = {
   'agent.model': 'Model the claude-code and codex presets pin on the command line.',
   'agent.models': 'Optional model tiers, tier name → model id (e.g. {"fast": "haiku", "general": "sonnet", "strong": "opus"}): listed in the wake prompt so the agent routes subagents to the cheapest sufficient tier.',
   schedule: 'When the heartbeat fires.',
-  'schedule.scheduler': 'The host scheduler: launchd, systemd-user or cron.',
+  'schedule.scheduler': `The host scheduler: ${schedulerList()}.`,
   'schedule.every': 'Interval between wakes inside the working hours.',
   'schedule.minute': 'The off-:00 minute (1–59, below every when every is under an hour). Default: derived from name, never :00 or :30.',
   'schedule.hours': 'The working hours: the agent sleeps outside them.',
@@ -52,7 +53,7 @@ export function jsonSchema(): object {
   return {
     $schema: s.$schema,
     title: 'hbgen spec, version 1',
-    description: 'One heartbeat: the agent, its working hours, interval and timeout (PRODUCT.md §1).',
+    description: 'One heartbeat: the agent, its working hours, interval and timeout.',
     ...s,
   };
 }

@@ -1,15 +1,16 @@
-// The spec (PRODUCT.md §1). This zod schema is the only definition of it: the TypeScript
+// The spec. This zod schema is the only definition of it: the TypeScript
 // types, the validation and `hbgen schema` all come from here.
 import { posix } from 'node:path';
 import * as z from 'zod';
+import { DAYS, NAME_PATTERN } from './formats.ts';
+import { SCHEDULER_IDS } from './schedulers.ts';
 import { isKnownZone } from './zones.ts';
 
 z.config({ jitless: true });
 
 export const EVERY = ['5m', '10m', '15m', '20m', '30m', '1h', '2h', '3h', '4h', '6h', '8h', '12h', '24h'] as const;
-export const DAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
+export { DAYS };
 export const HARNESSES = ['claude-code', 'codex', 'command'] as const;
-export const SCHEDULERS = ['launchd', 'systemd-user', 'cron'] as const;
 
 /** A duration: a whole number of seconds, minutes or hours, at least 1s. */
 export const DURATION = /^[1-9][0-9]*[smh]$/;
@@ -26,8 +27,8 @@ export function clockMinutes(t: string): number {
 }
 
 // Control characters break every target language in its own way: a newline injects a
-// systemd directive or a crontab line, a CR becomes LF in XML, NUL cannot be an argv byte
-// (research/pitfalls.md §1). C1 controls (U+0080–U+009F) are refused too.
+// systemd directive or a crontab line, a CR becomes LF in XML, NUL cannot be an argv
+// byte. C1 controls (U+0080–U+009F) are refused too.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 const CONTROL_BUT_NEWLINE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
 // A lone surrogate cannot be encoded as UTF-8; systemd ignores a non-UTF-8 assignment.
@@ -90,8 +91,8 @@ const oneOf = <T extends readonly [string, ...string[]]>(values: T, what: string
   });
 
 // Keys whose presence makes an agent bill per token instead of using the subscription
-// (research/pitfalls.md §6: a cron'd `claude -p` that inherited ANTHROPIC_API_KEY billed
-// $1,800+ in two days). The wrapper's env -i keeps the caller's copies out; this keeps
+// (a scheduled `claude -p` that inherits ANTHROPIC_API_KEY bills every token to the
+// API account). The wrapper's env -i keeps the caller's copies out; this keeps
 // the spec from putting them back in.
 const METERED_EXACT = new Set([
   'ANTHROPIC_API_KEY',
@@ -164,7 +165,7 @@ const hours = z.strictObject({
 });
 
 const schedule = z.strictObject({
-  scheduler: oneOf(SCHEDULERS, 'the host scheduler'),
+  scheduler: oneOf(SCHEDULER_IDS, 'the host scheduler'),
   every: oneOf(EVERY, 'choose the interval between wakes'),
   minute: z
     .number({ error: 'must be a whole number from 1 to 59' })
@@ -227,7 +228,7 @@ export const SpecSchema = z
     name: z
       .string({ error: (i) => (i.input === undefined ? 'required: a short name such as "docs"' : 'must be a string') })
       .max(40, { error: 'must be at most 40 characters' })
-      .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, {
+      .regex(NAME_PATTERN, {
         error: (i) => `must be lowercase letters and digits joined by single dashes, such as "docs-nightly", got ${JSON.stringify(i.input)}`,
       }),
     repo: absPath('the absolute path of the repository the agent owns'),

@@ -16,7 +16,7 @@ import { init } from '../src/commands/init.ts';
 import { CLAUDE_MAX_TURNS, harnessArgs } from '../src/harness.ts';
 import type { HostIO } from '../src/host/io.ts';
 import { loadSpec } from '../src/load.ts';
-import { renderSpec } from '../src/render.ts';
+import { renderNow } from './helpers/render.ts';
 import { JUNK_ENV, install, makeCase, run, shell } from './helpers/wrapper.ts';
 
 // HBTEST_AGENT_CLIENTS: another cache folder (e.g. to see the skip when npm cannot install).
@@ -193,7 +193,7 @@ for (const which of ['claude', 'codex'] as const) {
     assert.match(said, /hbgen\.json is complete/, said);
     const spec = loadSpec(join(repo, 'hbgen.json'));
     assert.is(spec.agent.bin, which === 'claude' ? real!.claude : real!.codex);
-    const r = renderSpec(spec);
+    const r = renderNow(spec);
     const state = join(repo, spec.stateDir);
     install(state, Object.fromEntries(r.files.map((f) => [f.path, f.content])));
     const res = await run(null, dash, { script: join(state, 'heartbeat.sh'), limitMs: 60_000 });

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { CronExpressionParser } from 'cron-parser';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { renderSpec } from '../src/render.ts';
+import { renderNow } from './helpers/render.ts';
 import { fireMinute } from '../src/schedule.ts';
 import { validateSpec, type Spec } from '../src/spec.ts';
 import { ROOT, crontabInstall, crontabList, expectedWakes, loadFixtures, run, scratchUser, stateDirOf, tmp } from './helpers/tools.ts';
@@ -23,7 +23,7 @@ const fixtures = loadFixtures();
 const JOB = /^(\S+) (\S+) (\S+) (\S+) (\S+) (.*)$/;
 
 function renderCrontab(spec: Spec): string {
-  const r = renderSpec(spec, { scheduler: 'cron' });
+  const r = renderNow(spec, { scheduler: 'cron' });
   assert.equal(r.errors, []);
   const f = r.files.find((x) => x.path === 'host/crontab');
   assert.ok(f, 'host/crontab rendered');
@@ -157,14 +157,14 @@ test('a cron command of 998 bytes renders and crontab(1) takes it; 999 bytes is 
   }
 
   const tooLong = specWithCommandBytes(999);
-  const r = renderSpec(tooLong, { scheduler: 'cron' });
+  const r = renderNow(tooLong, { scheduler: 'cron' });
   assert.equal(r.files, []);
   assert.is(r.errors.length, 1);
   assert.match(r.errors[0]!, /^repo: .*999 bytes.*998/);
 
   // An absolute stateDir carries the whole path: the error names stateDir.
   const abs = { ...tooLong, repo: '/home/ada/src/site', stateDir: stateDirOf(tooLong) };
-  const ra = renderSpec(abs, { scheduler: 'cron' });
+  const ra = renderNow(abs, { scheduler: 'cron' });
   assert.match(ra.errors[0] ?? '', /^stateDir: .*999 bytes/);
 
   // Through the CLI: exit 1, one stderr line naming the field, nothing written.

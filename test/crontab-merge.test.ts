@@ -7,7 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { UserError } from '../src/errors.ts';
 import { findBlocks, listingAmbiguities, mergeBlock, removeBlock, tableProblems } from '../src/host/crontab.ts';
-import { renderSpec } from '../src/render.ts';
+import { renderNow } from './helpers/render.ts';
 import { validateSpec } from '../src/spec.ts';
 import { ACCEPT_CASES, B, DOCS, DOCS2, DOCS_LINES, USER_TABLES, block } from './helpers/crontab.ts';
 
@@ -334,7 +334,7 @@ test("the block hbgen renders for the example spec is one that mergeBlock accept
   const raw = JSON.parse(readFileSync(join(ROOT, 'fixtures/specs/example.json'), 'utf8'));
   const v = validateSpec(raw);
   assert.ok(v.spec, 'example spec validates');
-  const r = renderSpec(v.spec!, { scheduler: 'cron' });
+  const r = renderNow(v.spec!, { scheduler: 'cron' });
   assert.equal(r.errors, []);
   const f = r.files.find((x) => x.path === 'host/crontab');
   assert.ok(f, 'host/crontab rendered');

@@ -12,7 +12,7 @@ import { test } from 'uvu';
 import { withCronDaemon } from './helpers/crond.ts';
 import * as assert from 'uvu/assert';
 import { cronWord, sh, shWords, systemdArg, xmlComment } from '../src/escape.ts';
-import { renderSpec } from '../src/render.ts';
+import { renderNow } from './helpers/render.ts';
 import {
   HOSTILE,
   SHELLS,
@@ -154,7 +154,7 @@ test('cronWord: crontab(1) keeps the bytes and the real cron daemon runs /bin/sh
   // the temp folder and its times replaced by "* * * * *": the generator end to end.
   loadFixtures().forEach((fx, i) => {
     const spec = rebase(fx.spec, join(base, `fx${i}`));
-    const r = renderSpec(spec, { scheduler: 'cron' });
+    const r = renderNow(spec, { scheduler: 'cron' });
     assert.equal(r.errors, [], fx.file);
     const job = r.files.find((f) => f.path === 'host/crontab')!.content.split('\n').find((l) => /^[0-9*]/.test(l))!;
     const script = `${stateDirOf(spec)}/heartbeat.sh`;

@@ -3,12 +3,10 @@
 // goldens whose spec is gone. Review the git diff before committing it.
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { prepareRender } from '../src/render.ts';
 import { writeTree } from '../src/tree.ts';
 import { hbgen } from './helpers/cli.ts';
 import { EXPECTED, INVALID, SCHEMA, invalidNames, renderFixture, specNames } from './helpers/fixtures.ts';
 
-await prepareRender();
 mkdirSync(EXPECTED, { recursive: true });
 const specs = new Set(specNames());
 for (const d of readdirSync(EXPECTED)) {

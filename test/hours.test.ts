@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { parse } from 'plist';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { renderSpec } from '../src/render.ts';
+import { renderNow } from './helpers/render.ts';
 import { validateSpec } from '../src/spec.ts';
 import { type HoursSpec, type Interval, cronFires, expectedWakes, gateOpen, isWakeTime, launchdFires, systemdFires, wall } from './helpers/hours.ts';
 
@@ -53,7 +53,7 @@ function renderCase(c: Case, scheduler: string) {
     env: { HOME: '/root', PATH: '/usr/bin:/bin' },
   });
   if (r.errors) throw new Error(r.errors.join('\n'));
-  const out = renderSpec(r.spec);
+  const out = renderNow(r.spec);
   assert.equal(out.errors, []);
   return out;
 }

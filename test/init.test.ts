@@ -13,7 +13,7 @@ import * as assert from 'uvu/assert';
 import { INIT_PROMPT, init, specName } from '../src/commands/init.ts';
 import { cleanPath, detectScheduler } from '../src/host/detect.ts';
 import type { HostIO } from '../src/host/io.ts';
-import { renderSpec } from '../src/render.ts';
+import { renderNow } from './helpers/render.ts';
 import { validateSpec } from '../src/spec.ts';
 import { HBGEN } from './helpers/cli.ts';
 
@@ -115,7 +115,7 @@ test('no terminal: writes the control plane and a spec with the detected values;
   const done = { ...spec, schedule: { ...spec.schedule, every: '30m', hours: { ...spec.schedule.hours, start: '09:00', end: '18:00' } }, timeout: '25m' };
   const ok = validateSpec(done);
   assert.ok(ok.spec, String(ok.errors));
-  assert.is(renderSpec(ok.spec!).errors.length, 0);
+  assert.is(renderNow(ok.spec!).errors.length, 0);
 });
 
 test('never overwrites: existing files are kept byte for byte and reported; a second run changes nothing', async () => {

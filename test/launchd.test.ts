@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { renderSpec } from '../src/render.ts';
+import { renderNow } from './helpers/render.ts';
 import { fireMinute } from '../src/schedule.ts';
 import type { Spec } from '../src/spec.ts';
 import { epochToLocal, expectedWakes, loadFixtures, plistOracles, stateDirOf, tmp } from './helpers/tools.ts';
@@ -29,7 +29,7 @@ const KEYS = ['Minute', 'Hour', 'Day', 'Weekday', 'Month'] as const;
 const RANGE: Record<(typeof KEYS)[number], [number, number]> = { Minute: [0, 59], Hour: [0, 23], Day: [1, 31], Weekday: [0, 7], Month: [1, 12] };
 
 function renderPlist(spec: Spec): { path: string; content: string; data: Agent } {
-  const r = renderSpec(spec, { scheduler: 'launchd' });
+  const r = renderNow(spec, { scheduler: 'launchd' });
   assert.equal(r.errors, []);
   const plists = r.files.filter((f) => f.path.endsWith('.plist'));
   assert.is(plists.length, 1, 'one plist');

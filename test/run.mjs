@@ -93,7 +93,7 @@ function runOne(file) {
     const started = Date.now();
     running.set(file, started);
     say(`start ${file}\n`);
-    const child = spawn(process.execPath, ['--import', 'tsx', '--import', join(dir, 'helpers', 'setup.ts'), join(dir, file)], {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(dir, file)], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' },
     });

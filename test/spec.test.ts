@@ -1,8 +1,10 @@
-// The spec's rules (PRODUCT.md §1), one by one, through validateSpec.
+// The spec's rules, one by one, through validateSpec.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { jsonSchema } from '../src/schema.ts';
+import { SCHEDULERS, SCHEDULER_IDS } from '../src/schedulers.ts';
 import { isMeteredKey, validateSpec } from '../src/spec.ts';
 import { ROOT } from './helpers/cli.ts';
 
@@ -163,6 +165,21 @@ test('every problem is reported in one run', () => {
     s.env.OPENAI_API_KEY = 'k';
   });
   assert.is(errs.length, 4, errs.join('\n'));
+});
+
+test('every scheduler the spec accepts has one descriptor, and its renderer and backend load', async () => {
+  const schema = jsonSchema() as { properties: { schedule: { properties: { scheduler: { enum: string[] } } } } };
+  assert.equal(schema.properties.schedule.properties.scheduler.enum, [...SCHEDULER_IDS]);
+  assert.equal(Object.keys(SCHEDULERS).sort(), [...SCHEDULER_IDS].sort());
+  for (const id of SCHEDULER_IDS) {
+    const d = SCHEDULERS[id];
+    assert.is(d.id, id);
+    assert.ok(d.tools.length > 0, `${id}: names its tools`);
+    assert.type((await d.generator()).files, 'function', `${id}: renderer`);
+    const b = await d.backend();
+    for (const m of ['preflight', 'apply', 'listed', 'planStop', 'audit'] as const) assert.type(b[m], 'function', `${id}: backend.${m}`);
+  }
+  fails((s) => (s.schedule.scheduler = 'anacron'), /^schedule\.scheduler: must be one of launchd systemd-user cron, got "anacron"$/);
 });
 
 test.run();

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { parse as iniParse } from 'ini';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { renderSpec } from '../src/render.ts';
+import { renderNow } from './helpers/render.ts';
 import { fireMinute } from '../src/schedule.ts';
 import {
   execDollar,
@@ -34,8 +34,8 @@ test('fixtures include the specs these tests rely on', () => {
   for (const f of fixtures) assert.is(f.raw.$schema, '../schema.json', `${f.file}: $schema`);
 });
 
-function render(spec: Parameters<typeof renderSpec>[0]) {
-  const r = renderSpec(spec, { scheduler: 'systemd-user' });
+function render(spec: Parameters<typeof renderNow>[0]) {
+  const r = renderNow(spec, { scheduler: 'systemd-user' });
   assert.equal(r.errors, []);
   const service = r.files.find((f) => f.path === `host/hbgen-${spec.name}.service`);
   const timer = r.files.find((f) => f.path === `host/hbgen-${spec.name}.timer`);

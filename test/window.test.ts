@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { renderSpec } from '../src/render.ts';
+import { renderNow } from './helpers/render.ts';
 import { validateSpec } from '../src/spec.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'hbgen-win-'));
@@ -36,7 +36,7 @@ function gate(hours: Record<string, unknown>, edit?: (s: string) => string): str
     env: { HOME: '/root', PATH: '/usr/bin:/bin' },
   });
   if (!v.spec) throw new Error(v.errors.join('; '));
-  const r = renderSpec(v.spec);
+  const r = renderNow(v.spec);
   if (r.errors.length) throw new Error(r.errors.join('; '));
   let text = r.files.find((f) => f.path === 'window.sh')!.content;
   if (edit) text = edit(text);

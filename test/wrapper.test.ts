@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JUNK_ENV, PATHS, agentShell, SHELLS, makeCase, parseStat, run, shell, shellcheck, sleep, survivors, waitFor } from './helpers/wrapper.ts';
-import { renderSpec } from '../src/render.ts';
+import { renderNow } from './helpers/render.ts';
 import { validateSpec } from '../src/spec.ts';
 
 const TOOLSETS = [
@@ -360,7 +360,7 @@ test('shellcheck -s sh is clean on every rendered script', () => {
     const base = JSON.parse(readFileSync('fixtures/specs/example.json', 'utf8'));
     const spec = validateSpec(deepMerge(base, v));
     assert.ok(spec.spec, JSON.stringify(spec.errors));
-    for (const f of renderSpec(spec.spec!).files) {
+    for (const f of renderNow(spec.spec!).files) {
       if (!f.path.endsWith('.sh')) continue;
       const p = join(dir, `${n++}-${f.path}`);
       writeFileSync(p, f.content);

@@ -13,7 +13,8 @@ import { checkBin } from '../host/facts.ts';
 import { lstatOrNull } from '../host/fsx.ts';
 import { homeOf, type HostIO } from '../host/io.ts';
 import { ask, Lines } from '../host/prompt.ts';
-import { runTool } from '../host/run.ts';
+import { runTool } from '../host/tools.ts';
+import type { SchedulerId } from '../schedulers.ts';
 import { DAYS, DURATION, EVERY, seconds, validateSpec } from '../spec.ts';
 
 export interface InitArgs {
@@ -225,7 +226,7 @@ interface HostFacts {
   agents: Agent[];
   path: string;
   env: Record<string, string>;
-  scheduler: 'launchd' | 'systemd-user' | 'cron';
+  scheduler: SchedulerId;
   zone: string | undefined;
 }
 

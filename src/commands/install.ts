@@ -1,26 +1,30 @@
 // hbgen install [SPEC] [--yes] [--dry-run], and hbgen resume (the same from state.json).
-// Order (PRODUCT.md §6, research/pitfalls.md §7): validate → host facts → render →
-// every read-only check of the scheduler (refusals come before the question) → panel →
-// one question (default No) → state-folder files → state.json intent → host files and
-// scheduler → install check (smoke test, state.json, the scheduler lists the entry) →
-// success only when every check was observed passing; otherwise everything is undone.
+// The order matters, so that a refusal never comes after the question and a failure
+// never leaves half an install: validate → host facts → render → every read-only check of
+// the scheduler → panel → one question (default No) → state-folder files → state.json
+// intent → host files and scheduler → install check (smoke test, state.json, the
+// scheduler lists the entry) → success only when every check was observed passing;
+// otherwise everything is undone.
 import { readdirSync, rmSync, truncateSync } from 'node:fs';
 import { dirname, posix } from 'node:path';
 import { UserError } from '../errors.ts';
-import { Journal, type Ctx, type FilePlan, type Preflight, planFile, record, writePlanned } from '../host/backend.ts';
-import { SCHEDULER_TOOLS, hostFacts, permissionMode } from '../host/facts.ts';
-import { lstatOrNull, missingDirs, mkdirs, readOrNull, sha256, shownWord, writeAtomic } from '../host/fsx.ts';
+import { shownWord } from '../escape.ts';
+import { Journal, type Backend, type Ctx, type FilePlan, type Preflight, planFile, record, writePlanned } from '../host/backend.ts';
+import { type Facts, hostFacts, permissionMode } from '../host/facts.ts';
+import { lstatOrNull, missingDirs, mkdirs, readOrNull, sha256, writeAtomic } from '../host/fsx.ts';
 import type { HostIO } from '../host/io.ts';
 import { acquireOpLock } from '../host/lock.ts';
 import { panel } from '../host/panel.ts';
 import { askConsent } from '../host/prompt.ts';
-import { findOnPath } from '../host/run.ts';
 import { type Check, logSize, smokeTest } from '../host/smoke.ts';
 import { type State, readState, specHash, statePath, writeState } from '../host/state.ts';
-import { names } from '../names.ts';
+import { toolsPresent } from '../host/tools.ts';
+import { type Names, names } from '../names.ts';
+import { type RenderResult, renderSpec } from '../pipeline.ts';
+import { SCHEDULERS } from '../schedulers.ts';
 import { type Spec, validateSpec } from '../spec.ts';
 import { VERSION } from '../version.ts';
-import { BACKENDS, line, loadFor, renderFor } from './common.ts';
+import { line, loadFor } from './common.ts';
 
 export interface InstallArgs {
   spec: string;
@@ -28,10 +32,87 @@ export interface InstallArgs {
   dryRun?: boolean;
 }
 
+type Verb = 'install' | 'resume';
+
 const NOTHING = 'nothing was changed on this host';
 
-function emptyPreflight(): Preflight {
-  return { refusals: [], caveats: [], hostFiles: [], commands: [], checks: [], unchanged: false, ids: {}, data: {}, stateExtra: {} };
+/** Everything install decided before it asks: what it will write and run, and why. */
+interface InstallPlan {
+  verb: Verb;
+  argv: InstallArgs;
+  spec: Spec;
+  specFile: string;
+  names: Names;
+  prev: State | null;
+  facts: Facts;
+  render: RenderResult;
+  ctx: Ctx;
+  backend: Backend;
+  pre: Preflight;
+  stateFiles: FilePlan[];
+  /** Caveats of resume itself (the spec file changed since install). */
+  notes: string[];
+}
+
+export async function install(argv: InstallArgs, io: HostIO, verb: Verb = 'install'): Promise<number> {
+  const p = await planInstall(argv, io, verb);
+  if (alreadyInstalled(p)) {
+    line(io, `hbgen: "${p.spec.name}" is already installed as ${verb === 'resume' ? 'recorded' : `${p.specFile} says`}; nothing changed`);
+    return 0;
+  }
+  io.out(showPanel(p));
+  if (argv.dryRun) {
+    line(io, `--dry-run: ${NOTHING}`);
+    return 0;
+  }
+  if (!argv.yes) await askOnce(p, io);
+  const lock = await acquireOpLock(io);
+  try {
+    return await applyAndCheck(p, io);
+  } finally {
+    lock.release();
+  }
+}
+
+/** The spec to install: the file's, or for resume the one state.json recorded. */
+function resolveSpec(argv: InstallArgs, io: HostIO, verb: Verb): { spec: Spec; specFile: string; prev: State | null; notes: string[] } {
+  const { spec: fileSpec, file: specFile } = loadFor(io, argv.spec);
+  const stateDir = names(fileSpec).stateDir;
+  const prev = readState(stateDir);
+  if (verb === 'install') return { spec: fileSpec, specFile, prev, notes: [] };
+  if (!prev) {
+    throw new UserError([`${statePath(stateDir)}: no install of "${fileSpec.name}" is recorded there, so there is nothing to resume; install it with \`hbgen install ${shownWord(argv.spec)}\``]);
+  }
+  const v = validateSpec(prev.spec);
+  if (v.errors) throw new UserError([`${statePath(stateDir)}: the recorded spec is not valid for this hbgen (${v.errors[0]}); install from the spec file with \`hbgen install ${shownWord(argv.spec)}\``]);
+  const notes =
+    specHash(fileSpec) !== prev.specHash ? [`${specFile} changed since it was installed; resume reinstalls the recorded settings: run \`hbgen install\` to apply the file instead`] : [];
+  return { spec: v.spec, specFile, prev, notes };
+}
+
+/** Every read-only check, then the plan; any refusal is thrown before anything changes. */
+async function planInstall(argv: InstallArgs, io: HostIO, verb: Verb): Promise<InstallPlan> {
+  const { spec, specFile, prev, notes } = resolveSpec(argv, io, verb);
+  const n = names(spec);
+  const facts = hostFacts(spec, io);
+  const render = await renderSpec(spec);
+  if (render.errors.length) throw new UserError(render.errors.map((l) => `${specFile}: ${l}`));
+  const ctx: Ctx = { io, spec, names: n, home: facts.home, files: render.files, prev };
+  const scheduler = spec.schedule.scheduler;
+  const backend = await SCHEDULERS[scheduler].backend();
+  // Without its tools a backend cannot look; hostFacts has already refused that.
+  const pre = toolsPresent(scheduler, io.env.PATH).ok ? await backend.preflight(ctx) : null;
+  const refusals = [...facts.problems];
+  const stateFiles: FilePlan[] = [];
+  for (const f of render.files) {
+    const path = posix.join(n.stateDir, f.path);
+    const pf = planFile(path, Buffer.from(f.content), f.mode, spec, n, prev?.files.find((x) => x.path === path));
+    if (pf.refusal) refusals.push(pf.refusal);
+    else stateFiles.push(pf.plan!);
+  }
+  refusals.push(...(pre?.refusals ?? []));
+  if (refusals.length || !pre) throw new UserError([...refusals, NOTHING]);
+  return { verb, argv, spec, specFile, names: n, prev, facts, render, ctx, backend, pre, stateFiles, notes };
 }
 
 function sameRecords(a: { path: string; sha256: string; mode: number }[], b: { path: string; sha256: string; mode: number }[]): boolean {
@@ -39,98 +120,61 @@ function sameRecords(a: { path: string; sha256: string; mode: number }[], b: { p
   return a.length === b.length && a.map(k).sort().join('\n') === b.map(k).sort().join('\n');
 }
 
-export async function install(argv: InstallArgs, io: HostIO, verb: 'install' | 'resume' = 'install'): Promise<number> {
-  const { spec: fileSpec, file: specFile } = loadFor(io, argv.spec);
-  const n0 = names(fileSpec);
-  const prev = readState(n0.stateDir);
-  const notes: string[] = [];
-  let spec: Spec = fileSpec;
-  if (verb === 'resume') {
-    if (!prev) {
-      throw new UserError([`${statePath(n0.stateDir)}: no install of "${fileSpec.name}" is recorded there, so there is nothing to resume; install it with \`hbgen install ${shownWord(argv.spec)}\``]);
-    }
-    const v = validateSpec(prev.spec);
-    if (v.errors) throw new UserError([`${statePath(n0.stateDir)}: the recorded spec is not valid for this hbgen (${v.errors[0]}); install from the spec file with \`hbgen install ${shownWord(argv.spec)}\``]);
-    spec = v.spec;
-    if (specHash(fileSpec) !== prev.specHash) {
-      notes.push(`${specFile} changed since it was installed; resume reinstalls the recorded settings: run \`hbgen install\` to apply the file instead`);
-    }
-  }
-  const n = names(spec);
-  const facts = hostFacts(spec, io);
-  const r = renderFor(io, spec);
-  if (r.errors.length) throw new UserError(r.errors.map((l) => `${specFile}: ${l}`));
-
-  const ctx: Ctx = { io, spec, names: n, home: facts.home, files: r.files, prev };
-  const backend = BACKENDS[spec.schedule.scheduler];
-  const toolsThere = SCHEDULER_TOOLS[spec.schedule.scheduler].every((t) => findOnPath(t, io.env.PATH));
-  const pre = toolsThere ? await backend.preflight(ctx) : emptyPreflight();
-
-  const refusals = [...facts.problems];
-  const stateFiles: FilePlan[] = [];
-  for (const f of r.files) {
-    const path = posix.join(n.stateDir, f.path);
-    const pf = planFile(path, Buffer.from(f.content), f.mode, spec, n, prev?.files.find((x) => x.path === path));
-    if (pf.refusal) refusals.push(pf.refusal);
-    else stateFiles.push(pf.plan!);
-  }
-  refusals.push(...pre.refusals);
-  if (refusals.length) throw new UserError([...refusals, NOTHING]);
-
-  const hash = specHash(spec);
-  if (
+/** The same spec is installed, every file and the scheduler entry exactly as planned. */
+function alreadyInstalled(p: InstallPlan): boolean {
+  const { pre, prev } = p;
+  return (
     pre.unchanged &&
-    stateFiles.every((f) => f.action === 'same') &&
+    p.stateFiles.every((f) => f.action === 'same') &&
     prev?.status === 'installed' &&
-    prev.specHash === hash &&
-    sameRecords(prev.files, stateFiles.map(record)) &&
+    prev.specHash === specHash(p.spec) &&
+    sameRecords(prev.files, p.stateFiles.map(record)) &&
     sameRecords(prev.hostFiles, pre.hostFiles.map(record))
-  ) {
-    line(io, `hbgen: "${spec.name}" is already installed as ${verb === 'resume' ? 'recorded' : `${specFile} says`}; nothing changed`);
-    return 0;
-  }
-
-  io.out(
-    panel({
-      verb,
-      spec,
-      names: n,
-      specFile,
-      summary: r.summary,
-      bin: facts.bin,
-      permissionMode: permissionMode(spec.agent),
-      stateFiles,
-      statePath: statePath(n.stateDir),
-      pre,
-      caveats: [...notes, ...facts.caveats, ...pre.caveats, ...r.warnings],
-    }),
   );
-  if (argv.dryRun) {
-    line(io, `--dry-run: ${NOTHING}`);
-    return 0;
-  }
-  if (!argv.yes) {
-    const a = await askConsent(io, `${verb === 'install' ? 'Install' : 'Resume'} "${spec.name}" on this host with these settings?`);
-    if (a === 'no-tty') {
-      throw new UserError([`there is no terminal to ask for consent, so ${NOTHING}; read the panel above, then run \`hbgen ${verb} ${shownWord(argv.spec)} --yes\` to go ahead (or --dry-run to only show it)`]);
-    }
-    if (a === 'no') throw new UserError([`you did not confirm, so ${NOTHING}`]);
-  }
+}
 
+function showPanel(p: InstallPlan): string {
+  return panel({
+    verb: p.verb,
+    spec: p.spec,
+    names: p.names,
+    specFile: p.specFile,
+    summary: p.render.summary,
+    bin: p.facts.bin,
+    permissionMode: permissionMode(p.spec.agent),
+    stateFiles: p.stateFiles,
+    statePath: statePath(p.names.stateDir),
+    pre: p.pre,
+    caveats: [...p.notes, ...p.facts.caveats, ...p.pre.caveats, ...p.render.warnings],
+  });
+}
+
+/** The one question; anything but yes ends the command with nothing changed. */
+async function askOnce(p: InstallPlan, io: HostIO): Promise<void> {
+  const a = await askConsent(io, `${p.verb === 'install' ? 'Install' : 'Resume'} "${p.spec.name}" on this host with these settings?`);
+  if (a === 'no-tty') {
+    throw new UserError([`there is no terminal to ask for consent, so ${NOTHING}; read the panel above, then run \`hbgen ${p.verb} ${shownWord(p.argv.spec)} --yes\` to go ahead (or --dry-run to only show it)`]);
+  }
+  if (a === 'no') throw new UserError([`you did not confirm, so ${NOTHING}`]);
+}
+
+/** state.json as written before the scheduler is touched: status "installing". */
+function intendedState(p: InstallPlan, io: HostIO): State {
+  const { spec, pre, prev, facts } = p;
   const hostDirs = [...new Set(pre.hostFiles.filter((f) => f.action !== 'same').flatMap((f) => missingDirs(dirname(f.path))))];
-  const state: State = {
+  return {
     format: 1,
     name: spec.name,
     status: 'installing',
     time: io.now().toISOString(),
     hbgenVersion: VERSION,
-    specFile,
-    specHash: hash,
+    specFile: p.specFile,
+    specHash: specHash(spec),
     spec,
     scheduler: spec.schedule.scheduler,
     ids: pre.ids,
-    stateDir: n.stateDir,
-    files: stateFiles.map(record),
+    stateDir: p.names.stateDir,
+    files: p.stateFiles.map(record),
     hostFiles: pre.hostFiles.map(record),
     createdDirs: [...new Set([...(prev?.createdDirs ?? []).filter((d) => lstatOrNull(d)), ...hostDirs])],
     bin: facts.bin,
@@ -139,71 +183,55 @@ export async function install(argv: InstallArgs, io: HostIO, verb: 'install' | '
     billing: { result: 'subscription', checkedKeys: facts.checkedKeys, envFileWarnings: facts.envFileWarnings },
     ...pre.stateExtra,
   };
+}
 
-  const lock = await acquireOpLock(io);
+/** Undo every journalled step, say what was undone, and end the command with `why`. */
+async function undoAll(j: Journal, io: HostIO, why: string): Promise<never> {
+  const { undone, failed } = await j.rollback();
+  for (const u of undone.reverse()) line(io, `  undone: ${u}`);
+  throw new UserError(
+    failed.length
+      ? [why, ...failed.map((f) => `could not undo: ${f}`), 'fix what is named above by hand; `hbgen status` shows what is left']
+      : [why, 'hbgen undid everything it did: the host is as it was before'],
+  );
+}
+
+/** Under hbgen's lock: write, check, and undo everything unless every check passed. */
+async function applyAndCheck(p: InstallPlan, io: HostIO): Promise<number> {
+  const state = intendedState(p, io);
   const j = new Journal();
-  const undo = async (why: string): Promise<never> => {
-    const { undone, failed } = await j.rollback();
-    for (const u of undone.reverse()) line(io, `  undone: ${u}`);
-    throw new UserError(
-      failed.length
-        ? [why, ...failed.map((f) => `could not undo: ${f}`), 'fix what is named above by hand; `hbgen status` shows what is left']
-        : [why, 'hbgen undid everything it did: the host is as it was before'],
-    );
-  };
   try {
-    try {
-      applyStateDir(n, stateFiles, j);
-      const prevStateBytes = readOrNull(statePath(n.stateDir));
-      writeState(n.stateDir, state);
-      j.push(prevStateBytes ? 'restored state.json' : 'removed state.json', () => {
-        if (prevStateBytes) writeAtomic(statePath(n.stateDir), prevStateBytes, 0o600);
-        else rmSync(statePath(n.stateDir), { force: true });
-      });
-      await backend.apply(ctx, pre, j);
-    } catch (e) {
-      if (e instanceof UserError) return await undo(`installing failed: ${e.lines.join('; ')}`);
-      await j.rollback();
-      throw e;
-    }
-    line(io, 'checking the install:');
-    let checks: Check[];
-    try {
-      checks = await smokeTest(n, spec.name);
-    } catch (e) {
-      checks = [{ ok: false, what: 'smoke test', observed: `could not run the wrapper (${(e as Error).message})` }];
-    }
-    const done: State = { ...state, status: 'installed', time: io.now().toISOString(), installedAt: io.now().toISOString() };
-    let stateCheck: Check;
-    try {
-      const bytes = writeState(n.stateDir, done);
-      const back = readOrNull(statePath(n.stateDir));
-      const parsed = back ? (JSON.parse(back.toString('utf8')) as State) : null;
-      const ok = back !== null && back.equals(bytes) && parsed?.status === 'installed';
-      stateCheck = { ok, what: 'state.json', observed: ok ? `${statePath(n.stateDir)} read back as written (sha256 ${sha256(bytes).slice(0, 12)}…): status installed, ${done.files.length + done.hostFiles.length} files recorded with their sha256` : `${statePath(n.stateDir)} did not read back as written` };
-    } catch (e) {
-      stateCheck = { ok: false, what: 'state.json', observed: (e as UserError).lines?.join('; ') ?? (e as Error).message };
-    }
-    checks.push(stateCheck);
-    let listing;
-    try {
-      listing = await backend.listed(ctx);
-    } catch (e) {
-      listing = { ok: false, observed: (e as UserError).lines?.join('; ') ?? (e as Error).message };
-    }
-    checks.push({ ok: listing.ok, what: 'scheduler', observed: listing.observed });
-    for (const c of checks) line(io, `  ${c.ok ? 'ok  ' : 'FAIL'}  ${c.what}: ${c.observed}`);
-    const failed = checks.filter((c) => !c.ok);
-    if (failed.length) return await undo(`the install check failed (${failed.map((c) => c.what).join(', ')}), so "${spec.name}" is not installed`);
-    line(io, `hbgen: installed "${spec.name}"; \`hbgen status ${shownWord(argv.spec)}\` audits it, \`hbgen wake ${shownWord(argv.spec)}\` runs one heartbeat now, \`hbgen stop ${shownWord(argv.spec)}\` removes it`);
-    return 0;
-  } finally {
-    lock.release();
+    await applyAll(p, state, j);
+  } catch (e) {
+    if (e instanceof UserError) return await undoAll(j, io, `installing failed: ${e.lines.join('; ')}`);
+    await j.rollback();
+    throw e;
   }
+  line(io, 'checking the install:');
+  const checks = await installChecks(p, state, io);
+  for (const c of checks) line(io, `  ${c.ok ? 'ok  ' : 'FAIL'}  ${c.what}: ${c.observed}`);
+  const failed = checks.filter((c) => !c.ok);
+  if (failed.length) return await undoAll(j, io, `the install check failed (${failed.map((c) => c.what).join(', ')}), so "${p.spec.name}" is not installed`);
+  const spec = shownWord(p.argv.spec);
+  line(io, `hbgen: installed "${p.spec.name}"; \`hbgen status ${spec}\` audits it, \`hbgen wake ${spec}\` runs one heartbeat now, \`hbgen stop ${spec}\` removes it`);
+  return 0;
+}
+
+/** The state folder, state.json as an intent, then the backend's host files and scheduler. */
+async function applyAll(p: InstallPlan, state: State, j: Journal): Promise<void> {
+  const n = p.names;
+  applyStateDir(n, p.stateFiles, j);
+  const prevStateBytes = readOrNull(statePath(n.stateDir));
+  writeState(n.stateDir, state);
+  j.push(prevStateBytes ? 'restored state.json' : 'removed state.json', () => {
+    if (prevStateBytes) writeAtomic(statePath(n.stateDir), prevStateBytes, 0o600);
+    else rmSync(statePath(n.stateDir), { force: true });
+  });
+  await p.backend.apply(p.ctx, p.pre, j);
 }
 
 /** The state folder and its files; the undo also removes what the install check left there. */
-function applyStateDir(n: ReturnType<typeof names>, files: FilePlan[], j: Journal): void {
+function applyStateDir(n: Names, files: FilePlan[], j: Journal): void {
   if (!lstatOrNull(n.stateDir)) {
     const made = mkdirs(n.stateDir, 0o700);
     j.push(`removed ${made[0]}`, () => rmSync(made[0]!, { recursive: true, force: true }));
@@ -216,4 +244,42 @@ function applyStateDir(n: ReturnType<typeof names>, files: FilePlan[], j: Journa
     });
   }
   for (const f of files) writePlanned(f, j, 0o700);
+}
+
+const failure = (e: unknown) => (e as UserError).lines?.join('; ') ?? (e as Error).message;
+
+/** The install check, as observed: the smoke test, state.json read back, the scheduler's listing. */
+async function installChecks(p: InstallPlan, state: State, io: HostIO): Promise<Check[]> {
+  let checks: Check[];
+  try {
+    checks = await smokeTest(p.names, p.spec.name);
+  } catch (e) {
+    checks = [{ ok: false, what: 'smoke test', observed: `could not run the wrapper (${(e as Error).message})` }];
+  }
+  checks.push(stateCheck(p.names, { ...state, status: 'installed', time: io.now().toISOString(), installedAt: io.now().toISOString() }));
+  let listing;
+  try {
+    listing = await p.backend.listed(p.ctx);
+  } catch (e) {
+    listing = { ok: false, observed: failure(e) };
+  }
+  checks.push({ ok: listing.ok, what: 'scheduler', observed: listing.observed });
+  return checks;
+}
+
+/** Write state.json as installed and read it back. */
+function stateCheck(n: Names, done: State): Check {
+  const path = statePath(n.stateDir);
+  try {
+    const bytes = writeState(n.stateDir, done);
+    const back = readOrNull(path);
+    const parsed = back ? (JSON.parse(back.toString('utf8')) as State) : null;
+    const ok = back !== null && back.equals(bytes) && parsed?.status === 'installed';
+    const observed = ok
+      ? `${path} read back as written (sha256 ${sha256(bytes).slice(0, 12)}…): status installed, ${done.files.length + done.hostFiles.length} files recorded with their sha256`
+      : `${path} did not read back as written`;
+    return { ok, what: 'state.json', observed };
+  } catch (e) {
+    return { ok: false, what: 'state.json', observed: failure(e) };
+  }
 }

@@ -1,12 +1,12 @@
-// render, check and schema: the commands that never touch the host (PRODUCT.md §2).
-import { loadSpec } from '../load.ts';
-import { prepareRender, renderSpec, type Scheduler } from '../render.ts';
+// render, check and schema: the commands that never touch the host.
 import { UserError } from '../errors.ts';
+import { loadSpec } from '../load.ts';
+import { renderSpec } from '../pipeline.ts';
+import type { SchedulerId } from '../schedulers.ts';
 
-export async function renderCmd(argv: { spec: string; out?: string; scheduler?: Scheduler }): Promise<void> {
+export async function renderCmd(argv: { spec: string; out?: string; scheduler?: SchedulerId }): Promise<void> {
   const spec = loadSpec(argv.spec);
-  if ((argv.scheduler ?? spec.schedule.scheduler) === 'launchd') await prepareRender();
-  const r = renderSpec(spec, { scheduler: argv.scheduler });
+  const r = await renderSpec(spec, { scheduler: argv.scheduler });
   if (r.errors.length) throw new UserError(r.errors.map((l) => `${argv.spec}: ${l}`));
   if (argv.out !== undefined) {
     const { writeTree } = await import('../tree.ts');
@@ -21,8 +21,7 @@ export async function renderCmd(argv: { spec: string; out?: string; scheduler?: 
 
 export async function checkCmd(argv: { spec: string; dir: string }): Promise<void> {
   const spec = loadSpec(argv.spec);
-  if (spec.schedule.scheduler === 'launchd') await prepareRender();
-  const r = renderSpec(spec);
+  const r = await renderSpec(spec);
   if (r.errors.length) throw new UserError(r.errors.map((l) => `${argv.spec}: ${l}`));
   const { compareTree } = await import('../tree.ts');
   const drift = await compareTree(argv.dir, r.files);

@@ -3,17 +3,17 @@
 // runtime.log and state.json (marked stopped). Everything is checked before anything is
 // changed; a second stop says "already stopped".
 import { UserError } from '../errors.ts';
+import { shownWord } from '../escape.ts';
 import { type Ctx, rmdirIfEmpty } from '../host/backend.ts';
-import { SCHEDULER_TOOLS } from '../host/facts.ts';
-import { shownWord } from '../host/fsx.ts';
 import { homeOf, type HostIO } from '../host/io.ts';
 import { acquireOpLock } from '../host/lock.ts';
 import { clearStaleLock, endHeartbeats, lockInfo, runningWrappers } from '../host/proc.ts';
-import { findOnPath } from '../host/run.ts';
 import { readState, statePath, writeState } from '../host/state.ts';
+import { toolsPresent } from '../host/tools.ts';
 import { names } from '../names.ts';
+import { SCHEDULERS } from '../schedulers.ts';
 import { validateSpec } from '../spec.ts';
-import { BACKENDS, line, loadFor } from './common.ts';
+import { line, loadFor } from './common.ts';
 
 export async function stop(argv: { spec: string }, io: HostIO): Promise<number> {
   const { spec: fileSpec } = loadFor(io, argv.spec);
@@ -31,14 +31,14 @@ export async function stop(argv: { spec: string }, io: HostIO): Promise<number> 
   const spec = v.spec ?? fileSpec;
   const n = names(spec);
   const ctx: Ctx = { io, spec, names: n, home: homeOf(io), files: [], prev: s };
-  for (const t of SCHEDULER_TOOLS[s.scheduler]) {
-    if (t !== 'loginctl' && !findOnPath(t, io.env.PATH)) {
-      throw new UserError([`${t} is not on PATH, so hbgen cannot remove the ${s.scheduler} entry; run stop where ${t} is available (PATH=${io.env.PATH ?? ''})`, 'nothing was changed on this host']);
-    }
+  const t = toolsPresent(s.scheduler, io.env.PATH, 'inspect').missing[0]?.name;
+  if (t) {
+    throw new UserError([`${t} is not on PATH, so hbgen cannot remove the ${s.scheduler} entry; run stop where ${t} is available (PATH=${io.env.PATH ?? ''})`, 'nothing was changed on this host']);
   }
+  const backend = await SCHEDULERS[s.scheduler].backend();
   const lock = await acquireOpLock(io);
   try {
-    const plan = await BACKENDS[s.scheduler].planStop(ctx, s);
+    const plan = await backend.planStop(ctx, s);
     if (plan.refusals.length) throw new UserError([...plan.refusals, 'nothing was changed on this host']);
     const say = (l: string) => line(io, `  ${l}`);
     line(io, `hbgen stop: "${s.name}" (${s.scheduler})`);

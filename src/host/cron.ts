@@ -7,6 +7,7 @@ import { UserError } from '../errors.ts';
 import type { Plan } from '../schedule.ts';
 import type { Audit, Backend, Ctx, Journal, Preflight, StopPlan } from './backend.ts';
 import {
+  CrontabRefusal,
   type CrontabState,
   crontabRunner,
   findBlocks,
@@ -18,8 +19,28 @@ import {
   writeCrontab,
 } from './crontab.ts';
 import { nextFireText } from './next.ts';
-import { findOnPath } from './run.ts';
 import type { State } from './state.ts';
+import { findOnPath } from './tools.ts';
+
+/** What state.json records for cron: whether there was a crontab before, and the block's bytes. */
+export interface CronRecord {
+  tableBefore: 'absent' | 'empty' | 'present';
+  block: string;
+}
+
+declare module './state.ts' {
+  interface State {
+    cron?: CronRecord;
+  }
+}
+
+/** The table preflight read and the one apply writes; null when there is nothing to write. */
+type CronData = { before: CrontabState; table: Buffer } | null;
+
+/** A preflight that found the crontab out of reach: one refusal, nothing else. */
+function unreachable(refusal: string): Preflight<CronData> {
+  return { refusals: [refusal], caveats: [], hostFiles: [], writes: [], commands: [], checks: [], unchanged: false, ids: {}, data: null, stateExtra: {} };
+}
 
 function io(c: Ctx) {
   return { runner: crontabRunner({ command: findOnPath('crontab', c.io.env.PATH) ?? 'crontab', env: c.io.env }) };
@@ -32,7 +53,7 @@ function blockOf(c: Ctx): Buffer {
 const tableOf = (s: CrontabState) => (s.state === 'present' ? s.table : null);
 
 /** Everything a merge needs, or the refusals; pure given `before`. */
-function computeMerge(c: Ctx, before: CrontabState): { refusals: string[]; table?: Buffer; action?: string; warnings: string[]; tableBefore?: 'absent' | 'empty' | 'present' } {
+function computeMerge(c: Ctx, before: CrontabState): { refusals: string[]; table?: Buffer; action?: string; warnings: string[]; tableBefore?: CronRecord['tableBefore'] } {
   const block = blockOf(c);
   const table = tableOf(before);
   const name = c.spec.name;
@@ -60,7 +81,7 @@ function computeMerge(c: Ctx, before: CrontabState): { refusals: string[]; table
   try {
     m = mergeBlock(table, block, name);
   } catch (e) {
-    if (e instanceof UserError) return { refusals: e.lines.filter((l) => !/^hbgen changed nothing/.test(l)).map((l) => `your crontab: ${l}`), warnings: [] };
+    if (e instanceof CrontabRefusal) return { refusals: e.problems.map((l) => `your crontab: ${l}`), warnings: [] };
     throw e;
   }
   const refusals = table && m.action !== 'unchanged' ? listingAmbiguities(table) : [];
@@ -69,30 +90,19 @@ function computeMerge(c: Ctx, before: CrontabState): { refusals: string[]; table
   return { refusals, table: m.table, action: m.action, warnings: m.warnings, tableBefore };
 }
 
-export const cron: Backend = {
+export const cron: Backend<CronData> = {
   async preflight(c) {
     let before: CrontabState;
     try {
       before = await readCrontab(io(c));
     } catch (e) {
-      if (e instanceof UserError) {
-        return {
-          refusals: [e.lines.filter((l) => !/^hbgen changed nothing/.test(l)).join('; ') + '; fix access to cron (e.g. /etc/cron.allow, /etc/cron.deny) or choose another scheduler'],
-          caveats: [],
-          hostFiles: [],
-          commands: [],
-          checks: [],
-          unchanged: false,
-          ids: {},
-          data: {},
-          stateExtra: {},
-        };
-      }
-      throw e;
+      if (!(e instanceof CrontabRefusal)) throw e;
+      return unreachable(`${e.problems.join('; ')}; fix access to cron (e.g. /etc/cron.allow, /etc/cron.deny) or choose another scheduler`);
     }
     const m = computeMerge(c, before);
-    const changes = m.action !== undefined && m.action !== 'unchanged';
-    const p: Preflight = {
+    const data = m.table !== undefined && m.action !== 'unchanged' ? { before, table: m.table } : null;
+    const changes = data !== null;
+    const p: Preflight<CronData> = {
       refusals: m.refusals,
       caveats: [
         // The library numbers lines in the merged table.
@@ -100,21 +110,21 @@ export const cron: Backend = {
         'cron also runs the job while you are logged out; a fire missed while the machine sleeps or is off is skipped, not caught up',
       ],
       hostFiles: [],
-      commands: changes ? [['crontab', '-']] : [],
+      writes: changes ? [`your crontab: hbgen's block "${c.spec.name}" (${c.names.cronBegin} … ${c.names.cronEnd}) first, every other byte kept`] : [],
+      commands: changes ? [{ argv: ['crontab', '-'], note: '(the new table on stdin, after re-reading it; read back after)' }] : [],
       checks: [['crontab', '-l']],
       unchanged: m.action === 'unchanged' && m.refusals.length === 0,
       ids: { begin: c.names.cronBegin, end: c.names.cronEnd },
-      data: { before, table: m.table, action: m.action },
+      data,
       stateExtra: m.tableBefore ? { cron: { tableBefore: m.tableBefore, block: blockOf(c).toString('utf8') } } : {},
     };
     return p;
   },
 
   async apply(c, p, j: Journal) {
-    if (p.commands.length === 0) return;
+    if (!p.data) return;
     const o = io(c);
-    let before = p.data.before as CrontabState;
-    let table = p.data.table as Buffer;
+    let { before, table } = p.data;
     // The consent may have taken minutes: read again under hbgen's lock.
     const now = await readCrontab(o);
     if (!sameState(now, before)) {
@@ -150,14 +160,13 @@ export const cron: Backend = {
     try {
       before = await readCrontab(o);
     } catch (e) {
-      if (e instanceof UserError) return { refusals: e.lines, actions: [], run: async () => {} };
+      if (e instanceof UserError) return { refusals: e.lines, run: async () => {} };
       throw e;
     }
     const table = tableOf(before);
     if (!table || findBlocks(table, c.spec.name).blocks.length === 0) {
       return {
         refusals: table ? findBlocks(table, c.spec.name).problems.map((p) => `your crontab: ${p}`) : [],
-        actions: [],
         run: async (say) => say(`your crontab holds no block "${c.spec.name}" (already removed)`),
       };
     }
@@ -165,13 +174,12 @@ export const cron: Backend = {
     try {
       r = removeBlock(table, c.spec.name, { previous: s.cron ? Buffer.from(s.cron.block) : undefined, keepEmpty: s.cron?.tableBefore !== 'absent' });
     } catch (e) {
-      if (e instanceof UserError) return { refusals: e.lines.filter((l) => !/^hbgen changed nothing/.test(l)).map((l) => `your crontab: ${l}`), actions: [], run: async () => {} };
+      if (e instanceof CrontabRefusal) return { refusals: e.problems.map((l) => `your crontab: ${l}`), run: async () => {} };
       throw e;
     }
     const next = r.table;
     return {
       refusals: [],
-      actions: [next === null ? 'crontab -r (there was no crontab before install)' : `crontab - (your crontab without hbgen's block "${c.spec.name}")`],
       async run(say) {
         // Under hbgen's lock; writeCrontab re-reads and refuses if the table changed meanwhile.
         await writeCrontab(next, before, o);
@@ -187,7 +195,7 @@ export const cron: Backend = {
     try {
       now = await readCrontab(io(c));
     } catch (e) {
-      if (e instanceof UserError) return { problems: e.lines.filter((l) => !/^hbgen changed nothing/.test(l)), info };
+      if (e instanceof CrontabRefusal) return { problems: e.problems, info };
       throw e;
     }
     const table = tableOf(now);

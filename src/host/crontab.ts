@@ -5,7 +5,7 @@
 // and every other byte of the table is the user's and is preserved as read (comments, env
 // lines, blank and indented lines, CRLF, non-UTF-8 bytes, a missing final newline).
 //
-// Decisions (research/pitfalls.md §1.2, §5, §7):
+// Decisions:
 // - A marker is the whole line, byte for byte, up to "\n". A line that is a marker only
 //   after trimming spaces, tabs or a CR (`# BEGIN hbgen docs\r` in a CRLF table) is
 //   neither trusted nor ignored: the edit is refused and the line named, since ignoring it
@@ -25,14 +25,9 @@
 //   writeCrontab refuses it (listingAmbiguities) rather than turn CRs into text.
 // I/O: `crontab` is found on PATH and always run with LC_ALL=C, with argument arrays (no
 // shell), stdout kept as bytes. Writing re-reads and compares first, then verifies after.
-import { CRON_MAX_COMMAND } from '../../generators/cron.ts';
 import { UserError } from '../errors.ts';
+import { ANY_CRON_MARKER, CRON_MAX_COMMAND, NAME_PATTERN, cronMarkers } from '../formats.ts';
 
-// Debian cron's limit on one job line's command: one constant, which the generator also
-// checks hbgen's own line against.
-export { CRON_MAX_COMMAND };
-
-const NAME = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 const LF = 0x0a;
 
 export type CrontabState = { state: 'present'; table: Buffer } | { state: 'absent' };
@@ -101,11 +96,9 @@ function text(b: Buffer, l: Line): string {
 }
 
 function markers(name: string): { begin: string; end: string } {
-  if (!NAME.test(name)) throw new Error(`crontab: invalid spec name ${JSON.stringify(name)}`);
-  return { begin: `# BEGIN hbgen ${name}`, end: `# END hbgen ${name}` };
+  if (!NAME_PATTERN.test(name)) throw new Error(`crontab: invalid spec name ${JSON.stringify(name)}`);
+  return cronMarkers(name);
 }
-
-const ANY_MARKER = /^# (BEGIN|END) hbgen [a-z0-9]+(-[a-z0-9]+)*$/;
 
 function range(b: CrontabBlock): string {
   return `lines ${b.begin + 1}–${b.end + 1}`;
@@ -138,7 +131,7 @@ export function findBlocks(table: Buffer, name: string): BlockScan {
       if (trimmed === m.begin || trimmed === m.end) {
         const what = /(?:\r|\\r)$/.test(t) ? 'ends in a carriage return (CRLF)' : 'has extra spaces or tabs';
         problems.push(`line ${i + 1} looks like hbgen's marker "${trimmed}" but ${what}; hbgen only trusts exact marker lines`);
-      } else if (open !== null && ANY_MARKER.test(t)) {
+      } else if (open !== null && ANY_CRON_MARKER.test(t)) {
         problems.push(`line ${i + 1}, inside hbgen's block "${name}" opened on line ${open + 1}, is another block's marker "${t}"`);
       }
     }
@@ -152,8 +145,24 @@ export function findBlocks(table: Buffer, name: string): BlockScan {
   return { blocks, problems };
 }
 
+/**
+ * A refusal: what is wrong (`problems`), then one closing line saying that hbgen left the
+ * crontab alone. A caller that closes with its own line (the lifecycle commands say
+ * "nothing was changed on this host") shows `problems` alone.
+ */
+export class CrontabRefusal extends UserError {
+  constructor(
+    readonly problems: string[],
+    closing: string,
+  ) {
+    super([...problems, closing]);
+  }
+}
+
+const UNTOUCHED = 'hbgen changed nothing in your crontab';
+
 function refuse(problems: string[]): never {
-  throw new UserError([...problems, 'hbgen changed nothing; fix your crontab with `crontab -e` and run the command again']);
+  throw new CrontabRefusal(problems, 'hbgen changed nothing; fix your crontab with `crontab -e` and run the command again');
 }
 
 // ------------------------------------------------------------------ what crontab(1) refuses
@@ -212,7 +221,7 @@ export function listingAmbiguities(table: Buffer): string[] {
   const ours = new Set<number>();
   let open: { at: number; end: string } | null = null;
   lines.forEach((t, i) => {
-    const m = ANY_MARKER.exec(t);
+    const m = ANY_CRON_MARKER.exec(t);
     if (m?.[1] === 'BEGIN' && open === null) open = { at: i, end: `# END ${t.slice('# BEGIN '.length)}` };
     else if (open !== null && t === open.end) {
       for (let j = open.at; j <= i; j++) ours.add(j);
@@ -384,10 +393,7 @@ function say(r: RunResult): string {
 async function run(runner: Runner, args: string[], input?: Buffer): Promise<RunResult> {
   const r = await runner(args, input);
   if (r.exitCode === undefined) {
-    throw new UserError([
-      `cannot run \`crontab ${args.join(' ')}\` (${r.spawnError ?? 'not started'}); install cron or put crontab on PATH`,
-      'hbgen changed nothing in your crontab',
-    ]);
+    throw new CrontabRefusal([`cannot run \`crontab ${args.join(' ')}\` (${r.spawnError ?? 'not started'}); install cron or put crontab on PATH`], UNTOUCHED);
   }
   return r;
 }
@@ -397,7 +403,7 @@ export async function readCrontab(opts: IoOptions = {}): Promise<CrontabState> {
   const r = await run(opts.runner ?? crontabRunner(), ['-l']);
   if (r.exitCode === 0) return { state: 'present', table: r.stdout };
   if (r.exitCode === 1 && /^no crontab for /.test(r.stderr.toString('latin1'))) return { state: 'absent' };
-  throw new UserError([`\`crontab -l\` failed (exit ${r.exitCode}): ${say(r)}`, 'hbgen changed nothing in your crontab']);
+  throw new CrontabRefusal([`\`crontab -l\` failed (exit ${r.exitCode}): ${say(r)}`], UNTOUCHED);
 }
 
 export function sameState(a: CrontabState, b: CrontabState): boolean {
@@ -428,7 +434,7 @@ export async function writeCrontab(table: Buffer | null, expectBefore: CrontabSt
   }
   const now = await readCrontab({ runner });
   if (!sameState(now, expectBefore)) {
-    throw new UserError(['your crontab changed while hbgen was editing it; run the command again', 'hbgen changed nothing in your crontab']);
+    throw new CrontabRefusal(['your crontab changed while hbgen was editing it; run the command again'], UNTOUCHED);
   }
   const want: CrontabState = table === null ? { state: 'absent' } : { state: 'present', table };
   if (sameState(now, want)) return { wrote: false };

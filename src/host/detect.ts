@@ -5,7 +5,8 @@ import { realpathSync } from 'node:fs';
 import { posix } from 'node:path';
 import { isKnownZone } from '../zones.ts';
 import type { HostIO } from './io.ts';
-import { findOnPath } from './run.ts';
+import { findOnPath } from './tools.ts';
+import type { SchedulerId } from '../schedulers.ts';
 
 export type Harness = 'claude-code' | 'codex';
 
@@ -67,7 +68,7 @@ export function findAgents(io: HostIO, home: string): Agent[] {
 }
 
 /** launchd on macOS, systemd (user) where systemctl is on PATH, else cron. */
-export function detectScheduler(io: HostIO, platform: string = process.platform): 'launchd' | 'systemd-user' | 'cron' {
+export function detectScheduler(io: HostIO, platform: string = process.platform): SchedulerId {
   if (platform === 'darwin') return 'launchd';
   return findOnPath('systemctl', io.env.PATH) ? 'systemd-user' : 'cron';
 }

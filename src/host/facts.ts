@@ -1,16 +1,18 @@
 // Host facts for install/resume (and, read-only, status): is the agent's binary a real
 // executable file, can its #! interpreter be found on the spec's PATH, does the repo
 // exist, are the scheduler's tools on PATH, is the state folder safe, does the invoking
-// shell carry a metered API key, does the repo hold .env files with one.
-// research/pitfalls.md §6 (alias binaries, shebang interpreters, billing) and §5.
+// shell carry a metered API key, does the repo hold .env files with one. Each of these
+// is a way a scheduled agent silently fails or bills per token: a binary that is only a
+// shell alias, a #! interpreter missing from the scheduler's PATH, an inherited API key.
 import { closeSync, openSync, readSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { posix } from 'node:path';
 import { harnessArgs } from '../harness.ts';
 import { names } from '../names.ts';
+import { SCHEDULERS } from '../schedulers.ts';
 import { isMeteredKey, type Spec } from '../spec.ts';
 import { lstatOrNull } from './fsx.ts';
 import { homeOf, type HostIO } from './io.ts';
-import { findOnPath, isExecutableFile } from './run.ts';
+import { findOnPath, isExecutableFile, toolsPresent } from './tools.ts';
 
 export interface BinFacts {
   path: string;
@@ -30,12 +32,6 @@ export interface Facts {
   /** The invoking environment's names that were checked for metered credentials. */
   checkedKeys: string[];
 }
-
-export const SCHEDULER_TOOLS: Record<Spec['schedule']['scheduler'], string[]> = {
-  launchd: ['launchctl'],
-  'systemd-user': ['systemctl', 'loginctl'],
-  cron: ['crontab'],
-};
 
 function readHead(path: string, n = 512): Buffer {
   const fd = openSync(path, 'r');
@@ -134,7 +130,7 @@ export function billingRefusal(found: string[]): string {
   return `${found.join(', ')} ${are} set in this shell: an inherited API key makes the agent bill per token instead of your subscription; the wrapper strips it, but your login shell and any manual run of the agent would not; run \`unset ${found.join(' ')}\` (and remove ${found.length === 1 ? 'it' : 'them'} from your shell profile), then install again`;
 }
 
-/** `<repo>/.env*` files that assign a metered key a value (research/pitfalls.md §6, row 55). */
+/** `<repo>/.env*` files that assign a metered key a value (an agent that loads .env bills per token). */
 export function envFileWarnings(repo: string): string[] {
   let entries: string[];
   try {
@@ -206,19 +202,14 @@ export function hostFacts(spec: Spec, io: HostIO): Facts {
   }
 
   for (const p of ['/bin/sh', '/usr/bin/env']) if (!isExecutableFile(p)) problems.push(`${p} is missing; the wrapper needs it`);
-  for (const t of SCHEDULER_TOOLS[spec.schedule.scheduler]) {
-    if (!findOnPath(t, io.env.PATH)) {
-      problems.push(
-        t === 'loginctl'
-          ? 'loginctl is not on PATH, so hbgen cannot check or turn on lingering (systemd stops user timers at logout without it); install systemd-logind or choose schedule.scheduler "cron"'
-          : `schedule.scheduler is "${spec.schedule.scheduler}" but ${t} is not on PATH; this host does not look like it runs ${spec.schedule.scheduler}: choose another scheduler in the spec`,
-      );
-    }
+  const scheduler = spec.schedule.scheduler;
+  for (const t of toolsPresent(scheduler, io.env.PATH).missing) {
+    problems.push(t.missing ?? `schedule.scheduler is "${scheduler}" but ${t.name} is not on PATH; this host does not look like it runs ${scheduler}: choose another scheduler in the spec`);
   }
 
   const envWarnings = envFileWarnings(spec.repo);
   caveats.push(...envWarnings);
-  if (process.platform === 'darwin' || spec.schedule.scheduler === 'launchd') {
+  if (process.platform === 'darwin' || SCHEDULERS[scheduler].macOS) {
     for (const p of [spec.repo, n.stateDir]) {
       const hit = TCC_DIRS.find((d) => p === posix.join(home, d) || p.startsWith(`${posix.join(home, d)}/`)) ?? (p.startsWith('/Volumes/') ? '/Volumes' : undefined);
       if (hit) {

@@ -34,9 +34,8 @@ export function readOrNull(path: string): Buffer | null {
   }
 }
 
-
 /**
- * Create `dir` and its missing parents (never above `stopAt`), each with `mode`.
+ * Create `dir` and its missing parents, each with `mode`.
  * Returns the folders created, outermost first, so that an undo can remove exactly them.
  */
 export function mkdirs(dir: string, mode: number): string[] {
@@ -58,15 +57,6 @@ export function missingDirs(dir: string): string[] {
   const missing: string[] = [];
   for (let d = dir; d !== '/' && !lstatOrNull(d); d = dirname(d)) missing.unshift(d);
   return missing;
-}
-
-/** A word as a user would type it in sh: bare when safe, else single-quoted. */
-export function shownWord(s: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
-}
-
-export function shownArgv(argv: readonly string[]): string {
-  return argv.map(shownWord).join(' ');
 }
 
 export function mode4(m: number): string {

@@ -5,8 +5,6 @@
 // Rendering never sees any of it.
 import { userInfo } from 'node:os';
 import { UserError } from '../errors.ts';
-import type { RenderResult } from '../render.ts';
-import type { Spec } from '../spec.ts';
 
 export interface HostIO {
   env: Record<string, string | undefined>;
@@ -20,11 +18,6 @@ export interface HostIO {
   /** Questions and warnings. */
   err(s: string): void;
   now(): Date;
-  /**
-   * Replaces renderSpec. Only tests set it, to install a stand-in heartbeat.sh; the CLI
-   * never does.
-   */
-  render?: (spec: Spec) => RenderResult;
 }
 
 export function processIO(): HostIO {

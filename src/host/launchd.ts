@@ -1,8 +1,7 @@
 // launchd: ~/Library/LaunchAgents/<label>.plist (folder created when missing, as on a
 // fresh Mac) and `launchctl bootstrap gui/<uid>`. bootout is asynchronous: an immediate
 // bootstrap fails with "Bootstrap failed: 5: Input/output error", so hbgen polls
-// `launchctl print gui/<uid>/<label>` until the label is gone and retries once on exit 5
-// (research/pitfalls.md §5, row 24).
+// `launchctl print gui/<uid>/<label>` until the label is gone and retries once on exit 5.
 import { rmSync } from 'node:fs';
 import { posix } from 'node:path';
 import { UserError } from '../errors.ts';
@@ -12,6 +11,7 @@ import {
   type Backend,
   type Ctx,
   type Journal,
+  type PlannedCommand,
   type Preflight,
   type StopPlan,
   changedRefusal,
@@ -22,7 +22,7 @@ import {
 } from './backend.ts';
 import { lstatOrNull } from './fsx.ts';
 import { nextFireText } from './next.ts';
-import { firstLine, runTool } from './run.ts';
+import { firstLine, runTool } from './tools.ts';
 import type { State } from './state.ts';
 
 export function plistPath(c: Pick<Ctx, 'home' | 'names'>): string {
@@ -63,7 +63,12 @@ function duplicatePaths(c: Ctx): string[] {
   return ['/Library/LaunchAgents', '/Library/LaunchDaemons'].map((d) => posix.join(d, `${c.names.label}.plist`)).filter((p) => lstatOrNull(p));
 }
 
-export const launchd: Backend = {
+/** Whether launchd held the job before install. */
+interface LaunchdData {
+  loaded: boolean;
+}
+
+export const launchd: Backend<LaunchdData> = {
   async preflight(c) {
     const refusals: string[] = [];
     const d = await runTool(c.io, 'launchctl', ['print', domain(c)]);
@@ -81,18 +86,19 @@ export const launchd: Backend = {
     if (pf.refusal) refusals.push(pf.refusal);
     const isLoaded = d.code === 0 && (await loaded(c));
     const changed = pf.plan ? pf.plan.action !== 'same' : false;
-    const commands: string[][] = [];
+    const commands: PlannedCommand[] = [];
     if (changed || !isLoaded) {
-      if (isLoaded) commands.push(['launchctl', 'bootout', target(c)]);
-      commands.push(['launchctl', 'bootstrap', domain(c), path]);
+      if (isLoaded) commands.push({ argv: ['launchctl', 'bootout', target(c)] });
+      commands.push({ argv: ['launchctl', 'bootstrap', domain(c), path] });
     }
-    const p: Preflight = {
+    const p: Preflight<LaunchdData> = {
       refusals,
       caveats: [
         'launchd runs a LaunchAgent only while you are logged in at the Mac (a GUI session): after a restart nothing fires until you log in',
         'a fire missed while the Mac sleeps runs once on wake; the gate skips it outside your working hours',
       ],
       hostFiles: pf.plan ? [pf.plan] : [],
+      writes: [],
       commands,
       checks: [['launchctl', 'print', target(c)]],
       unchanged: !changed && isLoaded && refusals.length === 0,
@@ -105,7 +111,7 @@ export const launchd: Backend = {
 
   async apply(c, p, j: Journal) {
     const plan = p.hostFiles[0]!;
-    const wasLoaded = p.data.loaded as boolean;
+    const wasLoaded = p.data.loaded;
     const path = plistPath(c);
     // Runs last on undo: the old plist is back in place by then.
     j.push(wasLoaded ? `loaded the previous ${c.names.label} again` : `left ${c.names.label} unloaded`, async () => {
@@ -129,15 +135,11 @@ export const launchd: Backend = {
 
   async planStop(c, s: State): Promise<StopPlan> {
     const refusals: string[] = [];
-    const actions: string[] = [];
     const files = s.hostFiles.filter((r) => recordedFileState(r) !== 'missing');
     for (const r of s.hostFiles) if (recordedFileState(r) === 'changed') refusals.push(changedRefusal(r.path));
     const isLoaded = await loaded(c);
-    if (isLoaded) actions.push(`launchctl bootout ${target(c)}`);
-    for (const r of files) actions.push(`rm ${r.path}`);
     return {
       refusals,
-      actions,
       async run(say) {
         if (isLoaded) {
           await bootoutAndWait(c);

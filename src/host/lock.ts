@@ -6,6 +6,7 @@
 import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { posix } from 'node:path';
 import { UserError } from '../errors.ts';
+import { formatLockOwner, parseLockOwner, sleep } from '../formats.ts';
 import { homeOf, type HostIO } from './io.ts';
 
 export interface OpLock {
@@ -32,11 +33,9 @@ export function pidRunning(pid: number): boolean {
   }
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 export async function acquireOpLock(io: HostIO, waitMs = 20_000): Promise<OpLock> {
   const dir = posix.join(homeOf(io), '.hbgen.lock');
-  const token = `${process.pid} ${Math.floor(Date.now() / 1000)}`;
+  const token = formatLockOwner(process.pid, Math.floor(Date.now() / 1000));
   const deadline = Date.now() + waitMs;
   for (;;) {
     try {
@@ -63,10 +62,10 @@ export async function acquireOpLock(io: HostIO, waitMs = 20_000): Promise<OpLock
     } catch {
       owner = '';
     }
-    const pid = Number(owner.split(' ')[0]);
+    const pid = parseLockOwner(owner)?.pid ?? 0;
     const age = Date.now() - (statSync(dir, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
     // No owner a minute after mkdir: the process died between mkdir and the write.
-    if ((Number.isInteger(pid) && pid > 0 && !pidAlive(pid)) || (owner === '' && age > 60_000)) {
+    if ((pid > 0 && !pidAlive(pid)) || (owner === '' && age > 60_000)) {
       rmSync(dir, { recursive: true, force: true });
       continue;
     }

@@ -5,7 +5,8 @@ import type { Names } from '../names.ts';
 import type { Spec } from '../spec.ts';
 import type { FilePlan, Preflight } from './backend.ts';
 import type { BinFacts } from './facts.ts';
-import { mode4, shownArgv, shownWord } from './fsx.ts';
+import { shownArgv, shownWord } from '../escape.ts';
+import { mode4 } from './fsx.ts';
 import { SMOKE_ARGV } from './smoke.ts';
 
 export interface PanelInput {
@@ -50,10 +51,10 @@ export function panel(p: PanelInput): string {
   out.push('files it will write:');
   out.push(...fileLines([...writes, { path: p.statePath, content: Buffer.alloc(0), mode: 0o600, prior: null, priorMode: 0, action: 'create' }]).map((l, i, a) => (i === a.length - 1 ? l.replace(/new$/, 'the record of this install') : l)));
   if (same) out.push(`  (${same} more already in place, unchanged)`);
-  if (spec.schedule.scheduler === 'cron' && pre.commands.length) out.push(`  your crontab: hbgen's block "${spec.name}" (${n.cronBegin} … ${n.cronEnd}) first, every other byte kept`);
+  for (const w of pre.writes) out.push(`  ${w}`);
   out.push('commands it will run:');
   if (pre.commands.length === 0) out.push('  none on the scheduler: its entry is already in place');
-  for (const c of pre.commands) out.push(`  ${shownArgv(c)}${c[0] === 'crontab' && c[1] === '-' ? '   (the new table on stdin, after re-reading it; read back after)' : ''}`);
+  for (const c of pre.commands) out.push(`  ${shownArgv(c.argv)}${c.note ? `   ${c.note}` : ''}`);
   out.push('then it checks the install, and undoes all of it if any check fails:');
   out.push(`  ${shownArgv(SMOKE_ARGV(n.wrapper))}   (twice at once: the second must skip on the lock)`);
   for (const c of pre.checks) out.push(`  ${shownArgv(c)}`);

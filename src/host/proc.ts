@@ -1,21 +1,22 @@
 // The wrapper's lock and a heartbeat running now: who holds the lock, is it stale, and
 // ending a running heartbeat (TERM to the wrapper's process group, KILL after killAfter).
-// The mkdir lock is `<stateDir>/heartbeat.lock.d/owner` = "PID EPOCH" (PRODUCT.md §4);
-// the flock lock is free when `flock -n` can take it.
+// The mkdir lock is `<stateDir>/heartbeat.lock.d/owner` = "PID EPOCH" (the lock owner
+// record of src/formats.ts, which the wrapper writes); the flock lock is free when
+// `flock -n` can take it.
 import { readFileSync, rmSync, statSync } from 'node:fs';
 import { posix } from 'node:path';
+import { parseLockOwner, sleep } from '../formats.ts';
 import type { Names } from '../names.ts';
 import { seconds, type Spec } from '../spec.ts';
 import { lstatOrNull } from './fsx.ts';
 import type { HostIO } from './io.ts';
 import { pidRunning } from './lock.ts';
-import { runTool } from './run.ts';
+import { runTool } from './tools.ts';
 
 export interface LockInfo {
   kind: 'none' | 'mkdir' | 'flock';
   /** The mkdir lock's owner PID (0: no readable owner). */
   pid: number;
-  since: number;
   held: boolean;
   stale: boolean;
   detail: string;
@@ -32,26 +33,25 @@ export async function lockInfo(io: HostIO, spec: Spec, n: Names): Promise<LockIn
     } catch {
       owner = '';
     }
-    const m = /^(\d+) (\d+)$/.exec(owner);
-    if (!m) {
+    const o = parseLockOwner(owner);
+    if (!o) {
       const age = nowS - Math.floor(statSync(n.lockDir).mtimeMs / 1000);
       const stale = age > staleAfter;
-      return { kind: 'mkdir', pid: 0, since: nowS - age, held: !stale, stale, detail: `${n.lockDir} has no readable owner and is ${age} s old` };
+      return { kind: 'mkdir', pid: 0, held: !stale, stale, detail: `${n.lockDir} has no readable owner and is ${age} s old` };
     }
-    const pid = Number(m[1]);
-    const since = Number(m[2]);
+    const { pid, epoch: since } = o;
     const alive = pidRunning(pid);
     const old = nowS - since > staleAfter;
     const stale = !alive || old;
     const why = !alive ? `its owner PID ${pid} is not running` : old ? `it is ${nowS - since} s old, longer than timeout + killAfter (${staleAfter} s)` : `held by PID ${pid} since ${new Date(since * 1000).toISOString()}`;
-    return { kind: 'mkdir', pid, since, held: alive && !old, stale, detail: `${n.lockDir}: ${why}` };
+    return { kind: 'mkdir', pid, held: alive && !old, stale, detail: `${n.lockDir}: ${why}` };
   }
   if (lstatOrNull(n.lock)?.isFile()) {
     const r = await runTool(io, 'flock', ['-n', '-E', '75', n.lock, 'true']);
-    if (r.code === 75) return { kind: 'flock', pid: 0, since: 0, held: true, stale: false, detail: `${n.lock} is held (flock)` };
-    return { kind: 'flock', pid: 0, since: 0, held: false, stale: false, detail: `${n.lock} is free` };
+    if (r.code === 75) return { kind: 'flock', pid: 0, held: true, stale: false, detail: `${n.lock} is held (flock)` };
+    return { kind: 'flock', pid: 0, held: false, stale: false, detail: `${n.lock} is free` };
   }
-  return { kind: 'none', pid: 0, since: 0, held: false, stale: false, detail: 'no lock' };
+  return { kind: 'none', pid: 0, held: false, stale: false, detail: 'no lock' };
 }
 
 interface Proc {
@@ -81,8 +81,6 @@ export async function runningWrappers(io: HostIO, n: Names, lock: LockInfo): Pro
   pids.delete(process.pid);
   return { procs: all.filter((p) => pids.has(p.pid)), all };
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * End the given wrappers: TERM to each wrapper's process group when it leads one (and it

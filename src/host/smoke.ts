@@ -4,6 +4,7 @@
 // has logged "start smoke", must find the lock held and log "skip-locked". Only what was
 // observed is reported.
 import { statSync } from 'node:fs';
+import { parseLog, sleep } from '../formats.ts';
 import type { Names } from '../names.ts';
 import { readOrNull } from './fsx.ts';
 
@@ -15,19 +16,11 @@ export interface Check {
 
 export const SMOKE_ARGV = (wrapper: string) => ['env', '-i', '/bin/sh', wrapper, '--smoke'];
 
-const LINE = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ) hbgen (\S+) (\S+)(?: (.*))?$/;
-
 /** runtime.log lines of `name` from byte `from` on, as "outcome[ detail]". */
 export function logLinesFrom(log: string, from: number, name: string): string[] {
   const b = readOrNull(log);
   if (!b || b.length <= from) return [];
-  return b
-    .subarray(from)
-    .toString('utf8')
-    .split('\n')
-    .map((l) => LINE.exec(l))
-    .filter((m): m is RegExpExecArray => m !== null && m[2] === name)
-    .map((m) => (m[4] ? `${m[3]} ${m[4]}` : m[3]!));
+  return parseLog(b.subarray(from).toString('utf8'), name).map((l) => (l.detail ? `${l.outcome} ${l.detail}` : l.outcome));
 }
 
 export function logSize(log: string): number {
@@ -57,7 +50,7 @@ export async function smokeTest(n: Names, name: string): Promise<Check[]> {
   // Start the second run once the first holds the lock (or has ended).
   const until = Date.now() + 15_000;
   while (!firstDone && Date.now() < until && !logLinesFrom(n.log, from, name).some((l) => l.startsWith('start'))) {
-    await new Promise((r) => setTimeout(r, 25));
+    await sleep(25);
   }
   const second = start();
   const [a, b] = await Promise.all([first, second]);

@@ -4,6 +4,7 @@
 // the smoke test, "stopped" after stop.
 import { posix } from 'node:path';
 import { UserError } from '../errors.ts';
+import type { SchedulerId } from '../schedulers.ts';
 import type { Spec } from '../spec.ts';
 import { readOrNull, sha256, writeAtomic } from './fsx.ts';
 
@@ -28,7 +29,7 @@ export interface State {
   specHash: string;
   /** The validated spec with defaults, as installed: what `resume` reinstalls. */
   spec: Spec;
-  scheduler: Spec['schedule']['scheduler'];
+  scheduler: SchedulerId;
   /** The scheduler's own names for the entry. */
   ids: Record<string, string>;
   stateDir: string;
@@ -42,8 +43,8 @@ export interface State {
   harness: Spec['agent']['harness'];
   permissionMode: string;
   billing: { result: 'subscription'; checkedKeys: string[]; envFileWarnings: string[] };
-  cron?: { tableBefore: 'absent' | 'empty' | 'present'; block: string };
-  systemd?: { lingerBefore: 'yes' | 'no' | 'unknown'; lingerEnabledByHbgen: boolean };
+  // Each backend adds its own record here (a key named after it, e.g. `cron`), declared
+  // next to its code with `declare module './state.ts'`, so this file names no scheduler.
 }
 
 /** JSON with object keys sorted at every level: the same value always gives the same text. */

@@ -1,8 +1,9 @@
 // systemd (user): ~/.config/systemd/user/hbgen-<name>.{service,timer}, daemon-reload,
 // enable --now of the timer, and lingering (`loginctl show-user -p Linger`; the fix
 // `loginctl enable-linger` runs inside the same consent). Without a user bus
-// (`systemctl --user` over su/sudo/ssh) nothing is written (research/pitfalls.md §5,
-// row 63). A unit of the same name elsewhere on the unit path would be shadowed: refused.
+// (`systemctl --user` over su, sudo or a bare ssh session cannot reach the user manager)
+// nothing is written. A unit of the same name elsewhere on the unit path would be
+// shadowed: refused.
 import { readdirSync, rmSync } from 'node:fs';
 import { posix } from 'node:path';
 import { UserError } from '../errors.ts';
@@ -20,8 +21,29 @@ import {
   writePlanned,
 } from './backend.ts';
 import { lstatOrNull } from './fsx.ts';
-import { firstLine, runTool, type ToolResult } from './run.ts';
+import { firstLine, runTool, type ToolResult } from './tools.ts';
 import type { State } from './state.ts';
+
+/** What state.json records for systemd: lingering before install, and whether install turned it on. */
+export interface SystemdRecord {
+  lingerBefore: 'yes' | 'no' | 'unknown';
+  lingerEnabledByHbgen: boolean;
+}
+
+declare module './state.ts' {
+  interface State {
+    systemd?: SystemdRecord;
+  }
+}
+
+/** The timer's state before install, and what apply must change. */
+interface SystemdData {
+  enabled: boolean;
+  active: boolean;
+  enableLinger: boolean;
+  changed: boolean;
+  timerChanged: boolean;
+}
 
 export function unitDir(c: Pick<Ctx, 'home'>): string {
   return posix.join(c.home, '.config', 'systemd', 'user');
@@ -65,7 +87,7 @@ function shadows(c: Ctx): string[] {
   return out;
 }
 
-export const systemd: Backend = {
+export const systemd: Backend<SystemdData> = {
   async preflight(c) {
     const refusals: string[] = [];
     const b = await bus(c);
@@ -106,7 +128,8 @@ export const systemd: Backend = {
       refusals,
       caveats,
       hostFiles: plans,
-      commands,
+      writes: [],
+      commands: commands.map((argv) => ({ argv })),
       checks: [
         ['systemctl', '--user', 'is-enabled', c.names.timer],
         ['systemctl', '--user', 'list-timers', c.names.timer, '--all', '--no-pager'],
@@ -120,11 +143,11 @@ export const systemd: Backend = {
           lingerEnabledByHbgen: enableLinger || (prevLinger?.lingerEnabledByHbgen ?? false),
         },
       },
-    } satisfies Preflight;
+    } satisfies Preflight<SystemdData>;
   },
 
   async apply(c, p, j: Journal) {
-    const { enabled, active, enableLinger, changed, timerChanged } = p.data as Record<string, boolean>;
+    const { enabled, active, enableLinger, changed, timerChanged } = p.data;
     // Runs last on undo, when the previous unit files are back.
     j.push('reloaded systemd with the previous units', async () => {
       if (changed) await must(c, ['daemon-reload']);
@@ -181,16 +204,10 @@ export const systemd: Backend = {
         return [];
       }
     })();
+    // Lingering goes off again only when install turned it on and no other hbgen timer needs it.
     const dropLinger = s.systemd?.lingerEnabledByHbgen === true && others.length === 0;
-    const actions: string[] = [];
-    if (timerKnown || timerActive) actions.push(`systemctl --user disable --now ${c.names.timer}`);
-    if (serviceActive) actions.push(`systemctl --user stop ${c.names.service} (ends the heartbeat running now)`);
-    for (const r of files) actions.push(`rm ${r.path}`);
-    if (files.length) actions.push('systemctl --user daemon-reload');
-    if (dropLinger) actions.push(`loginctl disable-linger ${c.io.user} (install turned it on; no other hbgen timer needs it)`);
     return {
       refusals,
-      actions,
       async run(say) {
         if (timerKnown || timerActive) {
           await must(c, ['disable', '--now', c.names.timer]);

@@ -3,7 +3,7 @@
 // fixtures:update) is the only thing that writes them.
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { renderSpec } from '../../src/render.ts';
+import { renderNow } from './render.ts';
 import { validateSpec, type Spec } from '../../src/spec.ts';
 import { ROOT } from './cli.ts';
 
@@ -32,7 +32,7 @@ export function loadFixtureSpec(name: string): Spec {
 }
 
 export function renderFixture(name: string) {
-  const r = renderSpec(loadFixtureSpec(name));
+  const r = renderNow(loadFixtureSpec(name));
   if (r.errors.length) throw new Error(`fixture ${name} does not render:\n${r.errors.join('\n')}`);
   return r;
 }

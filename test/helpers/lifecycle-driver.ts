@@ -3,10 +3,15 @@
 // start it as a scratch user under runuser, so that the real crontab(1) edited is that
 // user's, never a real user's. Argument: JSON {cmd, spec, yes?, dryRun?, wrapper?}.
 // Output and exit status are the command's.
+import { register } from 'node:module';
 import { userInfo } from 'node:os';
 import { UserError } from '../../src/errors.ts';
 import type { HostIO } from '../../src/host/io.ts';
-import { standInRender, type StandInWrapper } from './lifecycle.ts';
+import { useWrapper } from './standin-pipeline.ts';
+import type { StandInWrapper } from './standins.ts';
+
+// The command below renders through standin-pipeline.ts (see standin-hooks.mjs).
+register('./standin-hooks.mjs', import.meta.url);
 
 const req = JSON.parse(process.argv[2]!) as { cmd: 'install' | 'status' | 'stop' | 'resume' | 'wake'; spec: string; yes?: boolean; dryRun?: boolean; wrapper?: StandInWrapper };
 const io: HostIO = {
@@ -18,8 +23,8 @@ const io: HostIO = {
   out: (s) => process.stdout.write(s),
   err: (s) => process.stderr.write(s),
   now: () => new Date(),
-  render: standInRender(req.wrapper ?? {}),
 };
+useWrapper(req.wrapper ?? {});
 const mod = await import(`../../src/commands/${req.cmd}.ts`);
 try {
   process.exitCode = (await mod[req.cmd]({ spec: req.spec, yes: req.yes, dryRun: req.dryRun }, io)) as number;

@@ -5,63 +5,21 @@
 // folder tree for "exactly as before" comparisons.
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { register } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { UserError } from '../../src/errors.ts';
 import type { HostIO } from '../../src/host/io.ts';
-import { names } from '../../src/names.ts';
-import { renderSpec, type RenderResult } from '../../src/render.ts';
-import { sh } from '../../src/escape.ts';
-import { generatedBy } from '../../src/names.ts';
 import { validateSpec, type Spec, type SpecInput } from '../../src/spec.ts';
-import { makeStandIns, type StandIns } from './standins.ts';
+import { useWrapper } from './standin-pipeline.ts';
+import { makeStandIns, type StandIns, type StandInWrapper } from './standins.ts';
 
-export interface StandInWrapper {
-  /** Install the REAL rendered heartbeat.sh instead of the stand-in. */
-  real?: boolean;
-  /** --smoke exits with this status and one stderr line instead of running (e.g. 78). */
-  smokeExit?: number;
-  /** Seconds --smoke holds the lock (the real wrapper: about 2). */
-  hold?: number;
-}
+export type { StandInWrapper };
 
-/**
- * A STAND-IN heartbeat.sh with the interface the real wrapper provides: re-exec under
- * env -i, setup checks (exit 78 with one stderr line), the mkdir lock with "PID EPOCH"
- * owner (skip-locked when held), --smoke (start smoke … quiet smoke, holding the lock),
- * --now and the scheduled run (start, the agent, quiet or fail N).
- */
-export function standInWrapper(spec: Spec, o: StandInWrapper = {}): string {
-  const n = names(spec);
-  return `#!/bin/sh
-# ${generatedBy(spec)}
-# STAND-IN wrapper for the lifecycle tests (the --smoke/--now interface of heartbeat.sh).
-if [ "\${HBGEN_REEXEC:-}" != 1 ]; then exec /usr/bin/env -i HBGEN_REEXEC=1 PATH=/usr/bin:/bin /bin/sh "$0" "$@"; fi
-umask 077
-name=${sh(spec.name)}; repo=${sh(spec.repo)}; log=${sh(n.log)}; lockd=${sh(n.lockDir)}; bin=${sh(spec.agent.bin)}
-hb_log() { printf '%s hbgen %s %s\\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$name" "$*" >>"$log"; }
-cd "$repo" 2>/dev/null || { echo "hbgen $name: repo $repo is missing" >&2; exit 78; }
-[ -x "$bin" ] || { echo "hbgen $name: agent binary $bin is missing or not executable" >&2; hb_log "error agent binary missing"; exit 78; }
-${o.smokeExit !== undefined ? `if [ "\${1:-}" = --smoke ]; then echo "hbgen $name: agent binary $bin is missing or not executable" >&2; exit ${o.smokeExit}; fi` : ''}
-if ! mkdir "$lockd" 2>/dev/null; then hb_log skip-locked; exit 0; fi
-echo "$$ $(date +%s)" > "$lockd/owner"
-trap 'rm -rf "$lockd"' EXIT
-trap 'exit 143' TERM
-case "\${1:-}" in
---smoke) hb_log start smoke; sleep ${o.hold ?? 1}; hb_log quiet smoke; exit 0 ;;
-*) hb_log start wake; "$bin" </dev/null >>"$log" 2>&1; rc=$?; if [ $rc = 0 ]; then hb_log quiet; else hb_log fail $rc; fi; exit $rc ;;
-esac
-`;
-}
-
-export function standInRender(o: StandInWrapper = {}): (spec: Spec) => RenderResult {
-  return (spec) => {
-    const r = renderSpec(spec);
-    if (o.real) return r;
-    return { ...r, files: r.files.map((f) => (f.path === 'heartbeat.sh' ? { ...f, content: standInWrapper(spec, o) } : f)) };
-  };
-}
+// From here on, the commands hb() imports render through standin-pipeline.ts (they must
+// not be imported before this line runs: hb() imports them when it runs one).
+register('./standin-hooks.mjs', import.meta.url);
 
 export interface Host {
   root: string;
@@ -157,9 +115,9 @@ export async function hb(h: Host, cmd: Cmd, opts: { yes?: boolean; dryRun?: bool
     out: (s) => (out += s),
     err: (s) => (err += s),
     now: () => new Date(),
-    render: standInRender(h.wrapper),
   };
   const argv = { spec: h.specFile, yes: opts.yes, dryRun: opts.dryRun };
+  useWrapper(h.wrapper);
   const mod = await import(`../../src/commands/${cmd}.ts`);
   try {
     const code = (await mod[cmd](argv, io)) as number;

@@ -1,5 +1,5 @@
 // Recording STAND-INS for launchctl, systemctl and loginctl (no launchd or systemd user
-// manager runs here). Each is a small sh script placed first on PATH: it appends
+// manager runs here), and a stand-in heartbeat.sh. Each is a small sh script placed first on PATH: it appends
 // "TOOL ARGS…" to DIR/calls and keeps a tiny state under DIR/state so that print,
 // is-enabled, is-active, list-timers and show-user answer consistently with what was done.
 // Failure switches are files in DIR/state:
@@ -11,6 +11,10 @@
 //   linger              loginctl: Linger=yes
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { sh } from '../../src/escape.ts';
+import { LOG_DATE_FORMAT, LOG_PRINTF, generatedBy } from '../../src/formats.ts';
+import { names } from '../../src/names.ts';
+import type { Spec } from '../../src/spec.ts';
 
 const SYSTEMCTL = `#!/bin/sh
 # STAND-IN for systemctl(1), tests only.
@@ -127,4 +131,44 @@ export function makeStandIns(dir: string): StandIns {
     enabled: (unit) => existsSync(st(`enabled/${unit}`)),
     active: (unit) => existsSync(st(`active/${unit}`)),
   };
+}
+
+// ------------------------------------------------------------------ heartbeat.sh
+
+export interface StandInWrapper {
+  /** Install the REAL rendered heartbeat.sh instead of the stand-in. */
+  real?: boolean;
+  /** --smoke exits with this status and one stderr line instead of running (e.g. 78). */
+  smokeExit?: number;
+  /** Seconds --smoke holds the lock (the real wrapper: about 2). */
+  hold?: number;
+}
+
+/**
+ * A STAND-IN heartbeat.sh with the interface the real wrapper provides: re-exec under
+ * env -i, setup checks (exit 78 with one stderr line), the mkdir lock with "PID EPOCH"
+ * owner (skip-locked when held), --smoke (start smoke … quiet smoke, holding the lock),
+ * --now and the scheduled run (start, the agent, quiet or fail N).
+ */
+export function standInWrapper(spec: Spec, o: StandInWrapper = {}): string {
+  const n = names(spec);
+  return `#!/bin/sh
+# ${generatedBy(spec.name)}
+# STAND-IN wrapper for the lifecycle tests (the --smoke/--now interface of heartbeat.sh).
+if [ "\${HBGEN_REEXEC:-}" != 1 ]; then exec /usr/bin/env -i HBGEN_REEXEC=1 PATH=/usr/bin:/bin /bin/sh "$0" "$@"; fi
+umask 077
+name=${sh(spec.name)}; repo=${sh(spec.repo)}; log=${sh(n.log)}; lockd=${sh(n.lockDir)}; bin=${sh(spec.agent.bin)}
+hb_log() { printf '${LOG_PRINTF}' "$(date -u ${LOG_DATE_FORMAT})" "$name" "$*" >>"$log"; }
+cd "$repo" 2>/dev/null || { echo "hbgen $name: repo $repo is missing" >&2; exit 78; }
+[ -x "$bin" ] || { echo "hbgen $name: agent binary $bin is missing or not executable" >&2; hb_log "error agent binary missing"; exit 78; }
+${o.smokeExit !== undefined ? `if [ "\${1:-}" = --smoke ]; then echo "hbgen $name: agent binary $bin is missing or not executable" >&2; exit ${o.smokeExit}; fi` : ''}
+if ! mkdir "$lockd" 2>/dev/null; then hb_log skip-locked; exit 0; fi
+echo "$$ $(date +%s)" > "$lockd/owner"
+trap 'rm -rf "$lockd"' EXIT
+trap 'exit 143' TERM
+case "\${1:-}" in
+--smoke) hb_log start smoke; sleep ${o.hold ?? 1}; hb_log quiet smoke; exit 0 ;;
+*) hb_log start wake; "$bin" </dev/null >>"$log" 2>&1; rc=$?; if [ $rc = 0 ]; then hb_log quiet; else hb_log fail $rc; fi; exit $rc ;;
+esac
+`;
 }

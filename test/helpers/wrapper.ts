@@ -10,7 +10,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { renderSpec } from '../../src/render.ts';
+import { renderNow } from './render.ts';
 import { validateSpec } from '../../src/spec.ts';
 import { shellcheckPath } from './tools.ts';
 
@@ -140,7 +140,7 @@ export function makeCase(opts: CaseOptions = {}): Case {
   const raw = merge(base, opts.spec ?? {});
   const v = validateSpec(raw);
   if (!v.spec) throw new Error(`spec invalid: ${v.errors.join('; ')}`);
-  const r = renderSpec(v.spec);
+  const r = renderNow(v.spec);
   if (r.errors.length) throw new Error(`render: ${r.errors.join('; ')}`);
   const files: Record<string, string> = {};
   for (const f of r.files) files[f.path] = f.content;

@@ -2,7 +2,7 @@
 // HostIO.env and run by absolute path with an argument array: never a shell string.
 import { accessSync, constants, statSync } from 'node:fs';
 import { posix } from 'node:path';
-import { UserError } from '../errors.ts';
+import { SCHEDULERS, type SchedulerId, type Tool } from '../schedulers.ts';
 import type { HostIO } from './io.ts';
 
 /** The first regular, executable `name` in the folders of `path`, or null. */
@@ -14,6 +14,15 @@ export function findOnPath(name: string, path: string | undefined): string | nul
     if (isExecutableFile(full)) return full;
   }
   return null;
+}
+
+/**
+ * Whether the tools `scheduler` runs are on `path`, and which are missing: every one for
+ * install, only those status and stop run for 'inspect'.
+ */
+export function toolsPresent(scheduler: SchedulerId, path: string | undefined, use: 'install' | 'inspect' = 'install'): { ok: boolean; missing: Tool[] } {
+  const missing = SCHEDULERS[scheduler].tools.filter((t) => (use === 'install' || !t.installOnly) && !findOnPath(t.name, path));
+  return { ok: missing.length === 0, missing };
 }
 
 export function isExecutableFile(p: string): boolean {
@@ -61,11 +70,4 @@ export async function runTool(io: HostIO, name: string, args: string[], opts: { 
   });
   const text = (v: unknown) => (typeof v === 'string' ? v : v instanceof Uint8Array ? Buffer.from(v).toString('utf8') : '');
   return { code: typeof r.exitCode === 'number' ? r.exitCode : null, stdout: text(r.stdout), stderr: text(r.stderr) || (r.exitCode === undefined ? (r.shortMessage ?? '') : ''), argv };
-}
-
-/** runTool that turns a failure into a UserError naming the command. */
-export async function mustRun(io: HostIO, name: string, args: string[], fix: string): Promise<ToolResult> {
-  const r = await runTool(io, name, args);
-  if (r.code !== 0) throw new UserError([`\`${[name, ...args].join(' ')}\` failed (${firstLine(r)}); ${fix}`]);
-  return r;
 }

@@ -1,0 +1,77 @@
+// The schedulers hbgen can install on, one descriptor each. Adding a scheduler means one
+// renderer in generators/, one backend in src/host/, one line here, and its templates,
+// fixtures and tests; nothing else names a scheduler.
+//
+// Everything behind a descriptor loads lazily: rendering for one scheduler loads neither
+// another scheduler's code nor any host code, and this module itself imports only types,
+// because src/spec.ts (loaded by every command) takes the id list from here.
+import type { Generator } from '../generators/types.ts';
+import type { Backend } from './host/backend.ts';
+
+/** Every scheduler, as the spec's schedule.scheduler names it. */
+export const SCHEDULER_IDS = ['launchd', 'systemd-user', 'cron'] as const;
+export type SchedulerId = (typeof SCHEDULER_IDS)[number];
+
+/** A host program a backend runs, found on PATH. */
+export interface Tool {
+  name: string;
+  /** Only install needs it: status and stop work without it. */
+  installOnly?: boolean;
+  /** Install's refusal when it is missing, when the general one would mislead. */
+  missing?: string;
+}
+
+export interface SchedulerDescriptor {
+  id: SchedulerId;
+  tools: readonly Tool[];
+  /** Its jobs run only on macOS, so macOS's privacy controls apply whatever host renders. */
+  macOS?: boolean;
+  /**
+   * It reads its calendar in the host clock's zone (hostTimezone), so a working zone other
+   * than that one needs a widened plan that the gate narrows; false when the entry itself
+   * carries the working zone (systemd's OnCalendar= zone suffix).
+   */
+  hostClock: boolean;
+  /** The spec → files renderer of its entry, ready to use. */
+  generator(): Promise<Generator>;
+  /** The host side: preflight, apply, listing, stop and audit. */
+  backend(): Promise<Backend>;
+}
+
+const LOGINCTL: Tool = {
+  name: 'loginctl',
+  installOnly: true,
+  missing:
+    'loginctl is not on PATH, so hbgen cannot check or turn on lingering (systemd stops user timers at logout without it); install systemd-logind or choose schedule.scheduler "cron"',
+};
+
+export const SCHEDULERS: Record<SchedulerId, SchedulerDescriptor> = {
+  launchd: {
+    id: 'launchd',
+    tools: [{ name: 'launchctl' }],
+    macOS: true,
+    hostClock: true,
+    // The plist writer (the heaviest dependency hbgen has) loads with this renderer only.
+    generator: () => import('../generators/launchd.ts').then(async (m) => (await m.loadPlist(), m.launchd)),
+    backend: () => import('./host/launchd.ts').then((m) => m.launchd),
+  },
+  'systemd-user': {
+    id: 'systemd-user',
+    tools: [{ name: 'systemctl' }, LOGINCTL],
+    hostClock: false,
+    generator: () => import('../generators/systemd.ts').then((m) => m.systemd),
+    backend: () => import('./host/systemd.ts').then((m) => m.systemd),
+  },
+  cron: {
+    id: 'cron',
+    tools: [{ name: 'crontab' }],
+    hostClock: true,
+    generator: () => import('../generators/cron.ts').then((m) => m.cron),
+    backend: () => import('./host/cron.ts').then((m) => m.cron),
+  },
+};
+
+/** "a, b or c": the ids as a sentence lists them. */
+export function schedulerList(): string {
+  return `${SCHEDULER_IDS.slice(0, -1).join(', ')} or ${SCHEDULER_IDS[SCHEDULER_IDS.length - 1]}`;
+}

@@ -1,0 +1,15 @@
+// Rendering inside the tests' synchronous helpers: every scheduler's renderer is loaded
+// once here, and renderNow renders with it through the same pipeline as renderSpec (which
+// loads the one renderer it needs and is what the commands use).
+import type { Generator } from '../../generators/types.ts';
+import { type RenderResult, renderWith } from '../../src/pipeline.ts';
+import { SCHEDULERS, SCHEDULER_IDS, type SchedulerId } from '../../src/schedulers.ts';
+import type { Spec } from '../../src/spec.ts';
+
+const GENERATORS = new Map<SchedulerId, Generator>(await Promise.all(SCHEDULER_IDS.map(async (id) => [id, await SCHEDULERS[id].generator()] as const)));
+
+/** renderSpec, synchronously. */
+export function renderNow(spec: Spec, opts: { scheduler?: SchedulerId } = {}): RenderResult {
+  const scheduler = opts.scheduler ?? spec.schedule.scheduler;
+  return renderWith(scheduler, GENERATORS.get(scheduler)!, spec);
+}
