@@ -1,5 +1,5 @@
 // Rendering is pure: the same spec gives the same bytes under any time zone, locale,
-// clock and working directory (PRODUCT.md §2). The spec here crosses zones so that the
+// clock and working directory. The spec here crosses zones so that the
 // time-zone arithmetic is exercised, and every backend is rendered.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

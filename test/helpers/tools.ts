@@ -2,7 +2,7 @@
 // helper here asks an installed program (sh, systemd, crontab, date, plistutil, Python's
 // plistlib) rather than re-implementing it. The only hand-written model is the
 // expected-wake calculator at the bottom, which is deliberately independent of
-// src/schedule.ts: it walks wall-clock minutes the way PRODUCT.md §5/§6 words it.
+// src/schedule.ts: it walks wall-clock minutes the way the README's "Working hours, per scheduler" words the rule.
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
 import { accessSync, chmodSync, constants, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -42,7 +42,7 @@ export function tmp(prefix = 'hbgen-t'): string {
   return d;
 }
 
-/** The six shells PRODUCT.md §4 promises. */
+/** The shells the wrapper promises to run under (README, "What the wrapper guarantees"). */
 export const SHELLS: { name: string; argv: string[] }[] = [
   { name: 'dash', argv: ['dash'] },
   { name: 'bash --posix', argv: ['bash', '--posix'] },
@@ -91,7 +91,7 @@ export const HOSTILE: string[] = [
   "'", "''", '"', '$HOME', '${X}', '`id`', '$(id)', '\\', 'trail\\', '\\\\', '\\\\\\',
   '%', '%d', '%%', '\\%', '\\\\%', '-n', '--', ';', '&&', '#', '*', '~',
   'a b', ' lead', 'trail ', 'ünï ✓ 🎉', '',
-  // extras from research/pitfalls.md §1 and §8
+  // more: printf and crontab % forms, sh escapes, XML and comment closers, option look-alikes
   '$$', '$', '%%d', '%z', '\\"', '\\x41', '\\s', '\\n', "it's", "'\"'\"'", '!', '<&>', ']]>', '-->', '--x', 'a--b-',
   "100%d \"q\" it's back\\slash \\s ünï ; x", "\\\\\\ tail\\", '%s%%', ';&|<>*?~ #hash', 'C:\\path',
 ];
@@ -127,7 +127,7 @@ export function rebase(spec: Spec, root: string): Spec {
   };
 }
 
-/** The state folder a spec installs into (PRODUCT.md §3), computed here, not by src/names.ts. */
+/** The state folder a spec installs into (README, "The rendered tree"), computed here, not by src/names.ts. */
 export function stateDirOf(spec: Spec): string {
   return spec.stateDir.startsWith('/') ? spec.stateDir : `${spec.repo}/${spec.stateDir}`;
 }
@@ -143,7 +143,7 @@ export function writeFiles(dir: string, files: { path: string; content: string }
 
 /**
  * `systemd-analyze verify --user` on unit files, with a private XDG_RUNTIME_DIR
- * (research/pitfalls.md §1.1, "Oracle"). It exits 0 on warnings, so callers assert
+ * (systemd's own parser is the oracle for what a unit file means). It exits 0 on warnings, so callers assert
  * that the returned output is empty.
  */
 export function sdVerify(files: string[], cwd?: string): string {
@@ -359,7 +359,7 @@ export function expectedWakes(spec: Spec, minute: number, weekStart: string, day
   const endDay = new Date(Date.UTC(y, mo - 1, d + days)).toISOString().slice(0, 10);
   const [from, to] = localToEpoch(zone, [`${weekStart} 00:00`, `${endDay} 00:00`]) as [number, number];
   // A wall time that a DST change skips never comes, so no scheduler can fire at it
-  // (research/pitfalls.md §4: "a window inside a DST gap never opens").
+  // (a window inside a DST gap never opens).
   const wakes = localToEpoch(zone, locals).filter((e): e is number => e !== null);
   return { wakes, from, to };
 }
