@@ -2,7 +2,7 @@
 // meaning of every user line below them), the wrapper called through /bin/sh by absolute
 // path so that a user's SHELL= line cannot change how it runs (research/pitfalls.md §1.2).
 import { cronWord } from '../src/escape.ts';
-import { templates } from '../src/gen/templates.ts';
+import { renderCrontab } from '../src/gen/templates.ts';
 import type { CalEntry } from '../src/schedule.ts';
 import { rangeList } from './calendar.ts';
 import type { Generator, RenderContext } from './types.ts';
@@ -34,7 +34,7 @@ export const cron: Generator = {
   },
   files(ctx) {
     const command = cronCommand(ctx);
-    const content = templates['crontab']!({
+    const content = renderCrontab({
       header: ctx.header,
       begin: ctx.names.cronBegin,
       end: ctx.names.cronEnd,

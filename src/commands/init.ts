@@ -9,7 +9,7 @@ import { mkdirSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { posix } from 'node:path';
 import { UserError } from '../errors.ts';
-import { templates } from '../gen/templates.ts';
+import { renderHeartMd, renderJournalTemplateMd, renderLogMd, renderProtocolMd, renderStateMd } from '../gen/templates.ts';
 import { checkBin } from '../host/facts.ts';
 import { lstatOrNull } from '../host/fsx.ts';
 import { homeOf, type HostIO } from '../host/io.ts';
@@ -360,7 +360,7 @@ export async function init(argv: InitArgs, io: HostIO): Promise<number> {
       else throw new UserError([`cannot write ${p} (${code ?? (e as Error).message}); check the folder's permissions`]);
     }
   };
-  for (const f of ['HEART.md', 'PROTOCOL.md', 'STATE.md', 'LOG.md']) put(f, templates[f]!(ctx));
+  for (const [f, render] of [['HEART.md', renderHeartMd], ['PROTOCOL.md', renderProtocolMd], ['STATE.md', renderStateMd], ['LOG.md', renderLogMd]] as const) put(f, render(ctx));
   const journal = posix.join(repo, 'journal');
   const jst = lstatOrNull(journal);
   if (jst && !jst.isDirectory()) {
@@ -368,7 +368,7 @@ export async function init(argv: InitArgs, io: HostIO): Promise<number> {
     notes.push(`${journal} exists and is not a folder, so journal/TEMPLATE.md was not written`);
   } else {
     if (!jst) mkdirSync(journal, { mode: 0o755 });
-    put('journal/TEMPLATE.md', templates['journal-TEMPLATE.md']!(ctx));
+    put('journal/TEMPLATE.md', renderJournalTemplateMd(ctx));
   }
   const spec = initSpec({ repo, agent, git: inGit, scheduler, zone, env }, choices);
   put('hbgen.json', `${JSON.stringify(spec, null, 2)}\n`);
