@@ -3,7 +3,7 @@
 // path so that a user's SHELL= line cannot change how it runs.
 import { cronWord } from '../src/escape.ts';
 import { CRON_MAX_COMMAND } from '../src/formats.ts';
-import { templates } from '../src/gen/templates.ts';
+import { renderCrontab } from '../src/gen/templates.ts';
 import type { CalEntry } from '../src/schedule.ts';
 import { rangeList } from './calendar.ts';
 import type { Generator, RenderContext } from './types.ts';
@@ -32,7 +32,7 @@ export const cron: Generator = {
   },
   files(ctx) {
     const command = cronCommand(ctx);
-    const content = templates['crontab']!({
+    const content = renderCrontab({
       header: ctx.header,
       begin: ctx.names.cronBegin,
       end: ctx.names.cronEnd,

@@ -2,7 +2,7 @@
 // OnCalendar= lines carry the working zone as a suffix, so they are exact in any zone
 // (systemd.time(7), "Calendar Events"; zone suffix since v235).
 import { DAY_NAMES, pad2 } from '../src/formats.ts';
-import { templates } from '../src/gen/templates.ts';
+import { renderSystemdService, renderSystemdTimer } from '../src/gen/templates.ts';
 import type { CalEntry } from '../src/schedule.ts';
 import { seconds } from '../src/spec.ts';
 import { rangeList } from './calendar.ts';
@@ -34,8 +34,8 @@ export const systemd: Generator = {
       service: names.service,
     };
     return [
-      { path: `host/${names.service}`, content: templates['systemd.service']!(unit), mode: 0o644 },
-      { path: `host/${names.timer}`, content: templates['systemd.timer']!(unit), mode: 0o644 },
+      { path: `host/${names.service}`, content: renderSystemdService(unit), mode: 0o644 },
+      { path: `host/${names.timer}`, content: renderSystemdTimer(unit), mode: 0o644 },
     ];
   },
 };

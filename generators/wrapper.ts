@@ -1,78 +1,203 @@
-// The host-independent scripts: heartbeat.sh (PRODUCT.md §4), window.sh (§5) and, for
-// shared folders, claim.sh (§7). All user data reaches them as single-quoted sh words.
+// The host-independent scripts: heartbeat.sh (one bounded wake of the agent), window.sh
+// (the working-hours check on its own) and, for shared folders, claim.sh (chunk claims).
+// All user data reaches them as single-quoted sh words. Each template's context is built
+// here from named steps, one per part of the script that reads it.
 import { posix } from 'node:path';
-import { templates } from '../src/gen/templates.ts';
+import { renderClaimSh, renderHeartbeatSh, renderWindowSh } from '../src/gen/templates.ts';
 import { harnessArgs, promptSeparator } from '../src/harness.ts';
 import { openDays, repeatsWallClock } from '../src/schedule.ts';
 import { clockMinutes, seconds } from '../src/spec.ts';
 import { sh } from '../src/escape.ts';
+import { LOCK_OWNER_PRINTF, LOG_DATE_FORMAT, LOG_PRINTF, pad2 } from '../src/formats.ts';
 import type { RenderContext, RenderedFile } from './types.ts';
 
-export function wrapperContext(ctx: RenderContext) {
+/** Step 1 of heartbeat.sh: who it is, where its files are, its limits, its log format. */
+export interface EnvironmentContext {
+  name: string;
+  repo: string;
+  stateDir: string;
+  bin: string;
+  /** The spec's env as NAME=value words, ready for `env -i`. */
+  envWords: string[];
+  logPath: string;
+  lockPath: string;
+  lockDir: string;
+  wakesPath: string;
+  markerPath: string;
+  heartPath: string;
+  timeout: number;
+  killAfter: number;
+  cap: number;
+  lock: string;
+  /** The log line's printf format and date format (src/formats.ts). */
+  logPrintf: string;
+  logDateFormat: string;
+  /** The same date format as a sh word built from hb_utc's fields (no date call). */
+  logDateShell: string;
+}
+
+/** Steps 2 and 3: the spec's gate program. */
+export interface GateContext {
+  hasGate: boolean;
+  gateBin: string;
+  gateArgv: string[];
+  /** env(1) reads any word with `=` before the command as an assignment: such a path is started through nice. */
+  gateHasEq: boolean;
+}
+
+/** The mkdir lock (heartbeat.sh step 4, and every claim of claim.sh). */
+export interface LockContext {
+  /** A lock older than this (timeout + killAfter, seconds) belongs to a wake that must already be over. */
+  staleAfter: number;
+  /** staleAfter in whole minutes, rounded up, for find -mmin (folder age without an owner record). */
+  staleMinutes: number;
+  /** The owner record's printf format (src/formats.ts). */
+  lockOwnerPrintf: string;
+}
+
+/** Steps 5 and 6: the prompt with its context block, and the agent's argv. */
+export interface WakeContext {
+  prompt: string;
+  timeoutText: string;
+  roundTheClock: boolean;
+  shared: boolean;
+  claimPath: string;
+  /** The model tiers line of the context block, '' without agent.models. */
+  modelsLine: string;
+  /** Everything between the binary and the prompt: harness preset, the spec's args, `--` for presets. */
+  agentArgs: string[];
+  binHasEq: boolean;
+}
+
+/** Step 8: change detection. */
+export interface OutcomeContext {
+  stateInRepo: boolean;
+  /** The state folder inside the repo as a find(1) -path pattern, '' when it is outside. */
+  statePrune: string;
+}
+
+/** The working-hours check (window.sh, and heartbeat.sh's step 3). */
+export interface WindowContext {
+  header: string;
+  timezone: string;
+  zoneGlob: string;
+  /** Minutes of the day where the window opens and ends. */
+  start: number;
+  end: number;
+  startText: string;
+  endText: string;
+  crossesMidnight: boolean;
+  /** Working days, 1 = Monday … 7 = Sunday. */
+  dayList: number[];
+  allDays: boolean;
+  /** The host's scheduler fires off the wake grid (host clock in another zone): check the grid. */
+  grid: boolean;
+  hostTimezone: string;
+  gridHourly: boolean;
+  everyMinutes: number;
+  minute: number;
+  gridFirst: number;
+  gridText: string;
+  /** The zone's clocks go back: count a repeated wall-clock minute once. */
+  firstPass: boolean;
+}
+
+export type WrapperContext = WindowContext & EnvironmentContext & GateContext & LockContext & WakeContext & OutcomeContext;
+
+export interface ClaimContext extends LockContext {
+  header: string;
+  claimsDir: string;
+}
+
+const HB_UTC_FIELDS: Record<string, string> = { Y: 'Y', m: 'm', d: 'd', H: 'H', M: 'M', S: 'S' };
+
+/** LOG_DATE_FORMAT as a double-quoted sh word of hb_utc's fields, so that the wrapper can
+ * stamp a line from an epoch it already has, in exactly the format date(1) would print. */
+export function logDateShell(format: string): string {
+  const body = format.replace(/^\+/, '').replace(/%(.)|([^%]+)/g, (_, f: string | undefined, lit: string | undefined) => {
+    if (lit !== undefined) {
+      if (!/^[A-Za-z0-9 :_.-]*$/.test(lit)) throw new Error(`LOG_DATE_FORMAT: "${lit}" is not plain text`);
+      return lit;
+    }
+    const field = HB_UTC_FIELDS[f!];
+    if (!field) throw new Error(`LOG_DATE_FORMAT: %${f} has no hb_utc field`);
+    return `\${hb_utc_${field}}`;
+  });
+  return `"${body}"`;
+}
+
+function environmentContext(ctx: RenderContext): EnvironmentContext {
   const { spec, names } = ctx;
-  const timeout = seconds(spec.timeout);
-  const killAfter = seconds(spec.killAfter);
-  const gateArgv = spec.gate ?? [];
-  // Where the state folder sits inside the repo, as a find(1) -path pattern (glob
-  // characters escaped), so change detection can prune it; '' when it is outside.
-  const rel = posix.relative(spec.repo, names.stateDir);
-  const inside = rel !== '' && rel !== '..' && !rel.startsWith('../') && !posix.isAbsolute(rel);
-  const env = Object.keys(spec.env)
-    .sort()
-    .map((key) => ({ key, value: spec.env[key]! }));
   return {
-    header: ctx.header,
     name: spec.name,
     repo: spec.repo,
     stateDir: names.stateDir,
     bin: spec.agent.bin,
-    /** Everything between the binary and the prompt: harness preset, the spec's args, `--` for presets. */
-    agentArgs: [...harnessArgs(spec.agent), ...spec.agent.args, ...promptSeparator(spec.agent)],
-    prompt: spec.agent.prompt,
-    env,
-    /** env as NAME=value words, ready for `env -i`. */
-    envWords: env.map((e) => `${e.key}=${e.value}`),
-    timeout,
-    timeoutText: spec.timeout,
-    killAfter,
-    /** A lock older than this belongs to a wake that must already be over. */
-    staleAfter: timeout + killAfter,
-    /** staleAfter in whole minutes, rounded up, for find -mmin (folder age without an owner file). */
-    staleMinutes: Math.ceil((timeout + killAfter) / 60),
-    /** env(1) reads any word with `=` before the command as an assignment: such a path is started through nice. */
-    binHasEq: spec.agent.bin.includes('='),
-    gateHasEq: (gateArgv[0] ?? '').includes('='),
-    every: seconds(spec.schedule.every),
-    lock: spec.lock,
-    cap: spec.cap ?? 0,
-    gateArgv,
-    hasGate: gateArgv.length > 0,
-    gateBin: gateArgv[0] ?? '',
-    statePrune: inside ? `./${rel.replace(/[*?[\\\]]/g, (c) => `\\${c}`)}` : '',
-    stateInRepo: inside,
-    shared: spec.shared,
-    timezone: spec.schedule.hours.timezone,
-    // The context block's working-window line: minutes of the day where the window opens
-    // and ends; the wrapper compares them with the local time of its one date call.
-    windowStart: clockMinutes(spec.schedule.hours.start),
-    windowEnd: clockMinutes(spec.schedule.hours.end),
-    windowEndText: spec.schedule.hours.end,
-    crossesMidnight: clockMinutes(spec.schedule.hours.end) <= clockMinutes(spec.schedule.hours.start),
-    roundTheClock:
-      clockMinutes(spec.schedule.hours.start) === 0 && clockMinutes(spec.schedule.hours.end) === 1440 && openDays(spec).length === 7,
-    heartPath: posix.join(names.stateDir, 'heart.sum'),
-    /** The model tiers line of the context block, '' without agent.models. */
-    modelsLine: modelsLine(spec.agent.models),
-    wrapperPath: names.wrapper,
-    windowPath: names.gate,
-    claimPath: names.claim,
+    envWords: Object.keys(spec.env)
+      .sort()
+      .map((key) => `${key}=${spec.env[key]!}`),
     logPath: names.log,
-    wakesPath: posix.join(names.stateDir, 'wakes'),
-    markerPath: posix.join(names.stateDir, 'wake.marker'),
-    claimsDir: posix.join(names.stateDir, 'claims'),
     lockPath: names.lock,
     lockDir: names.lockDir,
+    wakesPath: posix.join(names.stateDir, 'wakes'),
+    markerPath: posix.join(names.stateDir, 'wake.marker'),
+    heartPath: posix.join(names.stateDir, 'heart.sum'),
+    timeout: seconds(spec.timeout),
+    killAfter: seconds(spec.killAfter),
+    cap: spec.cap ?? 0,
+    lock: spec.lock,
+    logPrintf: LOG_PRINTF,
+    logDateFormat: LOG_DATE_FORMAT,
+    logDateShell: logDateShell(LOG_DATE_FORMAT),
   };
+}
+
+function gateContext(ctx: RenderContext): GateContext {
+  const gateArgv = ctx.spec.gate ?? [];
+  return { hasGate: gateArgv.length > 0, gateBin: gateArgv[0] ?? '', gateArgv, gateHasEq: (gateArgv[0] ?? '').includes('=') };
+}
+
+function lockContext(ctx: RenderContext): LockContext {
+  const staleAfter = seconds(ctx.spec.timeout) + seconds(ctx.spec.killAfter);
+  return { staleAfter, staleMinutes: Math.ceil(staleAfter / 60), lockOwnerPrintf: LOCK_OWNER_PRINTF };
+}
+
+function wakeContext(ctx: RenderContext): WakeContext {
+  const { spec, names } = ctx;
+  const h = spec.schedule.hours;
+  return {
+    prompt: spec.agent.prompt,
+    timeoutText: spec.timeout,
+    roundTheClock: clockMinutes(h.start) === 0 && clockMinutes(h.end) === 1440 && openDays(spec).length === 7,
+    shared: spec.shared,
+    claimPath: names.claim,
+    modelsLine: modelsLine(spec.agent.models),
+    agentArgs: [...harnessArgs(spec.agent), ...spec.agent.args, ...promptSeparator(spec.agent)],
+    binHasEq: spec.agent.bin.includes('='),
+  };
+}
+
+function outcomeContext(ctx: RenderContext): OutcomeContext {
+  // Where the state folder sits inside the repo, as a find(1) -path pattern (glob
+  // characters escaped), so change detection can prune it; '' when it is outside.
+  const rel = posix.relative(ctx.spec.repo, ctx.names.stateDir);
+  const inside = rel !== '' && rel !== '..' && !rel.startsWith('../') && !posix.isAbsolute(rel);
+  return { stateInRepo: inside, statePrune: inside ? `./${rel.replace(/[*?[\\\]]/g, (c) => `\\${c}`)}` : '' };
+}
+
+export function wrapperContext(ctx: RenderContext): WrapperContext {
+  return {
+    ...windowContext(ctx),
+    ...environmentContext(ctx),
+    ...gateContext(ctx),
+    ...lockContext(ctx),
+    ...wakeContext(ctx),
+    ...outcomeContext(ctx),
+  };
+}
+
+export function claimContext(ctx: RenderContext): ClaimContext {
+  return { header: ctx.header, claimsDir: posix.join(ctx.names.stateDir, 'claims'), ...lockContext(ctx) };
 }
 
 function modelsLine(models: Record<string, string> | undefined): string {
@@ -81,45 +206,48 @@ function modelsLine(models: Record<string, string> | undefined): string {
   return `Model tiers: ${tiers.map(([k, v]) => `${k}=${v}`).join(', ')} (route each subagent to the cheapest tier that can do its job)`;
 }
 
-export function windowContext(ctx: RenderContext) {
+// The zone file as a glob whose first letter in each component is a bracket expression:
+// the shell then reads each folder and matches the name case-sensitively, so the check
+// is exact even on a case-insensitive file system (macOS), where `[ -f ]` is not.
+function zoneGlob(zone: string): string {
+  return zone
+    .split('/')
+    .map((part) => (/^[A-Za-z0-9_+-]/.test(part) ? `[${part[0]}]${part.length > 1 ? sh(part.slice(1)) : ''}` : sh(part)))
+    .join('/');
+}
+
+export function windowContext(ctx: RenderContext): WindowContext {
   const h = ctx.spec.schedule.hours;
   const plan = ctx.plan;
   const start = clockMinutes(h.start);
   const end = clockMinutes(h.end);
   // date +%u numbers the days 1 = Monday … 7 = Sunday.
-  const days = openDays(ctx.spec).map((d) => (d === 0 ? 7 : d));
-  // The zone file as a glob whose first letter in each component is a bracket expression:
-  // the shell then reads each folder and matches the name case-sensitively, so the check
-  // is exact even on a case-insensitive file system (macOS), where `[ -f ]` is not.
-  const zoneGlob = h.timezone
-    .split('/')
-    .map((part) => (/^[A-Za-z0-9_+-]/.test(part) ? `[${part[0]}]${part.length > 1 ? sh(part.slice(1)) : ''}` : sh(part)))
-    .join('/');
+  const dayList = openDays(ctx.spec)
+    .map((d) => (d === 0 ? 7 : d))
+    .sort((a, b) => a - b);
+  const gridHourly = plan.everyMinutes <= 60;
   return {
     header: ctx.header,
-    name: ctx.spec.name,
     timezone: h.timezone,
-    zoneGlob,
+    zoneGlob: zoneGlob(h.timezone),
     start,
     end,
     startText: h.start,
     endText: h.end,
     crossesMidnight: end <= start,
-    days: days.sort((a, b) => a - b).join(' '),
-    dayList: days,
-    allDays: days.length === 7,
+    dayList,
+    allDays: dayList.length === 7,
     // Only where the host clock is in another zone does the scheduler fire off the grid.
     grid: plan.widened,
     hostTimezone: plan.hostTimezone,
-    gridHourly: plan.everyMinutes <= 60,
+    gridHourly,
     everyMinutes: plan.everyMinutes,
     minute: plan.minute,
     // every k hours: minutes from the window's opening to its first :minute
     gridFirst: (plan.minute - (start % 60) + 60) % 60,
-    gridText:
-      plan.everyMinutes <= 60
-        ? `every ${plan.everyMinutes} minutes from :${String(plan.minute).padStart(2, '0')}`
-        : `every ${plan.everyMinutes / 60} hours from the first :${String(plan.minute).padStart(2, '0')} of the window`,
+    gridText: gridHourly
+      ? `every ${plan.everyMinutes} minutes from :${pad2(plan.minute)}`
+      : `every ${plan.everyMinutes / 60} hours from the first :${pad2(plan.minute)} of the window`,
     // Only zones whose clocks go back need the second-pass check (one more date call).
     firstPass: repeatsWallClock(h.timezone),
   };
@@ -127,11 +255,9 @@ export function windowContext(ctx: RenderContext) {
 
 export function scriptFiles(ctx: RenderContext): RenderedFile[] {
   const files: RenderedFile[] = [
-    { path: 'heartbeat.sh', content: templates['heartbeat.sh']!(wrapperContext(ctx)), mode: 0o755 },
-    { path: 'window.sh', content: templates['window.sh']!(windowContext(ctx)), mode: 0o755 },
+    { path: 'heartbeat.sh', content: renderHeartbeatSh(wrapperContext(ctx)), mode: 0o755 },
+    { path: 'window.sh', content: renderWindowSh(windowContext(ctx)), mode: 0o755 },
   ];
-  if (ctx.spec.shared) {
-    files.push({ path: 'claim.sh', content: templates['claim.sh']!(wrapperContext(ctx)), mode: 0o755 });
-  }
+  if (ctx.spec.shared) files.push({ path: 'claim.sh', content: renderClaimSh(claimContext(ctx)), mode: 0o755 });
   return files;
 }

@@ -112,6 +112,10 @@ export function formatLockOwner(pid: number, epoch: number): string {
   return `${pid} ${epoch}`;
 }
 
+/** The same record as the sh scripts write it: a printf(1) format whose arguments are the
+ * holder (the wrapper's PID; for claim.sh, the claim's owner) and the epoch. */
+export const LOCK_OWNER_PRINTF = '%s %s\\n';
+
 export function parseLockOwner(text: string): { pid: number; epoch: number } | null {
   const m = /^(\d+) (\d+)$/.exec(text.trim());
   return m ? { pid: Number(m[1]), epoch: Number(m[2]) } : null;

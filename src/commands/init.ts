@@ -7,7 +7,7 @@
 import { mkdirSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { posix } from 'node:path';
 import { UserError } from '../errors.ts';
-import { templates } from '../gen/templates.ts';
+import { renderHeartMd, renderJournalTemplateMd, renderLogMd, renderProtocolMd, renderStateMd } from '../gen/templates.ts';
 import { type Agent, cleanPath, detectScheduler, detectZone, findAgents } from '../host/detect.ts';
 import { checkBin } from '../host/facts.ts';
 import { lstatOrNull } from '../host/fsx.ts';
@@ -267,7 +267,7 @@ function fileWriter(repo: string) {
 /** HEART.md, PROTOCOL.md, STATE.md, LOG.md and journal/TEMPLATE.md, where missing. */
 function writeControlPlane(repo: string, files: ReturnType<typeof fileWriter>, notes: string[]): void {
   const ctx = { name: specName(repo) };
-  for (const f of ['HEART.md', 'PROTOCOL.md', 'STATE.md', 'LOG.md']) files.put(f, templates[f]!(ctx));
+  for (const [f, render] of [['HEART.md', renderHeartMd], ['PROTOCOL.md', renderProtocolMd], ['STATE.md', renderStateMd], ['LOG.md', renderLogMd]] as const) files.put(f, render(ctx));
   const journal = posix.join(repo, 'journal');
   const jst = lstatOrNull(journal);
   if (jst && !jst.isDirectory()) {
@@ -275,7 +275,7 @@ function writeControlPlane(repo: string, files: ReturnType<typeof fileWriter>, n
     notes.push(`${journal} exists and is not a folder, so journal/TEMPLATE.md was not written`);
   } else {
     if (!jst) mkdirSync(journal, { mode: 0o755 });
-    files.put('journal/TEMPLATE.md', templates['journal-TEMPLATE.md']!(ctx));
+    files.put('journal/TEMPLATE.md', renderJournalTemplateMd(ctx));
   }
 }
 
