@@ -5,7 +5,8 @@
 import { posix } from 'node:path';
 import { renderClaimSh, renderHeartbeatSh, renderWindowSh } from '../src/gen/templates.ts';
 import { harnessArgs, promptSeparator } from '../src/harness.ts';
-import { openDays, repeatsWallClock } from '../src/schedule.ts';
+import { openDays } from '../src/schedule.ts';
+import { repeatsWallClock } from '../src/zone-offsets.ts';
 import { clockMinutes, seconds } from '../src/spec.ts';
 import { sh } from '../src/escape.ts';
 import { LOCK_OWNER_PRINTF, LOG_DATE_FORMAT, LOG_PRINTF, pad2 } from '../src/formats.ts';

@@ -16,10 +16,6 @@ import { clockMinutes, seconds, type Spec } from './spec.ts';
 import { DAY_MS, offsetAt, segments, transitions, type Segment } from './zone-offsets.ts';
 import type { SchedulerDescriptor } from './schedulers.ts';
 
-// The wrapper's generator asks this of the working zone; it lives with the other zone
-// arithmetic, and is re-exported here for the generators that import the plan.
-export { repeatsWallClock } from './zone-offsets.ts';
-
 const WEEK = 7 * 1440;
 
 /** One calendar entry: fire at every (day, hour, minute) of the product. Days 0 = Sunday. */
