@@ -84,7 +84,8 @@ export function invalidUtf8At(b: Uint8Array): number {
       i++;
       continue;
     }
-    // Length and the allowed range of the second byte: no overlong forms, no surrogates
+    // How many continuation bytes follow, and the range allowed for the first of them: no
+    // overlong forms, no surrogates
     // (ED A0–BF), nothing above U+10FFFF.
     const [n, lo, hi] =
       c >= 0xc2 && c <= 0xdf ? [1, 0x80, 0xbf]
