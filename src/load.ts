@@ -1,7 +1,16 @@
 // Reading a spec file: every way it can fail becomes a UserError naming the file.
-import { readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { UserError } from './errors.ts';
-import { type Spec, validateSpec } from './spec.ts';
+import { type Spec, formatPath, validateSpec } from './spec.ts';
+
+/** The largest spec file hbgen reads; a real spec is a few hundred bytes. */
+export const MAX_SPEC_BYTES = 1024 * 1024;
+
+/** Line and column (both from 1) of a position in the text. */
+function lineCol(text: string, at: number): string {
+  const before = text.slice(0, at);
+  return `line ${before.split('\n').length}, column ${at - before.lastIndexOf('\n')}`;
+}
 
 /** V8's JSON error as one line, with a line and column where it names a position. */
 function jsonProblem(text: string, e: Error): string {
@@ -9,10 +18,146 @@ function jsonProblem(text: string, e: Error): string {
   const at = pos ? Number(pos[1]) : undefined;
   const what = e.message.split(/[\n,]/)[0]!.replace(/ in JSON at position \d+.*$/, '').trim();
   if (at === undefined) return what.replace(/\s+/g, ' ');
-  const before = text.slice(0, at);
-  const line = before.split('\n').length;
-  const col = at - before.lastIndexOf('\n');
-  return `${what} at line ${line}, column ${col}`;
+  return `${what} at ${lineCol(text, at)}`;
+}
+
+/** Index just past the JSON string literal that opens at `i`. */
+function stringEnd(text: string, i: number): number {
+  let j = i + 1;
+  while (text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+  return j + 1;
+}
+
+interface Frame {
+  path: (string | number)[];
+  keys?: Map<string, number>; // an object's keys and where each first appears; none for an array
+  key?: string; // the object's current key
+  index: number; // the array's current element
+  expectKey: boolean;
+  reported: boolean;
+}
+
+/**
+ * The first repeated key of each object of an already parsed JSON text, with the positions
+ * of both. JSON.parse keeps the last silently ("timeout": "25m", "timeout": "1s" is 1s).
+ */
+export function duplicateKeys(text: string): { path: (string | number)[]; first: number; again: number }[] {
+  const found: { path: (string | number)[]; first: number; again: number }[] = [];
+  const stack: Frame[] = [];
+  for (let i = 0; i < text.length; ) {
+    const c = text[i]!;
+    const top = stack[stack.length - 1];
+    if (c === '"') {
+      const end = stringEnd(text, i);
+      if (top?.keys && top.expectKey) {
+        const key = JSON.parse(text.slice(i, end)) as string;
+        const first = top.keys.get(key);
+        if (first === undefined) top.keys.set(key, i);
+        else if (!top.reported) {
+          found.push({ path: [...top.path, key], first, again: i });
+          top.reported = true;
+        }
+        top.key = key;
+        top.expectKey = false;
+      }
+      i = end;
+      continue;
+    }
+    if (c === '{' || c === '[') {
+      const path = top ? [...top.path, top.keys ? top.key! : top.index] : [];
+      stack.push({ path, keys: c === '{' ? new Map() : undefined, index: 0, expectKey: true, reported: false });
+    } else if (c === '}' || c === ']') stack.pop();
+    else if (c === ',' && top) {
+      if (top.keys) top.expectKey = true;
+      else top.index++;
+    }
+    i++;
+  }
+  return found;
+}
+
+/** Byte offset of the first byte that does not start a valid UTF-8 sequence (RFC 3629), or -1. */
+export function invalidUtf8At(b: Uint8Array): number {
+  for (let i = 0; i < b.length; ) {
+    const c = b[i]!;
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
+    // How many continuation bytes follow, and the range allowed for the first of them: no
+    // overlong forms, no surrogates
+    // (ED A0–BF), nothing above U+10FFFF.
+    const [n, lo, hi] =
+      c >= 0xc2 && c <= 0xdf ? [1, 0x80, 0xbf]
+      : c === 0xe0 ? [2, 0xa0, 0xbf]
+      : c === 0xed ? [2, 0x80, 0x9f]
+      : c >= 0xe1 && c <= 0xef ? [2, 0x80, 0xbf]
+      : c === 0xf0 ? [3, 0x90, 0xbf]
+      : c === 0xf4 ? [3, 0x80, 0x8f]
+      : c >= 0xf1 && c <= 0xf3 ? [3, 0x80, 0xbf]
+      : [0, 0, 0];
+    if (n === 0 || i + n >= b.length) return i; // not a lead byte, or cut short by the end
+    if (b[i + 1]! < lo || b[i + 1]! > hi) return i;
+    for (let k = 2; k <= n; k++) if (b[i + k]! < 0x80 || b[i + k]! > 0xbf) return i;
+    i += n + 1;
+  }
+  return -1;
+}
+
+function readProblem(e: unknown): string {
+  const code = (e as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return 'no such file; pass the path of your spec (default ./hbgen.json) or create one with `hbgen init`';
+  if (code === 'EISDIR') return 'is a folder, not a spec file; pass the path of the JSON spec';
+  if (code === 'EACCES') return 'permission denied; make the file readable';
+  return `cannot be read (${code ?? (e as Error).message})`;
+}
+
+/**
+ * The file's bytes, read with a bound: a regular file of at most MAX_SPEC_BYTES. A device,
+ * pipe or socket is refused before a byte is read (`/dev/zero` never ends), and a file
+ * that grows past the bound while it is read is refused too. O_NONBLOCK: opening a FIFO
+ * with no writer would otherwise wait forever.
+ */
+function readSpecBytes(file: string): Buffer {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (e) {
+    throw new UserError([`${file}: ${readProblem(e)}`]);
+  }
+  try {
+    const st = fstatSync(fd);
+    if (st.isDirectory()) throw new UserError([`${file}: ${readProblem({ code: 'EISDIR' })}`]);
+    if (!st.isFile()) throw new UserError([`${file}: is not a regular file (a device, pipe or socket); save the spec in a file and pass its path`]);
+    const tooBig = `is over 1 MiB (${MAX_SPEC_BYTES} bytes), the most a spec may be; pass the spec file itself`;
+    if (st.size > MAX_SPEC_BYTES) throw new UserError([`${file}: ${tooBig}`]);
+    const buf = Buffer.allocUnsafe(MAX_SPEC_BYTES + 1);
+    let n = 0;
+    for (let r = -1; r !== 0 && n < buf.length; n += r) r = readSync(fd, buf, n, buf.length - n, null);
+    if (n > MAX_SPEC_BYTES) throw new UserError([`${file}: grew while it was read and ${tooBig}`]);
+    return buf.subarray(0, n);
+  } catch (e) {
+    if (e instanceof UserError) throw e;
+    throw new UserError([`${file}: ${readProblem(e)}`]);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The spec's text. A UTF-8 byte order mark is accepted and dropped: Windows editors write
+ * one, RFC 8259 lets a parser ignore it, and it carries nothing. Bytes that are not UTF-8
+ * are refused with their offset: decoding would replace them, and a replaced byte in
+ * `repo` names another folder.
+ */
+export function decodeSpec(buf: Buffer, file: string): string {
+  const bom = buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
+  const bad = invalidUtf8At(buf);
+  if (bad >= 0) {
+    const line = buf.subarray(0, bad).filter((x) => x === 0x0a).length + 1;
+    throw new UserError([`${file}: not valid UTF-8 at byte offset ${bad} (counting from 0, on line ${line}); save the file as UTF-8`]);
+  }
+  return buf.toString('utf8', bom);
 }
 
 export function parseSpecText(text: string, file: string): Spec {
@@ -22,26 +167,17 @@ export function parseSpecText(text: string, file: string): Spec {
   } catch (e) {
     throw new UserError([`${file}: not valid JSON (${jsonProblem(text, e as Error)}); fix the syntax and try again`]);
   }
+  const dups = duplicateKeys(text);
+  if (dups.length) {
+    throw new UserError(
+      dups.map((d) => `${file}: ${formatPath(d.path)}: the key appears twice, at ${lineCol(text, d.first)} and at ${lineCol(text, d.again)}; JSON keeps only the last, so remove one`),
+    );
+  }
   const r = validateSpec(raw);
   if (r.errors) throw new UserError(r.errors.map((l) => `${file}: ${l}`));
   return r.spec;
 }
 
 export function loadSpec(file: string): Spec {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    const why =
-      code === 'ENOENT'
-        ? 'no such file; pass the path of your spec (default ./hbgen.json) or create one with `hbgen init`'
-        : code === 'EISDIR'
-          ? 'is a folder, not a spec file; pass the path of the JSON spec'
-          : code === 'EACCES'
-            ? 'permission denied; make the file readable'
-            : `cannot be read (${code ?? (e as Error).message})`;
-    throw new UserError([`${file}: ${why}`]);
-  }
-  return parseSpecText(text, file);
+  return parseSpecText(decodeSpec(readSpecBytes(file), file), file);
 }

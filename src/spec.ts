@@ -33,6 +33,25 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 const CONTROL_BUT_NEWLINE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
 // A lone surrogate cannot be encoded as UTF-8; systemd ignores a non-UTF-8 assignment.
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+// Unicode's 66 non-characters (U+FDD0–U+FDEF and the last two code points of every plane)
+// are valid UTF-8 but not text: systemd calls a unit line holding one "not UTF-8 clean"
+// and ignores it (the ExecStart is dropped), and XML readers refuse U+FFFE and U+FFFF in
+// a plist. Refused in every string so that a spec renders for every scheduler.
+const NON_CHARACTER = new RegExp(
+  `[\\u{FDD0}-\\u{FDEF}${Array.from({ length: 17 }, (_, p) => `\\u{${(p * 0x10000 + 0xfffe).toString(16)}}\\u{${(p * 0x10000 + 0xffff).toString(16)}}`).join('')}]`,
+  'u',
+);
+
+/** Why a string cannot be carried by every target, or undefined. */
+function unicodeProblem(v: string): string | undefined {
+  if (LONE_SURROGATE.test(v)) return 'is not valid Unicode; remove the broken character';
+  const m = NON_CHARACTER.exec(v);
+  if (m) {
+    const cp = m[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+    return `contains the Unicode non-character U+${cp}, which scheduler files cannot carry (systemd drops the line); remove it`;
+  }
+  return undefined;
+}
 
 function text(what: string, allowNewline = false) {
   return z.string({ error: (i) => (i.input === undefined ? `required: ${what}` : `must be a string (${what})`) }).check((ctx) => {
@@ -45,8 +64,9 @@ function text(what: string, allowNewline = false) {
           ? 'contains a control character other than newline; remove it'
           : 'contains a control character (newline, tab, …); remove it',
       });
-    } else if (LONE_SURROGATE.test(v)) {
-      ctx.issues.push({ code: 'custom', input: v, message: 'is not valid Unicode; remove the broken character' });
+    } else {
+      const why = unicodeProblem(v);
+      if (why) ctx.issues.push({ code: 'custom', input: v, message: why });
     }
   });
 }
@@ -221,9 +241,82 @@ const stateDir = text('the state folder').check((ctx) => {
   }
 });
 
+// How big the agent's command line may get. The wrapper passes the prompt and its context
+// block (wake number, times, window, HEART.md state, claim.sh, model tiers) as ONE
+// argument, and starts the agent as `timeout … env -i ENV… bin ARGS… PROMPT` from a shell
+// whose own environment is ENV again. Linux refuses any one argument over 128 KiB
+// (MAX_ARG_STRLEN) and macOS refuses more than 256 KiB of arguments and environment
+// together (ARG_MAX); past either, every wake fails "Argument list too long". hbgen stays
+// well under both, so that the scheduler's own environment and the host never matter.
+export const COMMAND_LINE = {
+  /** The prompt plus its context block, one argument. */
+  argBytes: 64 * 1024,
+  /** What the context block's own text and run-time values may take (the spec's models and claim path count on top). */
+  contextBytes: 1024,
+  /** Everything the exec carries: the environment (twice), bin, args, prompt and context, gate, repo. */
+  totalBytes: 96 * 1024,
+  /** The wrapper's own words: /usr/bin/env -i, timeout -k, nice, HBGEN_* variables, the preset's flags. */
+  wrapperBytes: 1024,
+} as const;
+
+const bytes = (v: string) => Buffer.byteLength(v, 'utf8') + 1; // with the terminating NUL
+const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
+
+/** The parts of the agent's exec, in bytes, by spec field; undefined while a part has the wrong form. */
+function commandLineParts(s: Record<string, any>): [string, number][] | undefined {
+  if (typeof s !== 'object' || s === null) return undefined;
+  const a = typeof s.agent === 'object' && s.agent !== null ? s.agent : {};
+  const env: unknown = s.env;
+  const models: unknown = a.models ?? {};
+  if (typeof a.prompt !== 'string' || typeof a.bin !== 'string' || typeof s.repo !== 'string') return undefined;
+  if (typeof env !== 'object' || env === null || typeof models !== 'object' || models === null) return undefined;
+  const envEntries = Object.entries(env);
+  const modelEntries = Object.entries(models);
+  if (![...envEntries, ...modelEntries].every(([, v]) => typeof v === 'string')) return undefined;
+  if (!strings(a.args ?? []) || !strings(s.gate ?? []) || !['undefined', 'string'].includes(typeof a.model)) return undefined;
+  const shared = s.shared === true ? bytes(s.repo) + bytes(typeof s.stateDir === 'string' ? s.stateDir : '.agent-platform') : 0;
+  return [
+    // The wrapper's shell carries the environment while it starts `env -i ENV… bin`.
+    ['env', 2 * envEntries.reduce((n, [k, v]) => n + bytes(`${k}=${v}`), 0)],
+    ['agent.prompt', bytes(a.prompt) + COMMAND_LINE.contextBytes],
+    ['agent.models', modelEntries.reduce((n, [k, v]) => n + bytes(`${k}=${v}`), 0)],
+    ['agent.args', (a.args ?? []).reduce((n: number, x: string) => n + bytes(x), 0)],
+    ['gate', (s.gate ?? []).reduce((n: number, x: string) => n + bytes(x), 0)],
+    ['agent.bin', bytes(a.bin)],
+    ['agent.model', a.model === undefined ? 0 : bytes(a.model)],
+    ['repo', bytes(s.repo) + shared],
+    ['(wrapper)', COMMAND_LINE.wrapperBytes],
+  ];
+}
+
+/** The agent's command line must fit every host: see COMMAND_LINE. */
+function commandLineIssues(s: Record<string, any>, ctx: z.RefinementCtx): void {
+  const parts = commandLineParts(s);
+  if (!parts) return;
+  const prompt = Buffer.byteLength(s.agent.prompt, 'utf8');
+  const maxPrompt = COMMAND_LINE.argBytes - COMMAND_LINE.contextBytes;
+  if (prompt > maxPrompt) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['agent', 'prompt'],
+      message: `is ${prompt} bytes; the prompt and its context block become one argument, which hbgen keeps within 64 KiB (Linux refuses one over 128 KiB), so shorten it to at most ${maxPrompt} bytes, e.g. by moving standing instructions into HEART.md`,
+    });
+  }
+  const total = parts.reduce((n, [, b]) => n + b, 0);
+  const [field, size] = parts.filter(([f]) => f !== '(wrapper)').sort((x, y) => y[1] - x[1])[0]!;
+  // An over-long prompt is already reported above, with its own fix.
+  if (total > COMMAND_LINE.totalBytes && !(field === 'agent.prompt' && prompt > maxPrompt)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: field.split('.'),
+      message: `the agent's command line would take ${total} bytes, over the 96 KiB (${COMMAND_LINE.totalBytes} bytes) hbgen allows for arguments and environment together (macOS refuses more than 256 KiB); this field is the largest part (${size} bytes${field === 'env' ? ', counted twice since the wrapper\'s shell carries it too' : ''}), so shorten it`,
+    });
+  }
+}
+
 export const SpecSchema = z
   .strictObject({
-    $schema: z.string().optional(),
+    $schema: text('the path or URL of the JSON Schema').optional(),
     version: z.literal(1, { error: (i) => (i.input === undefined ? 'required: 1, the spec format version' : `must be 1, got ${JSON.stringify(i.input)}`) }),
     name: z
       .string({ error: (i) => (i.input === undefined ? 'required: a short name such as "docs"' : 'must be a string') })
@@ -280,6 +373,7 @@ export const SpecSchema = z
     if (Array.isArray(s.gate) && typeof s.gate[0] === 'string' && !s.gate[0].startsWith('/')) {
       ctx.addIssue({ code: 'custom', path: ['gate', 0], message: `must be an absolute path to the gate program, got "${s.gate[0]}"` });
     }
+    commandLineIssues(s, ctx);
   }, { when: () => true });
 
 export type SpecInput = z.input<typeof SpecSchema>;
@@ -295,7 +389,8 @@ export interface Spec extends Omit<Parsed, 'killAfter' | 'stateDir' | 'lock' | '
   shared: boolean;
 }
 
-function formatPath(path: readonly PropertyKey[]): string {
+/** A field's path the way every message names it: `schedule.hours.start`, `gate[0]`. */
+export function formatPath(path: readonly PropertyKey[]): string {
   let out = '';
   for (const p of path) {
     if (typeof p === 'number') out += `[${p}]`;

@@ -1,5 +1,5 @@
 // The command line as a user meets it: the built CLI run as a child process.
-import { chmodSync, mkdtempSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync, copyFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, copyFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -98,6 +98,17 @@ test('render --out onto a file is refused without writing', () => {
   assert.match(r.stderr, /exists and is not a folder; choose another --out\n$/);
 });
 
+test('render --out with an empty value is a usage error naming --out, and writes nothing', () => {
+  // Today's render wrote the tree into the working folder.
+  for (const args of [['--out', ''], ['--out='], ['--out']]) {
+    const r = hbgen(['render', join(ROOT, EXAMPLE), ...args], { cwd: tmp });
+    assert.is(r.code, 2, args.join(' '));
+    assert.is(r.stdout, '');
+    assert.is(r.stderr, 'hbgen: --out: needs a folder, got an empty value; pass --out DIR, or leave it out to print the files; see hbgen --help\n');
+    assert.equal(readdirSync(tmp), [], 'nothing written into the working folder');
+  }
+});
+
 test('check: identical → 0; changed, mode, extra and missing files → 1 with a diff', () => {
   const out = join(tmp, 'tree');
   assert.is(hbgen(['render', EXAMPLE, '--out', out]).code, 0);
@@ -176,6 +187,8 @@ test('the fast path and the full yargs command line give the same results', () =
     [['check', 'fixtures/specs/cron.json', out]],
     [['render', 'fixtures/invalid/many.json']],
     [['render'], tmp],
+    [['render', join(ROOT, EXAMPLE), '--out', ''], tmp],
+    [['render', join(ROOT, EXAMPLE), '--out'], tmp],
   ];
   for (const [args, cwd] of forms) {
     const viaFast = hbgen(args, { cwd });

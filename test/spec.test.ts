@@ -1,12 +1,15 @@
 // The spec's rules, one by one, through validateSpec.
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { jsonSchema } from '../src/schema.ts';
 import { SCHEDULERS, SCHEDULER_IDS } from '../src/schedulers.ts';
-import { isMeteredKey, validateSpec } from '../src/spec.ts';
+import { COMMAND_LINE, isMeteredKey, type Spec, validateSpec } from '../src/spec.ts';
 import { ROOT } from './helpers/cli.ts';
+import { renderNow } from './helpers/render.ts';
+import { plistOracles, sdVerify, tmp } from './helpers/tools.ts';
 
 const base = () => JSON.parse(readFileSync(join(ROOT, 'fixtures/specs/example.json'), 'utf8'));
 const errorsOf = (mut: (s: any) => void) => {
@@ -125,6 +128,110 @@ test('control characters: refused everywhere, a newline allowed only in the prom
   fails((s) => (s.env.LANG = 'x\u0085'), /^env\.LANG: contains a control character/);
   fails((s) => (s.agent.model = 'x\u001b[31m'), /^agent\.model: contains a control character/);
   fails((s) => (s.agent.prompt = 'broken \ud800 surrogate'), 'agent.prompt: is not valid Unicode; remove the broken character');
+});
+
+// ------------------------------------------------------------------ Unicode non-characters
+
+const NON_CHARACTERS = [0xfdd0, 0xfdef, 0xfffe, 0xffff, 0x1fffe, 0x5ffff, 0x10fffe, 0x10ffff];
+
+test('non-characters: refused in every string of the spec, naming the field and the code point', () => {
+  for (const cp of NON_CHARACTERS) {
+    const c = String.fromCodePoint(cp);
+    const hex = cp.toString(16).toUpperCase();
+    const msg = (field: string) => `${field}: contains the Unicode non-character U+${hex}, which scheduler files cannot carry (systemd drops the line); remove it`;
+    fails((s) => (s.repo = `/home/ada/d${c}cs`), msg('repo'));
+    fails((s) => (s.agent.bin = `/opt/${c}/claude`), msg('agent.bin'));
+    fails((s) => (s.agent.args = ['-p', `x${c}`]), msg('agent.args[1]'));
+    fails((s) => (s.agent.prompt = `do ${c} this`), msg('agent.prompt'));
+    fails((s) => (s.agent.model = `m${c}`), msg('agent.model'));
+    fails((s) => (s.agent.models = { fast: `h${c}` }), msg('agent.models.fast'));
+    fails((s) => (s.env.LANG = `x${c}`), msg('env.LANG'));
+    fails((s) => (s.env.HOME = `/home/${c}`), msg('env.HOME'));
+    fails((s) => (s.stateDir = `st${c}`), msg('stateDir'));
+    fails((s) => (s.gate = ['/usr/bin/test', c]), msg('gate[1]'));
+    fails((s) => (s.$schema = `../schema${c}.json`), msg('$schema'));
+  }
+  // Their neighbours are ordinary characters, and U+FEFF inside a string is one too.
+  for (const cp of [0xfdcf, 0xfdf0, 0xfffd, 0xfeff, 0x1fffd, 0x10fffd]) {
+    ok((s) => ((s.repo = `/home/ada/d${String.fromCodePoint(cp)}cs`), (s.agent.prompt = String.fromCodePoint(cp))));
+  }
+});
+
+test('non-characters: systemd drops the ExecStart line and XML readers refuse U+FFFE in a plist', () => {
+  // The real consumers, with what the renderers make of such a path when validation is
+  // bypassed. U+FFFD in the same place is the control: both accept it.
+  const dir = tmp('hbgen-nonchar');
+  const valid = validateSpec({ ...base(), repo: '/home/ada/d\ufffdcs' }).spec!;
+  const units = (spec: Spec, sub: string) => {
+    mkdirSync(join(dir, sub));
+    chmodSync(join(dir, sub), 0o755);
+    return renderNow(spec).files.filter((f) => f.path.startsWith('host/')).map((f) => {
+      const file = join(dir, sub, f.path.slice(5));
+      writeFileSync(file, f.content, { mode: 0o644 });
+      return file;
+    });
+  };
+  assert.is(sdVerify(units(valid, 'control')), '', 'control: systemd accepts U+FFFD');
+  for (const cp of [0xfdd0, 0xfffe, 0x10ffff]) {
+    const out = sdVerify(units({ ...valid, repo: `/home/ada/d${String.fromCodePoint(cp)}cs` }, `u${cp.toString(16)}`));
+    assert.match(out, /String is not UTF-8 clean, ignoring assignment: ExecStart=/, `U+${cp.toString(16)}`);
+  }
+  const plist = renderNow(valid, { scheduler: 'launchd' }).files.find((f) => f.path.endsWith('.plist'))!;
+  const files = ['\ufffd', '\ufffe', '\uffff'].map((c, i) => {
+    const file = join(dir, `p${i}.plist`);
+    writeFileSync(file, plist.content.replaceAll('\ufffd', c));
+    return file;
+  });
+  const [control, fffe, ffff] = plistOracles(files);
+  assert.not.ok(control!.error, control!.error);
+  assert.match(fffe!.error ?? '', /plistlib\(xml\): ExpatError: not well-formed \(invalid token\)/);
+  assert.match(ffff!.error ?? '', /plistlib\(xml\): ExpatError: not well-formed \(invalid token\)/);
+});
+
+// ------------------------------------------------------------------ the agent's command line
+
+/** Run the agent's exec the way the wrapper does (timeout … env -i ENV… bin ARGS… PROMPT, from a shell whose environment is ENV), with `sh -c 'exit 0'` as the agent. */
+function execAsWrapper(spec: Spec): { status: number | null; error?: string } {
+  const env = Object.entries(spec.env).map(([k, v]) => `${k}=${v}`);
+  const context = `\n\n---\nhbgen wake 1 of ${spec.name}\n`.padEnd(COMMAND_LINE.contextBytes, 'c');
+  const argv = ['-k', spec.killAfter.slice(0, -1), '60', '/usr/bin/env', '-i', ...env, `HBGEN_NAME=${spec.name}`, `HBGEN_REPO=${spec.repo}`, 'HBGEN_WAKE=1', 'HBGEN_DEADLINE=2000000000', '/bin/sh', '-c', 'exit 0', ...spec.agent.args, spec.agent.prompt + context];
+  const r = spawnSync('timeout', argv, { env: { ...spec.env, LC_ALL: 'C.UTF-8', HBGEN_REEXEC: '1' } });
+  return { status: r.status, error: (r.error as NodeJS.ErrnoException | undefined)?.code };
+}
+
+test('the prompt: at most 64 KiB with its context block; the longest accepted prompt execs', () => {
+  const max = COMMAND_LINE.argBytes - COMMAND_LINE.contextBytes;
+  const at = validateSpec({ ...base(), agent: { ...base().agent, prompt: 'é'.repeat(max / 2) } });
+  assert.ok(at.spec, at.errors?.join('\n'));
+  assert.equal(execAsWrapper(at.spec!), { status: 0, error: undefined });
+  fails((s) => (s.agent.prompt = `${'é'.repeat(max / 2)}x`), `agent.prompt: is ${max + 1} bytes; the prompt and its context block become one argument, which hbgen keeps within 64 KiB (Linux refuses one over 128 KiB), so shorten it to at most ${max} bytes, e.g. by moving standing instructions into HEART.md`);
+  // What the rule prevents: the prompt of the report fails every exec (here before the
+  // agent, at the kernel), and it is refused with that one line.
+  const big = { ...at.spec!, agent: { ...at.spec!.agent, prompt: 'p'.repeat(140000) } };
+  assert.equal(execAsWrapper(big), { status: null, error: 'E2BIG' });
+  assert.equal(errorsOf((s) => (s.agent.prompt = 'p'.repeat(140000))), [`agent.prompt: is 140000 bytes; the prompt and its context block become one argument, which hbgen keeps within 64 KiB (Linux refuses one over 128 KiB), so shorten it to at most ${max} bytes, e.g. by moving standing instructions into HEART.md`]);
+});
+
+test('the whole command line: at most 96 KiB, env counted twice; the largest accepted one execs', () => {
+  const max = COMMAND_LINE.argBytes - COMMAND_LINE.contextBytes;
+  const withBig = (n: number) => validateSpec({ ...base(), agent: { ...base().agent, prompt: 'p'.repeat(max) }, env: { ...base().env, BIG: 'b'.repeat(n) } });
+  // The largest BIG that passes, found by bisection: one byte more is refused.
+  let lo = 0;
+  let hi = COMMAND_LINE.totalBytes;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (withBig(mid).spec) lo = mid;
+    else hi = mid;
+  }
+  assert.ok(lo > 10000, `room for the environment: ${lo}`);
+  assert.equal(execAsWrapper(withBig(lo).spec!), { status: 0, error: undefined });
+  const over = withBig(lo + 1).errors ?? [];
+  assert.is(over.length, 1, over.join('\n'));
+  // The prompt (with its context block) is the largest part here, so the line names it.
+  assert.match(over[0]!, /^agent\.prompt: the agent's command line would take 9830[56] bytes, over the 96 KiB \(98304 bytes\) hbgen allows for arguments and environment together \(macOS refuses more than 256 KiB\); this field is the largest part \(65537 bytes\), so shorten it$/);
+  fails((s) => (s.env.BIG = 'b'.repeat(50000)), /^env: the agent's command line would take \d+ bytes, over the 96 KiB \(98304 bytes\) hbgen allows for arguments and environment together \(macOS refuses more than 256 KiB\); this field is the largest part \(1\d{5} bytes, counted twice since the wrapper's shell carries it too\), so shorten it$/);
+  fails((s) => (s.agent.args = ['a'.repeat(50000), 'b'.repeat(50000)]), /^agent\.args: the agent's command line would take \d+ bytes, over the 96 KiB/);
+  fails((s) => (s.agent.models = { fast: 'm'.repeat(99000) }), /^agent\.models: the agent's command line would take/);
 });
 
 test('hostile but printable strings are accepted', () => {

@@ -5,6 +5,9 @@ import { renderSpec } from '../pipeline.ts';
 import type { SchedulerId } from '../schedulers.ts';
 
 export async function renderCmd(argv: { spec: string; out?: string; scheduler?: SchedulerId }): Promise<void> {
+  // An empty --out (`--out ''`, or `--out` with no value) would write into the working
+  // folder; the fast path leaves it to yargs, so both reach this one check.
+  if (argv.out === '') throw new UserError(['--out: needs a folder, got an empty value; pass --out DIR, or leave it out to print the files; see hbgen --help'], 2);
   const spec = loadSpec(argv.spec);
   const r = await renderSpec(spec, { scheduler: argv.scheduler });
   if (r.errors.length) throw new UserError(r.errors.map((l) => `${argv.spec}: ${l}`));
