@@ -176,7 +176,8 @@ function intendedState(p: InstallPlan, io: HostIO): State {
     stateDir: p.names.stateDir,
     files: p.stateFiles.map(record),
     hostFiles: pre.hostFiles.map(record),
-    createdDirs: [...new Set([...(prev?.createdDirs ?? []).filter((d) => lstatOrNull(d)), ...hostDirs])],
+    // Only folders hbgen creates for this name are carried over: state.json may name any.
+    createdDirs: [...new Set([...(prev?.createdDirs ?? []).filter((d) => lstatOrNull(d) && p.backend.hostPaths(p.ctx).dirs.includes(d)), ...hostDirs])],
     bin: facts.bin,
     harness: spec.agent.harness,
     permissionMode: permissionMode(spec.agent),

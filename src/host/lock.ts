@@ -7,8 +7,8 @@
 // taken over at once, with a note, when its PID is not running, when that PID is not the
 // hbgen that took it (another command line, recorded next to the owner record, or a
 // process that started after the lock was taken: the PID was reused), or when it is older
-// than any operation can take (OP_LOCK_MAX_S).
-import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+// than any operation can take (OP_LOCK_MAX_S: its holder refreshes it while it runs).
+import { mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { posix } from 'node:path';
 import { UserError } from '../errors.ts';
 import { formatLockOwner, parseLockOwner, sleep } from '../formats.ts';
@@ -40,14 +40,14 @@ export function pidRunning(pid: number): boolean {
 }
 
 /**
- * The longest an install, stop or resume holds the lock, with a wide margin: the install
- * check (two wrapper runs of about 2 s), launchd's bootout polls (10 s each, twice), and
- * stop's wait for a running heartbeat, killAfter + 2 s, where killAfter is below the
- * interval and the interval at most a day; hbgen asks its one question before it takes
- * the lock, so a person's slowness never counts. A stop of a spec with killAfter over
- * 8 minutes is the one case that can come close: its wait ends in KILL at killAfter + 2 s.
+ * A lock not refreshed for this long is left over. The holder refreshes it (the owner
+ * file's mtime) every OP_LOCK_REFRESH_MS while it runs, so no operation, however long
+ * (stop waits killAfter + 2 s for a running heartbeat), comes near it; an hbgen killed
+ * mid-operation stops refreshing, and ten minutes later its lock is taken over. Ten
+ * minutes, not one: a machine suspended mid-operation resumes with a lock that looks old.
  */
 export const OP_LOCK_MAX_S = 600;
+const OP_LOCK_REFRESH_MS = 30_000;
 
 /** The command line of this process, as processInfo reads other processes' (kept in the lock). */
 async function ownCommand(io: HostIO): Promise<string> {
@@ -69,9 +69,10 @@ async function leftOver(io: HostIO, dir: string): Promise<string | null> {
   const ageMs = Date.now() - (statSync(dir, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
   // No owner a minute after mkdir: the process died between mkdir and the write.
   if (!o) return owner === '' && ageMs <= 60_000 ? null : `it has no owner record and is ${Math.round(ageMs / 1000)} s old`;
-  const age = Math.floor(io.now().getTime() / 1000) - o.epoch;
+  const touched = statSync(posix.join(dir, 'owner'), { throwIfNoEntry: false })?.mtimeMs ?? 0;
+  const age = Math.floor(io.now().getTime() / 1000) - Math.max(o.epoch, Math.floor(touched / 1000));
   if (!pidAlive(o.pid)) return `its PID ${o.pid} is not running`;
-  if (age > OP_LOCK_MAX_S) return `it was taken ${age} s ago, longer than any hbgen operation takes (${OP_LOCK_MAX_S} s)`;
+  if (age > OP_LOCK_MAX_S) return `its holder has not refreshed it for ${age} s, longer than any running hbgen lets pass (${OP_LOCK_MAX_S} s)`;
   const p = await processInfo(io, o.pid);
   if (!p) return null; // alive but not readable (another user's process): wait for it
   const cmd = readText(posix.join(dir, 'command'));
@@ -89,9 +90,20 @@ export async function acquireOpLock(io: HostIO, waitMs = 20_000): Promise<OpLock
     try {
       mkdirSync(dir, { mode: 0o700 });
       writeFileSync(posix.join(dir, 'command'), `${command}\n`, { mode: 0o600 });
-      writeFileSync(posix.join(dir, 'owner'), `${token}\n`, { mode: 0o600 });
+      const owner = posix.join(dir, 'owner');
+      writeFileSync(owner, `${token}\n`, { mode: 0o600 });
+      const refresh = setInterval(() => {
+        try {
+          const t = new Date();
+          utimesSync(owner, t, t);
+        } catch {
+          // taken over or removed: release() will find that out
+        }
+      }, OP_LOCK_REFRESH_MS);
+      refresh.unref();
       return {
         release() {
+          clearInterval(refresh);
           try {
             if (readFileSync(posix.join(dir, 'owner'), 'utf8').trim() === token) rmSync(dir, { recursive: true, force: true });
           } catch {
