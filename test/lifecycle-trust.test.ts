@@ -160,6 +160,22 @@ test('item 2: a unit state.json records under another name is not removed; the d
   stub.remove();
 });
 
+test('item 2: resume refuses a state.json that records another spec name or state folder than the spec file', async () => {
+  const { h, stub } = isolated('systemd-user');
+  assert.is((await hb(h, 'install', { yes: true })).code, 0);
+  assert.is((await hb(h, 'stop')).code, 0);
+  const sp = join(stateDir(h), 'state.json');
+  const s = JSON.parse(readFileSync(sp, 'utf8'));
+  s.name = 'evil';
+  s.spec.name = 'evil';
+  writeFileSync(sp, JSON.stringify(s));
+  const r = await hb(h, 'resume', { yes: true });
+  assert.is(r.code, 1);
+  assert.match(r.err, /state\.json: it records another name than .*hbgen\.json, so resume will not trust it; install from the spec file/);
+  assert.not.ok(existsSync(join(unitDir(h), 'hbgen-evil.service')) || existsSync(join(unitDir(h), 'hbgen-docs.service')));
+  stub.remove();
+});
+
 // ------------------------------------------------------------------ item 11
 
 test('item 11: the state folder gone (git clean -fdx), systemd: status names the live timer (exit 1), stop removes it and says so', async () => {

@@ -29,10 +29,16 @@ export function trustedSpec(s: State | null, fileSpec: Spec): { spec: Spec; note
   if (!s) return { spec: fileSpec, notes: [] };
   const v = validateSpec(s.spec);
   if (!v.spec) return { spec: fileSpec, notes: [`state.json records a spec this hbgen cannot read (${v.errors[0]}); ignored`] };
-  const differs = (['name', 'repo', 'stateDir'] as const).filter((k) => v.spec[k] !== fileSpec[k]);
-  if (s.name !== fileSpec.name && !differs.includes('name')) differs.unshift('name');
+  const differs = identityDiffers(s, v.spec, fileSpec);
   if (differs.length === 0) return { spec: v.spec, notes: [] };
   return { spec: fileSpec, notes: [`state.json records another ${differs.join(', ')} than the spec file; ignored: hbgen goes by the spec file`] };
+}
+
+/** Which of name, repo and state folder the recorded spec has other than the spec file. */
+export function identityDiffers(s: State, recorded: Spec, fileSpec: Spec): string[] {
+  const differs: string[] = (['name', 'repo', 'stateDir'] as const).filter((k) => recorded[k] !== fileSpec[k]);
+  if (s.name !== fileSpec.name && !differs.includes('name')) differs.unshift('name');
+  return differs;
 }
 
 /** The schedulers to look in: the spec file's first, then every other whose tools are on PATH. */

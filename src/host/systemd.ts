@@ -89,6 +89,35 @@ function shadows(c: Ctx): string[] {
   return out;
 }
 
+/** The other hbgen timers in the unit folder. */
+function otherTimers(c: Ctx): string[] {
+  try {
+    return readdirSync(unitDir(c)).filter((f) => /^hbgen-.+\.timer$/.test(f) && f !== c.names.timer);
+  } catch {
+    return [];
+  }
+}
+
+/** The two derived unit files before stop: this install's (to remove), changed (refused), or left alone. */
+function unitFiles(c: Ctx, s: State | null): { files: string[]; refusals: string[]; notes: string[]; foreign: boolean } {
+  const out = { files: [] as string[], refusals: [] as string[], notes: [] as string[], foreign: false };
+  const rec = (path: string) => s?.hostFiles.find((r) => r.path === path);
+  const [svcPath, timerPath] = systemd.hostPaths(c).files as [string, string];
+  const svc = derivedFileState(svcPath, rec(svcPath), c, systemdArg(c.names.wrapper));
+  // The timer names no wrapper, only the service: it is this install's when the service is.
+  let timer = derivedFileState(timerPath, rec(timerPath), c, `Unit=${c.names.service}`);
+  if (timer === 'ours' && !rec(timerPath) && (svc === 'other' || svc === 'not-hbgen')) timer = 'other';
+  for (const [path, st] of [[svcPath, svc], [timerPath, timer]] as const) {
+    if (st === 'ours') out.files.push(path);
+    else if (st === 'changed') out.refusals.push(changedRefusal(path));
+    else if (st !== 'missing') {
+      out.foreign = true;
+      out.notes.push(leftAlone(path, st, c.spec.name));
+    }
+  }
+  return out;
+}
+
 export const systemd: Backend<SystemdData> = {
   async preflight(c) {
     const refusals: string[] = [];
@@ -196,24 +225,7 @@ export const systemd: Backend<SystemdData> = {
 
   async planStop(c, s: State | null): Promise<StopPlan> {
     const absent = `systemd holds no ${c.names.timer} (already removed)`;
-    const refusals: string[] = [];
-    const notes: string[] = [];
-    const files: string[] = [];
-    let foreign = false;
-    const rec = (path: string) => s?.hostFiles.find((r) => r.path === path);
-    const [svcPath, timerPath] = systemd.hostPaths(c).files as [string, string];
-    const svc = derivedFileState(svcPath, rec(svcPath), c, systemdArg(c.names.wrapper));
-    // The timer names no wrapper, only the service: it is this install's when the service is.
-    let timer = derivedFileState(timerPath, rec(timerPath), c, `Unit=${c.names.service}`);
-    if (timer === 'ours' && !rec(timerPath) && (svc === 'other' || svc === 'not-hbgen')) timer = 'other';
-    for (const [path, st] of [[svcPath, svc], [timerPath, timer]] as const) {
-      if (st === 'ours') files.push(path);
-      else if (st === 'changed') refusals.push(changedRefusal(path));
-      else if (st !== 'missing') {
-        foreign = true;
-        notes.push(leftAlone(path, st, c.spec.name));
-      }
-    }
+    const { files, refusals, notes, foreign } = unitFiles(c, s);
     const b = await bus(c);
     if (b.code !== 0) {
       // Without state.json a missing bus only means hbgen cannot look: say so, refuse nothing.
@@ -225,15 +237,8 @@ export const systemd: Backend<SystemdData> = {
     const timerKnown = reachable && ['enabled', 'enabled-runtime', 'linked'].includes((await sc(c, 'is-enabled', c.names.timer)).stdout.trim());
     const timerActive = reachable && (await sc(c, 'is-active', c.names.timer)).stdout.trim() === 'active';
     const serviceActive = reachable && ['active', 'activating', 'deactivating', 'reloading'].includes((await sc(c, 'is-active', c.names.service)).stdout.trim());
-    const others = (() => {
-      try {
-        return readdirSync(unitDir(c)).filter((f) => /^hbgen-.+\.timer$/.test(f) && f !== c.names.timer);
-      } catch {
-        return [];
-      }
-    })();
     // Lingering goes off again only when install turned it on and no other hbgen timer needs it.
-    const dropLinger = s?.systemd?.lingerEnabledByHbgen === true && others.length === 0;
+    const dropLinger = s?.systemd?.lingerEnabledByHbgen === true && otherTimers(c).length === 0;
     const found = [...files];
     if (timerKnown || timerActive) found.push(`${c.names.timer} (${[timerKnown ? 'enabled' : '', timerActive ? 'active' : ''].filter(Boolean).join(' and ')})`);
     if (serviceActive) found.push(`${c.names.service} (running)`);
