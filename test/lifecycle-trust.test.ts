@@ -93,6 +93,10 @@ test('item 1: a process with the wrapper\'s command line is the owner only if it
     ownerFile(h, w.pid!, nowS());
     let lk = await lockInfo(io, h.spec, n, source);
     assert.ok(lk.held && !lk.stale, `${source}: held by the wrapper that took it: ${lk.detail}`);
+    // Seen 1000 s later: still held (never taken over by age alone), but overdue.
+    const late = await lockInfo(hostIO(h, () => new Date(Date.now() + 1_000_000)), h.spec, n, source);
+    assert.ok(late.held && !late.stale && late.overdue, `${source}: ${late.detail}`);
+    assert.match(late.detail, /longer than timeout \+ killAfter \(630 s\)/);
     // The same PID named in a lock taken an hour before that process started: reused.
     ownerFile(h, w.pid!, nowS() - 3600);
     lk = await lockInfo(io, h.spec, n, source);

@@ -153,6 +153,7 @@ async function schedulerAudit(spec: Spec, n: Names, s: State, io: HostIO, f: Fin
 async function lockAndLastOutcome(spec: Spec, n: Names, s: State, io: HostIO, f: Findings): Promise<void> {
   const lk = await lockInfo(io, spec, n);
   if (lk.stale) f.problems.push(`stale lock: ${lk.detail}; \`hbgen stop\` clears it (the next wake would also take it over)`);
+  else if (lk.overdue) f.problems.push(`overdue: a heartbeat of this install is still running (${lk.detail}); \`hbgen stop\` ends it`);
   else if (lk.held) f.info.push(`a heartbeat is running now (${lk.detail})`);
   const last = lastOutcome(n.log, s.name);
   if (!last) {
