@@ -218,13 +218,6 @@ export async function pollUntil(cond: () => Promise<boolean>, ms: number): Promi
   }
 }
 
-/** A recorded host file before removal: gone already, ours (hash matches), or changed. */
-export function recordedFileState(r: FileRecord): 'missing' | 'ours' | 'changed' {
-  const b = readOrNull(r.path);
-  if (b === null) return 'missing';
-  return sha256(b) === r.sha256 ? 'ours' : 'changed';
-}
-
 /** A stop plan that found nothing and will do nothing. */
 export function nothingToStop(absent: string, notes: string[] = [], refusals: string[] = []): StopPlan {
   return { refusals, found: [], notes, absent, run: async () => {} };
