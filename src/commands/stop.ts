@@ -47,8 +47,8 @@ export async function stop(argv: { spec: string }, io: HostIO): Promise<number> 
       return 0;
     }
     line(io, `hbgen stop: "${fileSpec.name}" (${found.length ? found.map((l) => l.id).join(', ') : (s?.scheduler ?? scheduler)})`);
-    if (!s) say(`${lostStateText(n)}; removing what the scheduler still runs for "${fileSpec.name}", found by its name`);
-    else if (s.status === 'stopped') say('state.json says stopped, but the scheduler still runs this spec\'s entry');
+    if (found.length && !s) say(`${lostStateText(n)}; removing what the scheduler still runs for "${fileSpec.name}", found by its name`);
+    else if (found.length && s?.status === 'stopped') say('state.json says stopped, but the scheduler still runs this spec\'s entry');
     for (const l of [...notes, ...(s ? untrustedRecords(s, fileSpec.name, n, await allHostPaths(ctx), looks) : []), ...looks.flatMap((x) => x.plan.notes)]) say(l);
     await removeEntries(looks, s, say);
     for (const l of await endHeartbeats(io, spec, running, all)) say(l);
