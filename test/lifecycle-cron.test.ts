@@ -5,7 +5,7 @@
 //   sets that user's table with `crontab -u`.
 // - A recording STAND-IN crontab (test/helpers/crontab.ts) first on PATH, in-process as
 //   root, for failures the real one cannot be made to show.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -146,6 +146,22 @@ real('real crontab, stand-in wrapper: a failing smoke test restores the table by
     assert.equal(tree(h.home), homeBefore);
     assert.not.ok(existsSync(names(h.spec).stateDir), 'the state folder install created is gone');
   }
+});
+
+real('item 11, real crontab: the state folder gone (git clean -fdx), status names the live block (exit 1), stop removes only it', () => {
+  const h = host();
+  U.set(B('0 5 * * * mine\n'));
+  assert.is(U.run(h, 'install', { yes: true }).code, 0);
+  rmSync(names(h.spec).stateDir, { recursive: true });
+  const st = U.run(h, 'status');
+  assert.is(st.code, 1);
+  assert.match(st.out, /problem {2}the state folder is gone; the scheduler still runs the crontab block "docs" \(lines 1–\d+ of your crontab\); `hbgen stop` removes it/);
+  const r = U.run(h, 'stop');
+  assert.is(r.code, 0, r.err);
+  assert.match(r.out, /the state folder is gone; removing what the scheduler still runs for "docs", found by its name\n {2}removed hbgen's block "docs" from your crontab/);
+  same(U.table(), B('0 5 * * * mine\n'), 'the user line kept, the block gone');
+  assert.match(U.run(h, 'stop').out, /nothing to stop/);
+  U.set(null);
 });
 
 test('stand-in crontab: `crontab -l` refused (cron.deny) is refused before the question; `crontab -` never runs', async () => {

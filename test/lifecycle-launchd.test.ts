@@ -12,7 +12,8 @@ import { hb, makeHost, rewriteSpec, sha, tree, type Host } from './helpers/lifec
 const LABEL = 'dev.hbgen.docs';
 const uid = process.getuid!();
 const plist = (h: Host) => join(h.home, 'Library/LaunchAgents', `${LABEL}.plist`);
-const changing = (calls: string[]) => calls.filter((c) => !c.startsWith('launchctl print'));
+// Read-only commands, including stop's and status's look at the other schedulers by name.
+const changing = (calls: string[]) => calls.filter((c) => !c.startsWith('launchctl print') && !/^systemctl --user (show|is-enabled|is-active) /.test(c));
 const snapshot = (h: Host) => ({ home: tree(h.home), repo: tree(h.repo), standins: tree(join(h.tools.bin, 'state')) });
 
 test('stand-in launchctl: install creates ~/Library/LaunchAgents (missing on a fresh Mac), writes the plist and bootstraps gui/<uid>', async () => {

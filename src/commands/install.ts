@@ -11,6 +11,7 @@ import { UserError } from '../errors.ts';
 import { shownWord } from '../escape.ts';
 import { Journal, type Backend, type Ctx, type FilePlan, type Preflight, planFile, record, writePlanned } from '../host/backend.ts';
 import { type Facts, hostFacts, permissionMode } from '../host/facts.ts';
+import { identityDiffers } from '../host/found.ts';
 import { lstatOrNull, missingDirs, mkdirs, readOrNull, sha256, writeAtomic } from '../host/fsx.ts';
 import type { HostIO } from '../host/io.ts';
 import { acquireOpLock } from '../host/lock.ts';
@@ -85,6 +86,9 @@ function resolveSpec(argv: InstallArgs, io: HostIO, verb: Verb): { spec: Spec; s
   }
   const v = validateSpec(prev.spec);
   if (v.errors) throw new UserError([`${statePath(stateDir)}: the recorded spec is not valid for this hbgen (${v.errors[0]}); install from the spec file with \`hbgen install ${shownWord(argv.spec)}\``]);
+  // The host entries are named after the spec file's name and folder: a record of another is not this install's.
+  const differs = identityDiffers(prev, v.spec, fileSpec);
+  if (differs.length) throw new UserError([`${statePath(stateDir)}: it records another ${differs.join(', ')} than ${specFile}, so resume will not trust it; install from the spec file with \`hbgen install ${shownWord(argv.spec)}\``]);
   const notes =
     specHash(fileSpec) !== prev.specHash ? [`${specFile} changed since it was installed; resume reinstalls the recorded settings: run \`hbgen install\` to apply the file instead`] : [];
   return { spec: v.spec, specFile, prev, notes };
@@ -176,7 +180,8 @@ function intendedState(p: InstallPlan, io: HostIO): State {
     stateDir: p.names.stateDir,
     files: p.stateFiles.map(record),
     hostFiles: pre.hostFiles.map(record),
-    createdDirs: [...new Set([...(prev?.createdDirs ?? []).filter((d) => lstatOrNull(d)), ...hostDirs])],
+    // Only folders hbgen creates for this name are carried over: state.json may name any.
+    createdDirs: [...new Set([...(prev?.createdDirs ?? []).filter((d) => lstatOrNull(d) && p.backend.hostPaths(p.ctx).dirs.includes(d)), ...hostDirs])],
     bin: facts.bin,
     harness: spec.agent.harness,
     permissionMode: permissionMode(spec.agent),

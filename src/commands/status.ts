@@ -8,13 +8,14 @@ import { checkBin } from '../host/facts.ts';
 import { lstatOrNull, mode4, readOrNull, sha256 } from '../host/fsx.ts';
 import { homeOf, type HostIO } from '../host/io.ts';
 import { lockInfo } from '../host/proc.ts';
-import { type State, readState, specHash, statePath } from '../host/state.ts';
+import { allHostPaths, lookEverywhere, lostStateText, readStateOrNote, trustedSpec, untrustedRecords } from '../host/found.ts';
+import { type State, specHash, statePath } from '../host/state.ts';
 import { toolsPresent } from '../host/tools.ts';
 import { type Names, names } from '../names.ts';
 import { renderSpec } from '../pipeline.ts';
 import { plan } from '../schedule.ts';
-import { SCHEDULERS } from '../schedulers.ts';
-import { type Spec, validateSpec } from '../spec.ts';
+import { SCHEDULER_IDS, SCHEDULERS } from '../schedulers.ts';
+import type { Spec } from '../spec.ts';
 import { line, loadFor } from './common.ts';
 
 /**
@@ -43,26 +44,36 @@ interface Findings {
 
 export async function status(argv: { spec: string }, io: HostIO): Promise<number> {
   const { spec: fileSpec, file } = loadFor(io, argv.spec);
-  const n0 = names(fileSpec);
-  const s = readState(n0.stateDir);
-  if (!s) {
-    line(io, `hbgen status: "${fileSpec.name}" is not installed (no ${statePath(n0.stateDir)}); install it with \`hbgen install\``);
-    return 1;
-  }
-  const spec = validateSpec(s.spec).spec ?? fileSpec;
-  const n = names(spec);
+  // Paths and names come from the spec file, never from state.json (src/host/found.ts).
+  const n = names(fileSpec);
+  const { s, notes: unread } = readStateOrNote(n);
+  const ctx: Ctx = { io, spec: fileSpec, names: n, home: homeOf(io), files: [], prev: s };
+  if (!s) return await lostState(fileSpec, n, ctx, io, unread);
+  const { spec, notes } = trustedSpec(s, fileSpec);
   line(io, `hbgen status: "${s.name}" (${s.scheduler}), ${s.status} at ${s.time}, by hbgen ${s.hbgenVersion}`);
-  if (s.status === 'stopped') {
-    line(io, `  stopped: there is no scheduler entry; \`hbgen resume\` installs it again`);
-    return 1;
-  }
   const f: Findings = { problems: [], info: [] };
+  const looks = await lookEverywhere(ctx, null, fileSpec, s.scheduler);
+  const paths = await allHostPaths(ctx);
+  f.problems.push(...notes, ...untrustedRecords(s, fileSpec.name, n, paths, looks));
+  const elsewhere = looks.filter((l) => l.id !== s.scheduler).flatMap((l) => l.plan.found);
+  for (const e of elsewhere) f.problems.push(`duplicate: the scheduler also runs ${e}, which state.json does not record; \`hbgen stop\` removes it`);
+  if (s.status === 'stopped') {
+    if (f.problems.length === 0) {
+      line(io, `  stopped: there is no scheduler entry; \`hbgen resume\` installs it again`);
+      return 1;
+    }
+    return report(io, f);
+  }
   if (s.status === 'installing') f.problems.push('unfinished: an install did not finish (state.json says installing); run `hbgen install` again, or `hbgen stop` to remove what it wrote');
-  const drifted = recordedDrift(s, f);
+  const drifted = recordedDrift(s, n, paths.files, f);
   await renderDrift(fileSpec, file, s, n, drifted, f);
   binaryCheck(spec, s, io, f);
-  await schedulerAudit(spec, n, s, io, f);
+  if ((SCHEDULER_IDS as readonly string[]).includes(s.scheduler)) await schedulerAudit(spec, n, s, io, f);
   await lockAndLastOutcome(spec, n, s, io, f);
+  return report(io, f);
+}
+
+function report(io: HostIO, f: Findings): number {
   for (const i of f.info) line(io, `  ok       ${i}`);
   for (const p of f.problems) line(io, `  problem  ${p}`);
   const count = f.problems.length;
@@ -70,10 +81,26 @@ export async function status(argv: { spec: string }, io: HostIO): Promise<number
   return count === 0 ? 0 : 1;
 }
 
+/** No state.json: look for what the scheduler still runs for this name, and say how to remove it. */
+async function lostState(fileSpec: Spec, n: Names, ctx: Ctx, io: HostIO, unread: string[]): Promise<number> {
+  const found = (await lookEverywhere(ctx, null, fileSpec)).flatMap((l) => l.plan.found);
+  if (found.length === 0 && unread.length === 0) {
+    line(io, `hbgen status: "${fileSpec.name}" is not installed (no ${statePath(n.stateDir)}); install it with \`hbgen install\``);
+    return 1;
+  }
+  line(io, `hbgen status: "${fileSpec.name}" is not recorded as installed (no readable ${statePath(n.stateDir)})${found.length ? ', but the scheduler still runs it' : ''}`);
+  const lost = unread.length ? `${statePath(n.stateDir)} cannot be read` : lostStateText(n);
+  const f: Findings = { problems: [...unread], info: [] };
+  for (const e of found) f.problems.push(`${lost}; the scheduler still runs ${e}; \`hbgen stop\` removes it`);
+  return report(io, f);
+}
+
 /** The installed files against state.json; returns the paths that drifted. */
-function recordedDrift(s: State, f: Findings): Set<string> {
+function recordedDrift(s: State, n: Names, hostFiles: string[], f: Findings): Set<string> {
   const drifted = new Set<string>();
-  for (const r of [...s.files, ...s.hostFiles]) {
+  // Only paths hbgen writes for this name: state.json may name others (reported, ignored).
+  const files = [...s.files.filter((r) => r.path.startsWith(`${n.stateDir}/`)), ...s.hostFiles.filter((r) => hostFiles.includes(r.path))];
+  for (const r of files) {
     const st = lstatOrNull(r.path);
     let problem: string | undefined;
     if (!st) problem = `drift: ${r.path} is missing; run \`hbgen install\` to put it back`;
@@ -126,6 +153,7 @@ async function schedulerAudit(spec: Spec, n: Names, s: State, io: HostIO, f: Fin
 async function lockAndLastOutcome(spec: Spec, n: Names, s: State, io: HostIO, f: Findings): Promise<void> {
   const lk = await lockInfo(io, spec, n);
   if (lk.stale) f.problems.push(`stale lock: ${lk.detail}; \`hbgen stop\` clears it (the next wake would also take it over)`);
+  else if (lk.overdue) f.problems.push(`overdue: a heartbeat of this install is still running (${lk.detail}); \`hbgen stop\` ends it`);
   else if (lk.held) f.info.push(`a heartbeat is running now (${lk.detail})`);
   const last = lastOutcome(n.log, s.name);
   if (!last) {

@@ -1,63 +1,89 @@
-// hbgen stop [SPEC]: remove exactly what state.json records (scheduler entry, host files,
-// folders install created), end a heartbeat running now, clear a stale lock; keep
-// runtime.log and state.json (marked stopped). Everything is checked before anything is
-// changed; a second stop says "already stopped".
+// hbgen stop [SPEC]: remove this install's scheduler entry and host files, found by the
+// spec name (state.json, when it is still there, only confirms them: see src/host/found.ts),
+// end a heartbeat running now (only processes proven to be this install's, see
+// src/host/proc.ts), clear a stale lock; keep runtime.log and state.json (marked stopped).
+// Everything is checked before anything is changed; a second stop says "already stopped".
+// With the state folder gone (`git clean -fdx`), it still removes what the scheduler runs
+// for this name, when its content is hbgen's own for this state folder.
 import { UserError } from '../errors.ts';
 import { shownWord } from '../escape.ts';
 import { type Ctx, rmdirIfEmpty } from '../host/backend.ts';
+import { type Look, allHostPaths, lookEverywhere, lostStateText, readStateOrNote, trustedSpec, untrustedRecords } from '../host/found.ts';
+import { lstatOrNull } from '../host/fsx.ts';
 import { homeOf, type HostIO } from '../host/io.ts';
 import { acquireOpLock } from '../host/lock.ts';
 import { clearStaleLock, endHeartbeats, lockInfo, runningWrappers } from '../host/proc.ts';
-import { readState, statePath, writeState } from '../host/state.ts';
+import { type State, statePath, writeState } from '../host/state.ts';
 import { toolsPresent } from '../host/tools.ts';
-import { names } from '../names.ts';
-import { SCHEDULERS } from '../schedulers.ts';
-import { validateSpec } from '../spec.ts';
+import { type Names, names } from '../names.ts';
+import type { Spec } from '../spec.ts';
 import { line, loadFor } from './common.ts';
 
 export async function stop(argv: { spec: string }, io: HostIO): Promise<number> {
   const { spec: fileSpec } = loadFor(io, argv.spec);
-  const n0 = names(fileSpec);
-  const s = readState(n0.stateDir);
-  if (!s) {
-    line(io, `hbgen: no install of "${fileSpec.name}" is recorded in ${statePath(n0.stateDir)}; nothing to stop`);
-    return 0;
-  }
-  if (s.status === 'stopped') {
-    line(io, `hbgen: "${s.name}" is already stopped; nothing changed (\`hbgen resume ${shownWord(argv.spec)}\` installs it again)`);
-    return 0;
-  }
-  const v = validateSpec(s.spec);
-  const spec = v.spec ?? fileSpec;
-  const n = names(spec);
-  const ctx: Ctx = { io, spec, names: n, home: homeOf(io), files: [], prev: s };
-  const t = toolsPresent(s.scheduler, io.env.PATH, 'inspect').missing[0]?.name;
+  const n = names(fileSpec);
+  const { s, notes: unread } = readStateOrNote(n);
+  const scheduler = fileSpec.schedule.scheduler;
+  const t = toolsPresent(scheduler, io.env.PATH, 'inspect').missing[0]?.name;
   if (t) {
-    throw new UserError([`${t} is not on PATH, so hbgen cannot remove the ${s.scheduler} entry; run stop where ${t} is available (PATH=${io.env.PATH ?? ''})`, 'nothing was changed on this host']);
+    throw new UserError([`${t} is not on PATH, so hbgen cannot remove the ${scheduler} entry; run stop where ${t} is available (PATH=${io.env.PATH ?? ''})`, 'nothing was changed on this host']);
   }
-  const backend = await SCHEDULERS[s.scheduler].backend();
+  // Paths and names from the spec file; timeout and killAfter as installed, when state.json agrees.
+  const { spec, notes: specNotes } = trustedSpec(s, fileSpec);
+  const notes = [...unread, ...specNotes];
+  const ctx: Ctx = { io, spec: fileSpec, names: n, home: homeOf(io), files: [], prev: s };
   const lock = await acquireOpLock(io);
   try {
-    const plan = await backend.planStop(ctx, s);
-    if (plan.refusals.length) throw new UserError([...plan.refusals, 'nothing was changed on this host']);
+    const looks = await lookEverywhere(ctx, s, fileSpec);
+    const refusals = looks.flatMap((l) => l.plan.refusals);
+    if (refusals.length) throw new UserError([...refusals, 'nothing was changed on this host']);
+    const lk = await lockInfo(io, spec, n);
+    const { running, all } = await runningWrappers(io, n);
+    const found = looks.filter((l) => l.plan.found.length);
     const say = (l: string) => line(io, `  ${l}`);
-    line(io, `hbgen stop: "${s.name}" (${s.scheduler})`);
-    await plan.run(say);
-    const before = await lockInfo(io, spec, n);
-    const { procs, all } = await runningWrappers(io, n, before);
-    for (const l of await endHeartbeats(io, spec, procs, all)) say(l);
+    if (found.length === 0 && running.length === 0 && !lk.stale && (!s || s.status === 'stopped')) {
+      line(io, s ? `hbgen: "${fileSpec.name}" is already stopped; nothing changed (\`hbgen resume ${shownWord(argv.spec)}\` installs it again)` : `hbgen: no install of "${fileSpec.name}" is recorded in ${statePath(n.stateDir)}, and no scheduler holds hbgen's entry for it; nothing to stop`);
+      for (const l of [...notes, ...looks.flatMap((x) => x.plan.notes)]) say(l);
+      return 0;
+    }
+    line(io, `hbgen stop: "${fileSpec.name}" (${found.length ? found.map((l) => l.id).join(', ') : (s?.scheduler ?? scheduler)})`);
+    if (found.length && !s) say(`${lostStateText(n)}; removing what the scheduler still runs for "${fileSpec.name}", found by its name`);
+    else if (found.length && s?.status === 'stopped') say('state.json says stopped, but the scheduler still runs this spec\'s entry');
+    for (const l of [...notes, ...(s ? untrustedRecords(s, fileSpec.name, n, await allHostPaths(ctx), looks) : []), ...looks.flatMap((x) => x.plan.notes)]) say(l);
+    await removeEntries(looks, s, say);
+    for (const l of await endHeartbeats(io, spec, running, all)) say(l);
     const after = await lockInfo(io, spec, n);
     if (after.kind === 'mkdir' && !after.held) {
       clearStaleLock(n);
       say(`removed the stale lock ${n.lockDir} (${after.detail.replace(`${n.lockDir}: `, '')})`);
     }
-    for (const d of [...s.createdDirs].sort((a, b) => b.length - a.length)) if (rmdirIfEmpty(d)) say(`removed the folder ${d} (install created it)`);
-    const now = io.now().toISOString();
-    writeState(n.stateDir, { ...s, status: 'stopped', time: now, stoppedAt: now });
-    say(`kept ${n.log} and ${statePath(n.stateDir)} (marked stopped)`);
-    line(io, `hbgen: stopped "${s.name}"; \`hbgen resume ${shownWord(argv.spec)}\` installs it again`);
+    await finish(io, ctx, s, say);
+    line(io, `hbgen: stopped "${fileSpec.name}"; \`hbgen ${s ? 'resume' : 'install'} ${shownWord(argv.spec)}\` installs it again`);
     return 0;
   } finally {
     lock.release();
   }
+}
+
+/** Each scheduler's removal, or, for the one state.json names, that nothing was left. */
+async function removeEntries(looks: Look[], s: State | null, say: (l: string) => void): Promise<void> {
+  for (const l of looks) {
+    if (l.plan.found.length) await l.plan.run(say);
+    else if (s?.scheduler === l.id) say(l.plan.absent);
+  }
+}
+
+/** The folders install created (only those hbgen creates for this name), then state.json marked stopped. */
+async function finish(io: HostIO, ctx: Ctx & { names: Names; spec: Spec }, s: State | null, say: (l: string) => void): Promise<void> {
+  const n = ctx.names;
+  if (!s) {
+    if (lstatOrNull(n.log)) say(`kept ${n.log}`);
+    return;
+  }
+  const dirs = (await allHostPaths(ctx)).dirs;
+  const created = (s.createdDirs ?? []).filter((d) => dirs.includes(d));
+  for (const d of created.sort((a, b) => b.length - a.length)) if (rmdirIfEmpty(d)) say(`removed the folder ${d} (install created it)`);
+  const now = io.now().toISOString();
+  writeState(n.stateDir, { ...s, status: 'stopped', time: now, stoppedAt: now });
+  say(`kept ${n.log} and ${statePath(n.stateDir)} (marked stopped)`);
 }

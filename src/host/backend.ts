@@ -69,8 +69,24 @@ export interface Listing {
 
 export interface StopPlan {
   refusals: string[];
+  /** This install's entries the scheduler holds now, one phrase each ("your crontab's block …"). */
+  found: string[];
+  /** What stop leaves alone and why (an entry of another state folder, a file hbgen did not write). */
+  notes: string[];
+  /** Said when state.json records this scheduler but nothing of it is left. */
+  absent: string;
   /** Does the removal, saying each step as it is done. */
   run(say: (line: string) => void): Promise<void>;
+}
+
+/**
+ * The only host paths a backend ever writes for a spec name, derived from the name alone:
+ * stop removes nothing else, whatever state.json lists.
+ */
+export interface HostPaths {
+  files: string[];
+  /** Folders install may create for those files (removed by stop when empty). */
+  dirs: string[];
 }
 
 export interface Audit {
@@ -84,8 +100,14 @@ export interface Backend<D = unknown> {
   apply(c: Ctx, p: Preflight<D>, j: Journal): Promise<void>;
   /** Does the scheduler list the entry now, as installed? */
   listed(c: Ctx): Promise<Listing>;
-  /** Everything stop needs checked before it changes anything, then the doing. */
-  planStop(c: Ctx, s: State): Promise<StopPlan>;
+  /** The files and folders it writes for c's spec name. */
+  hostPaths(c: Pick<Ctx, 'home' | 'names'>): HostPaths;
+  /**
+   * Everything stop needs checked before it changes anything, then the doing. It finds
+   * this install's entries by the spec name, with or without state.json; `s` (this
+   * scheduler's record, or null) only confirms them.
+   */
+  planStop(c: Ctx, s: State | null): Promise<StopPlan>;
   /** Read-only: orphan, duplicates, scheduler state, next fire. */
   audit(c: Ctx, s: State, plan: Plan): Promise<Audit>;
 }
@@ -196,11 +218,43 @@ export async function pollUntil(cond: () => Promise<boolean>, ms: number): Promi
   }
 }
 
-/** A recorded host file before removal: gone already, ours (hash matches), or changed. */
-export function recordedFileState(r: FileRecord): 'missing' | 'ours' | 'changed' {
-  const b = readOrNull(r.path);
+/** A stop plan that found nothing and will do nothing. */
+export function nothingToStop(absent: string, notes: string[] = [], refusals: string[] = []): StopPlan {
+  return { refusals, found: [], notes, absent, run: async () => {} };
+}
+
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * Whose a scheduler entry found by its name is: this install's ('ours': hbgen's
+ * generated-by line for this name, and it runs this state folder's heartbeat.sh), another
+ * state folder's install of the same name ('other'), or not hbgen's at all. `quoted` is
+ * the wrapper path as the target writes it; the bare path counts only between quotes,
+ * blanks or tags, so that /a/x/heartbeat.sh never matches inside /b/a/x/heartbeat.sh.
+ */
+export function entryOwner(content: string, c: Pick<Ctx, 'spec' | 'names'>, quoted: string): 'ours' | 'other' | 'not-hbgen' {
+  if (!content.includes(generatedBy(c.spec.name))) return 'not-hbgen';
+  const bare = new RegExp(`(?:^|[\\s'">])${escapeRe(c.names.wrapper)}(?=$|[\\s'"<])`, 'm');
+  return content.includes(quoted) || bare.test(content) ? 'ours' : 'other';
+}
+
+/**
+ * A host file at one of the derived paths, before stop: missing, ours (the sha256
+ * state.json recorded, or without a record hbgen's own content for this install), changed
+ * (recorded, but edited since), or someone else's (left alone).
+ */
+export function derivedFileState(path: string, recorded: FileRecord | undefined, c: Pick<Ctx, 'spec' | 'names'>, quoted: string): 'missing' | 'ours' | 'changed' | 'other' | 'not-hbgen' {
+  const b = readOrNull(path);
   if (b === null) return 'missing';
-  return sha256(b) === r.sha256 ? 'ours' : 'changed';
+  if (recorded) return sha256(b) === recorded.sha256 ? 'ours' : 'changed';
+  return entryOwner(b.toString('utf8'), c, quoted);
+}
+
+/** Why stop leaves a file at a derived path alone. */
+export function leftAlone(path: string, why: 'other' | 'not-hbgen', name: string): string {
+  return why === 'other'
+    ? `left ${path}: it is hbgen's "${name}" of another state folder; stop that install with its own spec`
+    : `left ${path}: hbgen did not write it`;
 }
 
 export function changedRefusal(path: string): string {

@@ -5,7 +5,8 @@
 // rather than overwritten or deleted.
 import { UserError } from '../errors.ts';
 import type { Plan } from '../schedule.ts';
-import type { Audit, Backend, Ctx, Journal, Preflight, StopPlan } from './backend.ts';
+import { cronWord } from '../escape.ts';
+import { type Audit, type Backend, type Ctx, type Journal, type Preflight, type StopPlan, entryOwner, nothingToStop } from './backend.ts';
 import {
   CrontabRefusal,
   type CrontabState,
@@ -154,36 +155,57 @@ export const cron: Backend<CronData> = {
     };
   },
 
-  async planStop(c, s: State): Promise<StopPlan> {
+  hostPaths() {
+    return { files: [], dirs: [] };
+  },
+
+  async planStop(c, s: State | null): Promise<StopPlan> {
     const o = io(c);
+    const name = c.spec.name;
+    const absent = `your crontab holds no block "${name}" (already removed)`;
     let before: CrontabState;
     try {
       before = await readCrontab(o);
     } catch (e) {
-      if (e instanceof UserError) return { refusals: e.lines, run: async () => {} };
-      throw e;
+      if (!(e instanceof UserError)) throw e;
+      // Without state.json this is only a look for a lost entry: say so, do not refuse.
+      return s ? nothingToStop(absent, [], e.lines) : nothingToStop(absent, [`cannot read your crontab (${e.lines.join('; ')}), so hbgen could not look for a block "${name}" there`]);
     }
     const table = tableOf(before);
-    if (!table || findBlocks(table, c.spec.name).blocks.length === 0) {
-      return {
-        refusals: table ? findBlocks(table, c.spec.name).problems.map((p) => `your crontab: ${p}`) : [],
-        run: async (say) => say(`your crontab holds no block "${c.spec.name}" (already removed)`),
-      };
+    const scan = table ? findBlocks(table, name) : { blocks: [], problems: [] };
+    const b = scan.blocks[0];
+    if (!table || !b) return nothingToStop(absent, [], scan.problems.map((p) => `your crontab: ${p}`));
+    const lines = `lines ${b.begin + 1}–${b.end + 1}`;
+    const recorded = s?.cron ? Buffer.from(s.cron.block) : undefined;
+    if (!recorded) {
+      // Found by its markers alone: remove it only when its content is this install's.
+      const owner = entryOwner(table.subarray(b.start, b.endByte).toString('utf8'), c, cronWord(c.names.wrapper));
+      if (owner !== 'ours') {
+        return nothingToStop(absent, [
+          owner === 'other'
+            ? `left ${lines} of your crontab: hbgen's block "${name}" of another state folder; stop that install with its own spec`
+            : `left ${lines} of your crontab: marked "${name}" but without hbgen's generated-by line; delete them with \`crontab -e\` if they are not yours`,
+        ]);
+      }
     }
     let r;
     try {
-      r = removeBlock(table, c.spec.name, { previous: s.cron ? Buffer.from(s.cron.block) : undefined, keepEmpty: s.cron?.tableBefore !== 'absent' });
+      // Without a record of the table before install, an emptied table is kept, not removed.
+      r = removeBlock(table, name, { previous: recorded, keepEmpty: s?.cron?.tableBefore !== 'absent' || !recorded });
     } catch (e) {
-      if (e instanceof CrontabRefusal) return { refusals: e.problems.map((l) => `your crontab: ${l}`), run: async () => {} };
+      if (e instanceof CrontabRefusal) return nothingToStop(absent, [], e.problems.map((l) => `your crontab: ${l}`));
       throw e;
     }
     const next = r.table;
     return {
       refusals: [],
+      found: [`the crontab block "${name}" (${lines} of your crontab)`],
+      notes: [],
+      absent,
       async run(say) {
         // Under hbgen's lock; writeCrontab re-reads and refuses if the table changed meanwhile.
         await writeCrontab(next, before, o);
-        say(next === null ? 'ran crontab -r: you had no crontab before install' : `removed hbgen's block "${c.spec.name}" from your crontab`);
+        say(next === null ? 'ran crontab -r: you had no crontab before install' : `removed hbgen's block "${name}" from your crontab`);
       },
     };
   },

@@ -15,15 +15,20 @@ import {
   type Preflight,
   type StopPlan,
   changedRefusal,
+  derivedFileState,
+  leftAlone,
+  nothingToStop,
   planFile,
   pollUntil,
-  recordedFileState,
   writePlanned,
 } from './backend.ts';
 import { lstatOrNull } from './fsx.ts';
 import { nextFireText } from './next.ts';
 import { firstLine, runTool } from './tools.ts';
 import type { State } from './state.ts';
+
+/** A path as the plist writer puts it in a <string>: XML text, `&` and `<` escaped. */
+const xmlText = (p: string) => `<string>${p.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}</string>`;
 
 export function plistPath(c: Pick<Ctx, 'home' | 'names'>): string {
   return posix.join(c.home, 'Library', 'LaunchAgents', `${c.names.label}.plist`);
@@ -133,21 +138,33 @@ export const launchd: Backend<LaunchdData> = {
       : { ok: false, observed: `\`launchctl print ${target(c)}\`: ${firstLine(r)}` };
   },
 
-  async planStop(c, s: State): Promise<StopPlan> {
-    const refusals: string[] = [];
-    const files = s.hostFiles.filter((r) => recordedFileState(r) !== 'missing');
-    for (const r of s.hostFiles) if (recordedFileState(r) === 'changed') refusals.push(changedRefusal(r.path));
+  hostPaths(c) {
+    const d = posix.dirname(plistPath(c));
+    return { files: [plistPath(c)], dirs: [posix.dirname(d), d] };
+  },
+
+  async planStop(c, s: State | null): Promise<StopPlan> {
+    const path = plistPath(c);
+    const absent = `launchd holds no ${c.names.label} (already removed)`;
+    const st = derivedFileState(path, s?.hostFiles.find((r) => r.path === path), c, xmlText(c.names.wrapper));
+    if (st === 'changed') return nothingToStop(absent, [], [changedRefusal(path)]);
+    // A job loaded from a plist hbgen did not write (or another install's) is not booted out.
+    if (st === 'other' || st === 'not-hbgen') return nothingToStop(absent, [leftAlone(path, st, c.spec.name)]);
     const isLoaded = await loaded(c);
+    const found = [...(st === 'ours' ? [path] : []), ...(isLoaded ? [`the launchd job ${c.names.label} (loaded in gui/${c.io.uid})`] : [])];
     return {
-      refusals,
+      refusals: [],
+      found,
+      notes: [],
+      absent,
       async run(say) {
         if (isLoaded) {
           await bootoutAndWait(c);
           say(`ran launchctl bootout ${target(c)}`);
         }
-        for (const r of files) {
-          rmSync(r.path, { force: true });
-          say(`removed ${r.path}`);
+        if (st === 'ours') {
+          rmSync(path, { force: true });
+          say(`removed ${path}`);
         }
       },
     };

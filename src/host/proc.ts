@@ -3,6 +3,13 @@
 // The mkdir lock is `<stateDir>/heartbeat.lock.d/owner` = "PID EPOCH" (the lock owner
 // record of src/formats.ts, which the wrapper writes); the flock lock is free when
 // `flock -n` can take it.
+//
+// hbgen signals only processes it proves are this install's: a wrapper is a process whose
+// command line is exactly `/bin/sh <stateDir>/heartbeat.sh [--now|--smoke]`, and what it
+// started is a descendant of such a wrapper that started after it. The owner file names a
+// PID, which proves nothing by itself (the PID is reused once the owner is gone, and the
+// agent may write the file): its owner counts only when that PID is such a wrapper and
+// started before the lock was taken, else the lock is stale and nothing is signalled.
 import { readFileSync, rmSync, statSync } from 'node:fs';
 import { posix } from 'node:path';
 import { parseLockOwner, sleep } from '../formats.ts';
@@ -11,6 +18,7 @@ import { seconds, type Spec } from '../spec.ts';
 import { lstatOrNull } from './fsx.ts';
 import type { HostIO } from './io.ts';
 import { pidRunning } from './lock.ts';
+import { type Proc, type ProcSource, processInfo, processes, programOf, startedBy, stillSame } from './ps.ts';
 import { runTool } from './tools.ts';
 
 export interface LockInfo {
@@ -19,12 +27,30 @@ export interface LockInfo {
   pid: number;
   held: boolean;
   stale: boolean;
+  /** Held by a wrapper of this install for longer than timeout + killAfter. */
+  overdue: boolean;
   detail: string;
 }
 
-export async function lockInfo(io: HostIO, spec: Spec, n: Names): Promise<LockInfo> {
+/** The wrapper's own command lines: how the scheduler, `hbgen wake` and the install check start it. */
+export function isWrapper(p: Pick<Proc, 'args'>, n: Names): boolean {
+  const w = `/bin/sh ${n.wrapper}`;
+  return p.args === w || p.args === `${w} --now` || p.args === `${w} --smoke`;
+}
+
+/** Why the live process `pid` named by the owner record is or is not the lock's owner. */
+async function ownerProof(io: HostIO, n: Names, pid: number, epoch: number, source: ProcSource): Promise<string | null> {
+  const p = await processInfo(io, pid, source);
+  if (!p) return `its owner PID ${pid} cannot be inspected`;
+  if (!isWrapper(p, n)) return `its owner PID ${pid} is now another program (${programOf(p)}), not this install's heartbeat.sh`;
+  if (!startedBy(p, epoch)) return `its owner PID ${pid} is a heartbeat.sh that started after the lock was taken, so the PID was reused`;
+  return null;
+}
+
+export async function lockInfo(io: HostIO, spec: Spec, n: Names, source: ProcSource = 'auto'): Promise<LockInfo> {
   const staleAfter = seconds(spec.timeout) + seconds(spec.killAfter);
   const nowS = Math.floor(io.now().getTime() / 1000);
+  const base = { overdue: false };
   const d = lstatOrNull(n.lockDir);
   if (d?.isDirectory()) {
     let owner = '';
@@ -37,95 +63,92 @@ export async function lockInfo(io: HostIO, spec: Spec, n: Names): Promise<LockIn
     if (!o) {
       const age = nowS - Math.floor(statSync(n.lockDir).mtimeMs / 1000);
       const stale = age > staleAfter;
-      return { kind: 'mkdir', pid: 0, held: !stale, stale, detail: `${n.lockDir} has no readable owner and is ${age} s old` };
+      return { ...base, kind: 'mkdir', pid: 0, held: !stale, stale, detail: `${n.lockDir} has no readable owner and is ${age} s old` };
     }
     const { pid, epoch: since } = o;
-    const alive = pidRunning(pid);
-    const old = nowS - since > staleAfter;
-    const stale = !alive || old;
-    const why = !alive ? `its owner PID ${pid} is not running` : old ? `it is ${nowS - since} s old, longer than timeout + killAfter (${staleAfter} s)` : `held by PID ${pid} since ${new Date(since * 1000).toISOString()}`;
-    return { kind: 'mkdir', pid, held: alive && !old, stale, detail: `${n.lockDir}: ${why}` };
+    const notOurs = !pidRunning(pid) ? `its owner PID ${pid} is not running` : await ownerProof(io, n, pid, since, source);
+    if (notOurs) return { ...base, kind: 'mkdir', pid, held: false, stale: true, detail: `${n.lockDir}: ${notOurs}` };
+    // A live owner proven ours holds the lock whatever its age: only stop ends it.
+    const age = nowS - since;
+    const overdue = age > staleAfter;
+    const why = `held by PID ${pid} since ${new Date(since * 1000).toISOString()}${overdue ? `, ${age} s, longer than timeout + killAfter (${staleAfter} s)` : ''}`;
+    return { kind: 'mkdir', pid, held: true, stale: false, overdue, detail: `${n.lockDir}: ${why}` };
   }
   if (lstatOrNull(n.lock)?.isFile()) {
     const r = await runTool(io, 'flock', ['-n', '-E', '75', n.lock, 'true']);
-    if (r.code === 75) return { kind: 'flock', pid: 0, held: true, stale: false, detail: `${n.lock} is held (flock)` };
-    return { kind: 'flock', pid: 0, held: false, stale: false, detail: `${n.lock} is free` };
+    if (r.code === 75) return { ...base, kind: 'flock', pid: 0, held: true, stale: false, detail: `${n.lock} is held (flock)` };
+    return { ...base, kind: 'flock', pid: 0, held: false, stale: false, detail: `${n.lock} is free` };
   }
-  return { kind: 'none', pid: 0, held: false, stale: false, detail: 'no lock' };
+  return { ...base, kind: 'none', pid: 0, held: false, stale: false, detail: 'no lock' };
 }
 
-interface Proc {
-  pid: number;
-  ppid: number;
-  pgid: number;
-  args: string;
+/** A wrapper running now and what it started, as found in one reading of the process table. */
+export interface Running {
+  wrapper: Proc;
+  /** Its descendants that started no earlier than it (a process cannot predate its parent). */
+  tree: Proc[];
 }
 
-async function processes(io: HostIO): Promise<Proc[]> {
-  const r = await runTool(io, 'ps', ['-A', '-o', 'pid=', '-o', 'ppid=', '-o', 'pgid=', '-o', 'args=']);
-  if (r.code !== 0) return [];
-  const out: Proc[] = [];
-  for (const line of r.stdout.split('\n')) {
-    const m = /^\s*(\d+)\s+(\d+)\s+(\d+)\s+(.*)$/.exec(line);
-    if (m) out.push({ pid: Number(m[1]), ppid: Number(m[2]), pgid: Number(m[3]), args: m[4]! });
+/** This install's wrappers running now (never hbgen itself), each with its descendants. */
+export async function runningWrappers(io: HostIO, n: Names, source: ProcSource = 'auto'): Promise<{ running: Running[]; all: Proc[] }> {
+  const all = await processes(io, source);
+  const descendants = (root: Proc): Proc[] => {
+    const out: Proc[] = [];
+    const walk = (pid: number) => {
+      for (const c of all) {
+        if (c.ppid !== pid || c.pid === process.pid || c.start < root.start - Math.max(root.slack, c.slack)) continue;
+        out.push(c);
+        walk(c.pid);
+      }
+    };
+    walk(root.pid);
+    return out;
+  };
+  const running = all.filter((p) => isWrapper(p, n) && p.pid !== process.pid && !p.zombie).map((w) => ({ wrapper: w, tree: descendants(w) }));
+  return { running, all };
+}
+
+const send = (pid: number, sig: NodeJS.Signals, group: boolean): boolean => {
+  try {
+    process.kill(group ? -pid : pid, sig);
+    return true;
+  } catch {
+    return false;
   }
-  return out;
-}
-
-/** Wrapper processes of this install running now: the lock owner and any `/bin/sh <wrapper>`. */
-export async function runningWrappers(io: HostIO, n: Names, lock: LockInfo): Promise<{ procs: Proc[]; all: Proc[] }> {
-  const all = await processes(io);
-  const pids = new Set<number>();
-  if (lock.kind === 'mkdir' && lock.pid > 0 && pidRunning(lock.pid)) pids.add(lock.pid);
-  for (const p of all) if (p.args === `/bin/sh ${n.wrapper}` || p.args.startsWith(`/bin/sh ${n.wrapper} `)) pids.add(p.pid);
-  pids.delete(process.pid);
-  return { procs: all.filter((p) => pids.has(p.pid)), all };
-}
+};
 
 /**
  * End the given wrappers: TERM to each wrapper's process group when it leads one (and it
  * is not ours), else to the wrapper, which forwards it to the agent's group; after
- * `killAfter`, KILL to whatever of them and their descendants is left.
+ * `killAfter`, KILL to whatever of them and their descendants is left. Before the KILL
+ * the table is read again and only a process with the same PID and the same start time
+ * is signalled: in those seconds a PID may have been reused.
  */
-export async function endHeartbeats(io: HostIO, spec: Spec, procs: Proc[], all: Proc[]): Promise<string[]> {
-  if (procs.length === 0) return [];
+export async function endHeartbeats(io: HostIO, spec: Spec, running: Running[], all: Proc[], source: ProcSource = 'auto'): Promise<string[]> {
+  if (running.length === 0) return [];
   const said: string[] = [];
   const ownPgid = all.find((p) => p.pid === process.pid)?.pgid ?? -1;
-  const descendants = (root: number): number[] => {
-    const out: number[] = [];
-    const walk = (pid: number) => {
-      for (const c of all) if (c.ppid === pid && c.pid !== process.pid) {
-        out.push(c.pid);
-        walk(c.pid);
-      }
-    };
-    walk(root);
-    return out;
-  };
-  const send = (pid: number, sig: NodeJS.Signals, group: boolean) => {
-    try {
-      process.kill(group ? -pid : pid, sig);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  const targets = procs.map((p) => ({ p, group: p.pgid === p.pid && p.pgid !== ownPgid, tree: descendants(p.pid) }));
+  const targets = running.map((r) => ({ ...r, group: r.wrapper.pgid === r.wrapper.pid && r.wrapper.pgid !== ownPgid }));
   for (const t of targets) {
-    send(t.p.pid, 'SIGTERM', t.group);
-    said.push(`sent TERM to the heartbeat running now (PID ${t.p.pid}${t.group ? ' and its process group' : ''})`);
+    const now = await processInfo(io, t.wrapper.pid, source);
+    if (!stillSame(t.wrapper, now)) continue;
+    send(t.wrapper.pid, 'SIGTERM', t.group);
+    said.push(`sent TERM to the heartbeat running now (PID ${t.wrapper.pid}${t.group ? ' and its process group' : ''})`);
   }
   // The wrapper itself sends KILL to the agent's group killAfter after TERM; hbgen's KILL
   // is the backstop, a moment later.
   const deadline = Date.now() + seconds(spec.killAfter) * 1000 + 2000;
-  const anyAlive = () => targets.some((t) => pidRunning(t.p.pid) || t.tree.some(pidRunning));
+  const anyAlive = () => targets.some((t) => [t.wrapper, ...t.tree].some((p) => pidRunning(p.pid)));
   while (anyAlive() && Date.now() < deadline) await sleep(100);
+  if (!anyAlive()) return said;
+  const fresh = new Map((await processes(io, source)).map((p) => [p.pid, p]));
   for (const t of targets) {
-    const left = [t.p.pid, ...t.tree].filter(pidRunning);
+    const left = [t.wrapper, ...t.tree].filter((p) => stillSame(p, fresh.get(p.pid)));
     if (left.length === 0) continue;
-    if (t.group) send(t.p.pid, 'SIGKILL', true);
-    for (const pid of left) send(pid, 'SIGKILL', false);
-    said.push(`sent KILL ${spec.killAfter} (+2 s) later to what was left of it (PID ${left.join(', ')})`);
+    // The group's number stays taken while any member lives, so it still names this group.
+    if (t.group && left.some((p) => fresh.get(p.pid)!.pgid === t.wrapper.pid)) send(t.wrapper.pid, 'SIGKILL', true);
+    for (const p of left) send(p.pid, 'SIGKILL', false);
+    said.push(`sent KILL ${spec.killAfter} (+2 s) later to what was left of it (PID ${left.map((p) => p.pid).join(', ')})`);
   }
   return said;
 }

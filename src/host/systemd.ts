@@ -16,10 +16,12 @@ import {
   type Preflight,
   type StopPlan,
   changedRefusal,
+  derivedFileState,
+  leftAlone,
   planFile,
-  recordedFileState,
   writePlanned,
 } from './backend.ts';
+import { systemdArg } from '../escape.ts';
 import { lstatOrNull } from './fsx.ts';
 import { firstLine, runTool, type ToolResult } from './tools.ts';
 import type { State } from './state.ts';
@@ -82,6 +84,35 @@ function shadows(c: Ctx): string[] {
     for (const u of [c.names.service, c.names.timer]) {
       const p = posix.join(dir, u);
       if (lstatOrNull(p)) out.push(p);
+    }
+  }
+  return out;
+}
+
+/** The other hbgen timers in the unit folder. */
+function otherTimers(c: Ctx): string[] {
+  try {
+    return readdirSync(unitDir(c)).filter((f) => /^hbgen-.+\.timer$/.test(f) && f !== c.names.timer);
+  } catch {
+    return [];
+  }
+}
+
+/** The two derived unit files before stop: this install's (to remove), changed (refused), or left alone. */
+function unitFiles(c: Ctx, s: State | null): { files: string[]; refusals: string[]; notes: string[]; foreign: boolean } {
+  const out = { files: [] as string[], refusals: [] as string[], notes: [] as string[], foreign: false };
+  const rec = (path: string) => s?.hostFiles.find((r) => r.path === path);
+  const [svcPath, timerPath] = systemd.hostPaths(c).files as [string, string];
+  const svc = derivedFileState(svcPath, rec(svcPath), c, systemdArg(c.names.wrapper));
+  // The timer names no wrapper, only the service: it is this install's when the service is.
+  let timer = derivedFileState(timerPath, rec(timerPath), c, `Unit=${c.names.service}`);
+  if (timer === 'ours' && !rec(timerPath) && (svc === 'other' || svc === 'not-hbgen')) timer = 'other';
+  for (const [path, st] of [[svcPath, svc], [timerPath, timer]] as const) {
+    if (st === 'ours') out.files.push(path);
+    else if (st === 'changed') out.refusals.push(changedRefusal(path));
+    else if (st !== 'missing') {
+      out.foreign = true;
+      out.notes.push(leftAlone(path, st, c.spec.name));
     }
   }
   return out;
@@ -187,27 +218,35 @@ export const systemd: Backend<SystemdData> = {
     };
   },
 
-  async planStop(c, s: State): Promise<StopPlan> {
-    const refusals: string[] = [];
+  hostPaths(c) {
+    const d = unitDir(c);
+    return { files: [posix.join(d, c.names.service), posix.join(d, c.names.timer)], dirs: [posix.dirname(posix.dirname(d)), posix.dirname(d), d] };
+  },
+
+  async planStop(c, s: State | null): Promise<StopPlan> {
+    const absent = `systemd holds no ${c.names.timer} (already removed)`;
+    const { files, refusals, notes, foreign } = unitFiles(c, s);
     const b = await bus(c);
-    if (b.code !== 0) refusals.push(busRefusal(c, b));
-    for (const r of s.hostFiles) if (recordedFileState(r) === 'changed') refusals.push(changedRefusal(r.path));
-    const files = s.hostFiles.filter((r) => recordedFileState(r) === 'ours');
-    const reachable = b.code === 0;
+    if (b.code !== 0) {
+      // Without state.json a missing bus only means hbgen cannot look: say so, refuse nothing.
+      if (s || files.length) refusals.push(busRefusal(c, b));
+      else notes.push(`cannot reach your systemd user manager (${firstLine(b)}), so hbgen could not look for ${c.names.timer}`);
+    }
+    // Units hbgen did not write (or another install's) are not stopped either.
+    const reachable = b.code === 0 && !foreign;
     const timerKnown = reachable && ['enabled', 'enabled-runtime', 'linked'].includes((await sc(c, 'is-enabled', c.names.timer)).stdout.trim());
     const timerActive = reachable && (await sc(c, 'is-active', c.names.timer)).stdout.trim() === 'active';
     const serviceActive = reachable && ['active', 'activating', 'deactivating', 'reloading'].includes((await sc(c, 'is-active', c.names.service)).stdout.trim());
-    const others = (() => {
-      try {
-        return readdirSync(unitDir(c)).filter((f) => /^hbgen-.+\.timer$/.test(f) && f !== c.names.timer);
-      } catch {
-        return [];
-      }
-    })();
     // Lingering goes off again only when install turned it on and no other hbgen timer needs it.
-    const dropLinger = s.systemd?.lingerEnabledByHbgen === true && others.length === 0;
+    const dropLinger = s?.systemd?.lingerEnabledByHbgen === true && otherTimers(c).length === 0;
+    const found = [...files];
+    if (timerKnown || timerActive) found.push(`${c.names.timer} (${[timerKnown ? 'enabled' : '', timerActive ? 'active' : ''].filter(Boolean).join(' and ')})`);
+    if (serviceActive) found.push(`${c.names.service} (running)`);
     return {
       refusals,
+      found,
+      notes,
+      absent,
       async run(say) {
         if (timerKnown || timerActive) {
           await must(c, ['disable', '--now', c.names.timer]);
@@ -217,9 +256,9 @@ export const systemd: Backend<SystemdData> = {
           await must(c, ['stop', c.names.service]);
           say(`ran systemctl --user stop ${c.names.service}`);
         }
-        for (const r of files) {
-          rmSync(r.path, { force: true });
-          say(`removed ${r.path}`);
+        for (const path of files) {
+          rmSync(path, { force: true });
+          say(`removed ${path}`);
         }
         if (files.length) {
           await must(c, ['daemon-reload']);

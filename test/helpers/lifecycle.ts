@@ -99,7 +99,12 @@ export interface Result {
 type Cmd = 'install' | 'status' | 'stop' | 'resume' | 'wake';
 
 /** Run a lifecycle command in this process, as the CLI would, against the host. */
-export async function hb(h: Host, cmd: Cmd, opts: { yes?: boolean; dryRun?: boolean; tty?: boolean; answer?: string; env?: Record<string, string> } = {}): Promise<Result> {
+/** A HostIO like hb()'s, for tests that call host functions directly (output is dropped). */
+export function hostIO(h: Host, now: () => Date = () => new Date()): HostIO {
+  return { env: h.env, uid: process.getuid!(), user: 'ada', cwd: h.root, stdin: new PassThrough(), out: () => {}, err: () => {}, now };
+}
+
+export async function hb(h: Host, cmd: Cmd, opts: { yes?: boolean; dryRun?: boolean; tty?: boolean; answer?: string; env?: Record<string, string>; now?: () => Date } = {}): Promise<Result> {
   let out = '';
   let err = '';
   const stdin = new PassThrough() as PassThrough & { isTTY?: boolean };
@@ -114,7 +119,7 @@ export async function hb(h: Host, cmd: Cmd, opts: { yes?: boolean; dryRun?: bool
     stdin,
     out: (s) => (out += s),
     err: (s) => (err += s),
-    now: () => new Date(),
+    now: opts.now ?? (() => new Date()),
   };
   const argv = { spec: h.specFile, yes: opts.yes, dryRun: opts.dryRun };
   useWrapper(h.wrapper);

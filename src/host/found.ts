@@ -1,0 +1,101 @@
+// What stop and status act on: hbgen's own scheduler entries for a spec name, found on the
+// host by that name (src/names.ts and each backend's derived paths), whether or not
+// state.json is still there. state.json sits in a folder the agent may write and the user
+// may delete (`git clean -fdx`), so it only confirms: a path it names that hbgen never
+// writes for this name, a scheduler where nothing of hbgen's is found, a spec of another
+// name or folder are reported as ignored and never acted on.
+import { posix } from 'node:path';
+import type { Names } from '../names.ts';
+import { SCHEDULER_IDS, SCHEDULERS, type SchedulerId } from '../schedulers.ts';
+import { type Spec, validateSpec } from '../spec.ts';
+import type { Backend, Ctx, HostPaths, StopPlan } from './backend.ts';
+import { lstatOrNull } from './fsx.ts';
+import { UserError } from '../errors.ts';
+import { type State, readState } from './state.ts';
+import { toolsPresent } from './tools.ts';
+
+export interface Look {
+  id: SchedulerId;
+  backend: Backend;
+  plan: StopPlan;
+}
+
+/**
+ * The spec whose settings (timeout, killAfter, the schedule) describe the install: the one
+ * state.json recorded when it is valid and names the same spec name, repo and state folder
+ * as the spec file; otherwise the file's, with a note. Paths always come from the file.
+ */
+export function trustedSpec(s: State | null, fileSpec: Spec): { spec: Spec; notes: string[] } {
+  if (!s) return { spec: fileSpec, notes: [] };
+  const v = validateSpec(s.spec);
+  if (!v.spec) return { spec: fileSpec, notes: [`state.json records a spec this hbgen cannot read (${v.errors[0]}); ignored`] };
+  const differs = identityDiffers(s, v.spec, fileSpec);
+  if (differs.length === 0) return { spec: v.spec, notes: [] };
+  return { spec: fileSpec, notes: [`state.json records another ${differs.join(', ')} than the spec file; ignored: hbgen goes by the spec file`] };
+}
+
+/** Which of name, repo and state folder the recorded spec has other than the spec file. */
+export function identityDiffers(s: State, recorded: Spec, fileSpec: Spec): string[] {
+  const differs: string[] = (['name', 'repo', 'stateDir'] as const).filter((k) => recorded[k] !== fileSpec[k]);
+  if (s.name !== fileSpec.name && !differs.includes('name')) differs.unshift('name');
+  return differs;
+}
+
+/** The schedulers to look in: the spec file's first, then every other whose tools are on PATH. */
+export async function backendsToLook(fileSpec: Spec, path: string | undefined): Promise<{ id: SchedulerId; backend: Backend }[]> {
+  const first = fileSpec.schedule.scheduler;
+  const ids = [first, ...SCHEDULER_IDS.filter((id) => id !== first)].filter((id) => toolsPresent(id, path, 'inspect').ok);
+  return Promise.all(ids.map(async (id) => ({ id, backend: await SCHEDULERS[id].backend() })));
+}
+
+/** Look in each scheduler for this install's entries (read-only); state.json confirms its own scheduler's. */
+export async function lookEverywhere(ctx: Ctx, s: State | null, fileSpec: Spec, except?: string): Promise<Look[]> {
+  const out: Look[] = [];
+  for (const { id, backend } of await backendsToLook(fileSpec, ctx.io.env.PATH)) {
+    if (id === except) continue;
+    out.push({ id, backend, plan: await backend.planStop(ctx, s?.scheduler === id ? s : null) });
+  }
+  return out;
+}
+
+/** Every path any backend may write for this name. */
+export async function allHostPaths(c: Pick<Ctx, 'home' | 'names'>): Promise<HostPaths> {
+  const files: string[] = [];
+  const dirs: string[] = [];
+  for (const id of SCHEDULER_IDS) {
+    const p = (await SCHEDULERS[id].backend()).hostPaths(c);
+    files.push(...p.files);
+    dirs.push(...p.dirs);
+  }
+  return { files, dirs };
+}
+
+/** What state.json names that hbgen never writes for this name or folder: reported, then ignored. */
+export function untrustedRecords(s: State, name: string, n: Names, paths: HostPaths, looks: Look[]): string[] {
+  const notes: string[] = [];
+  const never = (what: string) => notes.push(`state.json names ${what}, which hbgen never writes for "${name}"; ignored`);
+  for (const r of s.hostFiles ?? []) if (!paths.files.includes(r.path)) never(r.path);
+  for (const r of s.files ?? []) if (!r.path.startsWith(`${n.stateDir}/`)) never(r.path);
+  for (const d of s.createdDirs ?? []) if (!paths.dirs.includes(d)) never(`the folder ${d}`);
+  if (!(SCHEDULER_IDS as readonly string[]).includes(s.scheduler)) notes.push(`state.json names the scheduler "${s.scheduler}", which hbgen does not know; ignored`);
+  else {
+    const where = looks.filter((l) => l.plan.found.length).map((l) => l.id);
+    if (where.length && !where.includes(s.scheduler)) notes.push(`state.json names the scheduler ${s.scheduler}, but hbgen's entry for this spec is in ${where.join(' and ')}; ignored`);
+  }
+  return notes;
+}
+
+/** How the loss reads: the whole state folder, or only state.json in it. */
+export function lostStateText(n: Names): string {
+  return lstatOrNull(n.stateDir) ? `${posix.join(n.stateDir, 'state.json')} is gone` : 'the state folder is gone';
+}
+
+/** state.json, or null with a note when it is not readable: stop and status then go by the name. */
+export function readStateOrNote(n: Names): { s: State | null; notes: string[] } {
+  try {
+    return { s: readState(n.stateDir), notes: [] };
+  } catch (e) {
+    if (!(e instanceof UserError)) throw e;
+    return { s: null, notes: [`${e.lines[0]!.split(';')[0]}; ignored: hbgen goes by the spec name`] };
+  }
+}
