@@ -1,4 +1,4 @@
-// claim.sh (PRODUCT.md §7): take / release / list, atomic under concurrency, stale
+// claim.sh (chunk claims in a shared folder): take / release / list, atomic under concurrency, stale
 // takeover serialized, names validated; under several shells.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';

@@ -1,4 +1,4 @@
-// window.sh (PRODUCT.md §5) under every shell: EPOCH arguments around DST changes, across
+// window.sh (the working-hours check) under every shell: EPOCH arguments around DST changes, across
 // midnight with days, leading-zero hours, boundaries, faketime for "now", and the fault
 // exit 2 for a zone that is not there under its exact name.
 import { test } from 'uvu';

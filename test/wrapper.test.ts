@@ -1,4 +1,4 @@
-// heartbeat.sh behaviour (PRODUCT.md §4) under every shell as /bin/sh, with a PATH that
+// heartbeat.sh behaviour (one bounded wake of the agent) under every shell as /bin/sh, with a PATH that
 // has flock/timeout/setsid and one that has none of them.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
