@@ -202,7 +202,5 @@ process.on('exit', () => require('node:fs').writeFileSync(cacheFile, script.crea
 }
 
 precompile();
-if (!process.argv.includes('--templates-only')) {
-  await zoneTable();
-  await bundle();
-}
+await zoneTable();
+await bundle();
