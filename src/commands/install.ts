@@ -181,8 +181,10 @@ async function waitForHeartbeat(p: InstallPlan, io: HostIO): Promise<void> {
   let running = await heartbeatRunningNow(io, p.spec, p.names);
   if (!running) return;
   line(io, `hbgen: a heartbeat of "${p.spec.name}" is running now (${running}); waiting up to ${WAIT_S} s for it to end before changing anything`);
+  // The host clock decides; a monotonic bound backs it, so a clock stepped back cannot stretch the wait.
   const until = io.now().getTime() + WAIT_S * 1000;
-  while (running && io.now().getTime() < until) {
+  const backstop = performance.now() + WAIT_S * 1000;
+  while (running && io.now().getTime() < until && performance.now() < backstop) {
     await sleep(250);
     running = await heartbeatRunningNow(io, p.spec, p.names);
   }
