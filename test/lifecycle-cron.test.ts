@@ -12,7 +12,7 @@ import * as assert from 'uvu/assert';
 import { names } from '../src/names.ts';
 import { B, makeStub } from './helpers/crontab.ts';
 import { cronUser, whyNot, type CronUser } from './helpers/cronuser.ts';
-import { hb, lines, makeHost, tree, type Host } from './helpers/lifecycle.ts';
+import { hb, lines, makeHost, rewriteSpec, tree, type Host } from './helpers/lifecycle.ts';
 
 const why = whyNot();
 const real = why ? test.skip : test;
@@ -146,6 +146,27 @@ real('real crontab, stand-in wrapper: a failing smoke test restores the table by
     assert.equal(tree(h.home), homeBefore);
     assert.not.ok(existsSync(names(h.spec).stateDir), 'the state folder install created is gone');
   }
+});
+
+real('item 5, real crontab, stand-in wrapper: a failing re-install keeps the old block and runtime.log, and says the earlier install is unchanged and still active', () => {
+  const h = host();
+  U.set(B('0 5 * * * mine\n'));
+  assert.is(U.run(h, 'install', { yes: true }).code, 0);
+  assert.is(U.run(h, 'wake').code, 0);
+  const log = join(names(h.spec).stateDir, 'runtime.log');
+  const tableBefore = U.table();
+  const logBefore = readFileSync(log);
+  const stateBefore = tree(names(h.spec).stateDir);
+  rewriteSpec(h, { timeout: '20m' });
+  const r = U.run(h, 'install', { yes: true, wrapper: { smokeExit: 78 } });
+  assert.is(r.code, 1, r.out);
+  assert.match(r.err, /^hbgen: the install check failed \(exit status, lock, runtime\.log\), so these settings of "docs" are not installed\nhbgen: hbgen undid everything it did: the earlier install of "docs" is unchanged and still active\n$/);
+  same(U.table(), tableBefore, 'the old block and the user line, byte for byte');
+  assert.ok(readFileSync(log).equals(logBefore), 'runtime.log as the wake left it');
+  assert.equal(tree(names(h.spec).stateDir), stateBefore, 'the old wrapper and state.json are back');
+  assert.equal(lines(log).slice(-3), ['hbgen docs start wake 1 by hand', 'agent ran', 'hbgen docs quiet']);
+  assert.is(U.run(h, 'stop').code, 0);
+  U.set(null);
 });
 
 real('item 11, real crontab: the state folder gone (git clean -fdx), status names the live block (exit 1), stop removes only it', () => {

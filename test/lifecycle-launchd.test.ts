@@ -2,12 +2,13 @@
 // (first on PATH, under a temporary HOME; its bootout is asynchronous as on macOS) and the
 // real heartbeat.sh (a STAND-IN wrapper where a test makes the install check fail).
 // Commands run in-process.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { names } from '../src/names.ts';
-import { hb, makeHost, rewriteSpec, sha, tree, type Host } from './helpers/lifecycle.ts';
+import { hb, lines, makeHost, rewriteSpec, sha, tree, type Host } from './helpers/lifecycle.ts';
 
 const LABEL = 'dev.hbgen.docs';
 const uid = process.getuid!();
@@ -123,6 +124,50 @@ test('stand-in launchctl: a repo under ~/Documents gets the macOS privacy (TCC) 
   const r = await hb(h, 'install', { dryRun: true });
   assert.is(r.code, 0, r.err);
   assert.match(r.out, new RegExp(`  - ${repo} is under ~/Documents: macOS privacy controls \\(TCC\\) deny jobs started by launchd or cron there \\("Operation not permitted"\\); grant /bin/sh Full Disk Access or move the repo`));
+});
+
+test('stand-in launchctl, mkdir lock: resume waits for a wake running now and refuses when it still runs, changing nothing', async () => {
+  const h = makeHost('launchd', { lock: 'mkdir', killAfter: '2s' });
+  assert.is((await hb(h, 'install', { yes: true })).code, 0);
+  writeFileSync(h.bin, '#!/bin/sh\necho agent started\nsleep 60\n');
+  const log = join(names(h.spec).stateDir, 'runtime.log');
+  const child = spawn('/bin/sh', [join(names(h.spec).stateDir, 'heartbeat.sh'), '--now'], { detached: true, stdio: 'ignore' });
+  const exited = new Promise<number | null>((res) => child.on('exit', (c, sig) => res(c ?? (sig ? -1 : null))));
+  for (let i = 0; i < 200 && !readFileSync(log, 'utf8').includes('agent started'); i++) await new Promise((r) => setTimeout(r, 50));
+  // A plist deleted by hand: resume would put it back, but a wake is running.
+  rmSync(plist(h));
+  const before = snapshot(h);
+  delete before.repo['.agent-platform/runtime.log'];
+  const logBefore = readFileSync(log);
+  h.tools.clearCalls();
+  const t0 = Date.now();
+  const r = await hb(h, 'resume', { yes: true, now: () => new Date(t0 + (Date.now() - t0) * 60) });
+  assert.is(r.code, 1, r.out);
+  assert.match(r.out, /hbgen: a heartbeat of "docs" is running now \(PID \d+, started [^)]+\); waiting up to 30 s/);
+  assert.match(r.err, /^hbgen: a heartbeat is running now \(PID \d+, started [^)]+\); retry after it ends, or `hbgen stop .*` ends it\nhbgen: nothing was changed on this host\n$/);
+  const after = snapshot(h);
+  delete after.repo['.agent-platform/runtime.log'];
+  assert.equal(after, before, 'no plist written, the state folder and launchd as they were');
+  assert.ok(readFileSync(log).equals(logBefore), 'runtime.log holds exactly what the wake wrote');
+  assert.equal(changing(h.tools.calls()), []);
+  assert.is((await hb(h, 'stop')).code, 0);
+  assert.is(await exited, 143);
+});
+
+test('stand-in launchctl, stand-in wrapper: a failing smoke test on a re-install keeps runtime.log and says the earlier install is unchanged and still active', async () => {
+  const h = makeHost('launchd');
+  assert.is((await hb(h, 'install', { yes: true })).code, 0);
+  assert.is((await hb(h, 'wake')).code, 0);
+  const log = join(names(h.spec).stateDir, 'runtime.log');
+  const before = snapshot(h);
+  rewriteSpec(h, { timeout: '20m' });
+  h.wrapper = { smokeExit: 78 };
+  const r = await hb(h, 'install', { yes: true });
+  assert.is(r.code, 1, r.out);
+  assert.match(r.err, /^hbgen: the install check failed \(exit status, lock, runtime\.log\), so these settings of "docs" are not installed\nhbgen: hbgen undid everything it did: the earlier install of "docs" is unchanged and still active\n$/);
+  assert.equal(snapshot(h), before, 'the plist, the old wrapper, state.json and runtime.log as they were');
+  assert.ok(h.tools.loaded(LABEL));
+  assert.equal(lines(log).slice(-3), ['hbgen docs start wake 1 by hand', 'agent ran', 'hbgen docs quiet']);
 });
 
 test.run();

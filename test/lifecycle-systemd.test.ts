@@ -369,4 +369,95 @@ test('stand-in systemctl: stop clears a stale lock and refuses to delete a unit 
   assert.not.ok(existsSync(join(stateDir(h), 'heartbeat.lock.d')));
 });
 
+// A wake of the installed (real) wrapper running in the background, as the scheduler starts it.
+function startWake(h: Host): { exited: Promise<number | null> } {
+  const child = spawn('/bin/sh', [join(stateDir(h), 'heartbeat.sh'), '--now'], { detached: true, stdio: 'ignore' });
+  return { exited: new Promise((res) => child.on('exit', (c, sig) => res(c ?? (sig ? -1 : null)))) };
+}
+
+async function until(what: string, ok: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !ok(); i++) await new Promise((r) => setTimeout(r, 50));
+  assert.ok(ok(), what);
+}
+
+const logOf = (h: Host) => join(stateDir(h), 'runtime.log');
+const readLog = (h: Host) => (existsSync(logOf(h)) ? readFileSync(logOf(h)) : Buffer.alloc(0));
+// Everything but runtime.log, which a running wake keeps writing.
+const allButLog = (h: Host) => {
+  const s = snapshot(h);
+  delete s.repo['.agent-platform/runtime.log'];
+  return s;
+};
+
+test('stand-in systemctl: a re-install waits for a wake running now, then installs; runtime.log keeps every byte the wake wrote', async () => {
+  const h = makeHost('systemd-user');
+  assert.is((await hb(h, 'install', { yes: true })).code, 0);
+  // The agent writes all through the install, so a cut log would lose some of its ticks.
+  writeFileSync(h.bin, '#!/bin/sh\ni=0\nwhile [ $i -lt 12 ]; do echo "tick $i"; i=$((i+1)); sleep 0.25; done\n');
+  const wake = startWake(h);
+  await until('the wake is running', () => readLog(h).includes('tick 0'));
+  rewriteSpec(h, { timeout: '20m' });
+  const oldWrapper = readFileSync(join(stateDir(h), 'heartbeat.sh'));
+  const r = await hb(h, 'install', { yes: true });
+  assert.is(r.code, 0, r.err + r.out);
+  assert.match(r.out, /^hbgen: a heartbeat of "docs" is running now \(PID \d+, started \d{4}-\d\d-\d\dT[\d:.]+Z\); waiting up to 30 s for it to end before changing anything$/m);
+  assert.is(await wake.exited, 0);
+  const log = lines(logOf(h));
+  const ticks = Array.from({ length: 12 }, (_, i) => `tick ${i}`);
+  const wakeLines = ['hbgen docs start wake 1 by hand', ...ticks, 'hbgen docs quiet'];
+  assert.equal(log.filter((l) => !l.includes('smoke') && !l.includes('skip-locked')).slice(-wakeLines.length), wakeLines, 'every line of the wake, in order');
+  assert.ok(log.indexOf('hbgen docs quiet') < log.lastIndexOf('hbgen docs start smoke'), 'the install check ran after the wake ended');
+  assert.not.ok(readFileSync(join(stateDir(h), 'heartbeat.sh')).equals(oldWrapper), 'the changed wrapper is installed');
+  assert.is(JSON.parse(readFileSync(join(stateDir(h), 'state.json'), 'utf8')).spec.timeout, '20m');
+});
+
+test('stand-in systemctl: a re-install refuses when the wake is still running after the wait, and changes nothing', async () => {
+  const h = makeHost('systemd-user', { killAfter: '2s' });
+  assert.is((await hb(h, 'install', { yes: true })).code, 0);
+  writeFileSync(h.bin, '#!/bin/sh\necho agent started\nsleep 60\n');
+  const wake = startWake(h);
+  await until('the wake is running', () => readLog(h).includes('agent started'));
+  rewriteSpec(h, { timeout: '20m' });
+  const before = allButLog(h);
+  const logBefore = readLog(h);
+  h.tools.clearCalls();
+  // A host clock 60 times as fast: the 30 s wait passes in half a second.
+  const t0 = Date.now();
+  const r = await hb(h, 'install', { yes: true, now: () => new Date(t0 + (Date.now() - t0) * 60) });
+  assert.is(r.code, 1, r.out);
+  assert.match(r.out, /hbgen: a heartbeat of "docs" is running now \(PID (\d+), started [^)]+\); waiting up to 30 s/);
+  const pid = /running now \(PID (\d+)/.exec(r.out)![1];
+  assert.match(r.err, new RegExp(`^hbgen: a heartbeat is running now \\(PID ${pid}, started \\d{4}-[^)]+\\); retry after it ends, or \`hbgen stop ${h.specFile}\` ends it\\nhbgen: nothing was changed on this host\\n$`));
+  assert.ok(readLog(h).equals(logBefore), 'runtime.log holds exactly what the wake wrote');
+  assert.equal(allButLog(h), before, 'the old wrapper, units, state.json and timer state as they were');
+  assert.equal(changing(h.tools.calls()), []);
+  assert.is((await hb(h, 'stop')).code, 0);
+  assert.is(await wake.exited, 143);
+  const log = lines(logOf(h));
+  assert.equal(log.slice(-3), ['hbgen docs start wake 1 by hand', 'agent started', 'hbgen docs fail 143 signal TERM'], 'the wake ran to its own end, its log intact');
+});
+
+test('stand-in systemctl: a re-install whose install check fails keeps runtime.log whole and says the earlier install is unchanged and still active', async () => {
+  const h = makeHost('systemd-user');
+  assert.is((await hb(h, 'install', { yes: true })).code, 0);
+  assert.is((await hb(h, 'wake')).code, 0);
+  const logBefore = readLog(h);
+  const before = allButLog(h);
+  rewriteSpec(h, { timeout: '20m' });
+  h.tools.flag('fail-list-timers', 'Failed to list timers: Connection timed out');
+  const r = await hb(h, 'install', { yes: true });
+  assert.is(r.code, 1, r.out);
+  assert.match(r.out, /ok {4}lock: the second run found the lock held/);
+  assert.match(r.out, /FAIL {2}scheduler: /);
+  assert.match(r.err, /^hbgen: the install check failed \(scheduler\), so these settings of "docs" are not installed\nhbgen: hbgen undid everything it did: the earlier install of "docs" is unchanged and still active\n$/);
+  assert.not.match(r.err, /"docs" is not installed/);
+  const after = readLog(h);
+  assert.ok(after.length > logBefore.length && after.subarray(0, logBefore.length).equals(logBefore), 'runtime.log only grew');
+  assert.equal(lines(logOf(h)).slice(-3).sort(), ['hbgen docs quiet smoke', 'hbgen docs skip-locked', 'hbgen docs start smoke'], "the check's own lines stay, as history");
+  h.tools.flag('fail-list-timers', null);
+  assert.equal(allButLog(h), before, 'the old wrapper, units, state.json and timer state are back');
+  assert.is(JSON.parse(readFileSync(join(stateDir(h), 'state.json'), 'utf8')).status, 'installed');
+  assert.ok(h.tools.enabled(`${UNIT}.timer`) && h.tools.active(`${UNIT}.timer`));
+});
+
 test.run();

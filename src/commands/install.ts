@@ -1,14 +1,17 @@
 // hbgen install [SPEC] [--yes] [--dry-run], and hbgen resume (the same from state.json).
-// The order matters, so that a refusal never comes after the question and a failure
-// never leaves half an install: validate → host facts → render → every read-only check of
-// the scheduler → panel → one question (default No) → state-folder files → state.json
-// intent → host files and scheduler → install check (smoke test, state.json, the
-// scheduler lists the entry) → success only when every check was observed passing;
-// otherwise everything is undone.
-import { readdirSync, rmSync, truncateSync } from 'node:fs';
+// The order matters, so that a refusal never comes after the question (but one: a heartbeat
+// still running after the wait below) and a failure never leaves half an install: validate →
+// host facts → render → every read-only check of the scheduler → panel → one question
+// (default No) → hbgen's lock → no heartbeat of this install running (waited for, bounded)
+// → state-folder files → state.json intent → host files and scheduler → install check
+// (smoke test, state.json, the scheduler lists the entry) → success only when every check
+// was observed passing; otherwise everything is undone, except runtime.log, which is never
+// cut (see the README section "Install on a host").
+import { readdirSync, rmSync } from 'node:fs';
 import { dirname, posix } from 'node:path';
 import { UserError } from '../errors.ts';
 import { shownWord } from '../escape.ts';
+import { sleep } from '../formats.ts';
 import { Journal, type Backend, type Ctx, type FilePlan, type Preflight, planFile, record, writePlanned } from '../host/backend.ts';
 import { type Facts, hostFacts, permissionMode } from '../host/facts.ts';
 import { identityDiffers } from '../host/found.ts';
@@ -16,8 +19,9 @@ import { lstatOrNull, missingDirs, mkdirs, readOrNull, sha256, writeAtomic } fro
 import type { HostIO } from '../host/io.ts';
 import { acquireOpLock } from '../host/lock.ts';
 import { panel } from '../host/panel.ts';
+import { heartbeatRunningNow } from '../host/proc.ts';
 import { askConsent } from '../host/prompt.ts';
-import { type Check, logSize, smokeTest } from '../host/smoke.ts';
+import { type Check, smokeTest } from '../host/smoke.ts';
 import { type State, readState, specHash, statePath, writeState } from '../host/state.ts';
 import { toolsPresent } from '../host/tools.ts';
 import { type Names, names } from '../names.ts';
@@ -69,6 +73,7 @@ export async function install(argv: InstallArgs, io: HostIO, verb: Verb = 'insta
   if (!argv.yes) await askOnce(p, io);
   const lock = await acquireOpLock(io);
   try {
+    await waitForHeartbeat(p, io);
     return await applyAndCheck(p, io);
   } finally {
     lock.release();
@@ -162,6 +167,32 @@ async function askOnce(p: InstallPlan, io: HostIO): Promise<void> {
   if (a === 'no') throw new UserError([`you did not confirm, so ${NOTHING}`]);
 }
 
+/** How long install waits for a heartbeat running now before it refuses. */
+const WAIT_S = 30;
+
+/**
+ * A heartbeat of this install running now holds the lock and writes runtime.log: the
+ * install check would meet its lock and fail. So install waits for it (bounded, on the
+ * host clock) and refuses, changing nothing, if it still runs. It looks here, under hbgen's
+ * lock and after the question, because a wake may start at any time: only the look just
+ * before the first write counts.
+ */
+async function waitForHeartbeat(p: InstallPlan, io: HostIO): Promise<void> {
+  let running = await heartbeatRunningNow(io, p.spec, p.names);
+  if (!running) return;
+  line(io, `hbgen: a heartbeat of "${p.spec.name}" is running now (${running}); waiting up to ${WAIT_S} s for it to end before changing anything`);
+  // The host clock decides; a monotonic bound backs it, so a clock stepped back cannot stretch the wait.
+  const until = io.now().getTime() + WAIT_S * 1000;
+  const backstop = performance.now() + WAIT_S * 1000;
+  while (running && io.now().getTime() < until && performance.now() < backstop) {
+    await sleep(250);
+    running = await heartbeatRunningNow(io, p.spec, p.names);
+  }
+  if (running) {
+    throw new UserError([`a heartbeat is running now (${running}); retry after it ends, or \`hbgen stop ${shownWord(p.argv.spec)}\` ends it`, NOTHING]);
+  }
+}
+
 /** state.json as written before the scheduler is touched: status "installing". */
 function intendedState(p: InstallPlan, io: HostIO): State {
   const { spec, pre, prev, facts } = p;
@@ -190,15 +221,17 @@ function intendedState(p: InstallPlan, io: HostIO): State {
   };
 }
 
+/** An earlier install was active: a complete rollback restores it, so it stays active. */
+const earlierActive = (p: InstallPlan): boolean => p.prev?.status === 'installed';
+
 /** Undo every journalled step, say what was undone, and end the command with `why`. */
-async function undoAll(j: Journal, io: HostIO, why: string): Promise<never> {
+async function undoAll(p: InstallPlan, j: Journal, io: HostIO, why: string): Promise<never> {
   const { undone, failed } = await j.rollback();
   for (const u of undone.reverse()) line(io, `  undone: ${u}`);
-  throw new UserError(
-    failed.length
-      ? [why, ...failed.map((f) => `could not undo: ${f}`), 'fix what is named above by hand; `hbgen status` shows what is left']
-      : [why, 'hbgen undid everything it did: the host is as it was before'],
-  );
+  const restored = earlierActive(p)
+    ? `hbgen undid everything it did: the earlier install of "${p.spec.name}" is unchanged and still active`
+    : 'hbgen undid everything it did: the host is as it was before';
+  throw new UserError(failed.length ? [why, ...failed.map((f) => `could not undo: ${f}`), 'fix what is named above by hand; `hbgen status` shows what is left'] : [why, restored]);
 }
 
 /** Under hbgen's lock: write, check, and undo everything unless every check passed. */
@@ -208,7 +241,7 @@ async function applyAndCheck(p: InstallPlan, io: HostIO): Promise<number> {
   try {
     await applyAll(p, state, j);
   } catch (e) {
-    if (e instanceof UserError) return await undoAll(j, io, `installing failed: ${e.lines.join('; ')}`);
+    if (e instanceof UserError) return await undoAll(p, j, io, `installing failed: ${e.lines.join('; ')}`);
     await j.rollback();
     throw e;
   }
@@ -216,7 +249,13 @@ async function applyAndCheck(p: InstallPlan, io: HostIO): Promise<number> {
   const checks = await installChecks(p, state, io);
   for (const c of checks) line(io, `  ${c.ok ? 'ok  ' : 'FAIL'}  ${c.what}: ${c.observed}`);
   const failed = checks.filter((c) => !c.ok);
-  if (failed.length) return await undoAll(j, io, `the install check failed (${failed.map((c) => c.what).join(', ')}), so "${p.spec.name}" is not installed`);
+  if (failed.length) {
+    const what = earlierActive(p) ? `these settings of "${p.spec.name}" are not installed` : `"${p.spec.name}" is not installed`;
+    // A wake that started after the look before the first write holds the lock the check needs.
+    const during = await heartbeatRunningNow(io, p.spec, p.names);
+    const why = `the install check failed (${failed.map((c) => c.what).join(', ')}), so ${what}${during ? `; a heartbeat started during the install (${during}): retry after it ends` : ''}`;
+    return await undoAll(p, j, io, why);
+  }
   const spec = shownWord(p.argv.spec);
   line(io, `hbgen: installed "${p.spec.name}"; \`hbgen status ${spec}\` audits it, \`hbgen wake ${spec}\` runs one heartbeat now, \`hbgen stop ${spec}\` removes it`);
   return 0;
@@ -235,17 +274,24 @@ async function applyAll(p: InstallPlan, state: State, j: Journal): Promise<void>
   await p.backend.apply(p.ctx, p.pre, j);
 }
 
-/** The state folder and its files; the undo also removes what the install check left there. */
+/**
+ * The state folder and its files; the undo also removes what the install check left there,
+ * except the wrapper's own run-time files: runtime.log is never cut or rewritten (a wake of
+ * the earlier install may be writing it, and the check's lines are true history), and the
+ * lock file and lock folder stay (removing a lock a wake holds would let a second agent in).
+ */
 function applyStateDir(n: Names, files: FilePlan[], j: Journal): void {
   if (!lstatOrNull(n.stateDir)) {
     const made = mkdirs(n.stateDir, 0o700);
     j.push(`removed ${made[0]}`, () => rmSync(made[0]!, { recursive: true, force: true }));
   } else {
     const before = new Set(readdirSync(n.stateDir));
-    const logBefore = lstatOrNull(n.log) ? logSize(n.log) : -1;
-    j.push('removed what the install check left in the state folder', () => {
-      for (const e of readdirSync(n.stateDir)) if (!before.has(e)) rmSync(posix.join(n.stateDir, e), { recursive: true, force: true });
-      if (logBefore >= 0 && logSize(n.log) > logBefore) truncateSync(n.log, logBefore);
+    const kept = new Set([n.log, n.lock, n.lockDir]);
+    j.push('removed what the install check left in the state folder (runtime.log kept as it is)', () => {
+      for (const e of readdirSync(n.stateDir)) {
+        const path = posix.join(n.stateDir, e);
+        if (!before.has(e) && !kept.has(path)) rmSync(path, { recursive: true, force: true });
+      }
     });
   }
   for (const f of files) writePlanned(f, j, 0o700);

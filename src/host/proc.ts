@@ -157,3 +157,16 @@ export async function endHeartbeats(io: HostIO, spec: Spec, running: Running[], 
 export function clearStaleLock(n: Names): void {
   rmSync(n.lockDir, { recursive: true, force: true });
 }
+
+/**
+ * A heartbeat of this install running now, as the words to show ("PID N, started …"), or
+ * null: a wrapper proven ours by its command line, else a lock that is held (a flock lock
+ * names no PID; a mkdir lock between its mkdir and its owner record names none yet).
+ */
+export async function heartbeatRunningNow(io: HostIO, spec: Spec, n: Names): Promise<string | null> {
+  const { running } = await runningWrappers(io, n);
+  const w = running.find((r) => !r.wrapper.args.endsWith(' --smoke'))?.wrapper ?? running[0]?.wrapper;
+  if (w) return `PID ${w.pid}, started ${new Date(w.start * 1000).toISOString()}`;
+  const lk = await lockInfo(io, spec, n);
+  return lk.held ? lk.detail : null;
+}
