@@ -2,6 +2,7 @@
 // fd, and the deadline (timeout(1) and the portable watchdog), across the shell matrix.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PATHS, SHELLS, makeCase, run, shell, sleep, survivors, type Case, type Shell } from './helpers/wrapper.ts';
@@ -47,17 +48,25 @@ function lockCase(owner: string | null, ageSeconds = 0) {
 for (const sh of [shell('dash'), shell('busybox sh'), shell('posh'), shell('yash'), shell('mksh')]) {
   test(`${sh.name}: mkdir lock: live owner respected; dead PID, too old, old empty owner taken over`, async () => {
     const now = Math.floor(Date.now() / 1000);
-    const live = lockCase(`1 ${now}`);
-    assert.is((await run(live, sh)).code, 0);
-    assert.equal(live.outcomes(), ['skip-locked']);
-    assert.is(readFileSync(join(live.state, 'heartbeat.lock.d', 'owner'), 'utf8'), `1 ${now}`);
+    // A live owner is a process running this wrapper (its command line names the script);
+    // even an hour-old one is respected: a clock stepped forward looks the same.
+    const live = lockCase(null);
+    const holder = spawn('/bin/sh', ['-c', 'sleep 30', join(live.state, 'heartbeat.sh')], { stdio: 'ignore' });
+    try {
+      writeFileSync(join(live.state, 'heartbeat.lock.d', 'owner'), `${holder.pid} ${now - 3600}`);
+      assert.is((await run(live, sh)).code, 0);
+      assert.equal(live.outcomes(), ['skip-locked']);
+      assert.is(readFileSync(join(live.state, 'heartbeat.lock.d', 'owner'), 'utf8'), `${holder.pid} ${now - 3600}`);
+    } finally {
+      holder.kill('SIGKILL');
+    }
 
     const dead = lockCase(`999999 ${now}`);
     assert.is((await run(dead, sh)).code, 0);
     assert.equal(dead.outcomes(), ['start wake 1', 'quiet']);
 
-    // A live PID (reused by some long-running process) but older than timeout + killAfter.
-    const old = lockCase(`1 ${now - 91}`);
+    // A live PID reused by some other process (PID 1): the wake is over, whatever its age.
+    const old = lockCase(`1 ${now}`);
     assert.is((await run(old, sh)).code, 0);
     assert.equal(old.outcomes(), ['start wake 1', 'quiet']);
 

@@ -231,6 +231,9 @@ export interface RunOptions {
   /** Run this script instead of heartbeat.sh (path). */
   script?: string;
   cwd?: string;
+  /** false: the wrapper runs as a child of the shell that mounts, in that shell's process
+   * group, so it does not lead its group (as under `hbgen wake`). Default true. */
+  leader?: boolean;
 }
 
 /**
@@ -239,7 +242,8 @@ export interface RunOptions {
  */
 export function run(c: Case | null, sh: Shell, opts: RunOptions = {}): Promise<RunResult> {
   const script = opts.script ?? join(c!.state, 'heartbeat.sh');
-  const argv = ['-m', '/bin/sh', '-c', 'mount --bind "$0" /usr/bin/dash && exec "$@"', sh.file, '/bin/sh', script, ...(opts.args ?? [])];
+  const start = opts.leader === false ? 'mount --bind "$0" /usr/bin/dash && "$@"; exit $?' : 'mount --bind "$0" /usr/bin/dash && exec "$@"';
+  const argv = ['-m', '/bin/sh', '-c', start, sh.file, '/bin/sh', script, ...(opts.args ?? [])];
   const started = Date.now();
   return new Promise((resolve, reject) => {
     const child = spawn('/usr/bin/unshare', argv, {

@@ -1,0 +1,120 @@
+// heartbeat.sh: never two agents, and deadlines exact, in every shell of the matrix.
+// - the agent and every helper it left in its group (or, without process groups, its
+//   tree) are gone within timeout + killAfter (+1 s), zombies counted as gone, also when
+//   the wrapper does not lead its process group (as under `hbgen wake`);
+// - a wrapper killed with SIGKILL: the next wake skips while its agent lives, and that
+//   agent still dies at its deadline;
+// - a clock stepped forward (faketime +2h) never makes a live mkdir lock look stale.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PATHS, SHELLS, makeCase, run, sleep, waitFor } from './helpers/wrapper.ts';
+import { renderNow } from './helpers/render.ts';
+import { validateSpec } from '../src/spec.ts';
+
+const alive = (pid: number) => existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').startsWith('Z');
+const pids = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').split(/\s+/).filter(Boolean).map(Number) : []);
+const cleanup = (list: number[]) => {
+  for (const p of list) {
+    try {
+      if (alive(p)) process.kill(p, 'SIGKILL');
+    } catch {}
+  }
+};
+
+// The agent and two helpers (one a grandchild) all ignore TERM and would sleep for minutes.
+const STUBBORN = 'trap "" TERM\nsleep 300 &\necho $! >>"$HBTEST_DIR/kids"\n(sleep 300 & echo $! >>"$HBTEST_DIR/kids"; wait) &\necho $! >>"$HBTEST_DIR/kids"\nsleep 300\n';
+
+const PATHS2 = [
+  ['full', PATHS.full],
+  ['bare', PATHS.bare],
+] as const;
+
+for (const sh of SHELLS) {
+  for (const [tname, path] of PATHS2) {
+    for (const leader of [true, false]) {
+      const who = leader ? 'leading its group' : 'not leading its group';
+      test(`${sh.name} / ${tname} / ${who}: the agent and its helpers are gone within timeout + killAfter + 1 s`, async () => {
+        const T = 1;
+        const K = 2;
+        const c = makeCase({ path, spec: { timeout: `${T}s`, killAfter: `${K}s` } });
+        c.behave(STUBBORN);
+        const p = run(c, sh, { leader, limitMs: 30000 });
+        await waitFor(() => existsSync(join(c.rec, 'started')), 5000, 'agent started');
+        const t0 = Date.now();
+        const agent = Number(readFileSync(join(c.rec, 'started'), 'utf8'));
+        await waitFor(() => pids(join(c.rec, 'kids')).length >= 3, 5000, 'helpers started');
+        const kids = pids(join(c.rec, 'kids'));
+        const r = await p;
+        const took = Date.now() - t0;
+        await sleep(100);
+        const left = [agent, ...kids].filter(alive);
+        cleanup([agent, ...kids]);
+        assert.equal(left, [], `still alive after the wake: ${left.join(' ')}\n${c.log()}`);
+        assert.ok(took <= (T + K + 1) * 1000, `the wake took ${took} ms after the agent started; timeout + killAfter + 1 s is ${(T + K + 1) * 1000} ms\n${c.log()}`);
+        assert.equal(c.outcomes(), ['start wake 1', `timeout after ${T}s`], c.log());
+        assert.is(r.code, 124);
+      });
+    }
+
+    test(`${sh.name} / ${tname}: after a SIGKILL of the wrapper the next wake skips, and the agent still dies at its deadline`, async () => {
+      const T = 3;
+      const K = 1;
+      const c = makeCase({ path, spec: { timeout: `${T}s`, killAfter: `${K}s` } });
+      c.behave(STUBBORN);
+      let pid = 0;
+      const first = run(c, sh, { onSpawn: (x) => (pid = x), limitMs: 30000 });
+      await waitFor(() => existsSync(join(c.rec, 'started')), 5000, 'agent started');
+      const t0 = Date.now();
+      const agent = Number(readFileSync(join(c.rec, 'started'), 'utf8'));
+      await waitFor(() => pids(join(c.rec, 'kids')).length >= 3, 5000, 'helpers started');
+      const kids = pids(join(c.rec, 'kids'));
+      process.kill(pid, 'SIGKILL');
+      await first;
+      try {
+        const second = await run(c, sh, { limitMs: 30000 });
+        assert.is(second.code, 0, c.log());
+        assert.equal(c.runs().length, 1, `a second agent started\n${c.log()}`);
+        assert.match(c.outcomes().at(-1) ?? '', /^skip-locked the previous wake's agent PID \d+ is still running$/, c.log());
+        await waitFor(() => ![agent, ...kids].some(alive), (T + K + 1) * 1000 + 3000, 'the first agent gone').catch(() => {});
+        const gone = Date.now() - t0;
+        const left = [agent, ...kids].filter(alive);
+        assert.equal(left, [], `the first agent's processes outlived its deadline: ${left.join(' ')}`);
+        assert.ok(gone <= (T + K + 1) * 1000, `the first agent was gone ${gone} ms after it started; timeout + killAfter + 1 s is ${(T + K + 1) * 1000} ms`);
+        // Once it is gone, the next wake runs again.
+        const third = await run(c, sh, { limitMs: 30000 });
+        assert.is(third.code, 124, c.log());
+        assert.equal(c.runs().length, 2, c.log());
+      } finally {
+        cleanup([agent, ...kids, ...pids(join(c.rec, 'kids'))]);
+      }
+    });
+  }
+
+  test(`${sh.name} / bare: a clock stepped 2 h forward does not take over a live mkdir lock`, async () => {
+    const c = makeCase({ path: PATHS.bare, spec: { timeout: '20s', killAfter: '1s' } });
+    c.behave('sleep 3\n');
+    const first = run(c, sh, { limitMs: 30000 });
+    await waitFor(() => existsSync(join(c.rec, 'started')), 5000, 'agent started');
+    // The second wake runs the same spec with its clock two hours ahead (libfaketime in the
+    // spec's env, which the wrapper keeps). A new file renamed over heartbeat.sh: the
+    // running wrapper keeps reading its own.
+    const raw = { ...c.spec, env: { ...c.spec.env, LD_PRELOAD: '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1', FAKETIME: '+2h' } };
+    const v = validateSpec(raw);
+    assert.ok(v.spec, String(v.errors));
+    const r = renderNow(v.spec!);
+    const hb = r.files.find((f) => f.path === 'heartbeat.sh')!.content;
+    writeFileSync(join(c.state, 'heartbeat.sh.new'), hb, { mode: 0o755 });
+    renameSync(join(c.state, 'heartbeat.sh.new'), join(c.state, 'heartbeat.sh'));
+    const second = await run(c, sh, { limitMs: 30000 });
+    const one = await first;
+    assert.is(second.code, 0, c.log());
+    assert.equal(c.runs().length, 1, `two agents ran at once\n${c.log()}`);
+    assert.ok(c.outcomes().includes('skip-locked'), c.log());
+    assert.ok(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ hbgen \S+ skip-locked/.test(c.log()), c.log());
+    assert.is(one.code, 0, c.log());
+  });
+}
+
+test.run();
