@@ -222,6 +222,20 @@ for (const sh of SHELLS) {
     assert.is(c.runs().length, 2);
   });
 
+  test(`${sh.name}: no temporary file is written through a link planted in the state folder`, async () => {
+    const c = makeCase();
+    const victim = join(c.dir, 'victim');
+    writeFileSync(victim, 'precious\n');
+    symlinkSync(victim, join(c.state, 'wakes.tmp'));
+    writeFileSync(join(c.repo, 'HEART.md'), 'plan\n');
+    symlinkSync(victim, join(c.state, 'heart.sum.tmp'));
+    const r = await run(c, sh);
+    assert.is(r.code, 0, r.stderr + c.log());
+    assert.is(readFileSync(victim, 'utf8'), 'precious\n');
+    assert.is(readFileSync(join(c.state, 'wakes'), 'utf8'), '1\n');
+    assert.equal(c.outcomes(), ['start wake 1', 'quiet']);
+  });
+
   // Run as root, so chmod 000 would still read: a folder, a FIFO, an empty file and garbage
   // stand for a counter that exists but cannot be read. Each is an error, never a reset.
   test(`${sh.name}: an unreadable or corrupt wake counter is an error, never a reset`, async () => {
