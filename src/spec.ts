@@ -314,6 +314,29 @@ function commandLineIssues(s: Record<string, any>, ctx: z.RefinementCtx): void {
   }
 }
 
+/**
+ * The wrapper runs programs found on env.PATH (date, mkdir, the agent's own tools) outside
+ * the agent's sandbox, and the agent may write anything inside the repo: a PATH folder inside
+ * the repo would let it drop a fake `date` that the next wake runs for it. Empty and relative
+ * entries (the repo, since the wake runs there) are refused by the env rule itself.
+ */
+function pathInRepoIssues(s: { repo?: unknown; env?: unknown }, ctx: z.RefinementCtx): void {
+  const e = s.env as Record<string, unknown> | undefined;
+  if (typeof s.repo !== 'string' || !s.repo.startsWith('/') || typeof e?.PATH !== 'string') return;
+  const repo = posix.normalize(s.repo).replace(/(.)\/$/, '$1');
+  for (const dir of e.PATH.split(':')) {
+    if (!dir.startsWith('/')) continue;
+    const d = posix.normalize(dir).replace(/(.)\/$/, '$1');
+    if (d === repo || d.startsWith(repo === '/' ? '/' : `${repo}/`)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['env', 'PATH'],
+        message: `"${dir}" is inside repo; the agent can write there, so a program the wrapper runs could be replaced: remove the entry and put the tool in a folder outside the repo`,
+      });
+    }
+  }
+}
+
 export const SpecSchema = z
   .strictObject({
     $schema: text('the path or URL of the JSON Schema').optional(),
@@ -373,6 +396,7 @@ export const SpecSchema = z
     if (Array.isArray(s.gate) && typeof s.gate[0] === 'string' && !s.gate[0].startsWith('/')) {
       ctx.addIssue({ code: 'custom', path: ['gate', 0], message: `must be an absolute path to the gate program, got "${s.gate[0]}"` });
     }
+    pathInRepoIssues(s, ctx);
     commandLineIssues(s, ctx);
   }, { when: () => true });
 

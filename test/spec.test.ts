@@ -77,6 +77,14 @@ test('paths: absolute and normalized', () => {
   ok((s) => (s.stateDir = 'tools/agent'));
   fails((s) => (s.env.PATH = '/usr/bin:.'), /^env\.PATH: every entry must be an absolute, normalized folder \(found "\."\)/);
   fails((s) => (s.env.PATH = '/usr/bin:'), /^env\.PATH: every entry must be an absolute/);
+  // A PATH folder inside the repo lets the agent replace a program the wrapper runs.
+  fails(
+    (s) => ((s.repo = '/home/u/src/docs'), (s.env.PATH = '/usr/bin:/home/u/src/docs/node_modules/.bin:/bin')),
+    'env.PATH: "/home/u/src/docs/node_modules/.bin" is inside repo; the agent can write there, so a program the wrapper runs could be replaced: remove the entry and put the tool in a folder outside the repo',
+  );
+  fails((s) => ((s.repo = '/home/u/src/docs'), (s.env.PATH = '/home/u/src/docs:/bin')), /^env\.PATH: "\/home\/u\/src\/docs" is inside repo/);
+  fails((s) => (s.env.PATH = '/bin::/usr/bin'), /^env\.PATH: every entry must be an absolute, normalized folder \(found ""\)/);
+  ok((s) => ((s.repo = '/home/u/src/docs'), (s.env.PATH = '/home/u/src/docs-tools/bin:/bin')));
   fails((s) => (s.gate = ['on_ac_power']), 'gate[0]: must be an absolute path to the gate program, got "on_ac_power"');
 });
 

@@ -221,6 +221,41 @@ for (const sh of SHELLS) {
     assert.equal(c.outcomes(), ['start wake 1', 'quiet', 'start wake 2', 'quiet', 'skip-cap 2 of 2 wakes done']);
     assert.is(c.runs().length, 2);
   });
+
+  test(`${sh.name}: no temporary file is written through a link planted in the state folder`, async () => {
+    const c = makeCase();
+    const victim = join(c.dir, 'victim');
+    writeFileSync(victim, 'precious\n');
+    symlinkSync(victim, join(c.state, 'wakes.tmp'));
+    writeFileSync(join(c.repo, 'HEART.md'), 'plan\n');
+    symlinkSync(victim, join(c.state, 'heart.sum.tmp'));
+    const r = await run(c, sh);
+    assert.is(r.code, 0, r.stderr + c.log());
+    assert.is(readFileSync(victim, 'utf8'), 'precious\n');
+    assert.is(readFileSync(join(c.state, 'wakes'), 'utf8'), '1\n');
+    assert.equal(c.outcomes(), ['start wake 1', 'quiet']);
+  });
+
+  // Run as root, so chmod 000 would still read: a folder, a FIFO, an empty file and garbage
+  // stand for a counter that exists but cannot be read. Each is an error, never a reset.
+  test(`${sh.name}: an unreadable or corrupt wake counter is an error, never a reset`, async () => {
+    const kinds: [string, (p: string) => void][] = [
+      ['folder', (p) => mkdirSync(p)],
+      ['fifo', (p) => spawnSync('mkfifo', [p])],
+      ['empty', (p) => writeFileSync(p, '')],
+      ['garbage', (p) => writeFileSync(p, '3x\n')],
+    ];
+    for (const [kind, plant] of kinds) {
+      const c = makeCase({ spec: { cap: 5 } });
+      const wakes = join(c.state, 'wakes');
+      plant(wakes);
+      const r = await run(c, sh);
+      assert.is(r.code, 78, `${kind}: ${r.stderr}${c.log()}`);
+      assert.equal(c.outcomes(), [`error the wake counter ${wakes} is unreadable or does not hold a number; delete it to start counting again`], kind);
+      assert.equal(c.runs(), [], kind);
+      assert.not.ok(existsSync(`${wakes}.tmp`), kind);
+    }
+  });
 }
 
 // Signals to the wrapper mid-run: the agent's group gets TERM, the lock is released, one
