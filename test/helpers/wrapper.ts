@@ -287,6 +287,8 @@ export interface Proc {
   sid: number;
   state: string;
   comm: string;
+  /** argv, filled in by survivors() for failure messages. */
+  args?: string;
 }
 
 export function procs(): Proc[] {
@@ -317,7 +319,18 @@ export function parseStat(s: string): Proc {
 /** Live (non-zombie) processes in any of these sessions or process groups. */
 export function survivors(ids: number[]): Proc[] {
   const set = new Set(ids);
-  return procs().filter((p) => p.state !== 'Z' && (set.has(p.sid) || set.has(p.pgrp) || set.has(p.pid)));
+  return procs()
+    .filter((p) => p.state !== 'Z' && (set.has(p.sid) || set.has(p.pgrp) || set.has(p.pid)))
+    .map((p) => ({ ...p, args: cmdline(p.pid) }));
+}
+
+/** A process's argv as one line, for failure messages ('' when it is gone). */
+function cmdline(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+  } catch {
+    return '';
+  }
 }
 
 export function shellcheck(file: string): { ok: boolean; out: string } {
