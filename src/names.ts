@@ -17,11 +17,16 @@ export interface Names {
   wrapper: string;
   gate: string;
   claim: string;
+  /** Shared-folder chunk claims: in the repo's agent folder, where every agent sharing the repo (each with its own state folder) sees them. */
+  claimsDir: string;
   log: string;
   lock: string;
   lockDir: string;
   hostDir: string;
 }
+
+/** The repo's folder for what agents may read and write (claims); never trusted by hbgen. */
+export const AGENT_DIR = '.agent-platform';
 
 export function stateDirOf(spec: Pick<Spec, 'repo' | 'stateDir'>): string {
   return spec.stateDir.startsWith('/') ? spec.stateDir : posix.join(spec.repo, spec.stateDir);
@@ -42,6 +47,7 @@ export function names(spec: Pick<Spec, 'name' | 'repo' | 'stateDir'>): Names {
     wrapper: posix.join(state, 'heartbeat.sh'),
     gate: posix.join(state, 'window.sh'),
     claim: posix.join(state, 'claim.sh'),
+    claimsDir: posix.join(spec.repo, AGENT_DIR, 'claims'),
     log: posix.join(state, 'runtime.log'),
     lock: posix.join(state, 'heartbeat.lock'),
     lockDir: posix.join(state, 'heartbeat.lock.d'),

@@ -5,7 +5,7 @@
 // STAND-INS first on PATH unless a test says otherwise; the HOME is temporary.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -98,6 +98,7 @@ test('CLI host facts: a missing binary (alias), a #!/usr/bin/env interpreter mis
 
   const sd = names(h.spec).stateDir;
   mkdirSync(join(h.root, 'elsewhere'));
+  mkdirSync(dirname(sd), { recursive: true });
   symlinkSync(join(h.root, 'elsewhere'), sd);
   r = cli(h, ['install', 'hbgen.json', '--dry-run']);
   assert.is(r.code, 1);
@@ -182,8 +183,8 @@ test('askConsent with injected streams: y/yes (any case) is yes; n, empty, other
   assert.is(t.said(), '', 'no question without a terminal');
 });
 
-test('CLI end to end with the REAL heartbeat.sh and stand-in systemctl: install --yes, status, wake, stop', () => {
-  const h = makeHost('systemd-user', { schedule: { scheduler: 'systemd-user', every: '1h', minute: 7, hours: { start: '00:00', end: '24:00', timezone: 'UTC' } } });
+test('CLI end to end with the REAL heartbeat.sh and stand-in systemctl, the default state folder (~/.local/state/hbgen/NAME): install --yes, status, wake, stop', () => {
+  const h = makeHost('systemd-user', { stateDir: undefined, schedule: { scheduler: 'systemd-user', every: '1h', minute: 7, hours: { start: '00:00', end: '24:00', timezone: 'UTC' } } });
   const homeBefore = tree(h.home);
   const r = cli(h, ['install', '--yes']);
   assert.is(r.code, 0, r.stdout + r.stderr);
@@ -194,7 +195,14 @@ test('CLI end to end with the REAL heartbeat.sh and stand-in systemctl: install 
   assert.is(w.code, 0, w.stderr);
   const st = cli(h, ['stop']);
   assert.is(st.code, 0, st.stderr);
-  assert.equal(tree(h.home), homeBefore);
+  // stop keeps the state folder (logs, counter) under HOME, and removes everything else it added.
+  assert.is(names(h.spec).stateDir, join(h.home, '.local/state/hbgen/docs'));
+  const state = relative(h.home, names(h.spec).stateDir);
+  const kept = Object.keys(tree(h.home)).filter((k) => k.startsWith(`${state}/`) || `${state}/`.startsWith(k));
+  assert.ok(kept.includes(`${state}/runtime.log`), 'the log is kept');
+  const after = tree(h.home);
+  for (const k of kept) delete after[k];
+  assert.equal(after, homeBefore);
 });
 
 test.run();

@@ -47,6 +47,9 @@ export function baseSpec(root: string, scheduler: Spec['schedule']['scheduler'],
     schedule: { scheduler, every: '30m', minute: 7, hours: { start: '08:00', end: '23:00', timezone: 'Europe/Berlin' } },
     timeout: '10m',
     env: { HOME: join(root, 'home'), PATH: '/usr/bin:/bin' },
+    // Inside the repo, where the agent can write (the harder case for the trust tests);
+    // a test of the default, outside the repo, passes `stateDir: undefined`.
+    stateDir: '.agent-platform',
     ...over,
   };
 }
