@@ -4,7 +4,8 @@
 // (script(1)), and the prompt function itself with injected streams. Scheduler tools are
 // STAND-INS first on PATH unless a test says otherwise; the HOME is temporary.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { test } from 'uvu';
@@ -203,6 +204,34 @@ test('CLI end to end with the REAL heartbeat.sh and stand-in systemctl, the defa
   const after = tree(h.home);
   for (const k of kept) delete after[k];
   assert.equal(after, homeBefore);
+});
+
+
+// The premise, shown with the real yash: in the C locale a non-ASCII script path reaches the
+// script as an empty $0, so a wrapper there could not even re-run itself.
+const YASH_AS_SH = ['unshare', '-m', 'sh', '-c', 'mount --bind "$0" /usr/bin/dash && exec "$@"', '/usr/bin/yash'];
+test('yash as /bin/sh (bind-mounted over dash): install refuses a non-ASCII state folder, accepts an ASCII one; dash takes both', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hbgen-yash-'));
+  mkdirSync(join(dir, 'é'));
+  writeFileSync(join(dir, 'é', 's.sh'), 'printf "[%s]" "$0"\n');
+  const premise = spawnSync('/usr/bin/yash', [join(dir, 'é', 's.sh')], { env: { PATH: '/usr/bin:/bin' }, encoding: 'utf8' });
+  assert.is(premise.stdout, '[]', 'yash in the C locale loses a non-ASCII $0');
+  assert.match(premise.stderr, /cannot convert the argument/);
+  rmSync(dir, { recursive: true });
+
+  const sdir = mkdtempSync(join(tmpdir(), 'hbgen-yash-sd-'));
+  const h = makeHost('systemd-user', { stateDir: join(sdir, 'état') });
+  const refusal = /stateDir: .*état holds non-ASCII characters and \/bin\/sh here is yash, which cannot read such a path in the C locale the scheduler starts it in; choose a state folder whose path is plain ASCII \(set "stateDir"\)/;
+  let r = hbgen(['install', 'hbgen.json', '--dry-run'], { cwd: h.root, env: h.env, prefix: YASH_AS_SH });
+  assert.is(r.code, 1, r.stdout + r.stderr);
+  assert.match(r.stderr, refusal);
+  r = cli(h, ['install', 'hbgen.json', '--dry-run']);
+  assert.is(r.code, 0, `dash as /bin/sh reads the path: ${r.stderr}`);
+  rewriteSpec(h, { stateDir: join(h.root, 'etat') });
+  r = hbgen(['install', 'hbgen.json', '--dry-run'], { cwd: h.root, env: h.env, prefix: YASH_AS_SH });
+  assert.is(r.code, 0, r.stderr);
+  assert.not.match(r.stderr + r.stdout, /yash/);
+  rmSync(sdir, { recursive: true });
 });
 
 test.run();
