@@ -13,7 +13,7 @@ import { posix } from 'node:path';
 import { UserError } from '../errors.ts';
 import { formatLockOwner, parseLockOwner, sleep } from '../formats.ts';
 import { homeOf, type HostIO } from './io.ts';
-import { processInfo, programOf, startedBy } from './ps.ts';
+import { procStat, processInfo, programOf, startedBy } from './ps.ts';
 
 export interface OpLock {
   release(): void;
@@ -31,12 +31,8 @@ export function pidAlive(pid: number): boolean {
 /** Alive and not a zombie (an exited child nobody reaped yet, as under a container's PID 1). */
 export function pidRunning(pid: number): boolean {
   if (!pidAlive(pid)) return false;
-  try {
-    const st = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return st.slice(st.lastIndexOf(')') + 2, st.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return true; // no /proc (macOS): launchd reaps orphans
-  }
+  // No /proc entry (macOS): launchd reaps orphans, so an alive PID is no zombie.
+  return procStat(pid)?.[0] !== 'Z';
 }
 
 /**

@@ -53,11 +53,24 @@ function bootTime(): number {
   return m ? Number(m[1]) : 0;
 }
 
-function procEntry(pid: number, boot: number, hz: number): Proc | null {
+/**
+ * /proc/PID/stat from field 3 (state) on, or null when there is no such entry. The command
+ * name in parentheses may hold spaces and parentheses: the fields follow the last ')'.
+ * (proc(5), /proc/pid/stat.)
+ */
+export function procStat(pid: number): string[] | null {
   try {
     const st = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name in parentheses may hold spaces and parentheses: fields follow the last ')'.
-    const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
+    return st.slice(st.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return null;
+  }
+}
+
+function procEntry(pid: number, boot: number, hz: number): Proc | null {
+  try {
+    const f = procStat(pid);
+    if (!f) return null;
     const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
     if (argv[argv.length - 1] === '') argv.pop();
     return {
