@@ -185,6 +185,30 @@ real('item 11, real crontab: the state folder gone (git clean -fdx), status name
   U.set(null);
 });
 
+real('issue 12, real crontab + stand-in systemctl: switching the spec cron → systemd-user → cron leaves one scheduler; the panel names what goes; the user\'s lines stay', () => {
+  const h = host();
+  U.set(B('0 5 * * * mine\n'));
+  assert.is(U.run(h, 'install', { yes: true }).code, 0);
+  const calls = () => h.tools.calls().join('\n');
+  rewriteSpec(h, { schedule: { ...h.spec.schedule, scheduler: 'systemd-user' } });
+  let r = U.run(h, 'install', { yes: true });
+  assert.is(r.code, 0, r.err + r.out);
+  assert.match(r.out, /then, the check passed, it removes what the earlier install runs on another scheduler \(one scheduler at a time\):\n {2}cron: .*crontab.*\n/);
+  assert.match(r.out, /removing the earlier install on cron:\n {2}removed hbgen's block "docs" from your crontab/);
+  same(U.table(), B('0 5 * * * mine\n'), 'the cron block gone, the user line kept');
+  assert.match(calls(), /systemctl --user enable --now hbgen-docs\.timer/);
+  assert.match(U.run(h, 'install', { yes: true }).out, /is already installed/, 'a second install is a no-op: nothing left on cron');
+
+  rewriteSpec(h, { schedule: { ...h.spec.schedule, scheduler: 'cron' } });
+  r = U.run(h, 'install', { yes: true });
+  assert.is(r.code, 0, r.err + r.out);
+  assert.match(r.out, /removing the earlier install on systemd-user:\n {2}ran systemctl --user disable --now hbgen-docs\.timer/);
+  assert.ok(!existsSync(join(h.home, '.config/systemd/user/hbgen-docs.timer')), 'the timer unit is gone');
+  const table = U.table();
+  assert.match(table?.toString("latin1") ?? "(no crontab)", /^# BEGIN hbgen docs\n[^]*# END hbgen docs\n0 5 \* \* \* mine\n$/, `${r.out}\n${r.err}`);
+  U.set(null);
+});
+
 test('stand-in crontab: `crontab -l` refused (cron.deny) is refused before the question; `crontab -` never runs', async () => {
   const stub = makeStub();
   const h = makeHost('cron');

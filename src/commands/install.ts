@@ -14,7 +14,7 @@ import { shownWord } from '../escape.ts';
 import { sleep } from '../formats.ts';
 import { Journal, type Backend, type Ctx, type FilePlan, type Preflight, planFile, record, writePlanned } from '../host/backend.ts';
 import { type Facts, hostFacts, permissionMode } from '../host/facts.ts';
-import { identityDiffers } from '../host/found.ts';
+import { type Look, identityDiffers, lookEverywhere } from '../host/found.ts';
 import { lstatOrNull, missingDirs, mkdirs, readOrNull, sha256, writeAtomic } from '../host/fsx.ts';
 import type { HostIO } from '../host/io.ts';
 import { acquireOpLock } from '../host/lock.ts';
@@ -55,6 +55,8 @@ interface InstallPlan {
   backend: Backend;
   pre: Preflight;
   stateFiles: FilePlan[];
+  /** This spec's entries on the other schedulers: removed after the check passes (one scheduler at a time). */
+  others: Look[];
   /** Caveats of resume itself (the spec file changed since install). */
   notes: string[];
 }
@@ -120,8 +122,12 @@ async function planInstall(argv: InstallArgs, io: HostIO, verb: Verb): Promise<I
     else stateFiles.push(pf.plan!);
   }
   refusals.push(...(pre?.refusals ?? []));
+  // The host scheduler is the sole scheduler: entries of this spec that another scheduler
+  // still runs (an install before the spec's scheduler changed) go, or install refuses.
+  const others = (await lookEverywhere(ctx, prev, spec, scheduler)).filter((l) => l.plan.found.length || l.plan.refusals.length);
+  for (const l of others) refusals.push(...l.plan.refusals.map((r) => `${r} (an earlier install of "${spec.name}" on ${l.id} must be removed before it moves to ${scheduler})`));
   if (refusals.length || !pre) throw new UserError([...refusals, NOTHING]);
-  return { verb, argv, spec, specFile, names: n, prev, facts, render, ctx, backend, pre, stateFiles, notes };
+  return { verb, argv, spec, specFile, names: n, prev, facts, render, ctx, backend, pre, stateFiles, others, notes };
 }
 
 function sameRecords(a: { path: string; sha256: string; mode: number }[], b: { path: string; sha256: string; mode: number }[]): boolean {
@@ -133,6 +139,7 @@ function sameRecords(a: { path: string; sha256: string; mode: number }[], b: { p
 function alreadyInstalled(p: InstallPlan): boolean {
   const { pre, prev } = p;
   return (
+    p.others.length === 0 &&
     pre.unchanged &&
     p.stateFiles.every((f) => f.action === 'same') &&
     prev?.status === 'installed' &&
@@ -155,6 +162,7 @@ function showPanel(p: InstallPlan): string {
     statePath: statePath(p.names.stateDir),
     pre: p.pre,
     caveats: [...p.notes, ...p.facts.caveats, ...p.pre.caveats, ...p.render.warnings],
+    removes: p.others.flatMap((l) => l.plan.found.map((f) => `${l.id}: ${f}`)),
   });
 }
 
@@ -256,9 +264,27 @@ async function applyAndCheck(p: InstallPlan, io: HostIO): Promise<number> {
     const why = `the install check failed (${failed.map((c) => c.what).join(', ')}), so ${what}${during ? `; a heartbeat started during the install (${during}): retry after it ends` : ''}`;
     return await undoAll(p, j, io, why);
   }
+  await removeOthers(p, io);
   const spec = shownWord(p.argv.spec);
   line(io, `hbgen: installed "${p.spec.name}"; \`hbgen status ${spec}\` audits it, \`hbgen wake ${spec}\` runs one heartbeat now, \`hbgen stop ${spec}\` removes it`);
   return 0;
+}
+
+/**
+ * The new install passed its check: the earlier install's entries on other schedulers go.
+ * Done last, so that a failed install leaves the earlier one running, as it was.
+ */
+async function removeOthers(p: InstallPlan, io: HostIO): Promise<void> {
+  for (const l of p.others) {
+    line(io, `removing the earlier install on ${l.id}:`);
+    try {
+      await l.plan.run((m) => line(io, `  ${m}`));
+    } catch (e) {
+      throw new UserError([
+        `"${p.spec.name}" is installed on ${p.spec.schedule.scheduler}, but its earlier entry on ${l.id} could not be removed (${failure(e)}); remove it by hand, then check with \`hbgen status ${shownWord(p.argv.spec)}\``,
+      ]);
+    }
+  }
 }
 
 /** The state folder, state.json as an intent, then the backend's host files and scheduler. */

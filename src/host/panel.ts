@@ -21,6 +21,8 @@ export interface PanelInput {
   statePath: string;
   pre: Preflight;
   caveats: string[];
+  /** Entries of this spec on another scheduler, removed once the new install passed its check. */
+  removes?: string[];
 }
 
 function fileLines(files: FilePlan[]): string[] {
@@ -58,6 +60,10 @@ export function panel(p: PanelInput): string {
   out.push('then it checks the install, and undoes all of it if any check fails:');
   out.push(`  ${shownArgv(SMOKE_ARGV(n.wrapper))}   (twice at once: the second must skip on the lock)`);
   for (const c of pre.checks) out.push(`  ${shownArgv(c)}`);
+  if (p.removes?.length) {
+    out.push('then, the check passed, it removes what the earlier install runs on another scheduler (one scheduler at a time):');
+    for (const r of p.removes) out.push(`  ${r}`);
+  }
   out.push(`undo it later with: hbgen stop ${shownWord(p.specFile)}`);
   if (p.caveats.length) {
     out.push('caveats:');
