@@ -91,7 +91,7 @@ const EXACT: Record<string, Entry> = {
   },
   CODEX_ACCESS_TOKEN: {
     what: 'a codex access token',
-    bills: 'codex signs in with it instead of your ChatGPT login, on an account that is not your plan',
+    bills: 'codex signs in with it instead of your ChatGPT login, and its use is billed to the account the token belongs to instead of your plan',
     readBy: CODEX,
   },
   OPENAI_IDENTITY_TOKEN_FILE: {
