@@ -3,6 +3,7 @@
 // Each flag is proven against the real CLI in test/agents.test.ts (npm packages
 // @anthropic-ai/claude-code and @openai/codex): an accepted command line gets as far as
 // authentication or the network, a rejected flag fails at once.
+import { credential, whyItBills } from './credentials.ts';
 import type { Spec } from './spec.ts';
 
 /**
@@ -60,6 +61,43 @@ export function promptSeparator(agent: Spec['agent']): string[] {
 const CLAUDE_FIX = "remove it: the preset's acceptEdits mode already edits the repo unattended, and permissions.allow rules in the repo's .claude/settings.json allow the commands the agent needs";
 const CODEX_FIX = "remove it: the preset's workspace-write sandbox already lets codex write the repo, and --add-dir DIR gives it another folder";
 
+/**
+ * What a Claude Code settings object holds that switches off every permission check or
+ * bills per token, one clause each naming the key: permissions.defaultMode
+ * "bypassPermissions", apiKeyHelper (a script whose output Claude Code sends as an API key),
+ * and a credential in its env block (Claude Code applies that env to itself). Used for the
+ * settings files (src/host/claude-settings.ts) and for `--settings JSON` in agent.args.
+ */
+export function claudeSettingsIssues(s: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  const perms = s.permissions;
+  if (typeof perms === 'object' && perms !== null && (perms as Record<string, unknown>).defaultMode === 'bypassPermissions') {
+    out.push(`permissions.defaultMode is "bypassPermissions", which runs every tool with no permission check; remove the key (hbgen's claude runs in acceptEdits mode) and allow the commands the agent needs with permissions.allow rules`);
+  }
+  if ('apiKeyHelper' in s) {
+    out.push("apiKeyHelper is set, so Claude Code would send that script's output as an API key and bill every token to that account instead of your subscription; remove the key");
+  }
+  const env = s.env;
+  if (typeof env === 'object' && env !== null) {
+    for (const k of Object.keys(env).sort()) {
+      const c = credential(k);
+      if (c) out.push(`env.${k} is set, and Claude Code applies this env to itself: ${whyItBills(c)}; remove the key`);
+    }
+  }
+  return out;
+}
+
+/** The problems of an inline `--settings {JSON}`; a file path is read at install instead. */
+function inlineSettingsIssues(value: string | undefined): string[] {
+  if (!value?.trimStart().startsWith('{')) return [];
+  try {
+    const parsed: unknown = JSON.parse(value);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? claudeSettingsIssues(parsed as Record<string, unknown>) : [];
+  } catch {
+    return []; // not JSON: Claude Code refuses it itself
+  }
+}
+
 /** `key=value` of a codex `-c` override, the key and value without spaces or TOML quotes. */
 function configOverride(kv: string): [string, string] | undefined {
   const eq = kv.indexOf('=');
@@ -95,6 +133,8 @@ function bypassAt(args: readonly string[], i: number): string | undefined {
   if (optionValue(args, i, '--permission-mode') === 'bypassPermissions') return `--permission-mode bypassPermissions runs Claude Code with no permission check; ${CLAUDE_FIX}`;
   if (flag === '--dangerously-bypass-approvals-and-sandbox' || flag === '--yolo') return `${a} runs codex with no sandbox and no approvals; ${CODEX_FIX}`;
   if (optionValue(args, i, '--sandbox', '-s') === 'danger-full-access') return `--sandbox danger-full-access runs codex with no sandbox; ${CODEX_FIX}`;
+  const settings = inlineSettingsIssues(optionValue(args, i, '--settings'));
+  if (settings.length) return `the --settings JSON: ${settings.join('; and ')}`;
   const kv = overrideAt(args, i);
   const o = kv === undefined ? undefined : configOverride(kv);
   if (o && (o[0] === 'sandbox_mode' || o[0].endsWith('.sandbox_mode')) && o[1] === 'danger-full-access') {

@@ -6,7 +6,7 @@
 // option" / exit 2). Every positive check has a negative control that shows it can fail.
 // The clients are installed once into a cache under the temp folder and reused.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -297,6 +297,24 @@ t('bypass flags: every claude form hbgen refuses is the real claude\'s bypass (a
   const out = claudeDirect(harnessArgs({ harness: 'claude-code', bin: real!.claude, prompt: '', args: [] }));
   assert.match(out, /Not logged in/);
   assert.not.match(out, /root\/sudo/);
+});
+
+(process.getuid!() === 0 ? t : test.skip)('Claude settings: the real claude (as root) takes a bypass from the repo\'s .claude/settings.json or --settings JSON unless the preset\'s --permission-mode acceptEdits is given, which install refuses either way', () => {
+  const bypass = JSON.stringify({ permissions: { defaultMode: 'bypassPermissions' } });
+  assert.is(bypassArgs(['--settings', bypass]).length, 1);
+  assert.match(claudeDirect(['-p', '--settings', bypass]), /cannot be used with root\/sudo privileges/);
+  const repo = mkdtempSync(join(tmpdir(), 'hbgen-agents-settings-'));
+  mkdirSync(join(repo, '.claude'));
+  writeFileSync(join(repo, '.claude', 'settings.json'), bypass);
+  const inRepo = (args: string[]) => {
+    const r = spawnSync('timeout', ['-k', '1', '20', real!.claude, ...args, '--', 'hello'], { env: { HOME: repo, PATH }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], cwd: repo });
+    return r.stdout + r.stderr;
+  };
+  assert.match(inRepo(['-p']), /cannot be used with root\/sudo privileges/, 'the repo setting is a live bypass without the preset');
+  const preset = inRepo(harnessArgs({ harness: 'claude-code', bin: real!.claude, prompt: '', args: [] }));
+  assert.match(preset, /Not logged in/);
+  assert.not.match(preset, /root\/sudo/);
+  rmSync(repo, { recursive: true, force: true });
 });
 
 // The README's quick start with the real clients: hbgen init (answers on a terminal) →

@@ -104,7 +104,7 @@ const CLAUDE_SETTINGS_CASES = (h: Host): [string, string, string][] => [
   [
     join(h.home, '.claude/settings.json'),
     JSON.stringify({ env: { AWS_REGION: 'us-east-1', CLAUDE_CODE_USE_BEDROCK: '1' } }),
-    "env.CLAUDE_CODE_USE_BEDROCK is set, and Claude Code applies this env to itself: CLAUDE_CODE_USE_BEDROCK is Claude Code's switch to Amazon Bedrock: Claude Code then sends every request there and bills it per token to that account instead of your subscription; remove it from the file",
+    "env.CLAUDE_CODE_USE_BEDROCK is set, and Claude Code applies this env to itself: CLAUDE_CODE_USE_BEDROCK is Claude Code's switch to Amazon Bedrock: Claude Code then sends every request there and bills it per token to that account instead of your subscription; remove the key",
   ],
   [join(h.repo, '.claude/settings.json'), '{"permissions": {"defaultMode": "acceptEdits"},}', 'is not valid JSON, so hbgen cannot check it for a permission bypass or an API key (and Claude Code would ignore it); fix or remove the file'],
   [join(h.home, '.claude/settings.json'), '["bypassPermissions"]', 'is not a JSON object of settings, so hbgen cannot check it for a permission bypass or an API key; fix or remove the file'],
@@ -130,6 +130,18 @@ test("Claude settings: the repo's and the user's files are refused for a bypass,
       assert.is((await dryRun(h)).code, 0, `${harness} ${file} cleaned`);
     }
   }
+});
+
+test('Claude settings: a `--settings FILE` in agent.args is read too, relative to the repo', async () => {
+  const h = host('claude-code', { args: ['--settings', 'ci/claude.json'] });
+  put(join(h.repo, 'ci/claude.json'), JSON.stringify({ permissions: { defaultMode: 'bypassPermissions' } }));
+  const r = await dryRun(h);
+  assert.is(r.code, 1);
+  assert.match(r.err, new RegExp(`^hbgen: ${h.repo}/ci/claude\\.json: permissions\\.defaultMode is "bypassPermissions"`));
+  const abs = join(h.root, 'elsewhere.json');
+  put(abs, '{"apiKeyHelper": "/bin/true"}');
+  rewriteSpec(h, { agent: { harness: 'claude-code', bin: h.bin, prompt: 'x', args: [`--settings=${abs}`] } });
+  assert.match((await dryRun(h)).err, new RegExp(`^hbgen: ${abs}: apiKeyHelper is set`));
 });
 
 test("Claude settings: codex reads none of them; CLAUDE_CONFIG_DIR in the spec's env moves the user's file; this shell's HOME is not the agent's", async () => {

@@ -329,6 +329,8 @@ test('agent.args: every form of a blanket bypass is refused for every harness, n
     cases.push([['--config', ` sandbox_mode =${v}`], 0, sandbox]);
     cases.push([[`--config=sandbox_mode=${v}`], 0, sandbox]);
   }
+  cases.push([['--settings', '{"permissions": {"defaultMode": "bypassPermissions"}}'], 0, 'the --settings JSON: permissions.defaultMode is "bypassPermissions", which runs every tool with no permission check; remove the key (hbgen\'s claude runs in acceptEdits mode) and allow the commands the agent needs with permissions.allow rules']);
+  cases.push([['--settings={"apiKeyHelper": "/bin/echo", "env": {"ANTHROPIC_API_KEY": "x", "AWS_REGION": "y"}}'], 0, `the --settings JSON: apiKeyHelper is set, so Claude Code would send that script's output as an API key and bill every token to that account instead of your subscription; remove the key; and env.ANTHROPIC_API_KEY is set, and Claude Code applies this env to itself: ${whyItBills(credential('ANTHROPIC_API_KEY')!)}; remove the key`]);
   cases.push([['-c', 'profiles.ci.sandbox_mode="danger-full-access"'], 0, `-c profiles.ci.sandbox_mode=danger-full-access runs codex with no sandbox; ${CODEX_FIX}`]);
   for (const harness of ['claude-code', 'codex', 'command']) {
     for (const [args, i, message] of cases) {
@@ -350,6 +352,8 @@ test('agent.args: every form of a blanket bypass is refused for every harness, n
     ['--allowedTools', 'Bash(git *)'],
     ['--append-system-prompt', 'never use --dangerously-skip-permissions'],
     ['--permission-mode'],
+    ['--settings', '{"permissions": {"defaultMode": "acceptEdits"}, "env": {"AWS_REGION": "eu-west-1"}}'],
+    ['--settings', '.claude/ci.json'],
   ]) {
     ok((s) => (s.agent.args = args));
   }

@@ -8,40 +8,23 @@
 // (code.claude.com/docs/en/settings#settings-files): <repo>/.claude/settings.json,
 // <repo>/.claude/settings.local.json and <user dir>/settings.json, where the user dir is
 // $CLAUDE_CONFIG_DIR, else $HOME/.claude, as the agent's env sets them (the spec's, not
-// this shell's). A file that is not valid JSON is refused too: what it holds cannot be
-// checked.
+// this shell's), and a `--settings FILE` of agent.args (inline `--settings {JSON}` is
+// checked by spec validation). A file that is not valid JSON is refused too: what it
+// holds cannot be checked. The agent can write the repo's files after install; the
+// preset's explicit --permission-mode acceptEdits still wins over their defaultMode.
 import { readFileSync } from 'node:fs';
 import { posix } from 'node:path';
-import { credential, whyItBills } from '../credentials.ts';
+import { claudeSettingsIssues } from '../harness.ts';
 import type { Spec } from '../spec.ts';
 import { lstatOrNull } from './fsx.ts';
 
-/** The settings files the agent's Claude Code reads, repo first. */
+/** The settings files the agent's Claude Code reads: the repo's, the user's, then any `--settings FILE` in agent.args (relative to the repo, where the agent starts). */
 export function claudeSettingsFiles(spec: Spec): string[] {
   const dir = spec.env.CLAUDE_CONFIG_DIR?.startsWith('/') ? spec.env.CLAUDE_CONFIG_DIR : posix.join(spec.env.HOME!, '.claude');
-  return [posix.join(spec.repo, '.claude/settings.json'), posix.join(spec.repo, '.claude/settings.local.json'), posix.join(dir, 'settings.json')];
-}
-
-/** What one parsed settings object holds that bypasses permissions or bills per token. */
-function settingsProblems(file: string, s: Record<string, unknown>): string[] {
-  const out: string[] = [];
-  const perms = s.permissions;
-  if (typeof perms === 'object' && perms !== null && (perms as Record<string, unknown>).defaultMode === 'bypassPermissions') {
-    out.push(
-      `${file}: permissions.defaultMode is "bypassPermissions", which runs every tool with no permission check; remove the key (hbgen's claude runs in acceptEdits mode) and allow the commands the agent needs with permissions.allow rules`,
-    );
-  }
-  if ('apiKeyHelper' in s) {
-    out.push(`${file}: apiKeyHelper is set, so Claude Code would send that script's output as an API key and bill every token to that account instead of your subscription; remove the key`);
-  }
-  const env = s.env;
-  if (typeof env === 'object' && env !== null) {
-    for (const k of Object.keys(env).sort()) {
-      const c = credential(k);
-      if (c) out.push(`${file}: env.${k} is set, and Claude Code applies this env to itself: ${whyItBills(c)}; remove it from the file`);
-    }
-  }
-  return out;
+  const args = spec.agent.args;
+  const given = args.flatMap((a, i) => (a === '--settings' ? [args[i + 1]] : a.startsWith('--settings=') ? [a.slice('--settings='.length)] : []));
+  const files = given.filter((f): f is string => !!f && !f.trimStart().startsWith('{')).map((f) => posix.resolve(spec.repo, f));
+  return [posix.join(spec.repo, '.claude/settings.json'), posix.join(spec.repo, '.claude/settings.local.json'), posix.join(dir, 'settings.json'), ...files];
 }
 
 /** Refusals for install: one sentence per problem, naming the file and the key. */
@@ -67,7 +50,7 @@ export function claudeSettingsRefusals(spec: Spec): string[] {
       out.push(`${file}: is not a JSON object of settings, so hbgen cannot check it for a permission bypass or an API key; fix or remove the file`);
       continue;
     }
-    out.push(...settingsProblems(file, parsed as Record<string, unknown>));
+    out.push(...claudeSettingsIssues(parsed as Record<string, unknown>).map((m) => `${file}: ${m}`));
   }
   return out;
 }
