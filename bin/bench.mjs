@@ -87,7 +87,8 @@ function wrapperCase(name, pathDirs, hours) {
     env: { HOME: dir, PATH: pathDirs },
   };
   writeFileSync(join(dir, 'spec.json'), JSON.stringify(s));
-  const state = join(repo, '.agent-platform');
+  // The default state folder, outside the repo.
+  const state = join(dir, '.local/state/hbgen/bench');
   const r = spawnSync(node, [HBGEN, 'render', join(dir, 'spec.json'), '--out', state], { env });
   if (r.status !== 0) throw new Error(String(r.stderr));
   return join(state, 'heartbeat.sh');

@@ -72,9 +72,8 @@ export interface WakeContext {
 
 /** Step 8: change detection. */
 export interface OutcomeContext {
-  stateInRepo: boolean;
-  /** The state folder inside the repo as a find(1) -path pattern, '' when it is outside. */
-  statePrune: string;
+  /** Folders inside the repo that change detection skips, as find(1) -path patterns. */
+  prunes: string[];
 }
 
 /** The working-hours check (window.sh, and heartbeat.sh's step 3). */
@@ -179,11 +178,14 @@ function wakeContext(ctx: RenderContext): WakeContext {
 }
 
 function outcomeContext(ctx: RenderContext): OutcomeContext {
-  // Where the state folder sits inside the repo, as a find(1) -path pattern (glob
-  // characters escaped), so change detection can prune it; '' when it is outside.
-  const rel = posix.relative(ctx.spec.repo, ctx.names.stateDir);
-  const inside = rel !== '' && rel !== '..' && !rel.startsWith('../') && !posix.isAbsolute(rel);
-  return { stateInRepo: inside, statePrune: inside ? `./${rel.replace(/[*?[\\\]]/g, (c) => `\\${c}`)}` : '' };
+  // What change detection skips besides .git, as find(1) -path patterns (glob characters
+  // escaped): the state folder where it sits inside the repo, and the shared folder's
+  // claims (taking a claim is coordination, not work done).
+  const prunes = [...new Set([ctx.names.stateDir, ...(ctx.spec.shared ? [ctx.names.claimsDir] : [])])]
+    .map((p) => posix.relative(ctx.spec.repo, p))
+    .filter((rel) => rel !== '' && rel !== '..' && !rel.startsWith('../') && !posix.isAbsolute(rel))
+    .map((rel) => `./${rel.replace(/[*?[\\\]]/g, (c) => `\\${c}`)}`);
+  return { prunes };
 }
 
 export function wrapperContext(ctx: RenderContext): WrapperContext {
@@ -198,7 +200,7 @@ export function wrapperContext(ctx: RenderContext): WrapperContext {
 }
 
 export function claimContext(ctx: RenderContext): ClaimContext {
-  return { header: ctx.header, claimsDir: posix.join(ctx.names.stateDir, 'claims'), ...lockContext(ctx) };
+  return { header: ctx.header, claimsDir: ctx.names.claimsDir, ...lockContext(ctx) };
 }
 
 function modelsLine(models: Record<string, string> | undefined): string {

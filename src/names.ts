@@ -14,13 +14,27 @@ export interface Names {
   cronEnd: string;
   /** Absolute state folder on the host. */
   stateDir: string;
+  /** The state folder is inside the repo, where the agent can write: its state.json is evidence, never authority. */
+  stateInRepo: boolean;
   wrapper: string;
   gate: string;
   claim: string;
+  /** Shared-folder chunk claims: in the repo's agent folder, where every agent sharing the repo (each with its own state folder) sees them. */
+  claimsDir: string;
   log: string;
   lock: string;
   lockDir: string;
   hostDir: string;
+}
+
+/** The repo's folder for what agents may read and write (claims); never trusted by hbgen. */
+export const AGENT_DIR = '.agent-platform';
+
+/** Is `path` the folder `dir` or inside it (both absolute, normalized)? */
+export function within(dir: string, path: string): boolean {
+  const d = posix.normalize(dir).replace(/(.)\/$/, '$1');
+  const p = posix.normalize(path).replace(/(.)\/$/, '$1');
+  return p === d || p.startsWith(d === '/' ? '/' : `${d}/`);
 }
 
 export function stateDirOf(spec: Pick<Spec, 'repo' | 'stateDir'>): string {
@@ -39,9 +53,11 @@ export function names(spec: Pick<Spec, 'name' | 'repo' | 'stateDir'>): Names {
     cronBegin: markers.begin,
     cronEnd: markers.end,
     stateDir: state,
+    stateInRepo: within(spec.repo, state),
     wrapper: posix.join(state, 'heartbeat.sh'),
     gate: posix.join(state, 'window.sh'),
     claim: posix.join(state, 'claim.sh'),
+    claimsDir: posix.join(spec.repo, AGENT_DIR, 'claims'),
     log: posix.join(state, 'runtime.log'),
     lock: posix.join(state, 'heartbeat.lock'),
     lockDir: posix.join(state, 'heartbeat.lock.d'),

@@ -29,7 +29,7 @@ const DESCRIPTIONS: Record<string, string> = {
   timeout: 'Hard limit of one wake, e.g. "25m"; timeout + killAfter must be shorter than every.',
   killAfter: 'Grace between TERM and KILL at the timeout (default "30s").',
   env: 'The agent\'s whole environment; HOME and PATH required. Metered credentials (API keys) are refused.',
-  stateDir: 'Folder for wrapper, gate, log, lock and state: relative to repo (no ..) or absolute. Default ".agent-platform".',
+  stateDir: 'Folder for wrapper, gate, log, lock and state: relative to repo (no ..) or absolute. Default: outside the repo, $XDG_STATE_HOME/hbgen/<name> (~/.local/state/hbgen/<name>; launchd: ~/Library/Application Support/hbgen/<name>), where the agent cannot edit it.',
   lock: 'auto (flock when on PATH, else an atomic mkdir lock), flock or mkdir.',
   cap: 'Stop after this many counted wakes.',
   gate: 'Argv of an extra gate program; a non-zero exit skips the wake.',

@@ -216,7 +216,7 @@ const stateDir = text('the state folder').check((ctx) => {
   if (CONTROL.test(v)) return;
   const norm = posix.normalize(v).replace(/(.)\/$/, '$1');
   if (v === '' || v === '.' || norm !== v) {
-    ctx.issues.push({ code: 'custom', input: v, message: `must be a normalized folder path such as ".agent-platform", got "${v}"` });
+    ctx.issues.push({ code: 'custom', input: v, message: `must be a normalized folder path such as "/home/ada/.local/state/hbgen/docs", got "${v}"` });
   } else if (!v.startsWith('/') && (v === '..' || v.startsWith('../'))) {
     ctx.issues.push({ code: 'custom', input: v, message: 'a relative stateDir must stay inside the repo (no ".."); use an absolute path for a folder outside it' });
   }
@@ -255,7 +255,7 @@ function commandLineParts(s: Record<string, any>): [string, number][] | undefine
   const modelEntries = Object.entries(models);
   if (![...envEntries, ...modelEntries].every(([, v]) => typeof v === 'string')) return undefined;
   if (!strings(a.args ?? []) || !strings(s.gate ?? []) || !['undefined', 'string'].includes(typeof a.model)) return undefined;
-  const shared = s.shared === true ? bytes(s.repo) + bytes(typeof s.stateDir === 'string' ? s.stateDir : '.agent-platform') : 0;
+  const shared = s.shared === true ? bytes(s.repo) + bytes(typeof s.stateDir === 'string' ? s.stateDir : defaultStateDir(s)) : 0;
   return [
     // The wrapper's shell carries the environment while it starts `env -i ENV… bin`.
     ['env', 2 * envEntries.reduce((n, [k, v]) => n + bytes(`${k}=${v}`), 0)],
@@ -413,6 +413,27 @@ export interface Spec extends Omit<Parsed, 'killAfter' | 'stateDir' | 'lock' | '
   shared: boolean;
 }
 
+/**
+ * The state folder when the spec names none: outside the repo, where the agent (which may
+ * write anything in the repo) cannot edit the wrapper it is run by and `git clean` cannot
+ * delete the counter and the log. The XDG Base Directory place for state
+ * (https://specifications.freedesktop.org/basedir-spec/latest/#variables): `$XDG_STATE_HOME`
+ * when the spec's env sets it to an absolute path, else `~/.local/state`; for launchd the
+ * macOS place for an app's own files, `~/Library/Application Support`
+ * (https://developer.apple.com/library/archive/documentation/FileManagement/Conceptual/FileSystemProgrammingGuide/FileSystemOverview/FileSystemOverview.html).
+ * It comes from the spec alone (env.HOME, never the host's), so rendering stays pure.
+ */
+export function defaultStateDir(s: { name?: unknown; env?: unknown; schedule?: unknown }): string {
+  const env = (typeof s.env === 'object' && s.env !== null ? s.env : {}) as Record<string, unknown>;
+  const home = typeof env.HOME === 'string' ? env.HOME.replace(/(.)\/$/, '$1') : '/';
+  const name = typeof s.name === 'string' ? s.name : '';
+  const scheduler = typeof s.schedule === 'object' && s.schedule !== null ? (s.schedule as Record<string, unknown>).scheduler : undefined;
+  if (scheduler === 'launchd') return posix.join(home, 'Library/Application Support/hbgen', name);
+  const xdg = env.XDG_STATE_HOME;
+  const base = typeof xdg === 'string' && xdg.startsWith('/') ? posix.normalize(xdg) : posix.join(home, '.local/state');
+  return posix.join(base, 'hbgen', name);
+}
+
 /** A field's path the way every message names it: `schedule.hours.start`, `gate[0]`. */
 export function formatPath(path: readonly PropertyKey[]): string {
   let out = '';
@@ -445,7 +466,7 @@ export function validateSpec(raw: unknown): { spec: Spec; errors?: undefined } |
     agent: { ...s.agent, args: s.agent.args ?? [] },
     env: s.env as Record<string, string>,
     killAfter: s.killAfter ?? '30s',
-    stateDir: s.stateDir ?? '.agent-platform',
+    stateDir: s.stateDir ?? defaultStateDir(s),
     lock: s.lock ?? 'auto',
     shared: s.shared ?? false,
   };

@@ -7,6 +7,7 @@
 // The clients are installed once into a cache under the temp folder and reused.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { names } from '../src/names.ts';
 import { PassThrough } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -350,7 +351,7 @@ for (const which of ['claude', 'codex'] as const) {
     const spec = loadSpec(join(repo, 'hbgen.json'));
     assert.is(spec.agent.bin, which === 'claude' ? real!.claude : real!.codex);
     const r = renderNow(spec);
-    const state = join(repo, spec.stateDir);
+    const state = names(spec).stateDir;
     install(state, Object.fromEntries(r.files.map((f) => [f.path, f.content])));
     const res = await run(null, dash, { script: join(state, 'heartbeat.sh'), limitMs: 60_000 });
     const log = readFileSync(join(state, 'runtime.log'), 'utf8');

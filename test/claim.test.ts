@@ -20,7 +20,7 @@ function setup(ascii = false) {
   // staleAfter = timeout 2s + killAfter 1s = 3 s; a state path with non-ASCII, except for
   // yash: in the C locale yash cannot even hold a non-ASCII $0 (a documented limit).
   const c = makeCase({ spec: { shared: true, stateDir: ascii ? 'etat' : 'état' } });
-  return { c, claim: join(c.state, 'claim.sh'), claims: join(c.state, 'claims') };
+  return { c, claim: join(c.state, 'claim.sh'), claims: join(c.repo, '.agent-platform', 'claims') };
 }
 
 const env = { PATH: '/usr/bin:/bin', HBGEN_NAME: 'tst', HBGEN_WAKE: '4' };

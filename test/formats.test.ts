@@ -6,6 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { names } from '../src/names.ts';
 import { join } from 'node:path';
 import { LOG_DATE_FORMAT, formatLogLine, parseLockOwner, parseLog, parseLogLine, type LogLine } from '../src/formats.ts';
 import { logDateShell } from '../generators/wrapper.ts';
@@ -111,10 +112,9 @@ for (const sh of [shell('dash'), shell('busybox sh')]) {
     assert.not.ok(existsSync(owner), 'released');
     // A claim's owner record (claim.sh writes it with the same code) parses as "WHO EPOCH".
     const shared = makeCase({ spec: { shared: true } });
-    mkdirSync(join(shared.state, 'claims'), { recursive: true });
     const r = await run(null, sh, { script: join(shared.state, 'claim.sh'), args: ['take', 'chunk-1', 'me'] });
     assert.is(r.code, 0, r.stderr);
-    assert.match(readFileSync(join(shared.state, 'claims', 'chunk-1', 'owner'), 'utf8'), /^me \d+\n$/);
+    assert.match(readFileSync(join(names(shared.spec).claimsDir, 'chunk-1', 'owner'), 'utf8'), /^me \d+\n$/);
   });
 }
 

@@ -4,8 +4,9 @@
 // (script(1)), and the prompt function itself with injected streams. Scheduler tools are
 // STAND-INS first on PATH unless a test says otherwise; the HOME is temporary.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -100,6 +101,7 @@ test('CLI host facts: a missing binary (alias), a #!/usr/bin/env interpreter mis
 
   const sd = names(h.spec).stateDir;
   mkdirSync(join(h.root, 'elsewhere'));
+  mkdirSync(dirname(sd), { recursive: true });
   symlinkSync(join(h.root, 'elsewhere'), sd);
   r = cli(h, ['install', 'hbgen.json', '--dry-run']);
   assert.is(r.code, 1);
@@ -184,8 +186,8 @@ test('askConsent with injected streams: y/yes (any case) is yes; n, empty, other
   assert.is(t.said(), '', 'no question without a terminal');
 });
 
-test('CLI end to end with the REAL heartbeat.sh and stand-in systemctl: install --yes, status, wake, stop', () => {
-  const h = makeHost('systemd-user', { schedule: { scheduler: 'systemd-user', every: '1h', minute: 7, hours: { start: '00:00', end: '24:00', timezone: 'UTC' } } });
+test('CLI end to end with the REAL heartbeat.sh and stand-in systemctl, the default state folder (~/.local/state/hbgen/NAME): install --yes, status, wake, stop', () => {
+  const h = makeHost('systemd-user', { stateDir: undefined, schedule: { scheduler: 'systemd-user', every: '1h', minute: 7, hours: { start: '00:00', end: '24:00', timezone: 'UTC' } } });
   const homeBefore = tree(h.home);
   const r = cli(h, ['install', '--yes']);
   assert.is(r.code, 0, r.stdout + r.stderr);
@@ -196,7 +198,42 @@ test('CLI end to end with the REAL heartbeat.sh and stand-in systemctl: install 
   assert.is(w.code, 0, w.stderr);
   const st = cli(h, ['stop']);
   assert.is(st.code, 0, st.stderr);
-  assert.equal(tree(h.home), homeBefore);
+  // stop keeps the state folder (logs, counter) under HOME, and removes everything else it added.
+  assert.is(names(h.spec).stateDir, join(h.home, '.local/state/hbgen/docs'));
+  const state = relative(h.home, names(h.spec).stateDir);
+  const kept = Object.keys(tree(h.home)).filter((k) => k.startsWith(`${state}/`) || `${state}/`.startsWith(k));
+  assert.ok(kept.includes(`${state}/runtime.log`), 'the log is kept');
+  const after = tree(h.home);
+  for (const k of kept) delete after[k];
+  assert.equal(after, homeBefore);
+});
+
+
+// The premise, shown with the real yash: in the C locale a non-ASCII script path reaches the
+// script as an empty $0, so a wrapper there could not even re-run itself.
+const YASH_AS_SH = ['unshare', '-m', 'sh', '-c', 'mount --bind "$0" /usr/bin/dash && exec "$@"', '/usr/bin/yash'];
+test('yash as /bin/sh (bind-mounted over dash): install refuses a non-ASCII state folder, accepts an ASCII one; dash takes both', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hbgen-yash-'));
+  mkdirSync(join(dir, 'é'));
+  writeFileSync(join(dir, 'é', 's.sh'), 'printf "[%s]" "$0"\n');
+  const premise = spawnSync('/usr/bin/yash', [join(dir, 'é', 's.sh')], { env: { PATH: '/usr/bin:/bin' }, encoding: 'utf8' });
+  assert.is(premise.stdout, '[]', 'yash in the C locale loses a non-ASCII $0');
+  assert.match(premise.stderr, /cannot convert the argument/);
+  rmSync(dir, { recursive: true });
+
+  const sdir = mkdtempSync(join(tmpdir(), 'hbgen-yash-sd-'));
+  const h = makeHost('systemd-user', { stateDir: join(sdir, 'état') });
+  const refusal = /stateDir: .*état holds non-ASCII characters and \/bin\/sh here is yash, which cannot read such a path in the C locale the scheduler starts it in; choose a state folder whose path is plain ASCII \(set "stateDir"\)/;
+  let r = hbgen(['install', 'hbgen.json', '--dry-run'], { cwd: h.root, env: h.env, prefix: YASH_AS_SH });
+  assert.is(r.code, 1, r.stdout + r.stderr);
+  assert.match(r.stderr, refusal);
+  r = cli(h, ['install', 'hbgen.json', '--dry-run']);
+  assert.is(r.code, 0, `dash as /bin/sh reads the path: ${r.stderr}`);
+  rewriteSpec(h, { stateDir: join(h.root, 'etat') });
+  r = hbgen(['install', 'hbgen.json', '--dry-run'], { cwd: h.root, env: h.env, prefix: YASH_AS_SH });
+  assert.is(r.code, 0, r.stderr);
+  assert.not.match(r.stderr + r.stdout, /yash/);
+  rmSync(sdir, { recursive: true });
 });
 
 test.run();

@@ -268,7 +268,7 @@ test('stand-in systemctl: status is healthy (exit 0), then reports drift, a miss
 });
 
 test('stand-in systemctl: stop removes exactly what install added, keeps log and state, and says "already stopped" the second time', async () => {
-  const h = makeHost('systemd-user');
+  const h = makeHost('systemd-user', {}, 'outside');
   const before = { home: tree(h.home), standins: tree(join(h.tools.bin, 'state')) };
   assert.is((await hb(h, 'install', { yes: true })).code, 0);
   h.tools.clearCalls();
@@ -458,6 +458,16 @@ test('stand-in systemctl: a re-install whose install check fails keeps runtime.l
   assert.equal(allButLog(h), before, 'the old wrapper, units, state.json and timer state are back');
   assert.is(JSON.parse(readFileSync(join(stateDir(h), 'state.json'), 'utf8')).status, 'installed');
   assert.ok(h.tools.enabled(`${UNIT}.timer`) && h.tools.active(`${UNIT}.timer`));
+});
+
+test('stand-in systemctl: a state.json inside the repo (agent-writable) cannot make stop turn lingering off; stop says what to run', async () => {
+  const h = makeHost('systemd-user');
+  assert.is((await hb(h, 'install', { yes: true })).code, 0);
+  h.tools.clearCalls();
+  const r = await hb(h, 'stop');
+  assert.is(r.code, 0, r.err);
+  assert.equal(changing(h.tools.calls()), [`systemctl --user disable --now ${UNIT}.timer`, 'systemctl --user daemon-reload']);
+  assert.match(r.out, /state\.json says install turned lingering on; it sits inside the repo, where the agent can write, so hbgen leaves lingering as it is: run `loginctl disable-linger ada` if nothing else needs it/);
 });
 
 test.run();

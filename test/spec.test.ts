@@ -32,10 +32,20 @@ test('the example is valid and defaults are applied', () => {
   const r = validateSpec(base());
   assert.ok(r.spec);
   assert.is(r.spec!.killAfter, '30s');
-  assert.is(r.spec!.stateDir, '.agent-platform');
+  assert.is(r.spec!.stateDir, '/home/ada/.local/state/hbgen/docs', 'the state folder is outside the repo by default');
   assert.is(r.spec!.lock, 'auto');
   assert.is(r.spec!.shared, false);
   assert.equal(r.spec!.agent.args, ['-p', '--model', 'sonnet', '--permission-mode', 'acceptEdits']);
+});
+
+test('the default state folder: XDG_STATE_HOME when the spec sets it absolute, the macOS place for launchd', () => {
+  const withEnv = (env: Record<string, string>, scheduler = 'systemd-user') =>
+    validateSpec({ ...base(), env: { HOME: '/home/ada', PATH: '/usr/bin:/bin', ...env }, schedule: { ...base().schedule, scheduler } }).spec!.stateDir;
+  assert.is(withEnv({ XDG_STATE_HOME: '/srv/state/' }), '/srv/state/hbgen/docs');
+  assert.is(withEnv({ XDG_STATE_HOME: 'relative/state' }), '/home/ada/.local/state/hbgen/docs', 'a relative XDG_STATE_HOME is ignored, as the XDG spec says');
+  assert.is(withEnv({}, 'cron'), '/home/ada/.local/state/hbgen/docs');
+  assert.is(withEnv({}, 'launchd'), '/home/ada/Library/Application Support/hbgen/docs');
+  assert.is(validateSpec({ ...base(), stateDir: '.agent-platform' }).spec!.stateDir, '.agent-platform', 'an explicit stateDir is kept');
 });
 
 test('required fields have no defaults', () => {
@@ -171,7 +181,8 @@ test('non-characters: systemd drops the ExecStart line and XML readers refuse U+
   // The real consumers, with what the renderers make of such a path when validation is
   // bypassed. U+FFFD in the same place is the control: both accept it.
   const dir = tmp('hbgen-nonchar');
-  const valid = validateSpec({ ...base(), repo: '/home/ada/d\ufffdcs' }).spec!;
+  // The state folder inside the repo, so that the repo's path is in ExecStart.
+  const valid = validateSpec({ ...base(), repo: '/home/ada/d\ufffdcs', stateDir: '.agent-platform' }).spec!;
   const units = (spec: Spec, sub: string) => {
     mkdirSync(join(dir, sub));
     chmodSync(join(dir, sub), 0o755);

@@ -85,7 +85,8 @@ for (const sh of SHELLS) {
 
   test(`${sh.name}: ok when a repo file changes, fail N, wake counter, helper killed`, async () => {
     for (const [, path] of TOOLSETS) {
-      const c = makeCase({ path });
+      // A state folder inside the repo (allowed, not the default): change detection skips it.
+      const c = makeCase({ path, spec: { stateDir: '.agent-platform' } });
       c.behave('printf x >>"$HBGEN_REPO/README"\n');
       let r = await run(c, sh);
       assert.is(r.code, 0, c.log());

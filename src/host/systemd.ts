@@ -238,7 +238,13 @@ export const systemd: Backend<SystemdData> = {
     const timerActive = reachable && (await sc(c, 'is-active', c.names.timer)).stdout.trim() === 'active';
     const serviceActive = reachable && ['active', 'activating', 'deactivating', 'reloading'].includes((await sc(c, 'is-active', c.names.service)).stdout.trim());
     // Lingering goes off again only when install turned it on and no other hbgen timer needs it.
-    const dropLinger = s?.systemd?.lingerEnabledByHbgen === true && otherTimers(c).length === 0;
+    // A state.json inside the repo may have been written by the agent: there it cannot
+    // make stop turn lingering off, it only earns the advice.
+    const lingerOurs = s?.systemd?.lingerEnabledByHbgen === true && otherTimers(c).length === 0;
+    const dropLinger = lingerOurs && !c.names.stateInRepo;
+    if (lingerOurs && !dropLinger) {
+      notes.push(`state.json says install turned lingering on; it sits inside the repo, where the agent can write, so hbgen leaves lingering as it is: run \`loginctl disable-linger ${c.io.user}\` if nothing else needs it`);
+    }
     const found = [...files];
     if (timerKnown || timerActive) found.push(`${c.names.timer} (${[timerKnown ? 'enabled' : '', timerActive ? 'active' : ''].filter(Boolean).join(' and ')})`);
     if (serviceActive) found.push(`${c.names.service} (running)`);

@@ -38,7 +38,10 @@ process.on('exit', () => {
   if (!process.env.HBTEST_KEEP) for (const d of made) rmSync(d, { recursive: true, force: true });
 });
 
-export function baseSpec(root: string, scheduler: Spec['schedule']['scheduler'], over: Partial<SpecInput> = {}): SpecInput {
+/** Where a test host's state folder is: inside the repo (the default here, the harder case for trust), or in a folder of its own outside repo and HOME. */
+export type StatePlace = 'repo' | 'outside';
+
+export function baseSpec(root: string, scheduler: Spec['schedule']['scheduler'], over: Partial<SpecInput> = {}, place: StatePlace = 'repo'): SpecInput {
   return {
     version: 1,
     name: 'docs',
@@ -47,11 +50,14 @@ export function baseSpec(root: string, scheduler: Spec['schedule']['scheduler'],
     schedule: { scheduler, every: '30m', minute: 7, hours: { start: '08:00', end: '23:00', timezone: 'Europe/Berlin' } },
     timeout: '10m',
     env: { HOME: join(root, 'home'), PATH: '/usr/bin:/bin' },
+    // Inside the repo, where the agent can write (the harder case for the trust tests);
+    // a test of the default, outside the repo, passes `stateDir: undefined`.
+    stateDir: place === 'repo' ? '.agent-platform' : join(root, 'state'),
     ...over,
   };
 }
 
-export function makeHost(scheduler: Spec['schedule']['scheduler'], over: Partial<SpecInput> = {}): Host {
+export function makeHost(scheduler: Spec['schedule']['scheduler'], over: Partial<SpecInput> = {}, place: StatePlace = 'repo'): Host {
   const root = mkdtempSync(join(tmpdir(), 'hbgen-life.'));
   chmodSync(root, 0o755);
   made.push(root);
@@ -63,7 +69,7 @@ export function makeHost(scheduler: Spec['schedule']['scheduler'], over: Partial
   writeFileSync(bin, '#!/bin/sh\necho agent ran\n');
   chmodSync(bin, 0o755);
   const tools = makeStandIns(join(root, 'standins'));
-  const raw = baseSpec(root, scheduler, over);
+  const raw = baseSpec(root, scheduler, over, place);
   const specFile = join(root, 'hbgen.json');
   writeFileSync(specFile, JSON.stringify(raw, null, 2));
   const v = validateSpec(raw);
