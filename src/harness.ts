@@ -3,6 +3,7 @@
 // Each flag is proven against the real CLI in test/agents.test.ts (npm packages
 // @anthropic-ai/claude-code and @openai/codex): an accepted command line gets as far as
 // authentication or the network, a rejected flag fails at once.
+import { credential, whyItBills } from './credentials.ts';
 import type { Spec } from './spec.ts';
 
 /**
@@ -13,6 +14,20 @@ import type { Spec } from './spec.ts';
  */
 export const CLAUDE_MAX_TURNS = 100;
 
+/**
+ * The reasoning effort levels each client takes, as the clients themselves list them:
+ * Claude Code 2.1.197 `claude --help` says "--effort <level> … (low, medium, high, xhigh,
+ * max)" (and ignores any other value with a warning); codex 0.171 reads
+ * `model_reasoning_effort` as a free string and sends it to the model, whose levels
+ * `codex debug models --bundled` lists (the union over its catalog). test/agents.test.ts
+ * compares both lists with the real clients.
+ */
+export const EFFORTS = {
+  'claude-code': ['low', 'medium', 'high', 'xhigh', 'max'],
+  codex: ['low', 'medium', 'high', 'xhigh', 'max', 'ultra'],
+} as const;
+export const ALL_EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max', 'ultra'] as const;
+
 export function harnessArgs(agent: Spec['agent']): string[] {
   const model = agent.model ? ['--model', agent.model] : [];
   switch (agent.harness) {
@@ -22,12 +37,13 @@ export function harnessArgs(agent: Spec['agent']): string[] {
       // without asking; anything else that would ask is refused in print mode, so the run
       // never waits for a person. Not bypassPermissions (= --dangerously-skip-permissions);
       // widen it with permissions.allow rules in the repo's .claude/settings.json.
-      return ['-p', ...model, '--permission-mode', 'acceptEdits', '--max-turns', String(CLAUDE_MAX_TURNS)];
+      return ['-p', ...model, ...(agent.effort ? ['--effort', agent.effort] : []), '--permission-mode', 'acceptEdits', '--max-turns', String(CLAUDE_MAX_TURNS)];
     case 'codex':
       // `codex exec`: non-interactive, approval policy "never" (exec has no approval flag);
       // the workspace-write sandbox lets it write the repo (and temp) only. --full-auto is
       // gone (0.171 rejects it) and the bypass flags are never used.
-      return ['exec', '--sandbox', 'workspace-write', ...model];
+      // -c parses its value as TOML: the quotes make the level a TOML string whatever it is.
+      return ['exec', '--sandbox', 'workspace-write', ...model, ...(agent.effort ? ['-c', `model_reasoning_effort="${agent.effort}"`] : [])];
     case 'command':
       return [];
   }
@@ -40,4 +56,105 @@ export function harnessArgs(agent: Spec['agent']): string[] {
  */
 export function promptSeparator(agent: Spec['agent']): string[] {
   return agent.harness === 'command' ? [] : ['--'];
+}
+
+const CLAUDE_FIX = "remove it: the preset's acceptEdits mode already edits the repo unattended, and permissions.allow rules in the repo's .claude/settings.json allow the commands the agent needs";
+const CODEX_FIX = "remove it: the preset's workspace-write sandbox already lets codex write the repo, and --add-dir DIR gives it another folder";
+
+/**
+ * What a Claude Code settings object holds that switches off every permission check or
+ * bills per token, one clause each naming the key: permissions.defaultMode
+ * "bypassPermissions", apiKeyHelper (a script whose output Claude Code sends as an API key),
+ * and a credential in its env block (Claude Code applies that env to itself). Used for the
+ * settings files (src/host/claude-settings.ts) and for `--settings JSON` in agent.args.
+ */
+export function claudeSettingsIssues(s: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  const perms = s.permissions;
+  if (typeof perms === 'object' && perms !== null && (perms as Record<string, unknown>).defaultMode === 'bypassPermissions') {
+    out.push(`permissions.defaultMode is "bypassPermissions", which runs every tool with no permission check; remove the key (hbgen's claude runs in acceptEdits mode) and allow the commands the agent needs with permissions.allow rules`);
+  }
+  if ('apiKeyHelper' in s) {
+    out.push("apiKeyHelper is set, so Claude Code would send that script's output as an API key and bill every token to that account instead of your subscription; remove the key");
+  }
+  const env = s.env;
+  if (typeof env === 'object' && env !== null) {
+    for (const k of Object.keys(env).sort()) {
+      const c = credential(k);
+      if (c) out.push(`env.${k} is set, and Claude Code applies this env to itself: ${whyItBills(c)}; remove the key`);
+    }
+  }
+  return out;
+}
+
+/** The problems of an inline `--settings {JSON}`; a file path is read at install instead. */
+function inlineSettingsIssues(value: string | undefined): string[] {
+  if (!value?.trimStart().startsWith('{')) return [];
+  try {
+    const parsed: unknown = JSON.parse(value);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? claudeSettingsIssues(parsed as Record<string, unknown>) : [];
+  } catch {
+    return []; // not JSON: Claude Code refuses it itself
+  }
+}
+
+/** `key=value` of a codex `-c` override, the key and value without spaces or TOML quotes. */
+function configOverride(kv: string): [string, string] | undefined {
+  const eq = kv.indexOf('=');
+  if (eq < 0) return undefined;
+  const unquote = (v: string) => v.trim().replace(/^('''|"""|'|")(.*)\1$/s, '$2').trim();
+  return [unquote(kv.slice(0, eq)), unquote(kv.slice(eq + 1))];
+}
+
+/** The -c/--config override an argument starts (with its value attached or in the next argument). */
+function overrideAt(args: readonly string[], i: number): string | undefined {
+  const a = args[i]!;
+  if (a === '-c' || a === '--config') return args[i + 1];
+  if (a.startsWith('--config=')) return a.slice('--config='.length);
+  if (a.startsWith('-c')) return a.slice(a.startsWith('-c=') ? 3 : 2);
+  return undefined;
+}
+
+/** The value of `--name value`, `--name=value` or (short) `-xvalue`/`-x=value` starting at args[i]. */
+function optionValue(args: readonly string[], i: number, long: string, short?: string): string | undefined {
+  const a = args[i]!;
+  if (a === long || (short && a === short)) return args[i + 1];
+  if (a.startsWith(`${long}=`)) return a.slice(long.length + 1);
+  if (short && a.startsWith(short) && a.length > short.length) return a.slice(a.startsWith(`${short}=`) ? short.length + 1 : short.length);
+  return undefined;
+}
+
+/** Why args[i] switches off the client's permission checks or sandbox, or undefined. */
+function bypassAt(args: readonly string[], i: number): string | undefined {
+  const a = args[i]!;
+  const flag = a.split('=')[0]!;
+  if (flag === '--dangerously-skip-permissions') return `${a} lets Claude Code run every tool with no permission check; ${CLAUDE_FIX}`;
+  if (flag === '--allow-dangerously-skip-permissions') return `${a} lets the session switch off every permission check; ${CLAUDE_FIX}`;
+  if (optionValue(args, i, '--permission-mode') === 'bypassPermissions') return `--permission-mode bypassPermissions runs Claude Code with no permission check; ${CLAUDE_FIX}`;
+  if (flag === '--dangerously-bypass-approvals-and-sandbox' || flag === '--yolo') return `${a} runs codex with no sandbox and no approvals; ${CODEX_FIX}`;
+  if (optionValue(args, i, '--sandbox', '-s') === 'danger-full-access') return `--sandbox danger-full-access runs codex with no sandbox; ${CODEX_FIX}`;
+  const settings = inlineSettingsIssues(optionValue(args, i, '--settings'));
+  if (settings.length) return `the --settings JSON: ${settings.join('; and ')}`;
+  const kv = overrideAt(args, i);
+  const o = kv === undefined ? undefined : configOverride(kv);
+  if (o && (o[0] === 'sandbox_mode' || o[0].endsWith('.sandbox_mode')) && o[1] === 'danger-full-access') {
+    return `-c ${o[0]}=danger-full-access runs codex with no sandbox; ${CODEX_FIX}`;
+  }
+  return undefined;
+}
+
+/**
+ * Arguments that switch off the client's own permission checks or sandbox, refused in
+ * agent.args for every harness (a `command` may start claude or codex too). The forms are
+ * the ones the real clients accept (test/agents.test.ts): Claude Code's commander takes
+ * `--opt value` and `--opt=value`; codex's clap also takes `-svalue`, `-s=value`, and `-c`
+ * overrides parsed as TOML, so quoted or spaced values count too.
+ */
+export function bypassArgs(args: readonly string[]): { index: number; message: string }[] {
+  const out: { index: number; message: string }[] = [];
+  args.forEach((_, i) => {
+    const why = bypassAt(args, i);
+    if (why) out.push({ index: i, message: why });
+  });
+  return out;
 }

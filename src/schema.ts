@@ -14,6 +14,7 @@ const DESCRIPTIONS: Record<string, string> = {
   'agent.args': 'Extra arguments, after the preset\'s and before the prompt.',
   'agent.prompt': 'The wake prompt, passed as the last argument, followed by a short context block. Newlines allowed.',
   'agent.model': 'Model the claude-code and codex presets pin on the command line.',
+  'agent.effort': 'Reasoning effort the preset pins: claude-code --effort (low medium high xhigh max), codex -c model_reasoning_effort (low medium high xhigh max ultra).',
   'agent.models': 'Optional model tiers, tier name → model id (e.g. {"fast": "haiku", "general": "sonnet", "strong": "opus"}): listed in the wake prompt so the agent routes subagents to the cheapest sufficient tier.',
   schedule: 'When the heartbeat fires.',
   'schedule.scheduler': `The host scheduler: ${schedulerList()}.`,

@@ -2,7 +2,9 @@
 // types, the validation and `hbgen schema` all come from here.
 import { posix } from 'node:path';
 import * as z from 'zod';
+import { credential, whyItBills } from './credentials.ts';
 import { DAYS, NAME_PATTERN } from './formats.ts';
+import { ALL_EFFORTS, EFFORTS, bypassArgs } from './harness.ts';
 import { SCHEDULER_IDS } from './schedulers.ts';
 import { isKnownZone } from './zones.ts';
 
@@ -110,41 +112,17 @@ const oneOf = <T extends readonly [string, ...string[]]>(values: T, what: string
       i.input === undefined ? `required: ${what}, one of ${values.join(' ')}` : `must be one of ${values.join(' ')}, got ${JSON.stringify(i.input)}`,
   });
 
-// Keys whose presence makes an agent bill per token instead of using the subscription
-// (a scheduled `claude -p` that inherits ANTHROPIC_API_KEY bills every token to the
-// API account). The wrapper's env -i keeps the caller's copies out; this keeps
-// the spec from putting them back in.
-const METERED_EXACT = new Set([
-  'ANTHROPIC_API_KEY',
-  'ANTHROPIC_AUTH_TOKEN',
-  'OPENAI_API_KEY',
-  'CODEX_API_KEY',
-  'GOOGLE_APPLICATION_CREDENTIALS',
-  'AZURE_OPENAI_API_KEY',
-  'CLAUDE_CODE_USE_BEDROCK',
-  'CLAUDE_CODE_USE_VERTEX',
-  'CLAUDE_CODE_USE_FOUNDRY',
-]);
-const METERED_PATTERN = /^(AWS_|AZURE_OPENAI_|ANTHROPIC_BEDROCK_|ANTHROPIC_VERTEX_|ANTHROPIC_FOUNDRY_)|_API_KEY$/;
-
 // Variables the wrapper's own shell reads at start-up or while it runs: in the spec env
 // they would change how heartbeat.sh itself splits words, changes folders or traces.
 const SHELL_KEYS = new Set(['IFS', 'PPID', 'ENV', 'BASH_ENV', 'CDPATH', 'SHELLOPTS', 'BASHOPTS', 'PS4', 'OPTIND', 'OPTARG', '_']);
-
-export function isMeteredKey(key: string): boolean {
-  return METERED_EXACT.has(key) || METERED_PATTERN.test(key);
-}
 
 const envKey = z.string().check((ctx) => {
   const k = ctx.value;
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k)) {
     ctx.issues.push({ code: 'custom', input: k, message: `"${k}" is not a valid environment variable name; use letters, digits and _` });
-  } else if (isMeteredKey(k)) {
-    ctx.issues.push({
-      code: 'custom',
-      input: k,
-      message: `${k} is a metered credential: the agent would bill per token instead of your subscription; remove it`,
-    });
+  } else if (credential(k)) {
+    // The wrapper's env -i keeps the caller's copies out; this keeps the spec from putting them back in.
+    ctx.issues.push({ code: 'custom', input: k, message: `${whyItBills(credential(k)!)}; remove it from env` });
   } else if (SHELL_KEYS.has(k)) {
     ctx.issues.push({ code: 'custom', input: k, message: `${k} is read by the wrapper's own shell and would change how it runs; remove it` });
   } else if (k.startsWith('HBGEN_')) {
@@ -158,6 +136,9 @@ const agent = z.strictObject({
   args: z.array(text('an argument'), { error: 'must be an array of strings' }).optional(),
   prompt: text('the wake prompt', true).min(1, { error: 'must not be empty; say what the agent should do on each wake' }),
   model: text('a model name').min(1, { error: 'must not be empty; leave the field out instead' }).optional(),
+  // The reasoning effort the preset pins (claude --effort, codex model_reasoning_effort);
+  // which levels each harness takes is checked with the harness (agentIssues).
+  effort: oneOf(ALL_EFFORTS, 'an effort level').optional(),
   // Model tiers the agent may route subagents to (named in the wake prompt's context block).
   models: z
     .record(
@@ -337,6 +318,24 @@ function pathInRepoIssues(s: { repo?: unknown; env?: unknown }, ctx: z.Refinemen
   }
 }
 
+/**
+ * The agent's own rules across fields: an effort level the harness's client takes, and no
+ * argument that switches off the client's permission checks or sandbox (any harness: a
+ * `command` may run claude or codex too).
+ */
+function agentIssues(s: { agent?: unknown }, ctx: z.RefinementCtx): void {
+  const a = (typeof s.agent === 'object' && s.agent) || {};
+  const { harness, effort, args } = a as { harness?: unknown; effort?: unknown; args?: unknown };
+  if (typeof effort === 'string' && (ALL_EFFORTS as readonly string[]).includes(effort)) {
+    if (harness === 'command') {
+      ctx.addIssue({ code: 'custom', path: ['agent', 'effort'], message: 'applies to the claude-code and codex presets only; for harness "command" put your client\'s own effort flag in agent.args' });
+    } else if ((harness === 'claude-code' || harness === 'codex') && !(EFFORTS[harness] as readonly string[]).includes(effort)) {
+      ctx.addIssue({ code: 'custom', path: ['agent', 'effort'], message: `"${effort}" is not an effort level of ${harness}; use one of ${EFFORTS[harness].join(' ')}` });
+    }
+  }
+  if (strings(args)) for (const p of bypassArgs(args)) ctx.addIssue({ code: 'custom', path: ['agent', 'args', p.index], message: p.message });
+}
+
 export const SpecSchema = z
   .strictObject({
     $schema: text('the path or URL of the JSON Schema').optional(),
@@ -397,6 +396,7 @@ export const SpecSchema = z
       ctx.addIssue({ code: 'custom', path: ['gate', 0], message: `must be an absolute path to the gate program, got "${s.gate[0]}"` });
     }
     pathInRepoIssues(s, ctx);
+    agentIssues(s, ctx);
     commandLineIssues(s, ctx);
   }, { when: () => true });
 

@@ -5,8 +5,8 @@
 // reconnects until the wrapper's timeout), while a rejected flag fails at once ("unknown
 // option" / exit 2). Every positive check has a negative control that shows it can fail.
 // The clients are installed once into a cache under the temp folder and reused.
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { names } from '../src/names.ts';
 import { PassThrough } from 'node:stream';
 import { tmpdir } from 'node:os';
@@ -14,7 +14,7 @@ import { dirname, join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { init } from '../src/commands/init.ts';
-import { CLAUDE_MAX_TURNS, harnessArgs } from '../src/harness.ts';
+import { CLAUDE_MAX_TURNS, EFFORTS, bypassArgs, harnessArgs } from '../src/harness.ts';
 import type { HostIO } from '../src/host/io.ts';
 import { loadSpec } from '../src/load.ts';
 import { renderNow } from './helpers/render.ts';
@@ -160,6 +160,162 @@ t('codex controls: a bad flag exits 2 at once; without -- a dashed prompt is rea
   r = await run(noSep, dash, { limitMs: 60_000 });
   assert.is(r.code, 2, noSep.log());
   assert.match(noSep.log(), /unexpected argument '-x'/);
+});
+
+// ---- agent.effort and the bypass flags (issue 13): the real clients take the preset's
+// effort flags, list the same levels as EFFORTS, and treat each refused argument as the
+// blanket bypass it is.
+
+/** claude run directly (not through the wrapper), killed after 20 s; its output. */
+function claudeDirect(args: string[]): string {
+  const home = mkdtempSync(join(tmpdir(), 'hbgen-agents-claude-'));
+  const r = spawnSync('timeout', ['-k', '1', '20', real!.claude, ...args, '--', 'hello'], {
+    env: { HOME: home, PATH },
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: home,
+  });
+  rmSync(home, { recursive: true, force: true });
+  return r.stdout + r.stderr;
+}
+
+/**
+ * codex exec run directly in a fresh git repo until it has printed its settings header
+ * (it then waits for the network), or until it exits; its output and exit status.
+ */
+function codexHeader(args: string[]): Promise<{ out: string; code: number | null }> {
+  const dir = mkdtempSync(join(tmpdir(), 'hbgen-agents-codex-'));
+  spawnSync('git', ['init', '-q', dir]);
+  return new Promise((resolve) => {
+    const p = spawn(real!.codex, ['exec', ...args, '--', 'hello'], { env: { HOME: dir, PATH }, cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let out = '';
+    const stop = () => {
+      try {
+        process.kill(-p.pid!, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    };
+    const limit = setTimeout(stop, 30_000);
+    const take = (b: Buffer) => {
+      out += b.toString();
+      if (/^session id: /m.test(out)) stop();
+    };
+    p.stdout.on('data', take);
+    p.stderr.on('data', take);
+    p.on('close', (code) => {
+      clearTimeout(limit);
+      rmSync(dir, { recursive: true, force: true });
+      resolve({ out, code });
+    });
+  });
+}
+
+const header = (out: string, key: string) => out.match(new RegExp(`^${key}: (.*)$`, 'm'))?.[1];
+
+t('effort levels: the real claude --help and codex\'s bundled model catalog list exactly the levels hbgen accepts', () => {
+  const help = spawnSync(real!.claude, ['--help'], { env: { HOME: tmpdir(), PATH }, encoding: 'utf8' }).stdout;
+  const m = help.replace(/\s+/g, ' ').match(/--effort <level> Effort level for the current session \(([^)]*)\)/);
+  assert.ok(m, help);
+  assert.equal(m![1]!.split(', '), [...EFFORTS['claude-code']]);
+  const dir = mkdtempSync(join(tmpdir(), 'hbgen-agents-models-'));
+  const cat = spawnSync(real!.codex, ['debug', 'models', '--bundled'], { env: { HOME: dir, PATH }, encoding: 'utf8', timeout: 30_000 });
+  rmSync(dir, { recursive: true, force: true });
+  assert.is(cat.status, 0, cat.stderr);
+  const levels = new Set<string>();
+  for (const model of JSON.parse(cat.stdout).models) for (const l of model.supported_reasoning_levels ?? []) levels.add(l.effort);
+  assert.equal([...levels].sort(), [...EFFORTS.codex].sort());
+});
+
+t('claude-code effort: the real claude takes --effort with every level hbgen accepts and stops at "Not logged in"; a level it does not know is named and ignored (control)', async () => {
+  const c = makeCase({ path: PATH, spec: { agent: { harness: 'claude-code', bin: real!.claude, model: 'sonnet', effort: 'xhigh' }, timeout: '60s', killAfter: '2s' } });
+  const r = await run(c, dash, { limitMs: 90_000 });
+  assert.is(r.code, 1, c.log());
+  assert.match(c.log(), /Not logged in/);
+  assert.not.match(c.log(), /unknown option|Unknown --effort value|error: /i);
+  assert.equal(harnessArgs(c.spec.agent), ['-p', '--model', 'sonnet', '--effort', 'xhigh', '--permission-mode', 'acceptEdits', '--max-turns', String(CLAUDE_MAX_TURNS)]);
+  for (const effort of EFFORTS['claude-code']) {
+    const out = claudeDirect(harnessArgs({ harness: 'claude-code', bin: real!.claude, prompt: '', args: [], effort }));
+    assert.match(out, /Not logged in/, effort);
+    assert.not.match(out, /Unknown --effort value|unknown option/, `${effort}: ${out}`);
+  }
+  // The control: codex's "ultra" is not a claude level; claude says so and drops it.
+  const out = claudeDirect(['-p', '--effort', 'ultra', '--permission-mode', 'acceptEdits']);
+  assert.match(out, /Unknown --effort value 'ultra' — ignoring it and using the default effort\. Valid values: low, medium, high, xhigh, max\./);
+});
+
+t('codex effort: the real codex exec runs with the pinned model_reasoning_effort; it takes any string (so hbgen checks the level), and a malformed override fails (control)', async () => {
+  for (const effort of EFFORTS.codex) {
+    const r = await codexHeader(harnessArgs({ harness: 'codex', bin: real!.codex, prompt: '', args: [], model: 'gpt-5-codex', effort }).slice(1));
+    assert.is(header(r.out, 'reasoning effort'), effort, r.out);
+    assert.is(header(r.out, 'model'), 'gpt-5-codex', r.out);
+    assert.match(header(r.out, 'sandbox') ?? '', /^workspace-write/, r.out);
+  }
+  const bogus = await codexHeader(['-c', 'model_reasoning_effort="bogus"']);
+  assert.is(header(bogus.out, 'reasoning effort'), 'bogus', 'codex takes any level: if it now refuses one, EFFORTS may lean on it');
+  let r = await codexHeader(['-c', 'model_reasoning_effort']);
+  assert.is(r.code, 1, r.out);
+  assert.match(r.out, /Invalid override \(missing '='\): model_reasoning_effort/);
+  r = await codexHeader(['-c', 'model_reasoning_effort=["high"]']);
+  assert.is(r.code, 1, r.out);
+  assert.match(r.out, /invalid type: sequence, expected a string/);
+});
+
+t('bypass flags: every codex form hbgen refuses runs the real codex with no sandbox; the preset and a workspace-write override keep it (control)', async () => {
+  const forms = [
+    ['--yolo'],
+    ['--dangerously-bypass-approvals-and-sandbox'],
+    ['--sandbox', 'danger-full-access'],
+    ['--sandbox=danger-full-access'],
+    ['-s', 'danger-full-access'],
+    ['-sdanger-full-access'],
+    ['-c', 'sandbox_mode=danger-full-access'],
+    ['-csandbox_mode="danger-full-access"'],
+    ['--config', " sandbox_mode = 'danger-full-access' "],
+    ['--config=sandbox_mode="danger-full-access"'],
+  ];
+  for (const args of forms) {
+    assert.is(bypassArgs(args).length, 1, `hbgen refuses ${args.join(' ')}`);
+    const r = await codexHeader(args);
+    assert.is(header(r.out, 'sandbox'), 'danger-full-access', `${args.join(' ')}: ${r.out}`);
+  }
+  for (const args of [[], ['-c', 'sandbox_mode="workspace-write"']]) {
+    assert.equal(bypassArgs(args), []);
+    const r = await codexHeader([...harnessArgs({ harness: 'codex', bin: real!.codex, prompt: '', args: [] }).slice(1), ...args]);
+    assert.match(header(r.out, 'sandbox') ?? '', /^workspace-write/, r.out);
+  }
+});
+
+t('bypass flags: every claude form hbgen refuses is the real claude\'s bypass (as root it refuses to start with it); the preset\'s acceptEdits is not (control)', () => {
+  const root = process.getuid!() === 0;
+  for (const args of [['--dangerously-skip-permissions'], ['--allow-dangerously-skip-permissions'], ['--permission-mode', 'bypassPermissions'], ['--permission-mode=bypassPermissions']]) {
+    assert.is(bypassArgs(args).length, 1, `hbgen refuses ${args.join(' ')}`);
+    const out = claudeDirect(['-p', ...args]);
+    assert.not.match(out, /unknown option|is invalid/, out);
+    if (root) assert.match(out, /--dangerously-skip-permissions cannot be used with root\/sudo privileges/, `${args.join(' ')}: ${out}`);
+    else assert.match(out, /Not logged in/, out);
+  }
+  const out = claudeDirect(harnessArgs({ harness: 'claude-code', bin: real!.claude, prompt: '', args: [] }));
+  assert.match(out, /Not logged in/);
+  assert.not.match(out, /root\/sudo/);
+});
+
+(process.getuid!() === 0 ? t : test.skip)('Claude settings: the real claude (as root) takes a bypass from the repo\'s .claude/settings.json or --settings JSON unless the preset\'s --permission-mode acceptEdits is given, which install refuses either way', () => {
+  const bypass = JSON.stringify({ permissions: { defaultMode: 'bypassPermissions' } });
+  assert.is(bypassArgs(['--settings', bypass]).length, 1);
+  assert.match(claudeDirect(['-p', '--settings', bypass]), /cannot be used with root\/sudo privileges/);
+  const repo = mkdtempSync(join(tmpdir(), 'hbgen-agents-settings-'));
+  mkdirSync(join(repo, '.claude'));
+  writeFileSync(join(repo, '.claude', 'settings.json'), bypass);
+  const inRepo = (args: string[]) => {
+    const r = spawnSync('timeout', ['-k', '1', '20', real!.claude, ...args, '--', 'hello'], { env: { HOME: repo, PATH }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], cwd: repo });
+    return r.stdout + r.stderr;
+  };
+  assert.match(inRepo(['-p']), /cannot be used with root\/sudo privileges/, 'the repo setting is a live bypass without the preset');
+  const preset = inRepo(harnessArgs({ harness: 'claude-code', bin: real!.claude, prompt: '', args: [] }));
+  assert.match(preset, /Not logged in/);
+  assert.not.match(preset, /root\/sudo/);
+  rmSync(repo, { recursive: true, force: true });
 });
 
 // The README's quick start with the real clients: hbgen init (answers on a terminal) →

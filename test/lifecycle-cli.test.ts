@@ -11,6 +11,8 @@ import { PassThrough } from 'node:stream';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { HostIO } from '../src/host/io.ts';
+import { credential } from '../src/credentials.ts';
+import { billingRefusal } from '../src/host/facts.ts';
 import { askConsent } from '../src/host/prompt.ts';
 import { names } from '../src/names.ts';
 import { ROOT, hbgen } from './helpers/cli.ts';
@@ -58,7 +60,7 @@ test('CLI billing guard: a metered key for the harness in the invoking shell is 
       assert.is(r.code, 1, `${harness} ${key}`);
       assert.is(
         r.stderr,
-        `hbgen: ${key} is set in this shell: an inherited API key makes the agent bill per token instead of your subscription; the wrapper strips it, but your login shell and any manual run of the agent would not; run \`unset ${key}\` (and remove it from your shell profile), then install again\nhbgen: nothing was changed on this host\n`,
+        `hbgen: ${billingRefusal(credential(key)!)}\nhbgen: nothing was changed on this host\n`,
       );
       assert.equal(snap(h), before);
       const empty = cli(h, ['install', 'hbgen.json', '--dry-run'], { [key]: '' });

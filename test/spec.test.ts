@@ -6,7 +6,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { jsonSchema } from '../src/schema.ts';
 import { SCHEDULERS, SCHEDULER_IDS } from '../src/schedulers.ts';
-import { COMMAND_LINE, isMeteredKey, type Spec, validateSpec } from '../src/spec.ts';
+import { credential, whyItBills } from '../src/credentials.ts';
+import { EFFORTS, harnessArgs } from '../src/harness.ts';
+import { COMMAND_LINE, type Spec, validateSpec } from '../src/spec.ts';
 import { ROOT } from './helpers/cli.ts';
 import { renderNow } from './helpers/render.ts';
 import { plistOracles, sdVerify, tmp } from './helpers/tools.ts';
@@ -264,17 +266,108 @@ test('hostile but printable strings are accepted', () => {
   });
 });
 
-test('metered credentials are refused as env keys', () => {
-  for (const k of ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'OPENAI_API_KEY', 'CODEX_API_KEY', 'AWS_ACCESS_KEY_ID', 'AWS_PROFILE', 'GOOGLE_APPLICATION_CREDENTIALS', 'AZURE_OPENAI_API_KEY', 'AZURE_OPENAI_ENDPOINT', 'CLAUDE_CODE_USE_BEDROCK', 'CLAUDE_CODE_USE_VERTEX', 'GEMINI_API_KEY', 'OPENROUTER_API_KEY']) {
-    assert.ok(isMeteredKey(k), k);
-    fails((s) => (s.env[k] = 'x'), new RegExp(`^env\\.${k}: ${k} is a metered credential`));
+test('metered credentials are refused as env keys, with what each is and why it bills; settings without a credential pass', () => {
+  for (const k of ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_USE_BEDROCK', 'CLAUDE_CODE_USE_VERTEX', 'CLAUDE_CODE_USE_FOUNDRY', 'CLAUDE_CODE_USE_ANTHROPIC_AWS', 'CLAUDE_CODE_USE_MANTLE', 'CLAUDE_CODE_USE_GATEWAY', 'OPENAI_API_KEY', 'CODEX_API_KEY', 'AZURE_OPENAI_API_KEY', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_BEARER_TOKEN_BEDROCK', 'GOOGLE_APPLICATION_CREDENTIALS', 'GEMINI_API_KEY', 'OPENROUTER_API_KEY']) {
+    for (const harness of ['claude-code', 'codex', 'command']) {
+      fails((s) => {
+        s.agent.harness = harness;
+        s.env[k] = 'x';
+      }, `env.${k}: ${whyItBills(credential(k)!)}; remove it from env`);
+    }
   }
-  for (const k of ['HOME', 'LANG', 'CLAUDE_CONFIG_DIR', 'API_KEYS_DIR', 'AWSOME']) assert.not.ok(isMeteredKey(k), k);
+  fails((s) => (s.env.ANTHROPIC_API_KEY = 'x'), 'env.ANTHROPIC_API_KEY: ANTHROPIC_API_KEY is an Anthropic API key: Claude Code uses it before your subscription login and bills every token to the API account; remove it from env');
+  // Today's code refused every AWS_* and AZURE_OPENAI_*: these carry no credential.
+  ok((s) => {
+    for (const k of ['AWS_REGION', 'AWS_DEFAULT_REGION', 'AWS_CA_BUNDLE', 'AWS_PROFILE', 'AZURE_OPENAI_ENDPOINT', 'ANTHROPIC_VERTEX_PROJECT_ID', 'ANTHROPIC_BEDROCK_BASE_URL', 'CLAUDE_CODE_OAUTH_TOKEN', 'LANG', 'CLAUDE_CONFIG_DIR', 'API_KEYS_DIR', 'AWSOME']) s.env[k] = '/x';
+  });
   fails((s) => (s.env.HBGEN_WAKE = '3'), 'env.HBGEN_WAKE: HBGEN_WAKE is set by the wrapper itself; remove it');
   for (const k of ['IFS', 'BASH_ENV', 'ENV', 'CDPATH', 'PPID', 'SHELLOPTS', '_']) {
     fails((s) => (s.env[k] = 'x'), `env.${k}: ${k} is read by the wrapper's own shell and would change how it runs; remove it`);
   }
   fails((s) => (s.env['A-B'] = '3'), 'env.A-B: "A-B" is not a valid environment variable name; use letters, digits and _');
+});
+
+test('agent.effort: each preset takes its client\'s levels, and pins them on the command line', () => {
+  for (const harness of ['claude-code', 'codex'] as const) {
+    for (const effort of EFFORTS[harness]) {
+      const s = base();
+      s.agent.harness = harness;
+      s.agent.effort = effort;
+      const v = validateSpec(s);
+      assert.equal(v.errors, undefined, `${harness} ${effort}`);
+      const argv = harnessArgs(v.spec!.agent);
+      if (harness === 'claude-code') assert.equal(argv.slice(argv.indexOf('--effort'), argv.indexOf('--effort') + 2), ['--effort', effort]);
+      else assert.equal(argv.slice(-2), ['-c', `model_reasoning_effort="${effort}"`]);
+    }
+  }
+  fails((s) => {
+    s.agent.harness = 'claude-code';
+    s.agent.effort = 'ultra';
+  }, 'agent.effort: "ultra" is not an effort level of claude-code; use one of low medium high xhigh max');
+  for (const bad of ['minimal', 'High', 'none', '', 'extreme']) {
+    fails((s) => {
+      s.agent.harness = 'codex';
+      s.agent.effort = bad;
+    }, `agent.effort: must be one of low medium high xhigh max ultra, got ${JSON.stringify(bad)}`);
+  }
+  fails((s) => (s.agent.effort = 3), 'agent.effort: must be one of low medium high xhigh max ultra, got 3');
+  fails((s) => (s.agent.effort = 'high'), 'agent.effort: applies to the claude-code and codex presets only; for harness "command" put your client\'s own effort flag in agent.args');
+  // No effort: no flag.
+  const v = validateSpec({ ...base(), agent: { ...base().agent, harness: 'codex' } });
+  assert.not.ok(harnessArgs(v.spec!.agent).some((a) => a.includes('effort')));
+});
+
+const CLAUDE_FIX = "remove it: the preset's acceptEdits mode already edits the repo unattended, and permissions.allow rules in the repo's .claude/settings.json allow the commands the agent needs";
+const CODEX_FIX = "remove it: the preset's workspace-write sandbox already lets codex write the repo, and --add-dir DIR gives it another folder";
+
+test('agent.args: every form of a blanket bypass is refused for every harness, naming the argument', () => {
+  const cases: [string[], number, string][] = [
+    [['--dangerously-skip-permissions'], 0, `--dangerously-skip-permissions lets Claude Code run every tool with no permission check; ${CLAUDE_FIX}`],
+    [['--verbose', '--allow-dangerously-skip-permissions'], 1, `--allow-dangerously-skip-permissions lets the session switch off every permission check; ${CLAUDE_FIX}`],
+    [['--verbose', '--max-turns', '5', '--permission-mode', 'bypassPermissions'], 3, `--permission-mode bypassPermissions runs Claude Code with no permission check; ${CLAUDE_FIX}`],
+    [['--permission-mode=bypassPermissions'], 0, `--permission-mode bypassPermissions runs Claude Code with no permission check; ${CLAUDE_FIX}`],
+    [['--dangerously-bypass-approvals-and-sandbox'], 0, `--dangerously-bypass-approvals-and-sandbox runs codex with no sandbox and no approvals; ${CODEX_FIX}`],
+    [['--yolo'], 0, `--yolo runs codex with no sandbox and no approvals; ${CODEX_FIX}`],
+    [['--sandbox', 'danger-full-access'], 0, `--sandbox danger-full-access runs codex with no sandbox; ${CODEX_FIX}`],
+    [['--sandbox=danger-full-access'], 0, `--sandbox danger-full-access runs codex with no sandbox; ${CODEX_FIX}`],
+    [['-s', 'danger-full-access'], 0, `--sandbox danger-full-access runs codex with no sandbox; ${CODEX_FIX}`],
+    [['-sdanger-full-access'], 0, `--sandbox danger-full-access runs codex with no sandbox; ${CODEX_FIX}`],
+  ];
+  const sandbox = `-c sandbox_mode=danger-full-access runs codex with no sandbox; ${CODEX_FIX}`;
+  for (const v of ['danger-full-access', '"danger-full-access"', "'danger-full-access'", ' "danger-full-access" ']) {
+    cases.push([['-c', `sandbox_mode=${v}`], 0, sandbox]);
+    cases.push([['--verbose', `-csandbox_mode=${v}`], 1, sandbox]);
+    cases.push([['--config', ` sandbox_mode =${v}`], 0, sandbox]);
+    cases.push([[`--config=sandbox_mode=${v}`], 0, sandbox]);
+  }
+  cases.push([['--settings', '{"permissions": {"defaultMode": "bypassPermissions"}}'], 0, 'the --settings JSON: permissions.defaultMode is "bypassPermissions", which runs every tool with no permission check; remove the key (hbgen\'s claude runs in acceptEdits mode) and allow the commands the agent needs with permissions.allow rules']);
+  cases.push([['--settings={"apiKeyHelper": "/bin/echo", "env": {"ANTHROPIC_API_KEY": "x", "AWS_REGION": "y"}}'], 0, `the --settings JSON: apiKeyHelper is set, so Claude Code would send that script's output as an API key and bill every token to that account instead of your subscription; remove the key; and env.ANTHROPIC_API_KEY is set, and Claude Code applies this env to itself: ${whyItBills(credential('ANTHROPIC_API_KEY')!)}; remove the key`]);
+  cases.push([['-c', 'profiles.ci.sandbox_mode="danger-full-access"'], 0, `-c profiles.ci.sandbox_mode=danger-full-access runs codex with no sandbox; ${CODEX_FIX}`]);
+  for (const harness of ['claude-code', 'codex', 'command']) {
+    for (const [args, i, message] of cases) {
+      fails((s) => {
+        s.agent.harness = harness;
+        s.agent.args = args;
+      }, `agent.args[${i}]: ${message}`);
+    }
+  }
+  // Settings that keep the checks on pass, as do the words as plain values.
+  for (const args of [
+    ['--permission-mode', 'acceptEdits'],
+    ['--permission-mode=dontAsk'],
+    ['--sandbox', 'workspace-write'],
+    ['-s', 'read-only'],
+    ['-c', 'sandbox_mode="workspace-write"'],
+    ['-c', 'model_reasoning_effort="high"'],
+    ['-c', 'sandbox_workspace_write.network_access=true'],
+    ['--allowedTools', 'Bash(git *)'],
+    ['--append-system-prompt', 'never use --dangerously-skip-permissions'],
+    ['--permission-mode'],
+    ['--settings', '{"permissions": {"defaultMode": "acceptEdits"}, "env": {"AWS_REGION": "eu-west-1"}}'],
+    ['--settings', '.claude/ci.json'],
+  ]) {
+    ok((s) => (s.agent.args = args));
+  }
 });
 
 test('name: lowercase words joined by single dashes, at most 40', () => {

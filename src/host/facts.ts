@@ -1,7 +1,7 @@
 // Host facts for install/resume (and, read-only, status): is the agent's binary a real
 // executable file, can its #! interpreter be found on the spec's PATH, does the repo
 // exist, are the scheduler's tools on PATH, is the state folder safe, does the invoking
-// shell carry a metered API key, does the repo hold .env files with one. Each of these
+// shell carry a metered credential, does the repo hold .env files with one. Each of these
 // is a way a scheduled agent silently fails or bills per token: a binary that is only a
 // shell alias, a #! interpreter missing from the scheduler's PATH, an inherited API key.
 import { closeSync, openSync, readSync, readdirSync, realpathSync, statSync } from 'node:fs';
@@ -9,7 +9,9 @@ import { posix } from 'node:path';
 import { harnessArgs } from '../harness.ts';
 import { names } from '../names.ts';
 import { SCHEDULERS } from '../schedulers.ts';
-import { isMeteredKey, type Spec } from '../spec.ts';
+import { credential, knownCredentials, type Credential } from '../credentials.ts';
+import type { Spec } from '../spec.ts';
+import { claudeSettingsRefusals } from './claude-settings.ts';
 import { lstatOrNull } from './fsx.ts';
 import { yashPathProblem } from './shell.ts';
 import { homeOf, type HostIO } from './io.ts';
@@ -103,32 +105,26 @@ export function checkBin(bin: string, field: string, pathForInterp: string, io: 
   };
 }
 
-/** Metered credentials in the invoking environment that would bill this harness per token. */
-export function meteredInShell(spec: Spec, io: HostIO): { found: string[]; checked: string[] } {
-  const relevant = (k: string) => {
-    if (!isMeteredKey(k)) return false;
-    switch (spec.agent.harness) {
-      case 'claude-code':
-        return /^(ANTHROPIC_|CLAUDE_CODE_USE_)/.test(k);
-      case 'codex':
-        return /^(OPENAI_|CODEX_|AZURE_OPENAI_)/.test(k);
-      case 'command':
-        return true;
-    }
-  };
-  const checked = Object.keys(io.env).filter(relevant).sort();
-  const base =
-    spec.agent.harness === 'claude-code'
-      ? ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN']
-      : spec.agent.harness === 'codex'
-        ? ['OPENAI_API_KEY', 'CODEX_API_KEY']
-        : ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'OPENAI_API_KEY', 'CODEX_API_KEY', '*_API_KEY', 'AWS_*'];
-  return { found: checked.filter((k) => (io.env[k] ?? '') !== ''), checked: [...new Set([...base, ...checked])].sort() };
+/**
+ * Credentials in the invoking environment that would bill this harness per token: those its
+ * client reads (any credential for `command`, whose client hbgen does not know). The
+ * wrapper's env -i strips them from the agent, but the user's own manual runs would not.
+ */
+export function meteredInShell(spec: Spec, io: HostIO): { found: Credential[]; checked: string[] } {
+  const h = spec.agent.harness;
+  const relevant = (c: Credential | undefined): c is Credential => !!c && (h === 'command' || c.readBy.includes(h));
+  const found = Object.keys(io.env)
+    .filter((k) => (io.env[k] ?? '') !== '')
+    .sort()
+    .map(credential)
+    .filter(relevant);
+  const known = h === 'command' ? [...knownCredentials(), '*_API_KEY'] : knownCredentials(h);
+  return { found, checked: [...new Set([...known, ...found.map((c) => c.name)])].sort() };
 }
 
-export function billingRefusal(found: string[]): string {
-  const are = found.length === 1 ? 'is' : 'are';
-  return `${found.join(', ')} ${are} set in this shell: an inherited API key makes the agent bill per token instead of your subscription; the wrapper strips it, but your login shell and any manual run of the agent would not; run \`unset ${found.join(' ')}\` (and remove ${found.length === 1 ? 'it' : 'them'} from your shell profile), then install again`;
+/** One refusal per credential: what it is, why it bills, and what to do. */
+export function billingRefusal(c: Credential): string {
+  return `${c.name}, set in this shell, is ${c.what}: ${c.bills}; the wrapper strips it from the agent, but a run of the agent from this shell would not: run \`unset ${c.name}\` (and remove it from your shell profile), then install again`;
 }
 
 /** `<repo>/.env*` files that assign a metered key a value (an agent that loads .env bills per token). */
@@ -148,7 +144,7 @@ export function envFileWarnings(repo: string): string[] {
       const text = readHead(p, 1 << 20).toString('utf8');
       const keys = new Set<string>();
       for (const m of text.matchAll(/^[ \t]*(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_]*)[ \t]*=[ \t]*(\S?)/gm)) {
-        if (isMeteredKey(m[1]!) && m[2] !== '' && m[2] !== '#') keys.add(m[1]!);
+        if (credential(m[1]!) && m[2] !== '' && m[2] !== '#') keys.add(m[1]!);
       }
       if (keys.size) {
         out.push(
@@ -185,7 +181,9 @@ export function hostFacts(spec: Spec, io: HostIO): Facts {
   const n = names(spec);
 
   const metered = meteredInShell(spec, io);
-  if (metered.found.length) problems.push(billingRefusal(metered.found));
+  problems.push(...metered.found.map(billingRefusal));
+  // codex never reads Claude's settings; a `command` may start claude.
+  if (spec.agent.harness !== 'codex') problems.push(...claudeSettingsRefusals(spec));
 
   const binCheck = checkBin(spec.agent.bin, 'agent.bin', spec.env.PATH!, io);
   problems.push(...binCheck.problems);

@@ -30,6 +30,16 @@ function fileLines(files: FilePlan[]): string[] {
   return files.map((f) => `  ${f.path.padEnd(w)}  ${mode4(f.mode)}  ${f.action === 'create' ? 'new' : f.action === 'replace' ? 'replaced (hbgen wrote it)' : 'unchanged'}`);
 }
 
+// codex's sandbox modes; any other mode is Claude Code's permission mode.
+const SANDBOX_MODES = ['read-only', 'workspace-write', 'danger-full-access'];
+
+/** The model, the effort and the tiers as the agent gets them. */
+function modelRow(agent: Spec['agent']): string {
+  const tiers = agent.models ? `; tiers ${Object.entries(agent.models).map(([k, v]) => `${k}=${v}`).join(', ')} (named in the wake prompt)` : '';
+  if (agent.harness === 'command') return `not set by hbgen (harness "command": your args decide)${tiers}`;
+  return `${agent.model ?? "the client's default"}, effort ${agent.effort ?? "the client's default"}${tiers}`;
+}
+
 export function panel(p: PanelInput): string {
   const { spec, names: n, pre } = p;
   const h = spec.schedule.hours;
@@ -38,7 +48,8 @@ export function panel(p: PanelInput): string {
   const ids = Object.values(pre.ids).join(', ');
   const rows: [string, string][] = [
     ['repo', spec.repo],
-    ['agent', `${spec.agent.harness}: ${bin}${p.bin.interpreter ? ` (run by ${p.bin.interpreter})` : ''}; permission mode ${p.permissionMode}`],
+    ['agent', `${spec.agent.harness}: ${bin}${p.bin.interpreter ? ` (run by ${p.bin.interpreter})` : ''}; ${SANDBOX_MODES.includes(p.permissionMode) ? 'sandbox' : 'permission mode'} ${p.permissionMode}`],
+    ['model', modelRow(spec.agent)],
     ['billing', "subscription (no API key in the agent's environment)"],
     ['hours', `${h.start}–${h.end} ${h.timezone}, ${days}`],
     ['interval', `every ${spec.schedule.every}: ${p.summary}`],
