@@ -1,0 +1,231 @@
+// The scheduler entry checks the wrapper before it runs it (generators/entry.ts):
+// - src/cksum.ts computes what the real cksum(1) prints (coreutils, toybox, and busybox
+//   where its cksum applet is built in), on random bytes of many sizes, empty to 16 MiB;
+// - the entry, decoded from each rendered host file the way its scheduler reads it (the
+//   crontab line as Debian cron unescapes `\%` and hands it to `/bin/sh -c`; ExecStart= as
+//   systemd decodes it; ProgramArguments as plistlib reads it), run for real with each
+//   shell of the matrix as /bin/sh: the installed wrapper runs, as exactly `/bin/sh
+//   <stateDir>/heartbeat.sh`; a wrapper with one byte appended, or with a line that would
+//   create a file, never runs: `error wrapper changed` in runtime.log, one line on stderr,
+//   exit 78. A missing wrapper is refused the same way, and the refusal never writes
+//   through a runtime.log planted as a link.
+import { appendFileSync, existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { cksumLine } from '../src/cksum.ts';
+import { parseLogLine } from '../src/formats.ts';
+import { expectedEntry } from './helpers/entry.ts';
+import { execDollar, plistOracles, run as runTool, sdDecodedExecStart, sdVerify, tmp } from './helpers/tools.ts';
+import { type Case, SHELLS, makeCase, run, shell } from './helpers/wrapper.ts';
+
+// ---------------------------------------------------------------- cksum
+
+/** The real cksum implementations on this host: coreutils and toybox always, busybox when built with cksum. */
+function implementations(): { name: string; argv: string[] }[] {
+  const out = [
+    { name: 'coreutils cksum', argv: ['cksum'] },
+    { name: 'toybox cksum', argv: ['toybox', 'cksum'] },
+  ];
+  // Debian's busybox is built without the cksum applet ("applet not found"); Alpine's has it.
+  if (runTool('busybox', ['cksum'], { input: '' }).code === 0) out.push({ name: 'busybox cksum', argv: ['busybox', 'cksum'] });
+  return out;
+}
+
+test('src/cksum.ts prints what the real cksum prints, on random bytes from empty to 16 MiB', () => {
+  const dir = tmp('hbgen-ck');
+  const sizes = [0, 1, 2, 3, 4, 7, 8, 255, 256, 257, 65535, 65536, 65537, 16777215, 16777216, 16777217];
+  for (let i = 0; i < 150; i++) sizes.push(Math.floor(Math.random() * 5000));
+  const files = sizes.map((n, i) => {
+    const f = join(dir, `s${i}`);
+    writeFileSync(f, randomBytes(n));
+    return f;
+  });
+  const ours = files.map((f) => cksumLine(readFileSync(f)));
+  for (const impl of implementations()) {
+    // One shell for all samples; `<"$f"`: standard input, so cksum prints no file name.
+    const r = runTool('sh', ['-c', `for f; do ${impl.argv.join(' ')} <"$f" || exit; done`, 'sh', ...files]);
+    assert.is(r.code, 0, `${impl.name}: ${r.stderr}`);
+    const theirs = r.stdout.split('\n').slice(0, -1);
+    assert.is(theirs.length, files.length, impl.name);
+    sizes.forEach((n, i) => assert.is(ours[i], theirs[i], `${impl.name}, ${n} bytes (${files[i]})`));
+  }
+  assert.ok(implementations().length >= 2, 'two independent cksum implementations (install toybox: apt-get install toybox)');
+});
+
+test('cksum of known strings: "", "hello", and a string with multi-byte UTF-8', () => {
+  // The same values the real tools print (checked above on random bytes).
+  assert.is(cksumLine(''), '4294967295 0');
+  assert.is(cksumLine('hello'), '3287646509 5');
+  assert.is(cksumLine('ünï'), runTool('cksum', [], { input: 'ünï' }).stdout.trim());
+});
+
+// ---------------------------------------------------------------- decoding the entry
+
+/**
+ * What Debian cron does to a job line's command before it hands it to `/bin/sh -c`
+ * (do_command.c): `\%` becomes `%`, any other backslash stays, and an unescaped `%`
+ * ends the command (the rest is stdin). Returns null for a command with such a `%`.
+ * https://manpages.debian.org/bookworm/cron/crontab.5.en.html
+ */
+function cronUnescape(cmd: string): string | null {
+  let out = '';
+  let escaped = false;
+  for (const ch of cmd) {
+    if (escaped) {
+      out = ch === '%' ? `${out.slice(0, -1)}%` : out + ch;
+      escaped = false;
+      continue;
+    }
+    if (ch === '%') return null;
+    if (ch === '\\') escaped = true;
+    out += ch;
+  }
+  return out;
+}
+
+type Target = 'cron' | 'systemd-user' | 'launchd';
+
+/** The argv each scheduler runs, read from the rendered host file by the scheduler's own rules. */
+function decodedEntry(target: Target, c: Case): string[] {
+  if (target === 'cron') {
+    const job = c.files['host/crontab']!.split('\n').find((l) => /^[\d*]/.test(l))!;
+    const cmd = /^(?:\S+ ){5}(.*)$/.exec(job)![1]!;
+    const unescaped = cronUnescape(cmd);
+    assert.ok(unescaped !== null, `an unescaped % in the cron command: ${cmd}`);
+    return ['/bin/sh', '-c', unescaped!];
+  }
+  const units = tmp('hbgen-entry-units');
+  if (target === 'systemd-user') {
+    const paths = ['service', 'timer'].map((k) => {
+      const p = join(units, `hbgen-${c.spec.name}.${k}`);
+      writeFileSync(p, c.files[`host/hbgen-${c.spec.name}.${k}`]!, { mode: 0o644 });
+      return p;
+    });
+    assert.is(sdVerify(paths), '', 'systemd-analyze verify --user says nothing');
+    const cmds = sdDecodedExecStart(units, `hbgen-${c.spec.name}.timer`).get(`hbgen-${c.spec.name}.service`)!;
+    assert.is(cmds.length, 1);
+    const argv = cmds[0]!.map(execDollar);
+    assert.ok(argv.every((w) => w !== null), 'no word expands a variable at exec time');
+    return argv as string[];
+  }
+  const plist = join(units, 'agent.plist');
+  writeFileSync(plist, c.files[`host/dev.hbgen.${c.spec.name}.plist`]!);
+  const [o] = plistOracles([plist]);
+  assert.not.ok(o!.error, o!.error);
+  assert.equal(o!.plistutil, o!.plistlib, 'plistutil and plistlib read the same dict');
+  return (o!.plistlib as { ProgramArguments: string[] }).ProgramArguments;
+}
+
+// The agent writes the command lines of its ancestors: the wrapper must be among them as
+// exactly `/bin/sh <wrapper>`, and no entry shell may be left (it exec'd the wrapper).
+const ANCESTORS = `p=$PPID
+while [ "$p" -gt 1 ]; do
+  tr '\\000' '\\n' </proc/$p/cmdline >"$HBTEST_DIR/anc.$p" 2>/dev/null
+  printf '%s\\n' "$p" >>"$HBTEST_DIR/ancestors"
+  p=$(sed 's/.*) //' /proc/$p/stat | cut -d' ' -f2)
+done
+`;
+
+function ancestors(c: Case): string[][] {
+  const pids = readFileSync(join(c.rec, 'ancestors'), 'utf8').split('\n').filter(Boolean);
+  return pids.map((p) => readFileSync(join(c.rec, `anc.${p}`), 'utf8').split('\n').slice(0, -1));
+}
+
+/** Run the decoded entry with `sh` as /bin/sh: cron's and the others' argv alike start with /bin/sh. */
+function runEntry(c: Case, sh: (typeof SHELLS)[number], argv: string[]) {
+  assert.is(argv[0], '/bin/sh');
+  return run(c, sh, { script: argv[1], args: argv.slice(2) });
+}
+
+const REFUSAL = /^hbgen tst: (.*) differs from the wrapper hbgen installed \(or cannot be read\), so it did not run; see hbgen status, then reinstall it with hbgen install$/;
+
+function assertRefused(c: Case, r: { code: number | null; stderr: string }, what: string, logged = true) {
+  assert.is(r.code, 78, `${what}: exit status (stderr: ${r.stderr})`);
+  const lines = r.stderr.split('\n').filter(Boolean);
+  assert.is(lines.length, 1, `${what}: one line on stderr: ${r.stderr}`);
+  assert.is(REFUSAL.exec(lines[0]!)?.[1], join(c.state, 'heartbeat.sh'), `${what}: the stderr line names the wrapper`);
+  if (!logged) return;
+  const last = parseLogLine(c.logLines().at(-1) ?? '');
+  assert.equal(last && { name: last.name, outcome: last.outcome, detail: last.detail }, { name: 'tst', outcome: 'error', detail: 'wrapper changed' }, `${what}: the log line`);
+  assert.ok(Math.abs(Date.parse(last!.time) - Date.now()) < 60_000, `${what}: logged now, in UTC`);
+}
+
+// A state folder whose path every target escapes differently: sh quotes, systemd's
+// specifiers and variables, cron's %, XML's < & >, and blanks.
+const HOSTILE_STATE = `.hb %d $X 'q' "dq" \\ <&> 100%`;
+
+for (const target of ['cron', 'systemd-user', 'launchd'] as const) {
+  for (const sh of SHELLS.filter((s) => s.name !== 'bash')) {
+    test(`${target}, /bin/sh = ${sh.name}: the entry runs the installed wrapper; an edited one never runs, is logged, exit 78`, async () => {
+      const c = makeCase({ spec: { schedule: { scheduler: target }, stateDir: HOSTILE_STATE } });
+      const wrapper = join(c.state, 'heartbeat.sh');
+      const argv = target === 'cron' ? null : decodedEntry(target, c);
+      if (argv) assert.equal(argv, expectedEntry('tst', c.state, c.files['heartbeat.sh']!), 'the decoded argv is the entry, with the real cksum');
+      const entry = argv ?? decodedEntry(target, c);
+      c.behave(ANCESTORS);
+
+      const ok = await runEntry(c, sh, entry);
+      assert.is(ok.code, 0, `unmodified: exit status (stderr: ${ok.stderr})`);
+      assert.is(ok.stderr, '', 'unmodified: nothing on stderr');
+      assert.is(c.runs().length, 1, 'unmodified: the agent ran once');
+      assert.ok(!c.outcomes().some((o) => o.startsWith('error')), c.outcomes().join('\n'));
+      const anc = ancestors(c);
+      assert.ok(anc.some((a) => a.join(' ') === `/bin/sh ${wrapper}` && a.length === 2), `the wrapper runs as exactly /bin/sh <wrapper>: ${JSON.stringify(anc)}`);
+      assert.ok(!anc.some((a) => a.includes('-c') && a.includes(wrapper)), `no entry shell is left above the wrapper: ${JSON.stringify(anc)}`);
+
+      // One byte appended.
+      appendFileSync(wrapper, '\n');
+      assertRefused(c, await runEntry(c, sh, entry), 'one byte appended');
+      assert.is(c.runs().length, 1, 'the edited wrapper did not start the agent');
+
+      // A line that would create a file, right after the shebang.
+      const pwned = join(c.rec, 'PWNED');
+      const original = c.files['heartbeat.sh']!;
+      writeFileSync(wrapper, original.replace('\n', `\ntouch '${pwned}'\n`));
+      assertRefused(c, await runEntry(c, sh, entry), 'a line inserted');
+      assert.not.ok(existsSync(pwned), 'the edit did not run');
+      // Control: the old entry (`/bin/sh <wrapper>`) would have run that edit.
+      if (sh.name === 'dash') {
+        await run(c, sh, {});
+        assert.ok(existsSync(pwned), 'control: run directly, the edit runs');
+      }
+    });
+  }
+}
+
+test('a missing wrapper is refused the same way; a runtime.log planted as a link is not written through', async () => {
+  const c = makeCase({ spec: { schedule: { scheduler: 'cron' } } });
+  const entry = decodedEntry('cron', c);
+  const wrapper = join(c.state, 'heartbeat.sh');
+  rmSync(wrapper);
+  writeFileSync(join(c.state, 'runtime.log'), '');
+  assertRefused(c, await runEntry(c, shell('dash'), entry), 'missing wrapper');
+
+  writeFileSync(wrapper, `${c.files['heartbeat.sh']!}#\n`);
+  const victim = join(c.dir, 'victim');
+  writeFileSync(victim, 'keep\n');
+  rmSync(join(c.state, 'runtime.log'));
+  symlinkSync(victim, join(c.state, 'runtime.log'));
+  assertRefused(c, await runEntry(c, shell('dash'), entry), 'planted log link', false);
+  assert.is(readFileSync(victim, 'utf8'), 'keep\n', 'nothing appended through the link');
+  assert.is(c.runs().length, 0);
+});
+
+test('yash as /bin/sh in the C locale with a non-ASCII state path: the entry fails closed (exit 78, the wrapper does not run)', async () => {
+  // yash replaces an argument it cannot decode in the C locale with an empty string
+  // ("cannot convert the argument ... into a wide character string"), so the entry's $1
+  // is empty: nothing to check, nothing runs. Under dash the same entry runs the wrapper.
+  const c = makeCase({ spec: { schedule: { scheduler: 'launchd' }, stateDir: '.hb-ünï' } });
+  const entry = decodedEntry('launchd', c);
+  const y = await runEntry(c, shell('yash'), entry);
+  assert.is(y.code, 78, y.stderr);
+  assert.match(y.stderr, /wide character/);
+  assert.is(c.runs().length, 0);
+  const d = await runEntry(c, shell('dash'), entry);
+  assert.is(d.code, 0, d.stderr);
+  assert.is(c.runs().length, 1);
+});
+
+test.run();
