@@ -3,9 +3,13 @@
 //
 //   /bin/sh -c SCRIPT hbgen-<name> <stateDir>/heartbeat.sh
 //
-// SCRIPT compares what the host's `cksum <"$1"` prints with the POSIX cksum hbgen computed
-// from the rendered wrapper (src/cksum.ts) and then becomes exactly `/bin/sh
+// SCRIPT compares the SHA-256 of the installed wrapper, by the host's `sha256sum` (Linux:
+// coreutils, busybox; FreeBSD) or else `shasum -a 256` (macOS, where perl ships it), with
+// the one hbgen computed from the rendered wrapper, and then becomes exactly `/bin/sh
 // <stateDir>/heartbeat.sh`, the command line src/host/proc.ts recognises as the wrapper.
+// Both tools print "<hex>  -" for standard input. Not POSIX cksum: a CRC is linear, so
+// whoever can read the expected sum (the agent can run `crontab -l`) can write another
+// wrapper of the same length and cksum (test/entry.test.ts does it with the real cksum).
 // An edited (or missing) wrapper never runs: the entry appends `error wrapper changed` to
 // runtime.log (the log's own format, src/formats.ts), says on stderr what to do, and exits
 // 78 (EX_CONFIG), as the wrapper's own setup faults do. The entry lives with the scheduler
@@ -16,7 +20,6 @@
 // exactly as before: the host code that recognises an entry as this install's looks for
 // that quoted path (src/host/backend.ts entryOwner). SCRIPT uses double quotes only, so in
 // a crontab line only its `%` need cron's escaping; it stays on one line (cron's limit).
-import type { Cksum } from '../src/cksum.ts';
 import { LOG_DATE_FORMAT, LOG_PRINTF } from '../src/formats.ts';
 import type { Names } from '../src/names.ts';
 
@@ -42,13 +45,15 @@ function dq(what: string, s: string): string {
 }
 
 /** SCRIPT: check, then exec the wrapper, else log, say so and exit 78. */
-export function entryScript(name: string, sum: Cksum): string {
+export function entryScript(name: string, sha256: string): string {
   const n = bare('the spec name', name);
+  if (!/^[0-9a-f]{64}$/.test(sha256)) throw new Error(`entry: ${JSON.stringify(sha256)} is not a SHA-256 in hex`);
   const logLine = `printf ${dq('the log format', LOG_PRINTF)} "$(date -u ${bare('the log date format', LOG_DATE_FORMAT)})" ${n} "error ${WRAPPER_CHANGED}"`;
   const said = `hbgen ${n}: %s differs from the wrapper hbgen installed (or cannot be read), so it did not run; see hbgen status, then reinstall it with hbgen install\\n`;
   return [
-    // 2>/dev/null first: a missing file's message would be a second stderr line.
-    `[ "$(cksum 2>/dev/null <"$1")" = "${sum.crc} ${sum.size}" ] && exec /bin/sh "$1"`,
+    // 2>/dev/null first: a missing file's or tool's message would be a second stderr line.
+    'h=$(sha256sum 2>/dev/null <"$1" || shasum -a 256 2>/dev/null <"$1")',
+    `[ "\${h%% *}" = ${sha256} ] && exec /bin/sh "$1"`,
     'l=${1%/*}/runtime.log',
     // Only into the wrapper's own log file, never through a link planted in its place.
     `[ -f "$l" ] && [ ! -L "$l" ] && ${logLine} >>"$l"`,
@@ -58,11 +63,11 @@ export function entryScript(name: string, sum: Cksum): string {
 }
 
 /** The entry as argv (launchd's ProgramArguments; the others quote it with entryLine). */
-export function entryArgv(ctx: { spec: { name: string }; names: Names; wrapperSum: Cksum }): string[] {
+export function entryArgv(ctx: { spec: { name: string }; names: Names; wrapperSha256: string }): string[] {
   const { names } = ctx;
   // SCRIPT derives the log from the wrapper's path: both must sit in the state folder.
   if (names.log !== `${names.wrapper.slice(0, names.wrapper.lastIndexOf('/'))}/runtime.log`) throw new Error('entry: runtime.log is not beside heartbeat.sh');
-  return ['/bin/sh', '-c', entryScript(ctx.spec.name, ctx.wrapperSum), names.unit, names.wrapper];
+  return ['/bin/sh', '-c', entryScript(ctx.spec.name, ctx.wrapperSha256), names.unit, names.wrapper];
 }
 
 /**

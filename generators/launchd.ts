@@ -42,7 +42,7 @@ export const launchd: Generator = {
     const data = {
       Label: names.label,
       // argv for execvp: no shell, no ~ or $VAR expansion. The entry checks the wrapper's
-      // cksum, then runs it (generators/entry.ts).
+      // SHA-256, then runs it (generators/entry.ts).
       ProgramArguments: entryArgv(ctx),
       StartCalendarInterval: calendarIntervals(ctx.plan.hostEntries),
       StandardOutPath: `${names.stateDir}/launchd.log`,

@@ -1,4 +1,3 @@
-import type { Cksum } from '../src/cksum.ts';
 import type { Names } from '../src/names.ts';
 import type { Plan } from '../src/schedule.ts';
 import type { Spec } from '../src/spec.ts';
@@ -20,12 +19,12 @@ export interface RenderContext {
 }
 
 /**
- * What a scheduler's renderer reads: the render context and the POSIX cksum of the
+ * What a scheduler's renderer reads: the render context and the SHA-256 (hex) of the
  * rendered heartbeat.sh, which the scheduler entry checks before it runs the wrapper
  * (generators/entry.ts). The scripts are rendered first, so the entry can carry it.
  */
 export interface SchedulerContext extends RenderContext {
-  wrapperSum: Cksum;
+  wrapperSha256: string;
 }
 
 /** A scheduler's renderer, ready to use once loaded: which files its entry adds to the tree (under host/). */

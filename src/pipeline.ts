@@ -2,9 +2,9 @@
 // scripts for the state folder and the scheduler's entry under host/). Pure: no clock, no
 // host, no environment, no cwd; the same spec gives the same bytes everywhere. It loads
 // the one scheduler renderer the spec needs, through the registry.
+import { createHash } from 'node:crypto';
 import type { Generator, RenderContext, RenderedFile, SchedulerContext } from '../generators/types.ts';
 import { scriptFiles } from '../generators/wrapper.ts';
-import { cksum } from './cksum.ts';
 import { generatedBy, pad2 } from './formats.ts';
 import { names } from './names.ts';
 import { SCHEDULERS, type SchedulerId } from './schedulers.ts';
@@ -33,9 +33,10 @@ export async function renderSpec(spec: Spec, opts: { scheduler?: SchedulerId } =
 export function renderWith(scheduler: SchedulerId, gen: Generator, spec: Spec): RenderResult {
   const s: Spec = scheduler === spec.schedule.scheduler ? spec : { ...spec, schedule: { ...spec.schedule, scheduler } };
   const base: RenderContext = { spec: s, names: names(s), plan: plan(s), header: generatedBy(s.name) };
-  // The scripts first: the scheduler entry carries the wrapper's checksum (generators/entry.ts).
+  // The scripts first: the scheduler entry carries the wrapper's SHA-256 (generators/entry.ts).
   const scripts = scriptFiles(base);
-  const ctx: SchedulerContext = { ...base, wrapperSum: cksum(scripts.find((f) => f.path === 'heartbeat.sh')!.content) };
+  const wrapper = scripts.find((f) => f.path === 'heartbeat.sh')!.content;
+  const ctx: SchedulerContext = { ...base, wrapperSha256: createHash('sha256').update(wrapper, 'utf8').digest('hex') };
   const errors = gen.check?.(ctx) ?? [];
   if (ctx.plan.pattern.length === 0) {
     errors.push(

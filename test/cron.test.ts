@@ -134,8 +134,8 @@ function specWithCommandBytes(bytes: number): Spec {
     if (!v.spec) throw new Error(v.errors.join('\n'));
     return v.spec;
   };
-  // Each 100 characters of repo add 101 bytes ("/" + 100); the entry's checksum digits
-  // vary with the path too. Aim, then look around the aim for the exact size.
+  // Each 100 characters of repo add 101 bytes ("/" + 100): aim, then look around the
+  // aim for the exact size.
   const n0 = Math.floor(((bytes - commandBytes(make(1))) * 100) / 101);
   for (let d = 0; d < 40; d++) {
     for (const n of [n0 + d, n0 - d]) {

@@ -1,29 +1,35 @@
 // The scheduler entry checks the wrapper before it runs it (generators/entry.ts):
-// - src/cksum.ts computes what the real cksum(1) prints (coreutils, toybox, and busybox
-//   where its cksum applet is built in), on random bytes of many sizes, empty to 16 MiB;
+// - why a SHA-256 and not POSIX cksum: test/helpers/cksum.ts computes what the real
+//   cksum(1) prints (coreutils, toybox, and busybox where its cksum applet is built in)
+//   on random bytes, empty to 16 MiB, and a wrapper forged to the installed one's length
+//   and cksum (test/helpers/forge.ts; the real cksum agrees) runs its own command when
+//   run directly, but never through the entry;
+// - the hex SHA-256 of the pipeline is what sha256sum, shasum -a 256 and busybox print;
 // - the entry, decoded from each rendered host file the way its scheduler reads it (the
 //   crontab line as Debian cron unescapes `\%` and hands it to `/bin/sh -c`; ExecStart= as
 //   systemd decodes it; ProgramArguments as plistlib reads it), run for real with each
 //   shell of the matrix as /bin/sh: the installed wrapper runs, as exactly `/bin/sh
 //   <stateDir>/heartbeat.sh`; a wrapper with one byte appended, or with a line that would
 //   create a file, never runs: `error wrapper changed` in runtime.log, one line on stderr,
-//   exit 78. A missing wrapper is refused the same way, and the refusal never writes
-//   through a runtime.log planted as a link.
-import { appendFileSync, existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+//   exit 78. Without sha256sum on PATH it uses shasum; with neither it refuses. A missing
+//   wrapper is refused the same way, and the refusal never writes through a runtime.log
+//   planted as a link.
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cksumLine } from '../src/cksum.ts';
 import { parseLogLine } from '../src/formats.ts';
+import { cksumLine } from './helpers/cksum.ts';
 import { expectedEntry } from './helpers/entry.ts';
+import { forgeSameCksum } from './helpers/forge.ts';
 import { execDollar, plistOracles, run as runTool, sdDecodedExecStart, sdVerify, tmp } from './helpers/tools.ts';
 import { type Case, SHELLS, makeCase, run, shell } from './helpers/wrapper.ts';
 
-// ---------------------------------------------------------------- cksum
+// ---------------------------------------------------------------- checksums
 
 /** The real cksum implementations on this host: coreutils and toybox always, busybox when built with cksum. */
-function implementations(): { name: string; argv: string[] }[] {
+function cksums(): { name: string; argv: string[] }[] {
   const out = [
     { name: 'coreutils cksum', argv: ['cksum'] },
     { name: 'toybox cksum', argv: ['toybox', 'cksum'] },
@@ -33,7 +39,14 @@ function implementations(): { name: string; argv: string[] }[] {
   return out;
 }
 
-test('src/cksum.ts prints what the real cksum prints, on random bytes from empty to 16 MiB', () => {
+/** Each implementation's line for each file, read from standard input. */
+function linesOf(argv: string[], files: string[]): string[] {
+  const r = runTool('sh', ['-c', `for f; do ${argv.join(' ')} <"$f" || exit; done`, 'sh', ...files]);
+  assert.is(r.code, 0, `${argv.join(' ')}: ${r.stderr}`);
+  return r.stdout.split('\n').slice(0, -1);
+}
+
+function randomFiles(): { sizes: number[]; files: string[] } {
   const dir = tmp('hbgen-ck');
   const sizes = [0, 1, 2, 3, 4, 7, 8, 255, 256, 257, 65535, 65536, 65537, 16777215, 16777216, 16777217];
   for (let i = 0; i < 150; i++) sizes.push(Math.floor(Math.random() * 5000));
@@ -42,23 +55,38 @@ test('src/cksum.ts prints what the real cksum prints, on random bytes from empty
     writeFileSync(f, randomBytes(n));
     return f;
   });
+  return { sizes, files };
+}
+
+test('test/helpers/cksum.ts prints what the real cksum prints, on random bytes from empty to 16 MiB', () => {
+  const { sizes, files } = randomFiles();
   const ours = files.map((f) => cksumLine(readFileSync(f)));
-  for (const impl of implementations()) {
-    // One shell for all samples; `<"$f"`: standard input, so cksum prints no file name.
-    const r = runTool('sh', ['-c', `for f; do ${impl.argv.join(' ')} <"$f" || exit; done`, 'sh', ...files]);
-    assert.is(r.code, 0, `${impl.name}: ${r.stderr}`);
-    const theirs = r.stdout.split('\n').slice(0, -1);
+  const impls = cksums();
+  assert.ok(impls.length >= 2, 'two independent cksum implementations');
+  for (const impl of impls) {
+    const theirs = linesOf(impl.argv, files);
     assert.is(theirs.length, files.length, impl.name);
     sizes.forEach((n, i) => assert.is(ours[i], theirs[i], `${impl.name}, ${n} bytes (${files[i]})`));
   }
-  assert.ok(implementations().length >= 2, 'two independent cksum implementations (install toybox: apt-get install toybox)');
-});
-
-test('cksum of known strings: "", "hello", and a string with multi-byte UTF-8', () => {
-  // The same values the real tools print (checked above on random bytes).
   assert.is(cksumLine(''), '4294967295 0');
   assert.is(cksumLine('hello'), '3287646509 5');
-  assert.is(cksumLine('ünï'), runTool('cksum', [], { input: 'ünï' }).stdout.trim());
+});
+
+test('the SHA-256 the entry carries is what sha256sum, shasum -a 256 and busybox sha256sum print', async () => {
+  const { renderNow } = await import('./helpers/render.ts');
+  const { createHash } = await import('node:crypto');
+  const c = makeCase({ install: false });
+  const r = renderNow(c.spec);
+  const service = r.files.find((f) => f.path.endsWith('.service'))!.content;
+  const wrapper = join(tmp('hbgen-sha'), 'heartbeat.sh');
+  writeFileSync(wrapper, r.files.find((f) => f.path === 'heartbeat.sh')!.content);
+  const { files } = randomFiles();
+  for (const argv of [['shasum', '-a', '256'], ['busybox', 'sha256sum'], ['toybox', 'sha256sum']]) {
+    assert.equal(linesOf(argv, files), linesOf(['sha256sum'], files), argv.join(' '));
+  }
+  const hex = linesOf(['sha256sum'], [wrapper])[0]!.slice(0, 64);
+  assert.is(createHash('sha256').update(readFileSync(wrapper)).digest('hex'), hex);
+  assert.ok(service.includes(` = ${hex} ] && exec /bin/sh`), 'the unit carries the wrapper\'s SHA-256');
 });
 
 // ---------------------------------------------------------------- decoding the entry
@@ -211,6 +239,44 @@ test('a missing wrapper is refused the same way; a runtime.log planted as a link
   assertRefused(c, await runEntry(c, shell('dash'), entry), 'planted log link', false);
   assert.is(readFileSync(victim, 'utf8'), 'keep\n', 'nothing appended through the link');
   assert.is(c.runs().length, 0);
+});
+
+test('a wrapper forged to the installed one\'s length and cksum never runs through the entry (it would under a cksum check)', async () => {
+  const c = makeCase({ spec: { schedule: { scheduler: 'cron' } } });
+  const entry = decodedEntry('cron', c);
+  const wrapper = join(c.state, 'heartbeat.sh');
+  const pwned = join(c.rec, 'PWNED');
+  const original = readFileSync(wrapper);
+  writeFileSync(wrapper, forgeSameCksum(original, `touch '${pwned}'`));
+  writeFileSync(join(c.state, 'runtime.log'), '');
+  assert.is(runTool('cksum', [wrapper]).stdout.split(' ').slice(0, 2).join(' '), runTool('cksum', [], { input: original }).stdout.trim(), 'the real cksum cannot tell them apart');
+  assertRefused(c, await runEntry(c, shell('dash'), entry), 'forged wrapper');
+  assert.not.ok(existsSync(pwned), 'the forgery did not run');
+  await run(c, shell('dash'), {});
+  assert.ok(existsSync(pwned), 'control: run directly, the forgery runs');
+});
+
+/** A folder with only these tools of /usr/bin, for the entry's PATH. */
+function toolsOnly(tools: string[]): string {
+  const d = tmp('hbgen-entry-path');
+  mkdirSync(join(d, 'bin'));
+  for (const t of tools) symlinkSync(`/usr/bin/${t}`, join(d, 'bin', t));
+  return join(d, 'bin');
+}
+
+test('without sha256sum on the scheduler\'s PATH the entry checks with shasum -a 256 (macOS); with neither it refuses', async () => {
+  const c = makeCase({ spec: { schedule: { scheduler: 'systemd-user' } } });
+  const entry = decodedEntry('systemd-user', c);
+  // The entry started with only these tools on PATH (the mount helper needs its own).
+  const withPath = (tools: string[]) => run(c, shell('dash'), { script: '-c', args: [`PATH=${toolsOnly(tools)}; export PATH; exec "$0" "$@"`, ...entry] });
+  const ok = await withPath(['shasum', 'date']);
+  assert.is(ok.code, 0, ok.stderr);
+  assert.is(c.runs().length, 1, 'shasum checked, the wrapper ran');
+  appendFileSync(join(c.state, 'heartbeat.sh'), '\n');
+  assertRefused(c, await withPath(['shasum', 'date']), 'edited, shasum');
+  writeFileSync(join(c.state, 'heartbeat.sh'), c.files['heartbeat.sh']!);
+  assertRefused(c, await withPath(['date']), 'no sha256 tool');
+  assert.is(c.runs().length, 1, 'without a tool to check, nothing ran');
 });
 
 test('yash as /bin/sh in the C locale with a non-ASCII state path: the entry fails closed (exit 78, the wrapper does not run)', async () => {

@@ -81,7 +81,7 @@ for (const fx of fixtures) {
     const state = stateDirOf(fx.spec);
     assert.is(path, `host/${label}.plist`);
     assert.is(data.Label, label);
-    // The entry that checks the wrapper's cksum (the real cksum's) and runs it.
+    // The entry that checks the wrapper's SHA-256 (the real sha256sum's) and runs it.
     assert.equal(data.ProgramArguments, expectedEntry(fx.spec.name, state, wrapper));
     for (const k of ['StandardOutPath', 'StandardErrorPath'] as const) {
       assert.type(data[k], 'string');

@@ -1,7 +1,7 @@
 // systemd-user artifacts of every fixture spec, checked by systemd itself:
 // - systemd-analyze verify --user on the rendered service + timer prints nothing;
-// - systemd --test decodes ExecStart= to exactly the entry that checks the wrapper's cksum
-//   (the real cksum's) and runs it: ["/bin/sh", "-c", SCRIPT, "hbgen-<name>",
+// - systemd --test decodes ExecStart= to exactly the entry that checks the wrapper's SHA-256
+//   (the real sha256sum's) and runs it: ["/bin/sh", "-c", SCRIPT, "hbgen-<name>",
 //   <stateDir>/heartbeat.sh] (running it is test/entry.test.ts);
 // - systemd-analyze calendar fires every OnCalendar= value exactly at the wakes an
 //   independent calculator (test/helpers/tools.ts) derives from the spec, over a plain

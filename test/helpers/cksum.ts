@@ -1,6 +1,6 @@
-// POSIX cksum(1) in TypeScript: the checksum the scheduler entry compares with what the
-// host's own `cksum` prints for the installed wrapper (generators/entry.ts). It is
-// computed at render time from the rendered bytes, so rendering stays pure.
+// POSIX cksum(1) in TypeScript, for test/helpers/forge.ts: the scheduler entry does not
+// use it (a CRC can be forged; generators/entry.ts checks a SHA-256). test/entry.test.ts
+// checks it against the real cksum, so the forgery is shown on the real tool.
 //
 // The algorithm, as POSIX defines it: a CRC with the generator polynomial 0x04C11DB7,
 // bits taken most significant first (no reflection), register starting at 0; the octets
@@ -8,10 +8,8 @@
 // many octets as it needs, none for 0); the result complemented. `cksum <FILE` prints
 // "<CRC> <LENGTH>" (no file name when it reads standard input).
 // https://pubs.opengroup.org/onlinepubs/9699919799/utilities/cksum.html
-//
-// This module imports nothing, so any layer may use it.
 
-const TABLE = (() => {
+export const crcTable = (() => {
   const t = new Uint32Array(256);
   for (let i = 0; i < 256; i++) {
     let c = i << 24;
@@ -22,7 +20,7 @@ const TABLE = (() => {
 })();
 
 function step(crc: number, octet: number): number {
-  return ((crc << 8) ^ TABLE[((crc >>> 24) ^ octet) & 0xff]!) >>> 0;
+  return ((crc << 8) ^ crcTable[((crc >>> 24) ^ octet) & 0xff]!) >>> 0;
 }
 
 export interface Cksum {
