@@ -294,4 +294,38 @@ test('yash as /bin/sh in the C locale with a non-ASCII state path: the entry fai
   assert.is(c.runs().length, 1);
 });
 
+test('hbgen wake refuses (exit 78, one line) a wrapper edited together with state.json\'s record of it, and install\'s smoke test runs only the rendered wrapper', async () => {
+  const { hb, makeHost } = await import('./helpers/lifecycle.ts');
+  const { createHash } = await import('node:crypto');
+  const { smokeTest } = await import('../src/host/smoke.ts');
+  const { names } = await import('../src/names.ts');
+  const h = makeHost('systemd-user');
+  assert.is((await hb(h, 'install', { yes: true })).code, 0);
+  const n = names(h.spec);
+  const rendered = readFileSync(n.wrapper, 'utf8');
+  const pwned = join(h.root, 'PWNED');
+  // What an agent that can write the state folder would do: edit the wrapper and the record.
+  const edited = rendered.replace('\n', `\ntouch '${pwned}'\n`);
+  writeFileSync(n.wrapper, edited);
+  const statePath = join(n.stateDir, 'state.json');
+  const st = JSON.parse(readFileSync(statePath, 'utf8')) as { files: { path: string; sha256: string }[] };
+  st.files.find((f) => f.path === n.wrapper)!.sha256 = createHash('sha256').update(edited).digest('hex');
+  writeFileSync(statePath, JSON.stringify(st, null, 2));
+  const r = await hb(h, 'wake');
+  assert.is(r.code, 78, r.err);
+  assert.is(r.err.split('\n').filter(Boolean).length, 1, r.err);
+  assert.match(r.err, /heartbeat\.sh differs from the wrapper hbgen renders from .*, so hbgen will not run it; see `hbgen status`, then reinstall it with `hbgen install`/);
+  assert.not.ok(existsSync(pwned), 'wake did not run the edit');
+  // The smoke test checks the same before it runs anything.
+  const checks = await smokeTest(n, h.spec.name, rendered, h.specFile);
+  assert.equal(checks.map((c) => [c.ok, c.what]), [[false, 'wrapper']]);
+  assert.match(checks[0]!.observed, /differs from the wrapper hbgen renders/);
+  assert.not.ok(existsSync(pwned), 'the smoke test did not run the edit');
+  // Restored, wake runs it again.
+  writeFileSync(n.wrapper, rendered);
+  st.files.find((f) => f.path === n.wrapper)!.sha256 = createHash('sha256').update(rendered).digest('hex');
+  writeFileSync(statePath, JSON.stringify(st, null, 2));
+  assert.is((await hb(h, 'wake')).code, 0);
+});
+
 test.run();
