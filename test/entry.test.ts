@@ -19,12 +19,13 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { entryScript } from '../generators/entry.ts';
 import { parseLogLine } from '../src/formats.ts';
 import { cksumLine } from './helpers/cksum.ts';
 import { expectedEntry } from './helpers/entry.ts';
 import { forgeSameCksum } from './helpers/forge.ts';
 import { execDollar, plistOracles, run as runTool, sdDecodedExecStart, sdVerify, tmp } from './helpers/tools.ts';
-import { type Case, SHELLS, makeCase, run, shell } from './helpers/wrapper.ts';
+import { type Case, SHELLS, makeCase, run, shell, shellcheck } from './helpers/wrapper.ts';
 
 // ---------------------------------------------------------------- checksums
 
@@ -95,6 +96,13 @@ test('the SHA-256 the entry carries is what sha256sum, shasum -a 256 and busybox
   const hex = linesOf(['sha256sum'], [wrapper])[0]!.slice(0, 64);
   assert.is(createHash('sha256').update(readFileSync(wrapper)).digest('hex'), hex);
   assert.ok(service.includes(` = ${hex} ] && exec /bin/sh`), 'the unit carries the wrapper\'s SHA-256');
+});
+
+test('the entry\'s script is shellcheck-clean (-s sh)', () => {
+  const f = join(tmp('hbgen-entry-sc'), 'entry.sh');
+  writeFileSync(f, `#!/bin/sh\n${entryScript('tst', 'a'.repeat(64))}\n`);
+  const r = shellcheck(f);
+  assert.ok(r.ok, r.out);
 });
 
 // ---------------------------------------------------------------- decoding the entry
