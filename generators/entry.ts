@@ -13,7 +13,10 @@
 // An edited (or missing) wrapper never runs: the entry appends `error wrapper changed` to
 // runtime.log (the log's own format, src/formats.ts), says on stderr what to do, and exits
 // 78 (EX_CONFIG), as the wrapper's own setup faults do. The entry lives with the scheduler
-// (crontab, ~/.config/systemd/user, ~/Library/LaunchAgents), where the agent cannot write.
+// (crontab, ~/.config/systemd/user, ~/Library/LaunchAgents), outside the repository and
+// the state folder. The check and the run read the file one after the other, so it stops
+// an edit made between wakes, not a writer racing it: the state folder must still be
+// beyond the agent's reach.
 //
 // The wrapper's path is an argument ($1), never part of SCRIPT, so SCRIPT is the same for
 // every path and the path is quoted once, by the target's own function (src/escape.ts),
