@@ -1,15 +1,18 @@
 // cron: one marked block of plain job lines, no environment lines (they would change the
-// meaning of every user line below them), the wrapper called through /bin/sh by absolute
-// path so that a user's SHELL= line cannot change how it runs.
+// meaning of every user line below them), the wrapper checked and called through /bin/sh
+// by absolute path (generators/entry.ts) so that a user's SHELL= line cannot change how
+// it runs.
 import { cronWord } from '../src/escape.ts';
 import { CRON_MAX_COMMAND } from '../src/formats.ts';
 import { renderCrontab } from '../src/gen/templates.ts';
 import type { CalEntry } from '../src/schedule.ts';
 import { rangeList } from './calendar.ts';
-import type { Generator, RenderContext } from './types.ts';
+import { entryLine } from './entry.ts';
+import type { Generator, SchedulerContext } from './types.ts';
 
-export function cronCommand(ctx: RenderContext): string {
-  return `/bin/sh ${cronWord(ctx.names.wrapper)}`;
+/** The job lines' command: the entry, each word as cron and then sh read it (cronWord). */
+export function cronCommand(ctx: SchedulerContext): string {
+  return entryLine(ctx, cronWord);
 }
 
 /** "7,37 8-22 * * 1-5": day-of-month stays `*`, since cron ORs it with day-of-week. */

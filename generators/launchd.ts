@@ -3,6 +3,7 @@
 import type { PlistValue } from 'plist';
 import { xmlComment } from '../src/escape.ts';
 import type { CalEntry } from '../src/schedule.ts';
+import { entryArgv } from './entry.ts';
 import type { Generator } from './types.ts';
 
 type Interval = { Weekday?: number; Hour?: number; Minute: number };
@@ -40,8 +41,9 @@ export const launchd: Generator = {
     const { names } = ctx;
     const data = {
       Label: names.label,
-      // argv for execvp: no shell, no ~ or $VAR expansion.
-      ProgramArguments: ['/bin/sh', names.wrapper],
+      // argv for execvp: no shell, no ~ or $VAR expansion. The entry checks the wrapper's
+      // SHA-256, then runs it (generators/entry.ts).
+      ProgramArguments: entryArgv(ctx),
       StartCalendarInterval: calendarIntervals(ctx.plan.hostEntries),
       StandardOutPath: `${names.stateDir}/launchd.log`,
       StandardErrorPath: `${names.stateDir}/launchd.log`,

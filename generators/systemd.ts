@@ -4,8 +4,10 @@
 import { DAY_NAMES, pad2 } from '../src/formats.ts';
 import { renderSystemdService, renderSystemdTimer } from '../src/gen/templates.ts';
 import type { CalEntry } from '../src/schedule.ts';
+import { systemdArg } from '../src/escape.ts';
 import { seconds } from '../src/spec.ts';
 import { rangeList } from './calendar.ts';
+import { entryLine } from './entry.ts';
 import type { Generator } from './types.ts';
 
 const SD_DAYS = DAY_NAMES.map((d) => d[0]!.toUpperCase() + d.slice(1));
@@ -26,7 +28,8 @@ export const systemd: Generator = {
     const unit = {
       header: ctx.header,
       name: spec.name,
-      wrapperPath: names.wrapper,
+      // The entry that checks the wrapper, then runs it (generators/entry.ts).
+      execStart: entryLine(ctx, systemdArg),
       // A second net under the wrapper's own timeout: systemd kills the whole cgroup.
       // It fires a minute after the wrapper's own TERM→KILL sequence should have ended.
       timeoutStartSec: seconds(spec.timeout) + seconds(spec.killAfter) + 60,

@@ -6,7 +6,8 @@
 export interface SystemdUnitContext {
   header: string;
   name: string;
-  wrapperPath: string;
+  /** ExecStart='s value, already quoted for systemd (generators/entry.ts). */
+  execStart: string;
   /** The unit's TimeoutStartSec=, in seconds. */
   timeoutStartSec: number;
   /** One OnCalendar= value each. */

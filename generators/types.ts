@@ -18,9 +18,18 @@ export interface RenderContext {
   header: string;
 }
 
+/**
+ * What a scheduler's renderer reads: the render context and the SHA-256 (hex) of the
+ * rendered heartbeat.sh, which the scheduler entry checks before it runs the wrapper
+ * (generators/entry.ts). The scripts are rendered first, so the entry can carry it.
+ */
+export interface SchedulerContext extends RenderContext {
+  wrapperSha256: string;
+}
+
 /** A scheduler's renderer, ready to use once loaded: which files its entry adds to the tree (under host/). */
 export interface Generator {
-  files(ctx: RenderContext): RenderedFile[];
+  files(ctx: SchedulerContext): RenderedFile[];
   /** Problems only this backend has with the spec (e.g. cron's 998-byte line limit). */
-  check?(ctx: RenderContext): string[];
+  check?(ctx: SchedulerContext): string[];
 }

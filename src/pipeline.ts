@@ -2,7 +2,8 @@
 // scripts for the state folder and the scheduler's entry under host/). Pure: no clock, no
 // host, no environment, no cwd; the same spec gives the same bytes everywhere. It loads
 // the one scheduler renderer the spec needs, through the registry.
-import type { Generator, RenderContext, RenderedFile } from '../generators/types.ts';
+import { createHash } from 'node:crypto';
+import type { Generator, RenderContext, RenderedFile, SchedulerContext } from '../generators/types.ts';
 import { scriptFiles } from '../generators/wrapper.ts';
 import { generatedBy, pad2 } from './formats.ts';
 import { names } from './names.ts';
@@ -31,7 +32,11 @@ export async function renderSpec(spec: Spec, opts: { scheduler?: SchedulerId } =
 /** Render `spec` for `scheduler` with that scheduler's renderer, already loaded (SCHEDULERS[scheduler].generator()). */
 export function renderWith(scheduler: SchedulerId, gen: Generator, spec: Spec): RenderResult {
   const s: Spec = scheduler === spec.schedule.scheduler ? spec : { ...spec, schedule: { ...spec.schedule, scheduler } };
-  const ctx: RenderContext = { spec: s, names: names(s), plan: plan(s), header: generatedBy(s.name) };
+  const base: RenderContext = { spec: s, names: names(s), plan: plan(s), header: generatedBy(s.name) };
+  // The scripts first: the scheduler entry carries the wrapper's SHA-256 (generators/entry.ts).
+  const scripts = scriptFiles(base);
+  const wrapper = scripts.find((f) => f.path === 'heartbeat.sh')!.content;
+  const ctx: SchedulerContext = { ...base, wrapperSha256: createHash('sha256').update(wrapper, 'utf8').digest('hex') };
   const errors = gen.check?.(ctx) ?? [];
   if (ctx.plan.pattern.length === 0) {
     errors.push(
@@ -39,6 +44,6 @@ export function renderWith(scheduler: SchedulerId, gen: Generator, spec: Spec): 
     );
   }
   if (errors.length) return { files: [], summary: '', errors, warnings: [] };
-  const files = [...scriptFiles(ctx), ...gen.files(ctx)].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const files = [...scripts, ...gen.files(ctx)].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return { files, summary: summary(s, ctx.plan, SCHEDULERS[scheduler]), errors: [], warnings: dstWarnings(s) };
 }

@@ -116,6 +116,14 @@ test('crontab(1) installs every rendered block and crontab -l returns the same b
   }
 });
 
+/** The bytes of a spec's cron command: the rendered job line's, or what render's refusal says. */
+function commandBytes(s: Spec): number {
+  const r = renderNow(s, { scheduler: 'cron' });
+  if (r.errors.length) return Number(/the cron command would be (\d+) bytes/.exec(r.errors[0]!)![1]);
+  const block = r.files.find((x) => x.path === 'host/crontab')!.content;
+  return Buffer.byteLength(JOB.exec(jobLines(block)[0]!)![6]!);
+}
+
 /** A spec whose cron command is exactly `bytes` long (a 2-byte "ü" keeps bytes != chars). */
 function specWithCommandBytes(bytes: number): Spec {
   const base = fixtures.find((f) => f.file === 'cron.json')!;
@@ -126,15 +134,16 @@ function specWithCommandBytes(bytes: number): Spec {
     if (!v.spec) throw new Error(v.errors.join('\n'));
     return v.spec;
   };
-  const commandBytes = (s: Spec) => Buffer.byteLength(`/bin/sh '${stateDirOf(s)}/heartbeat.sh'`);
-  // Each 100 characters of repo add 101 bytes ("/" + 100); aim, then step to the exact size.
-  let n = Math.max(1, bytes - commandBytes(make(1)));
-  n = Math.floor((n * 100) / 101);
-  let s = make(n);
-  while (commandBytes(s) < bytes) s = make(++n);
-  while (commandBytes(s) > bytes) s = make(--n);
-  if (commandBytes(s) !== bytes) s = make(n + 1); // a "/" step overshot: take the next size
-  return s;
+  // Each 100 characters of repo add 101 bytes ("/" + 100): aim, then look around the
+  // aim for the exact size.
+  const n0 = Math.floor(((bytes - commandBytes(make(1))) * 100) / 101);
+  for (let d = 0; d < 40; d++) {
+    for (const n of [n0 + d, n0 - d]) {
+      const s = make(n);
+      if (commandBytes(s) === bytes) return s;
+    }
+  }
+  throw new Error(`no spec with a ${bytes}-byte cron command near repo length ${n0}`);
 }
 
 test('a cron command of 998 bytes renders and crontab(1) takes it; 999 bytes is refused by render, naming the field', () => {

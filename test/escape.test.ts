@@ -6,6 +6,7 @@
 //   cronWord   -> crontab(1) accepts it and the real cron daemon runs a script at that path
 //                 (and runs the rendered crontab line of every fixture spec)
 //   xmlComment -> expat (plistlib) and libplist (plistutil) accept the comment
+import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -160,7 +161,11 @@ test('cronWord: crontab(1) keeps the bytes and the real cron daemon runs /bin/sh
     const script = `${stateDirOf(spec)}/heartbeat.sh`;
     mkdirSync(stateDirOf(spec), { recursive: true });
     writeFileSync(script, marker(`fx${i}`));
-    lines.push(job.replace(/^(\S+ ){5}/, '* * * * * '));
+    // The entry runs only the wrapper whose SHA-256 it carries (generators/entry.ts): here
+    // the marker's, in place of the rendered wrapper's.
+    const wrapperSha = createHash('sha256').update(r.files.find((f) => f.path === 'heartbeat.sh')!.content).digest('hex');
+    assert.ok(job.includes(wrapperSha), `${fx.file}: the line carries the wrapper's SHA-256`);
+    lines.push(job.replace(/^(\S+ ){5}/, '* * * * * ').replace(wrapperSha, createHash('sha256').update(marker(`fx${i}`)).digest('hex')));
     expected.set(`fx${i}`, script);
   });
   // Negative controls: the plain sh word (no cron escaping) for a "%" and a "\\" path must

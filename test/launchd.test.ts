@@ -9,6 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { expectedEntry } from './helpers/entry.ts';
 import { renderNow } from './helpers/render.ts';
 import { fireMinute } from '../src/schedule.ts';
 import type { Spec } from '../src/spec.ts';
@@ -28,7 +29,7 @@ const fixtures = loadFixtures();
 const KEYS = ['Minute', 'Hour', 'Day', 'Weekday', 'Month'] as const;
 const RANGE: Record<(typeof KEYS)[number], [number, number]> = { Minute: [0, 59], Hour: [0, 23], Day: [1, 31], Weekday: [0, 7], Month: [1, 12] };
 
-function renderPlist(spec: Spec): { path: string; content: string; data: Agent } {
+function renderPlist(spec: Spec): { path: string; content: string; data: Agent; wrapper: string } {
   const r = renderNow(spec, { scheduler: 'launchd' });
   assert.equal(r.errors, []);
   const plists = r.files.filter((f) => f.path.endsWith('.plist'));
@@ -41,7 +42,7 @@ function renderPlist(spec: Spec): { path: string; content: string; data: Agent }
   assert.not.ok(o!.error, o!.error);
   assert.equal(o!.plistutil, o!.plistlib, 'libplist and plistlib read the same dict');
   assert.is(f.mode, 0o644);
-  return { path: f.path, content: f.content, data: o!.plistlib as Agent };
+  return { path: f.path, content: f.content, data: o!.plistlib as Agent, wrapper: r.files.find((x) => x.path === 'heartbeat.sh')!.content };
 }
 
 /** Does one StartCalendarInterval dict match a host-local moment? */
@@ -75,12 +76,13 @@ const iso = (xs: number[]) => xs.map((e) => new Date(e * 1000).toISOString().sli
 
 for (const fx of fixtures) {
   test(`${fx.file}: plistlib and plistutil read the LaunchAgent the contract describes`, () => {
-    const { path, content, data } = renderPlist(fx.spec);
+    const { path, content, data, wrapper } = renderPlist(fx.spec);
     const label = `dev.hbgen.${fx.spec.name}`;
     const state = stateDirOf(fx.spec);
     assert.is(path, `host/${label}.plist`);
     assert.is(data.Label, label);
-    assert.equal(data.ProgramArguments, ['/bin/sh', `${state}/heartbeat.sh`]);
+    // The entry that checks the wrapper's SHA-256 (the real sha256sum's) and runs it.
+    assert.equal(data.ProgramArguments, expectedEntry(fx.spec.name, state, wrapper));
     for (const k of ['StandardOutPath', 'StandardErrorPath'] as const) {
       assert.type(data[k], 'string');
       assert.ok(data[k]!.startsWith(`${state}/`), `${k} inside the state dir`);
@@ -132,7 +134,8 @@ test('hostile.json: &, <, >, quotes, ]]> and unicode in repo and stateDir surviv
   const { content, data } = renderPlist(fx.spec);
   const wrapper = `${stateDirOf(fx.spec)}/heartbeat.sh`;
   for (const c of ['&', '<', '>', ']]>', '"', "'", 'ünï ✓ 🎉', '%d', '$HOME', '\\']) assert.ok(wrapper.includes(c), `fixture lacks ${c}`);
-  assert.is(data.ProgramArguments[1], wrapper);
+  assert.is(data.ProgramArguments[4], wrapper);
+  assert.is(data.ProgramArguments.length, 5);
   assert.not.match(content, /]]>/, 'a raw "]]>" in character data is not well-formed XML');
   assert.not.match(content.replace(/<!--[\s\S]*?-->/g, ''), /&(?!(amp|lt|gt|quot|apos);)/, 'bare & outside entities');
 });

@@ -1,6 +1,8 @@
 // systemd-user artifacts of every fixture spec, checked by systemd itself:
 // - systemd-analyze verify --user on the rendered service + timer prints nothing;
-// - systemd --test decodes ExecStart= to exactly ["/bin/sh", <stateDir>/heartbeat.sh];
+// - systemd --test decodes ExecStart= to exactly the entry that checks the wrapper's SHA-256
+//   (the real sha256sum's) and runs it: ["/bin/sh", "-c", SCRIPT, "hbgen-<name>",
+//   <stateDir>/heartbeat.sh] (running it is test/entry.test.ts);
 // - systemd-analyze calendar fires every OnCalendar= value exactly at the wakes an
 //   independent calculator (test/helpers/tools.ts) derives from the spec, over a plain
 //   week and two weeks with a DST change (US 2027-03-14, EU 2027-03-28);
@@ -11,6 +13,7 @@ import { join } from 'node:path';
 import { parse as iniParse } from 'ini';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { expectedEntry } from './helpers/entry.ts';
 import { renderNow } from './helpers/render.ts';
 import { fireMinute } from '../src/schedule.ts';
 import {
@@ -40,14 +43,15 @@ function render(spec: Parameters<typeof renderNow>[0]) {
   const service = r.files.find((f) => f.path === `host/hbgen-${spec.name}.service`);
   const timer = r.files.find((f) => f.path === `host/hbgen-${spec.name}.timer`);
   assert.ok(service && timer, 'service and timer rendered');
-  return { service: service!, timer: timer!, files: r.files };
+  const wrapper = r.files.find((f) => f.path === 'heartbeat.sh')!;
+  return { service: service!, timer: timer!, files: r.files, wrapper };
 }
 
 for (const fx of fixtures) {
-  test(`${fx.file}: systemd-analyze verify is silent and systemd decodes ExecStart to /bin/sh + the wrapper`, () => {
+  test(`${fx.file}: systemd-analyze verify is silent and systemd decodes ExecStart to the entry that checks the wrapper`, () => {
     const root = tmp('hbgen-sd');
     const spec = rebase(fx.spec, root);
-    const { service, timer } = render(spec);
+    const { service, timer, wrapper: rendered } = render(spec);
     const wrapper = `${stateDirOf(spec)}/heartbeat.sh`;
     mkdirSync(stateDirOf(spec), { recursive: true });
     writeFileSync(wrapper, 'exit 0\n', { mode: 0o755 });
@@ -66,7 +70,7 @@ for (const fx of fixtures) {
     const decoded = sdDecodedExecStart(unitDir, `hbgen-${spec.name}.timer`).get(`hbgen-${spec.name}.service`);
     assert.ok(decoded, 'service loaded through the timer');
     assert.is(decoded!.length, 1, 'one ExecStart command');
-    assert.equal(decoded![0]!.map(execDollar), ['/bin/sh', wrapper]);
+    assert.equal(decoded![0]!.map(execDollar), expectedEntry(spec.name, stateDirOf(spec), rendered.content));
   });
 
   test(`${fx.file}: unit keys (ini) and file shape`, () => {
@@ -80,12 +84,12 @@ for (const fx of fixtures) {
     assert.is(t.Timer!.Unit, `hbgen-${fx.spec.name}.service`);
     assert.is(t.Timer!.AccuracySec, '1s');
     assert.is(t.Install!.WantedBy, 'timers.target');
-    // The ini package ends a value at "#" or ";", so it can only read ExecStart exactly
-    // when the path has neither; the raw line is checked for every spec.
+    // The ini package ends a value at "#" or ";", and the entry's script holds ";": the
+    // raw line is checked here, its meaning by systemd itself (the decode above).
     const execLines = service.content.split('\n').filter((l) => l.startsWith('ExecStart='));
     assert.is(execLines.length, 1);
-    if (!/[#;]/.test(wrapper)) assert.is(s.Service!.ExecStart, execLines[0]!.slice('ExecStart='.length));
-    if (!/[\\"%$]/.test(wrapper)) assert.is(execLines[0], `ExecStart=/bin/sh "${wrapper}"`);
+    assert.ok(execLines[0]!.startsWith('ExecStart=/bin/sh -c "'), 'the entry: /bin/sh -c SCRIPT');
+    if (!/[\\"%$]/.test(wrapper)) assert.ok(execLines[0]!.endsWith(`" hbgen-${fx.spec.name} "${wrapper}"`), execLines[0]);
     // No environment and no working directory in units: the wrapper sets both, so a unit
     // would only hold a second copy, and the environment may hold secrets.
     assert.not.match(service.content, /^(Environment|EnvironmentFile|WorkingDirectory)=/m);

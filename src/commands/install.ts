@@ -329,7 +329,7 @@ const failure = (e: unknown) => (e as UserError).lines?.join('; ') ?? (e as Erro
 async function installChecks(p: InstallPlan, state: State, io: HostIO): Promise<Check[]> {
   let checks: Check[];
   try {
-    checks = await smokeTest(p.names, p.spec.name);
+    checks = await smokeTest(p.names, p.spec.name, p.render.files.find((f) => f.path === 'heartbeat.sh')!.content, p.specFile);
   } catch (e) {
     checks = [{ ok: false, what: 'smoke test', observed: `could not run the wrapper (${(e as Error).message})` }];
   }

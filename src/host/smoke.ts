@@ -7,6 +7,7 @@ import { statSync } from 'node:fs';
 import { parseLog, sleep } from '../formats.ts';
 import type { Names } from '../names.ts';
 import { readOrNull } from './fsx.ts';
+import { wrapperRefusal } from './wrapper-check.ts';
 
 export interface Check {
   ok: boolean;
@@ -36,7 +37,10 @@ interface Ran {
   stderr: string;
 }
 
-export async function smokeTest(n: Names, name: string): Promise<Check[]> {
+/** `rendered`: the heartbeat.sh install just wrote; the smoke test runs only that (see wrapper-check.ts). */
+export async function smokeTest(n: Names, name: string, rendered: string, specFile: string): Promise<Check[]> {
+  const refusal = wrapperRefusal(n.wrapper, rendered, specFile);
+  if (refusal) return [{ ok: false, what: 'wrapper', observed: refusal }];
   const { execa } = await import('execa');
   const from = logSize(n.log);
   const [cmd, ...args] = SMOKE_ARGV(n.wrapper);
