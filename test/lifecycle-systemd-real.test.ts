@@ -56,8 +56,8 @@ real('setup: a real systemd user manager for a scratch user, in its delegated cg
   M = await startUserManager('hbgen-sd-test');
   assert.match(M.systemctl('is-system-running').out, /^(running|degraded)\n$/);
   assert.match(readFileSync(`/proc/${M.pid}/cgroup`, 'utf8'), new RegExp(`^0::/.*${M.cgroup.split('/').pop()}/init\\.scope$`, 'm'), 'the manager runs in its delegated cgroup');
-  // The next whole minute at least 40 s away (the install takes a few seconds); never :00.
-  let at = Math.ceil((Date.now() + 40_000) / 60_000) * 60_000;
+  // The next whole minute at least 30 s away (the install takes a few seconds); never :00.
+  let at = Math.ceil((Date.now() + 30_000) / 60_000) * 60_000;
   if (new Date(at).getUTCMinutes() === 0) at += 60_000;
   tickAt = at;
   tick = M.host({ name: 'tick', schedule: { scheduler: 'systemd-user', every: '1h', minute: new Date(at).getUTCMinutes(), hours: { start: '00:00', end: '24:00', timezone: 'UTC' } }, timeout: '1m' });
@@ -71,7 +71,7 @@ real('setup: a real systemd user manager for a scratch user, in its delegated cg
 real('real manager: install --yes loads and enables the unit and timer; list-timers, status and systemd-analyze calendar agree on the next fire', async () => {
   // Fires at one minute of the hour, half an hour or more away: never during the suite.
   const minute = (new Date().getUTCMinutes() + 30) % 60 || 30;
-  docs = M.host({ schedule: { scheduler: 'systemd-user', every: '1h', minute, hours: { start: '00:00', end: '24:00', timezone: 'Europe/Berlin' } }, timeout: '1m', killAfter: '5s' });
+  docs = M.host({ schedule: { scheduler: 'systemd-user', every: '1h', minute, hours: { start: '00:00', end: '24:00', timezone: 'Europe/Berlin' } }, timeout: '1m', killAfter: '5s', lock: 'mkdir' });
   M.linger.clearCalls();
   const r = M.hb(docs, 'install', { yes: true });
   ok(r, 'install');
@@ -183,10 +183,28 @@ real('real manager: status reports drift (a unit edited by hand, daemon-reload),
   ok(M.hb(docs, 'status'), 'healthy again');
 });
 
-real('real manager: stop leaves list-timers and the unit folder without hbgen-docs (lingering stays on: tick still needs it); resume brings them back', async () => {
+real('real manager: stop ends a wake the manager is running now, and leaves list-timers and the unit folder without hbgen-docs (lingering stays on: tick still needs it); resume brings them back', async () => {
+  writeFileSync(docs.bin, '#!/bin/sh\necho agent started\nsleep 60\n');
+  ok(M.systemctl('start', '--no-block', 'hbgen-docs.service'), 'systemctl start --no-block');
+  for (let i = 0; i < 100 && !log(docs).includes('agent started'); i++) await sleep(100);
+  assert.ok(log(docs).includes('agent started'), 'the wake is running');
+  assert.is(show('hbgen-docs.service', 'ActiveState').ActiveState, 'activating');
+  assert.ok(existsSync(names(docs.spec).lockDir), 'the wake holds the lock');
   M.linger.clearCalls();
+  const t0 = Date.now();
   const r = M.hb(docs, 'stop');
   ok(r, 'stop');
+  assert.ok(Date.now() - t0 < 20_000, 'stop did not wait out the wake');
+  assert.match(r.out, /\n {2}ran systemctl --user stop hbgen-docs\.service\n/);
+  assert.equal(lines(logOf(docs)).slice(-2), ['agent started', 'hbgen docs fail 143 signal TERM'], 'the wrapper logged the TERM the manager sent');
+  // The wrapper's exit 143 leaves the service failed: stop resets it, or the manager
+  // would keep listing it (and say "degraded") with its unit file gone.
+  assert.match(r.out, /\n {2}ran systemctl --user reset-failed hbgen-docs\.service\n/);
+  assert.equal(show('hbgen-docs.service', 'LoadState', 'ActiveState'), { LoadState: 'not-found', ActiveState: 'inactive' });
+  assert.is(M.systemctl('list-units', '--all', '--no-legend', '--plain', 'hbgen-docs*').out, '', 'the manager lists no hbgen-docs unit');
+  assert.match(M.systemctl('is-system-running').out, /^running\n$/);
+  assert.not.ok(existsSync(names(docs.spec).lockDir), 'the wrapper\'s lock is released');
+  writeFileSync(docs.bin, '#!/bin/sh\necho agent ran\n');
   assert.not.ok(allTimers().includes('hbgen-docs.timer'), 'list-timers --all has no hbgen-docs.timer');
   assert.ok(allTimers().includes('hbgen-tick.timer'), 'the other spec\'s timer stays');
   assert.equal(unitFiles().filter((f) => f.startsWith('hbgen-docs.')), []);

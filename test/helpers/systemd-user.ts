@@ -208,7 +208,21 @@ export async function startUserManager(prefix: string): Promise<UserManager> {
   const user = scratchUser(prefix);
   const runtimeDir = `/run/user/${user.uid}`;
   const cgroup = join(cgroup2Mount()!, `hbgen-test-${user.name}`);
+  const log = join(tmpdir(), `hbgen-test-${user.name}.log`);
+  // One loginctl STAND-IN for all the user's hosts, as there is one logind per machine.
+  const lingerDir = join(tmpdir(), `hbgen-test-${user.name}.linger`);
   const madeBooted = !existsSync(BOOTED);
+  let pid = 0;
+  let done = false;
+  // Once only: after stop() the PID may already belong to another process.
+  const end = () => {
+    if (!done) teardown(pid, cgroup, runtimeDir, madeBooted);
+    done = true;
+    rmSync(lingerDir, { recursive: true, force: true });
+    rmSync(log, { force: true });
+  };
+  onRemove(user.name, end);
+
   mkdirSync(BOOTED, { recursive: true });
   rmSync(runtimeDir, { recursive: true, force: true });
   mkdirSync('/run/user', { recursive: true, mode: 0o755 });
@@ -217,18 +231,6 @@ export async function startUserManager(prefix: string): Promise<UserManager> {
   mkdirSync(cgroup);
   // Delegation: the folder and its interface files belong to the user (systemd.io/CGROUP_DELEGATION).
   for (const f of ['', ...readdirSync(cgroup)]) chownSync(join(cgroup, f), user.uid, user.gid);
-  let pid = 0;
-  let done = false;
-  // Once only: after stop() the PID may already belong to another process.
-  const end = () => {
-    if (!done) teardown(pid, cgroup, runtimeDir, madeBooted);
-    done = true;
-    rmSync(lingerDir, { recursive: true, force: true });
-  };
-  onRemove(user.name, end);
-
-  // One loginctl STAND-IN for all the user's hosts, as there is one logind per machine.
-  const lingerDir = join(tmpdir(), `hbgen-test-${user.name}.linger`);
   const linger = makeStandIns(lingerDir);
   for (const t of ['systemctl', 'launchctl']) rmSync(join(lingerDir, t));
   spawnSync('chown', ['-R', `${user.uid}:${user.gid}`, lingerDir]);
@@ -238,7 +240,6 @@ export async function startUserManager(prefix: string): Promise<UserManager> {
   const env = { HOME: user.home, XDG_RUNTIME_DIR: runtimeDir, PATH: '/usr/bin:/bin', LANG: 'C.UTF-8', TZ: 'UTC' };
   const envArgs = Object.entries(env).map(([k, v]) => `${k}=${v}`);
   const setpriv = ['setpriv', `--reuid=${user.uid}`, `--regid=${user.gid}`, '--init-groups', 'env', '-i', ...envArgs];
-  const log = join(tmpdir(), `hbgen-test-${user.name}.log`);
   const fd = openSync(log, 'w');
   // The shell moves itself into the delegated cgroup, then execs (setpriv, env: both exec)
   // into the manager, so the child's PID is the manager's.
@@ -278,7 +279,6 @@ export async function startUserManager(prefix: string): Promise<UserManager> {
       // Reaped by node: wait for it (ref'd again, or the process might end first).
       child.ref();
       if (child.exitCode === null && child.signalCode === null) await exited;
-      rmSync(log, { force: true });
     },
   };
   await waitRunning(m, child, log, 20_000);
