@@ -7,7 +7,7 @@
 // or more, so that no timer fire of its own lands among the tests that count its log lines.
 // Where the machine cannot run a user manager the suite fails with one line saying why
 // (HBTEST_ALLOW_SKIP_SYSTEMD=1 turns that into a loud skip).
-import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -116,7 +116,13 @@ real('real manager: a `setsid` helper the agent leaves behind survives a wake by
   const rec = join(docs.root, 'rec');
   mkdirSync(rec);
   M.user.own(docs);
-  writeFileSync(docs.bin, `#!/bin/sh\nsetsid sleep 300 </dev/null >/dev/null 2>&1 &\necho $! >${rec}/helper\ncat /proc/$!/cgroup >${rec}/cgroup\necho agent ran\n`);
+  // The helper writes its PID once setsid(1) has made it a session of its own, and the
+  // agent waits for that: ending earlier, the wrapper's group kill would still reach it.
+  writeFileSync(
+    docs.bin,
+    `#!/bin/sh\nrm -f ${rec}/helper\nsetsid sh -c 'echo $$ >${rec}/helper.tmp && mv ${rec}/helper.tmp ${rec}/helper && exec sleep 300' </dev/null >/dev/null 2>&1 &\n` +
+      `while [ ! -s ${rec}/helper ]; do sleep 0.05; done\ncat /proc/$(cat ${rec}/helper)/cgroup >${rec}/cgroup\necho agent ran\n`,
+  );
   const helper = () => Number(readFileSync(join(rec, 'helper'), 'utf8'));
   const alive = (pid: number) => {
     try {
@@ -143,7 +149,7 @@ real('real manager: a `setsid` helper the agent leaves behind survives a wake by
   writeFileSync(docs.bin, '#!/bin/sh\necho agent ran\n');
 });
 
-real('real manager: status reports drift (a unit edited by hand, daemon-reload), an orphan (timer disabled or stopped by hand) and a duplicate (exit 1 each); install repairs the orphan', async () => {
+real('real manager: status reports drift (a unit edited by hand, daemon-reload), an orphan (timer disabled or stopped by hand), a duplicate, and a timer the manager runs without state.json (exit 1 each); install repairs the orphan', async () => {
   const unit = join(unitDir(), 'hbgen-docs.service');
   const orig = readFileSync(unit);
   appendFileSync(unit, '# edited by hand\n');
@@ -181,6 +187,16 @@ real('real manager: status reports drift (a unit edited by hand, daemon-reload),
   rmSync(join(other, 'hbgen-docs.timer'));
   ok(M.systemctl('daemon-reload'), 'daemon-reload');
   ok(M.hb(docs, 'status'), 'healthy again');
+
+  // state.json lost: the timer the manager still runs is found by the spec's name.
+  const state = join(names(docs.spec).stateDir, 'state.json');
+  renameSync(state, `${state}.aside`);
+  s = M.hb(docs, 'status');
+  assert.is(s.code, 1, s.out);
+  assert.match(s.out, /is not recorded as installed \(no readable .*state\.json\), but the scheduler still runs it\n/);
+  assert.match(s.out, new RegExp(`problem  ${state} is gone; the scheduler still runs hbgen-docs\\.timer \\(enabled and active\\); \`hbgen stop\` removes it\n`));
+  renameSync(`${state}.aside`, state);
+  ok(M.hb(docs, 'status'), 'healthy with state.json back');
 });
 
 real('real manager: stop ends a wake the manager is running now, and leaves list-timers and the unit folder without hbgen-docs (lingering stays on: tick still needs it); resume brings them back', async () => {
