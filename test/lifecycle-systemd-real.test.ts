@@ -2,9 +2,9 @@
 // a scratch user with its own user manager in a delegated cgroup; hbgen runs as that user
 // (runuser, test/helpers/lifecycle-driver.ts) with the real systemctl and the real
 // heartbeat.sh. Only loginctl is a STAND-IN (no logind here; it records linger).
-// Two specs: "tick" fires for real within about two minutes (installed first, its fire
-// awaited by the last test, so the wait overlaps the others), "docs" fires in half an hour
-// or more, so that no timer fire of its own lands among the tests that count its log lines.
+// Two specs: "tick" fires for real 30 to 90 s after it is installed (first, its fire
+// awaited by the last test, so the wait overlaps the others), "docs" about half an hour
+// later, so that no timer fire of its own lands among the tests that count its log lines.
 // Where the machine cannot run a user manager the suite fails with one line saying why
 // (HBTEST_ALLOW_SKIP_SYSTEMD=1 turns that into a loud skip).
 import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -69,7 +69,7 @@ real('setup: a real systemd user manager for a scratch user, in its delegated cg
 });
 
 real('real manager: install --yes loads and enables the unit and timer; list-timers, status and systemd-analyze calendar agree on the next fire', async () => {
-  // Fires at one minute of the hour, half an hour or more away: never during the suite.
+  // Fires at one minute of the hour, about half an hour away: never during the suite.
   const minute = (new Date().getUTCMinutes() + 30) % 60 || 30;
   docs = M.host({ schedule: { scheduler: 'systemd-user', every: '1h', minute, hours: { start: '00:00', end: '24:00', timezone: 'Europe/Berlin' } }, timeout: '1m', killAfter: '5s', lock: 'mkdir' });
   M.linger.clearCalls();
@@ -218,7 +218,6 @@ real('real manager: stop ends a wake the manager is running now, and leaves list
   assert.match(r.out, /\n {2}ran systemctl --user reset-failed hbgen-docs\.service\n/);
   assert.equal(show('hbgen-docs.service', 'LoadState', 'ActiveState'), { LoadState: 'not-found', ActiveState: 'inactive' });
   assert.is(M.systemctl('list-units', '--all', '--no-legend', '--plain', 'hbgen-docs*').out, '', 'the manager lists no hbgen-docs unit');
-  assert.match(M.systemctl('is-system-running').out, /^running\n$/);
   assert.not.ok(existsSync(names(docs.spec).lockDir), 'the wrapper\'s lock is released');
   writeFileSync(docs.bin, '#!/bin/sh\necho agent ran\n');
   assert.not.ok(allTimers().includes('hbgen-docs.timer'), 'list-timers --all has no hbgen-docs.timer');
