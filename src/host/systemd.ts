@@ -118,6 +118,18 @@ function unitFiles(c: Ctx, s: State | null): { files: string[]; refusals: string
   return out;
 }
 
+/**
+ * A wake that failed, or ended on the stop's TERM (exit 143), leaves the service "failed":
+ * the manager keeps listing it, and says "degraded", after its unit file is gone, until
+ * reset-failed (systemctl(1)). Read with `show`, which a manager without the unit answers too.
+ */
+async function resetFailed(c: Ctx, say: (l: string) => void): Promise<void> {
+  const r = await sc(c, 'show', '--property=ActiveState', c.names.service);
+  if (!/^ActiveState=failed$/m.test(r.stdout)) return;
+  await must(c, ['reset-failed', c.names.service]);
+  say(`ran systemctl --user reset-failed ${c.names.service}`);
+}
+
 export const systemd: Backend<SystemdData> = {
   async preflight(c) {
     const refusals: string[] = [];
@@ -270,6 +282,7 @@ export const systemd: Backend<SystemdData> = {
           await must(c, ['daemon-reload']);
           say('ran systemctl --user daemon-reload');
         }
+        if (reachable) await resetFailed(c, say);
         if (dropLinger) {
           const r = await runTool(c.io, 'loginctl', ['disable-linger', c.io.user]);
           say(r.code === 0 ? `ran loginctl disable-linger ${c.io.user}` : `could not turn lingering off (${firstLine(r)}); run \`loginctl disable-linger ${c.io.user}\` if nothing else needs it`);

@@ -1,9 +1,11 @@
-// A scratch user whose real crontab the lifecycle tests may change (never a real user's):
-// hbgen runs as that user under runuser through test/helpers/lifecycle-driver.ts; root
-// reads and sets the table with `crontab -u`. Every run of a suite gets its own user (the
-// name given, made unique), so that two copies of the suite on one machine never share a
-// crontab; the user, its crontab and its home are removed when the test process ends,
-// whether it passed or not.
+// A scratch user whose real crontab (cronUser) or systemd user manager
+// (test/helpers/systemd-user.ts, on top of scratchUser) the lifecycle tests may change,
+// never a real user's: hbgen runs as that user under runuser through
+// test/helpers/lifecycle-driver.ts; root reads and sets the table with `crontab -u`. Every
+// run of a suite gets its own user (the name given, made unique), so that two copies of the
+// suite on one machine never share a crontab or a user manager; the user, its crontab and
+// its home are removed when the test process ends, whether it passed or not (after the
+// hook its maker gave with onRemove, e.g. ending the user's processes).
 import { spawnSync } from 'node:child_process';
 import { chownSync, existsSync, lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,22 +23,43 @@ export function whyNot(): string {
   return '';
 }
 
-export interface CronUser {
+export interface ScratchUser {
   name: string;
   uid: number;
   gid: number;
+  /** The home folder useradd made. */
+  home: string;
+  /** Give the scratch user the host's files. */
+  own(h: Host): void;
+  /** A lifecycle command as this user, with HOME=h.home, PATH=h.env.PATH and `env` added. */
+  run(h: Host, cmd: 'install' | 'status' | 'stop' | 'resume' | 'wake', opts?: { yes?: boolean; dryRun?: boolean; wrapper?: StandInWrapper; env?: Record<string, string> }): { code: number; out: string; err: string };
+}
+
+export interface CronUser extends ScratchUser {
   /** The table as root sees it (null: no crontab). */
   table(): Buffer | null;
   set(t: Buffer | null): void;
-  /** Give the scratch user the host's files. */
-  own(h: Host): void;
-  run(h: Host, cmd: 'install' | 'status' | 'stop' | 'resume' | 'wake', opts?: { yes?: boolean; dryRun?: boolean; wrapper?: StandInWrapper }): { code: number; out: string; err: string };
 }
 
 const made: string[] = [];
+const beforeRemove = new Map<string, () => void>();
+
+/**
+ * `fn` runs (synchronously) before the scratch user `name` is removed, also when the
+ * process ends on a signal: userdel needs the user's processes gone first.
+ */
+export function onRemove(name: string, fn: () => void): void {
+  beforeRemove.set(name, fn);
+}
 
 /** Removes one scratch user: its crontab, then the account and its home. */
 function removeUser(name: string): void {
+  try {
+    beforeRemove.get(name)?.();
+  } catch (e) {
+    process.stderr.write(`cronuser: cleaning up before removing ${name}: ${(e as Error).message}\n`);
+  }
+  beforeRemove.delete(name);
   spawnSync('crontab', ['-u', name, '-r'], { env: C, stdio: 'ignore' });
   // userdel refuses while a process of the user still runs (a wake the daemon started
   // may be finishing): try again for a few seconds, then force.
@@ -70,13 +93,15 @@ export function uniqueUserName(prefix: string): string {
   return name;
 }
 
-/** A new scratch user named after `prefix`, removed when this process exits. */
-export function cronUser(prefix: string): CronUser {
+/** A new scratch user named after `prefix` (with a home), removed when this process exits. */
+export function scratchUser(prefix: string): ScratchUser {
   const name = uniqueUserName(prefix);
   const r = spawnSync('useradd', ['-m', '-s', '/bin/sh', name], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`useradd ${name}: ${r.stderr}`);
   const uid = Number(spawnSync('id', ['-u', name], { encoding: 'utf8' }).stdout.trim());
   const gid = Number(spawnSync('id', ['-g', name], { encoding: 'utf8' }).stdout.trim());
+  const home = spawnSync('getent', ['passwd', name], { encoding: 'utf8' }).stdout.split(':')[5] ?? '';
+  if (!home.startsWith('/')) throw new Error(`getent passwd ${name}: no home folder`);
   const chownTree = (p: string) => {
     chownSync(p, uid, gid);
     if (lstatSync(p).isDirectory()) for (const e of readdirSync(p)) chownTree(join(p, e));
@@ -85,6 +110,30 @@ export function cronUser(prefix: string): CronUser {
     name,
     uid,
     gid,
+    home,
+    own(h) {
+      chownTree(h.root);
+    },
+    run(h, cmd, opts = {}) {
+      const req = JSON.stringify({ cmd, spec: h.specFile, yes: opts.yes, dryRun: opts.dryRun, wrapper: opts.wrapper ?? h.wrapper });
+      const extra = Object.entries(opts.env ?? {}).map(([k, v]) => `${k}=${v}`);
+      const r = spawnSync(
+        'runuser',
+        ['-u', name, '--', 'env', '-i', `HOME=${h.home}`, `PATH=${h.env.PATH}`, 'LANG=C.UTF-8', ...extra, process.execPath, '--import', 'tsx', DRIVER, req],
+        { cwd: ROOT, encoding: 'utf8', timeout: 60_000 },
+      );
+      if (r.error) throw r.error;
+      return { code: r.status ?? 128, out: r.stdout, err: r.stderr };
+    },
+  };
+}
+
+/** A new scratch user named after `prefix` whose crontab root reads and sets, removed when this process exits. */
+export function cronUser(prefix: string): CronUser {
+  const u = scratchUser(prefix);
+  const name = u.name;
+  return {
+    ...u,
     table() {
       const r = spawnSync('crontab', ['-u', name, '-l'], { env: C });
       if (r.status === 0) return r.stdout;
@@ -94,19 +143,6 @@ export function cronUser(prefix: string): CronUser {
     set(t) {
       const r = t === null ? spawnSync('crontab', ['-u', name, '-r'], { env: C }) : spawnSync('crontab', ['-u', name, '-'], { env: C, input: t });
       if (t !== null && r.status !== 0) throw new Error(`crontab -u ${name} -: ${r.stderr}`);
-    },
-    own(h) {
-      chownTree(h.root);
-    },
-    run(h, cmd, opts = {}) {
-      const req = JSON.stringify({ cmd, spec: h.specFile, yes: opts.yes, dryRun: opts.dryRun, wrapper: opts.wrapper ?? h.wrapper });
-      const r = spawnSync(
-        'runuser',
-        ['-u', name, '--', 'env', '-i', `HOME=${h.home}`, `PATH=${h.env.PATH}`, 'LANG=C.UTF-8', process.execPath, '--import', 'tsx', DRIVER, req],
-        { cwd: ROOT, encoding: 'utf8', timeout: 60_000 },
-      );
-      if (r.error) throw r.error;
-      return { code: r.status ?? 128, out: r.stdout, err: r.stderr };
     },
   };
 }
