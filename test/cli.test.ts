@@ -67,7 +67,7 @@ test('render --scheduler previews another backend', () => {
   const cron = hbgen(['render', EXAMPLE, '--scheduler', 'cron']);
   assert.is(cron.code, 0);
   assert.match(cron.stdout, /^==> host\/crontab <==\n# BEGIN hbgen docs\n/m);
-  assert.match(cron.stdout, /^7,37 8-22 \* \* 1-5 \/bin\/sh '\/home\/ada\/\.local\/state\/hbgen\/docs\/heartbeat\.sh'$/m);
+  assert.match(cron.stdout, /^7,37 8-22 \* \* 1-5 \/bin\/sh -c '.*exec \/bin\/sh "\$1".*' hbgen-docs '\/home\/ada\/\.local\/state\/hbgen\/docs\/heartbeat\.sh'$/m);
   const launchd = hbgen(['render', EXAMPLE, '--scheduler', 'launchd']);
   assert.match(launchd.stdout, /^==> host\/dev\.hbgen\.docs\.plist <==$/m);
 });
