@@ -236,4 +236,22 @@ test('yash as /bin/sh (bind-mounted over dash): install refuses a non-ASCII stat
   rmSync(sdir, { recursive: true });
 });
 
+test('issue 12: hbgen wake says in one line what happened (ok, quiet, fail N, timeout) and exits with the wrapper status', () => {
+  const h = makeHost('systemd-user', { timeout: '2s', killAfter: '1s', schedule: { scheduler: 'systemd-user', every: '1h', minute: 7, hours: { start: '00:00', end: '24:00', timezone: 'UTC' } } });
+  assert.is(cli(h, ['install', '--yes']).code, 0);
+  const log = names(h.spec).log.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const cases: [string, number, RegExp][] = [
+    [`#!/bin/sh\necho work >> ${h.repo}/README\n`, 0, new RegExp(`^wake 1: ok after \\d+ s \\(see ${log}\\)\\n$`)],
+    ['#!/bin/sh\necho nothing\n', 0, new RegExp(`^wake 2: quiet after \\d+ s \\(see ${log}\\)\\n$`)],
+    ['#!/bin/sh\necho Not logged in >&2\nexit 3\n', 3, new RegExp(`^wake 3: fail 3 after \\d+ s \\(see ${log}\\)\\n$`)],
+    ['#!/bin/sh\nsleep 30\n', 124, new RegExp(`^wake 4: timeout after 2s \\(see ${log}\\)\\n$`)],
+  ];
+  for (const [agent, code, line] of cases) {
+    writeFileSync(h.bin, agent);
+    const w = cli(h, ['wake']);
+    assert.is(w.code, code, w.stdout + w.stderr);
+    assert.match(w.stdout, line, w.stdout);
+  }
+});
+
 test.run();

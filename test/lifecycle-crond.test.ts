@@ -32,7 +32,8 @@ real('real cron daemon: the installed entry fires at its minute, the real wrappe
     U.own(h);
     const r = U.run(h, 'install', { yes: true });
     assert.is(r.code, 0, r.err + r.out);
-    assert.match(U.table()!.toString(), new RegExp(`^${minute} \\* \\* \\* \\* /bin/sh '.*/heartbeat\\.sh'$`, 'm'));
+    // The entry checks the wrapper's SHA-256, then runs it (generators/entry.ts).
+    assert.match(U.table()!.toString(), new RegExp(`^${minute} \\* \\* \\* \\* /bin/sh -c '.*' hbgen-docs '.*/heartbeat\\.sh'$`, 'm'));
 
     const log = names(h.spec).log;
     const fired = () => (existsSync(log) ? readFileSync(log, 'utf8') : '').split('\n').find((l) => / hbgen docs start wake( \d+)?$/.test(l));

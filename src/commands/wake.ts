@@ -1,9 +1,12 @@
 // hbgen wake [SPEC]: one heartbeat now, by hand, through the installed wrapper
 // (`/bin/sh <stateDir>/heartbeat.sh --now`: the working-hours check is skipped; lock, cap,
-// timeout and log as usual). Its output and exit status are the wrapper's. Like the
+// timeout and log as usual). Its exit status is the wrapper's; it then says in one line what
+// the wake's log lines say (`wake 5: fail 3 after 41 s (see …/runtime.log)`). Like the
 // scheduler entry (generators/entry.ts), it first checks that the installed wrapper is the
 // one hbgen renders from the spec, and refuses with exit 78 when it is not.
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { UserError } from '../errors.ts';
+import { type LogLine, parseLog } from '../formats.ts';
 import { readOrNull, sha256 } from '../host/fsx.ts';
 import type { HostIO } from '../host/io.ts';
 import { readState, statePath } from '../host/state.ts';
@@ -31,7 +34,49 @@ export async function wake(argv: { spec: string }, io: HostIO): Promise<number> 
   const refusal = rendered ? wrapperRefusal(n.wrapper, rendered.content, argv.spec) : `${argv.spec} no longer renders (${r0.errors[0]}), so hbgen will not run ${n.wrapper}; fix the spec, then run \`hbgen install\``;
   if (refusal) throw new UserError([refusal], REFUSED);
   if (s.status === 'stopped') io.err(`hbgen: note: "${s.name}" is stopped; running one heartbeat by hand anyway\n`);
+  const from = sizeOf(n.log);
   const { execa } = await import('execa');
   const r = await execa('/bin/sh', [n.wrapper, '--now'], { env: io.env, extendEnv: false, stdio: 'inherit', reject: false, cwd: '/' });
-  return typeof r.exitCode === 'number' ? r.exitCode : 1;
+  const code = typeof r.exitCode === 'number' ? r.exitCode : 1;
+  io.out(`${wakeLine(parseLog(readFrom(n.log, from), spec.name), n.log, code)}\n`);
+  return code;
+}
+
+const sizeOf = (path: string): number => {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+};
+
+/** What the log gained since `from` (all of it when it was cut or rotated meanwhile). */
+function readFrom(path: string, from: number): string {
+  const size = sizeOf(path);
+  const start = size < from ? 0 : from;
+  if (size <= start) return '';
+  const fd = openSync(path, 'r');
+  try {
+    const buf = Buffer.alloc(size - start);
+    const got = readSync(fd, buf, 0, buf.length, start);
+    return buf.subarray(0, got).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const epochOf = (t: string): number => Date.parse(t) / 1000;
+
+/** One line from this wake's log lines: its number, outcome, detail and duration. */
+export function wakeLine(lines: LogLine[], log: string, code: number): string {
+  const start = lines.find((l) => l.outcome === 'start');
+  const end = [...lines].reverse().find((l) => l.outcome !== 'start');
+  const see = `(see ${log})`;
+  if (!end) return `wake: the wrapper exited ${code} and logged no outcome ${see}`;
+  const what = `${end.outcome}${end.detail ? ` ${end.detail}` : ''}`;
+  const num = /^wake (\d+)/.exec(start?.detail ?? '')?.[1];
+  if (!start) return `wake: ${what} ${see}`;
+  // A timeout line already says how long (`timeout after 25m`).
+  const took = /^after /.test(end.detail) ? '' : ` after ${Math.max(0, epochOf(end.time) - epochOf(start.time))} s`;
+  return `wake${num ? ` ${num}` : ''}: ${what}${took} ${see}`;
 }
