@@ -1,0 +1,72 @@
+// What runtime.log says about the install's health, as pure functions of its lines, the
+// plan and the clock (status reads the log and asks these): failing wakes in a row, the
+// cap, and fires the plan expected that left no line.
+import type { LogLine } from '../formats.ts';
+import type { CalEntry, Plan } from '../schedule.ts';
+import { offsetAt } from '../zone-offsets.ts';
+
+const MIN = 60_000;
+
+/** A wake that ran (not the install check's `start smoke`). */
+const isWakeStart = (l: LogLine): boolean => l.outcome === 'start' && /^wake \d+/.test(l.detail);
+
+/** The counted wakes, each with the outcome line that ended it (undefined while it runs, or when none was written). */
+export function wakes(lines: LogLine[]): { start: LogLine; end?: LogLine }[] {
+  const out: { start: LogLine; end?: LogLine }[] = [];
+  let cur: { start: LogLine; end?: LogLine } | undefined;
+  for (const l of lines) {
+    if (isWakeStart(l)) {
+      cur = { start: l };
+      out.push(cur);
+    } else if (cur && !cur.end && ['ok', 'quiet', 'fail', 'timeout', 'error'].includes(l.outcome)) {
+      cur.end = l;
+    }
+  }
+  return out;
+}
+
+const failed = (l?: LogLine): boolean => !!l && ['fail', 'timeout', 'error'].includes(l.outcome);
+
+/** How many of the latest counted wakes ended fail, timeout or error, in a row, and the latest of them. */
+export function failStreak(lines: LogLine[]): { count: number; latest?: LogLine } {
+  const w = wakes(lines).filter((x) => x.end);
+  let count = 0;
+  for (let i = w.length - 1; i >= 0 && failed(w[i]!.end); i--) count++;
+  return { count, latest: count ? w[w.length - 1]!.end : undefined };
+}
+
+/** Whole minutes in [from, to) at which the entries fire, read in `zone`; a wall-clock minute the clocks repeat fires once, at its first pass. */
+export function firesBetween(entries: CalEntry[], zone: string, from: number, to: number): number[] {
+  const out: number[] = [];
+  const seen = new Map<string, number>();
+  for (let t = Math.ceil(from / MIN) * MIN; t < to; t += MIN) {
+    const local = new Date(t + offsetAt(zone, t) * MIN);
+    const d = local.getUTCDay();
+    const h = local.getUTCHours();
+    const m = local.getUTCMinutes();
+    if (!entries.some((e) => e.days.includes(d) && e.hours.includes(h) && e.minutes.includes(m))) continue;
+    const key = `${local.getUTCFullYear()}-${local.getUTCMonth()}-${local.getUTCDate()} ${h}:${m}`;
+    const prev = seen.get(key);
+    if (prev !== undefined && t - prev < 3 * 60 * MIN) continue;
+    seen.set(key, t);
+    out.push(t);
+  }
+  return out;
+}
+
+/** What the scheduler reads its calendar in: systemd the working zone (OnCalendar's suffix), cron and launchd the host's clock. */
+export function schedulerClock(p: Plan, workZone: string, hostClock: boolean): { entries: CalEntry[]; zone: string } {
+  return hostClock ? { entries: p.hostEntries, zone: p.hostTimezone } : { entries: p.zoneEntries, zone: workZone };
+}
+
+/**
+ * Fires the scheduler was due to make in the last 24 hours (after `since`, and at least
+ * `grace` ago) that left no line in the log: a wake that ran, or was skipped by the gate,
+ * the lock or the cap, writes one within seconds of its fire.
+ */
+export function missedFires(lines: LogLine[], clock: { entries: CalEntry[]; zone: string }, since: number, now: number, grace = 2 * MIN): number[] {
+  const from = Math.max(since, now - 24 * 60 * MIN);
+  const expected = firesBetween(clock.entries, clock.zone, from, now - grace);
+  const seen = lines.map((l) => Date.parse(l.time)).filter((t) => t >= from - MIN);
+  return expected.filter((t) => !seen.some((x) => x >= t - MIN && x < t + grace));
+}

@@ -1,0 +1,66 @@
+// status's health arithmetic (src/host/health.ts): the scheduler's fires in a span, checked
+// against systemd-analyze calendar on the fixtures' own OnCalendar= lines (DST weeks
+// included); missed fires; failing wakes in a row.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { type LogLine, parseLog } from '../src/formats.ts';
+import { failStreak, firesBetween, missedFires, schedulerClock, wakes } from '../src/host/health.ts';
+import { plan } from '../src/schedule.ts';
+import { renderNow } from './helpers/render.ts';
+import { loadFixtures, sdCalendar } from './helpers/tools.ts';
+
+const WEEKS = ['2027-01-04', '2027-03-22', '2027-10-25', '2027-11-01']; // Mondays, two with a DST change in Europe or the Americas
+
+for (const fx of loadFixtures().filter((f) => f.spec.schedule.scheduler === 'systemd-user')) {
+  test(`${fx.file}: firesBetween (systemd's clock) equals systemd-analyze calendar over DST weeks`, () => {
+    const timer = renderNow(fx.spec).files.find((f) => f.path.endsWith('.timer'))!;
+    const values = timer.content.split('\n').filter((l) => l.startsWith('OnCalendar=')).map((l) => l.slice('OnCalendar='.length));
+    const clock = schedulerClock(plan(fx.spec), fx.spec.schedule.hours.timezone, false);
+    for (const week of WEEKS) {
+      const from = Date.parse(`${week}T00:00:00Z`);
+      const to = from + 7 * 86_400_000;
+      const ours = firesBetween(clock.entries, clock.zone, from, to);
+      const theirs = [...new Set(values.flatMap((v) => sdCalendar(v, from / 1000 - 1, 400).map((e) => e * 1000)))].filter((t) => t >= from && t < to).sort((a, b) => a - b);
+      const iso = (xs: number[]) => xs.map((t) => new Date(t).toISOString().slice(0, 16));
+      assert.equal(iso(ours), iso(theirs), `week of ${week}`);
+    }
+  });
+}
+
+const L = (text: string): LogLine[] => parseLog(text, 'docs');
+
+test('wakes and failStreak: the install check and skips do not count; three fails in a row, broken by an ok', () => {
+  const log = [
+    '2027-01-04T08:07:00Z hbgen docs start smoke',
+    '2027-01-04T08:07:02Z hbgen docs quiet smoke',
+    '2027-01-04T09:07:00Z hbgen docs start wake 1',
+    '2027-01-04T09:08:00Z hbgen docs ok',
+    '2027-01-04T09:37:00Z hbgen docs start wake 2',
+    'Not logged in',
+    '2027-01-04T09:37:01Z hbgen docs fail 1',
+    '2027-01-04T10:07:00Z hbgen docs skip-locked',
+    '2027-01-04T10:37:00Z hbgen docs start wake 3',
+    '2027-01-04T11:02:00Z hbgen docs timeout after 25m',
+    '2027-01-04T11:07:00Z hbgen docs start wake 4 by hand',
+    '2027-01-04T11:07:01Z hbgen docs error billing not logged in',
+  ].join('\n');
+  assert.equal(wakes(L(log)).map((w) => `${w.start.detail}: ${w.end?.outcome}`), ['wake 1: ok', 'wake 2: fail', 'wake 3: timeout', 'wake 4 by hand: error']);
+  const s = failStreak(L(log));
+  assert.is(s.count, 3);
+  assert.is(s.latest?.outcome, 'error');
+  assert.is(failStreak(L(`${log}\n2027-01-04T11:37:00Z hbgen docs start wake 5\n2027-01-04T11:38:00Z hbgen docs quiet`)).count, 0);
+  assert.equal(wakes(L('2027-01-04T09:07:00Z hbgen docs start wake 1')).map((w) => w.end), [undefined], 'a wake with no outcome line');
+});
+
+test('missedFires: a fire with no line in the log is missed; a skip counts as a line; fires before the install or inside the grace do not count', () => {
+  const spec: any = { name: 'docs', schedule: { scheduler: 'cron', every: '30m', minute: 7, hours: { start: '08:00', end: '12:00', timezone: 'UTC' } } };
+  const clock = schedulerClock(plan(spec), 'UTC', true);
+  const now = Date.parse('2027-01-04T11:00:00Z');
+  const log = L(['2027-01-04T08:07:01Z hbgen docs skip-locked', '2027-01-04T08:37:00Z hbgen docs start wake 1', '2027-01-04T08:37:05Z hbgen docs quiet', '2027-01-04T10:07:02Z hbgen docs skip-window'].join('\n'));
+  const iso = (xs: number[]) => xs.map((t) => new Date(t).toISOString().slice(11, 16));
+  assert.equal(iso(missedFires(log, clock, Date.parse('2027-01-04T07:00:00Z'), now)), ['09:07', '09:37', '10:37']);
+  assert.equal(iso(missedFires(log, clock, Date.parse('2027-01-04T09:40:00Z'), now)), ['10:37'], 'only fires after the install');
+  assert.equal(iso(missedFires(log, clock, Date.parse('2027-01-04T07:00:00Z'), Date.parse('2027-01-04T10:38:00Z'))), ['09:07', '09:37'], 'a fire a minute ago is not yet missed');
+});
+
+test.run();
