@@ -107,6 +107,21 @@ for (const sh of SHELLS) {
   }
 }
 
+for (const sh of SHELLS) {
+  test(`${sh.name}: a caller that closed stderr: the wake runs, and a fault still reaches runtime.log`, async () => {
+    const c = makeCase();
+    const closed = { before: 'exec 2>&-', after: ':' };
+    const r = await run(c, sh, { wrap: closed });
+    assert.is(r.code, 0, c.log());
+    assert.equal(c.outcomes(), ['start wake 1', 'quiet']);
+    writeFileSync(join(c.state, 'wakes'), 'garbage\n');
+    const r2 = await run(c, sh, { wrap: closed });
+    assert.is(r2.code, 78, c.log());
+    assert.match(c.outcomes().at(-1)!, /^error the wake counter .* is unreadable/);
+    assert.is(r2.stderr, '');
+  });
+}
+
 // ---------------------------------------------------------------- a real full disk
 
 interface DiskRun {
