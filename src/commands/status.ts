@@ -1,6 +1,7 @@
 // hbgen status [SPEC]: a read-only audit. Exit 0 healthy, 1 otherwise. Reports drift
 // (sha256 of the installed files against state.json and against a fresh render), orphans,
-// duplicates, a missing binary, a stale lock, the last outcome and the next fire time.
+// duplicates, a missing binary, a stale lock, the last outcome (or the wake that ended
+// without one) and the next fire time.
 import { posix } from 'node:path';
 import { type LogLine, parseLog, parseLogLine } from '../formats.ts';
 import { failStreak, missedFires, schedulerClock } from '../host/health.ts';
@@ -9,7 +10,7 @@ import type { Ctx } from '../host/backend.ts';
 import { checkBin } from '../host/facts.ts';
 import { lstatOrNull, mode4, readOrNull, sha256 } from '../host/fsx.ts';
 import { homeOf, type HostIO } from '../host/io.ts';
-import { lockInfo } from '../host/proc.ts';
+import { heartbeatRunningNow, lockInfo } from '../host/proc.ts';
 import { allHostPaths, lookEverywhere, lostStateText, readStateOrNote, trustedSpec, untrustedRecords } from '../host/found.ts';
 import { type State, specHash, statePath } from '../host/state.ts';
 import { toolsPresent } from '../host/tools.ts';
@@ -20,20 +21,35 @@ import { SCHEDULER_IDS, SCHEDULERS, type SchedulerId } from '../schedulers.ts';
 import type { Spec } from '../spec.ts';
 import { line, loadFor } from './common.ts';
 
+/** The lines of runtime.log that end a wake (`error` included: a fault after `start`). */
+const ENDS_A_WAKE: ReadonlySet<string> = new Set(['ok', 'quiet', 'fail', 'timeout', 'error']);
+
 /**
  * The last outcome in runtime.log: not "start", and not the install check's own lines
  * ("start smoke", "quiet smoke" and the skip-locked of its second run).
  */
-export function lastOutcome(log: string, name: string): LogLine | null {
-  const b = readOrNull(log);
-  if (!b) return null;
-  const all = parseLog(b.toString('utf8'), name);
+export function lastOutcome(all: LogLine[]): LogLine | null {
   const smoke = (i: number) => all[i]?.detail === 'smoke';
   for (let i = all.length - 1; i >= 0; i--) {
     const l = all[i]!;
     if (l.outcome === 'start' || l.detail === 'smoke') continue;
     if (l.outcome === 'skip-locked' && (smoke(i - 1) || smoke(i + 1))) continue;
     return l;
+  }
+  return null;
+}
+
+/**
+ * The last wake's `start` line when no line after it ends a wake (the skips of other fires
+ * and the install check's lines do not), else null. Every start gets an outcome line
+ * unless its wrapper was killed or the log could not take the line.
+ */
+export function wakeWithoutOutcome(all: LogLine[]): LogLine | null {
+  for (let i = all.length - 1; i >= 0; i--) {
+    const l = all[i]!;
+    if (l.detail === 'smoke') continue;
+    if (ENDS_A_WAKE.has(l.outcome)) return null;
+    if (l.outcome === 'start') return l;
   }
   return null;
 }
@@ -222,7 +238,20 @@ async function lockAndLastOutcome(spec: Spec, n: Names, s: State, io: HostIO, f:
   if (lk.stale) f.problems.push(`stale lock: ${lk.detail}; \`hbgen stop\` clears it (the next wake would also take it over)`);
   else if (lk.overdue) f.problems.push(`overdue: a heartbeat of this install is still running (${lk.detail}); \`hbgen stop\` ends it`);
   else if (lk.held) f.info.push(`a heartbeat is running now (${lk.detail})`);
-  const last = lastOutcome(n.log, s.name);
+  // A link there was planted (the wrapper never makes one); it is not followed.
+  if (lstatOrNull(n.log)?.isSymbolicLink()) {
+    f.problems.push(`${n.log} is a symbolic link, which the wrapper refuses (every wake exits 78); remove it`);
+    return;
+  }
+  const b = readOrNull(n.log);
+  const all = b ? parseLog(b.toString('utf8'), s.name) : [];
+  const open = wakeWithoutOutcome(all);
+  if (open && !lk.held && !(await heartbeatRunningNow(io, spec, n))) {
+    const wake = /^wake (\d+)/.exec(open.detail)?.[1] ?? '?';
+    f.problems.push(`wake ${wake} started at ${open.time} has no outcome line: its wrapper was killed (SIGKILL, out of memory, power loss) or runtime.log could not be written (the scheduler's log says which; see ${n.log})`);
+    return;
+  }
+  const last = lastOutcome(all);
   if (!last) {
     f.info.push(`last outcome: no wake logged yet in ${n.log}`);
     return;
