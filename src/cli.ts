@@ -65,7 +65,8 @@ function hostCommands(y: Argv, run: Run): Argv {
     .command('install [spec]', 'show the settings panel, ask once, install on this host and check the install', (y) => consentOptions(y, 'install'), run(lifecycle('install')))
     .command('status [spec]', 'audit the install (read-only): exit 0 healthy, 1 otherwise', (y) => y.positional('spec', specArg), run(lifecycle('status')))
     .command('stop [spec]', 'remove exactly the recorded scheduler entry and host files; keep logs and state', (y) => y.positional('spec', specArg), run(lifecycle('stop')))
-    .command('resume [spec]', 'reinstall the recorded install after the panel and consent', (y) => consentOptions(y, 'resume'), run(lifecycle('resume')))
+    .command('resume [spec]', 'reinstall the recorded install after the panel and consent', (y) =>
+      consentOptions(y, 'resume').option('reset-cap', { type: 'boolean', describe: 'also zero the wake counter, so that a spec whose cap was reached wakes again' }), run(lifecycle('resume')))
     .command('wake [spec]', 'run one heartbeat now through the installed wrapper', (y) => y.positional('spec', specArg), run(lifecycle('wake')));
 }
 

@@ -496,6 +496,16 @@ test('issue 12, stand-in systemctl: the cap reached is unhealthy and says how to
   const st = await hb(h, 'status');
   assert.is(st.code, 1, st.out);
   assert.match(st.out, /problem {2}cap reached: 1 of 1 wakes done, so every wake is skipped \(skip-cap\) while the scheduler still fires; `hbgen resume --reset-cap` zeroes the counter after the panel, or raise "cap"/);
+  // resume --reset-cap: the panel says it, a refused question changes nothing, --yes zeroes it.
+  const no = await hb(h, 'resume', { resetCap: true, tty: true, answer: 'n' });
+  assert.is(no.code, 1);
+  assert.match(no.out, /and it sets the wake counter .*wakes to 0 \(1 of 1 wakes done\); the install itself is already as recorded/);
+  assert.is(readFileSync(join(stateDir(h), 'wakes'), 'utf8'), '1\n');
+  const yes = await hb(h, 'resume', { resetCap: true, yes: true });
+  assert.is(yes.code, 0, yes.err);
+  assert.match(yes.out, /the wake counter of "docs" is 0 again: up to 1 wakes from now/);
+  assert.is((await hb(h, 'status')).code, 0);
+  assert.match((await hb(h, 'wake')).out, /^wake 1: quiet after \d+ s/m);
 });
 
 test('issue 12, stand-in systemctl: a fire the plan expected that left no line is a missed fire; an orphan shows no next fire', async () => {
