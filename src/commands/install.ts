@@ -286,6 +286,13 @@ async function applyAndCheck(p: InstallPlan, io: HostIO): Promise<number> {
   await removeOthers(p, io);
   const spec = shownWord(p.argv.spec);
   line(io, `hbgen: installed "${p.spec.name}"; \`hbgen status ${spec}\` audits it, \`hbgen wake ${spec}\` runs one heartbeat now, \`hbgen stop ${spec}\` removes it`);
+  for (const l of [
+    'HEART.md is live: edit it any time, the next heartbeat reads it.',
+    'LOG.md is the human timeline (one line per heartbeat, written by the agent).',
+    `${p.names.stateDir} holds machine state and raw logs (runtime.log).`,
+    `\`hbgen status\` audits without doing work; \`hbgen stop\` keeps that state for \`hbgen resume\`.`,
+  ])
+    line(io, `  ${l}`);
   return 0;
 }
 
