@@ -158,8 +158,13 @@ real('real manager: status reports drift (a unit edited by hand, daemon-reload),
   let s = M.hb(docs, 'status');
   assert.is(s.code, 1, s.out);
   assert.match(s.out, new RegExp(`problem  drift: ${unit} changed since install \\(sha256 [0-9a-f]{12}…, state\\.json [0-9a-f]{12}…\\); run \`hbgen install\` to restore it\\n`));
-  writeFileSync(unit, orig);
-  ok(M.systemctl('daemon-reload'), 'daemon-reload');
+  // Host-level drift is repaired by install, after the panel has shown the edit it undoes.
+  const fix = M.hb(docs, 'install', { yes: true });
+  assert.is(fix.code, 0, fix.out + fix.err);
+  assert.match(fix.out, new RegExp(`${unit} +0644 {2}replaced: changed since install, the edit below is undone\\n`));
+  assert.match(fix.out, /\n {4}-# edited by hand\n/);
+  assert.ok(readFileSync(unit).equals(orig), 'the unit is as installed again');
+  assert.not.match(M.systemctl('cat', 'hbgen-docs.service').out, /# edited by hand/, 'the manager reloaded the repaired unit');
   ok(M.hb(docs, 'status'), 'status after the unit is restored');
 
   ok(M.systemctl('disable', '--now', 'hbgen-docs.timer'), 'disable --now by hand');

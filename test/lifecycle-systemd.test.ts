@@ -231,12 +231,16 @@ test('stand-in systemctl: status is healthy (exit 0), then reports drift, a miss
 
   const w = join(stateDir(h), 'heartbeat.sh');
   const orig = readFileSync(w);
+  // A state-folder file hbgen wrote, edited: status puts the installed bytes back (issue 12).
   appendFileSync(w, '# edited by hand\n');
   s = await hb(h, 'status');
-  assert.is(s.code, 1);
-  assert.match(s.out, new RegExp(`problem  drift: ${w} changed since install \\(sha256 [0-9a-f]{12}…, state\\.json [0-9a-f]{12}…\\); run \`hbgen install\` to restore it`));
-  assert.match(s.out, /\n1 problem\n$/);
-  writeFileSync(w, orig);
+  assert.is(s.code, 0, s.out);
+  assert.match(s.out, new RegExp(`ok {7}repaired: ${w} differed from what hbgen installed \\(changed\\); hbgen put the installed bytes back\n`));
+  assert.ok(readFileSync(w).equals(orig), 'the wrapper is as installed again');
+  rmSync(join(stateDir(h), 'window.sh'));
+  s = await hb(h, 'status');
+  assert.match(s.out, /ok {7}repaired: .*window\.sh differed from what hbgen installed \(missing\)/);
+  assert.is(s.code, 0);
 
   rmSync(h.bin);
   s = await hb(h, 'status');
@@ -547,6 +551,17 @@ test('issue 12, stand-in systemctl: status shows the install at a glance (repo, 
   assert.match(st.out, /\n {2}next +Write the install guide \(STATE\.md\)\n {2}blockers +waiting for the API key decision \(STATE\.md\)\n/);
   writeFileSync(join(h.repo, 'HEART.md'), '# HEART\n\nMission: docs, and the API.\n');
   assert.match((await hb(h, 'status')).out, /\n {2}HEART\.md +changed since the last wake: the next one reads it\n/);
+});
+
+test('issue 12, stand-in systemctl: the same spec name from a second repo cannot take over the first install\'s state folder', async () => {
+  const a = makeHost('systemd-user', {}, 'outside');
+  assert.is((await hb(a, 'install', { yes: true })).code, 0);
+  const b = makeHost('systemd-user', { stateDir: stateDir(a) });
+  const before = readFileSync(join(stateDir(a), 'state.json'));
+  const r = await hb(b, 'install', { yes: true });
+  assert.is(r.code, 1);
+  assert.match(r.err, new RegExp(`state\\.json records the install of "docs" for the repo ${a.repo}, not ${b.repo}: two repos cannot share one name's state folder; give this spec another "name"`));
+  assert.ok(readFileSync(join(stateDir(a), 'state.json')).equals(before), 'the first install is untouched');
 });
 
 test.run();

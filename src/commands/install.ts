@@ -59,6 +59,8 @@ interface InstallPlan {
   stateFiles: FilePlan[];
   /** This spec's entries on the other schedulers: removed after the check passes (one scheduler at a time). */
   others: Look[];
+  /** Diffs of hbgen's files edited since install, which install puts back. */
+  edits: string[];
   /** Caveats of resume itself (the spec file changed since install). */
   notes: string[];
 }
@@ -92,6 +94,14 @@ export async function install(argv: InstallArgs, io: HostIO, verb: Verb = 'insta
   }
 }
 
+/** What install undoes in each edited file, as a unified diff (now → hbgen's). */
+async function editDiffs(files: FilePlan[]): Promise<string[]> {
+  const edited = files.filter((f) => f.edited && f.prior);
+  if (edited.length === 0) return [];
+  const { createTwoFilesPatch } = await import('diff');
+  return edited.map((f) => createTwoFilesPatch(f.path, f.path, f.prior!.toString('utf8'), f.content.toString('utf8'), 'now', 'as hbgen installs it').replace(/^=+\n/m, ''));
+}
+
 const wakesPath = (n: Names): string => posix.join(n.stateDir, 'wakes');
 
 /** "12 of 12 wakes done", from the wrapper's counter file. */
@@ -106,7 +116,18 @@ function resolveSpec(argv: InstallArgs, io: HostIO, verb: Verb): { spec: Spec; s
   const { spec: fileSpec, file: specFile } = loadFor(io, argv.spec);
   const stateDir = names(fileSpec).stateDir;
   const prev = readState(stateDir);
-  if (verb === 'install') return { spec: fileSpec, specFile, prev, notes: [] };
+  if (verb === 'install') {
+    // The default state folder is named after the spec: a spec of the same name in another
+    // repo would land in the same folder and take over that install's entries.
+    const other = prev && typeof prev.spec === 'object' && prev.spec !== null ? (prev.spec as { repo?: unknown }).repo : undefined;
+    if (typeof other === 'string' && other !== fileSpec.repo) {
+      throw new UserError([
+        `${statePath(stateDir)} records the install of "${fileSpec.name}" for the repo ${other}, not ${fileSpec.repo}: two repos cannot share one name's state folder; give this spec another "name" (or its own "stateDir"), or first run \`hbgen stop\` with that repo's spec and delete ${stateDir}`,
+        NOTHING,
+      ]);
+    }
+    return { spec: fileSpec, specFile, prev, notes: [] };
+  }
   if (!prev) {
     throw new UserError([`${statePath(stateDir)}: no install of "${fileSpec.name}" is recorded there, so there is nothing to resume; install it with \`hbgen install ${shownWord(argv.spec)}\``]);
   }
@@ -146,7 +167,7 @@ async function planInstall(argv: InstallArgs, io: HostIO, verb: Verb): Promise<I
   const others = (await lookEverywhere(ctx, prev, spec, scheduler)).filter((l) => l.plan.found.length || l.plan.refusals.length);
   for (const l of others) refusals.push(...l.plan.refusals.map((r) => `${r} (an earlier install of "${spec.name}" on ${l.id} must be removed before it moves to ${scheduler})`));
   if (refusals.length || !pre) throw new UserError([...refusals, NOTHING]);
-  return { verb, argv, spec, specFile, names: n, prev, facts, render, ctx, backend, pre, stateFiles, others, notes };
+  return { verb, argv, spec, specFile, names: n, prev, facts, render, ctx, backend, pre, stateFiles, others, notes, edits: await editDiffs([...stateFiles, ...pre.hostFiles]) };
 }
 
 function sameRecords(a: { path: string; sha256: string; mode: number }[], b: { path: string; sha256: string; mode: number }[]): boolean {
@@ -182,6 +203,7 @@ function showPanel(p: InstallPlan): string {
     pre: p.pre,
     caveats: [...p.notes, ...p.facts.caveats, ...p.pre.caveats, ...p.render.warnings],
     removes: p.others.flatMap((l) => l.plan.found.map((f) => `${l.id}: ${f}`)),
+    edits: p.edits,
   });
 }
 

@@ -9,7 +9,7 @@ import { failStreak, missedFires, schedulerClock, wakes } from '../host/health.t
 import { localText } from '../host/next.ts';
 import type { Ctx } from '../host/backend.ts';
 import { checkBin } from '../host/facts.ts';
-import { lstatOrNull, mode4, readOrNull, sha256 } from '../host/fsx.ts';
+import { lstatOrNull, mode4, readOrNull, sha256, writeAtomic } from '../host/fsx.ts';
 import { homeOf, type HostIO } from '../host/io.ts';
 import { heartbeatRunningNow, lockInfo } from '../host/proc.ts';
 import { allHostPaths, lookEverywhere, lostStateText, readStateOrNote, trustedSpec, untrustedRecords } from '../host/found.ts';
@@ -86,7 +86,7 @@ export async function status(argv: { spec: string }, io: HostIO): Promise<number
     return report(io, f);
   }
   if (s.status === 'installing') f.problems.push('unfinished: an install did not finish (state.json says installing); run `hbgen install` again, or `hbgen stop` to remove what it wrote');
-  const drifted = recordedDrift(s, n, paths.files, f);
+  const drifted = recordedDrift(s, n, paths.files, f, await installedRender(spec));
   await renderDrift(fileSpec, file, s, n, drifted, f);
   binaryCheck(spec, s, io, f);
   const present = (SCHEDULER_IDS as readonly string[]).includes(s.scheduler) ? await schedulerAudit(spec, n, s, io, f) : false;
@@ -120,8 +120,33 @@ async function lostState(fileSpec: Spec, n: Names, ctx: Ctx, io: HostIO, unread:
   return report(io, f);
 }
 
-/** The installed files against state.json; returns the paths that drifted. */
-function recordedDrift(s: State, n: Names, hostFiles: string[], f: Findings): Set<string> {
+/** The state-folder files as installed: the recorded spec rendered again, by path (empty when it does not render). */
+async function installedRender(spec: Spec): Promise<Map<string, string>> {
+  const r = await renderSpec(spec);
+  return new Map(r.files.map((x) => [posix.join(names(spec).stateDir, x.path), x.content]));
+}
+
+/**
+ * A file of the state folder that differs from what hbgen installed is put back (the
+ * platform's rule: drift inside hbgen's own folder heals itself), when rendering the
+ * recorded spec again gives exactly the bytes state.json recorded; atomically, so a wake
+ * running the old wrapper keeps reading its own copy. Returns the repair said, or null.
+ */
+function repair(r: { path: string; sha256: string; mode: number }, n: Names, installed: Map<string, string>): string | null {
+  const content = installed.get(r.path);
+  if (!r.path.startsWith(`${n.stateDir}/`) || content === undefined || sha256(Buffer.from(content)) !== r.sha256) return null;
+  const st = lstatOrNull(r.path);
+  if (st && !st.isFile()) return null;
+  try {
+    writeAtomic(r.path, content, r.mode);
+  } catch {
+    return null;
+  }
+  return `repaired: ${r.path} differed from what hbgen installed (${st ? 'changed' : 'missing'}); hbgen put the installed bytes back`;
+}
+
+/** The installed files against state.json; repairs what it can; returns the paths still drifted. */
+function recordedDrift(s: State, n: Names, hostFiles: string[], f: Findings, installed: Map<string, string>): Set<string> {
   const drifted = new Set<string>();
   // Only paths hbgen writes for this name: state.json may name others (reported, ignored).
   const files = [...s.files.filter((r) => r.path.startsWith(`${n.stateDir}/`)), ...s.hostFiles.filter((r) => hostFiles.includes(r.path))];
@@ -134,7 +159,9 @@ function recordedDrift(s: State, n: Names, hostFiles: string[], f: Findings): Se
       if (h !== r.sha256) problem = `drift: ${r.path} changed since install (sha256 ${h.slice(0, 12)}…, state.json ${r.sha256.slice(0, 12)}…); run \`hbgen install\` to restore it`;
       else if ((st.mode & 0o7777) !== r.mode) problem = `drift: ${r.path} has mode ${mode4(st.mode)}, installed ${mode4(r.mode)}; run \`hbgen install\` to restore it`;
     }
-    if (problem) {
+    const fixed = problem ? repair(r, n, installed) : null;
+    if (fixed) f.info.push(fixed);
+    else if (problem) {
       f.problems.push(problem);
       drifted.add(r.path);
     }

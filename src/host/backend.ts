@@ -33,6 +33,8 @@ export interface FilePlan {
   prior: Buffer | null;
   priorMode: number;
   action: 'create' | 'replace' | 'same';
+  /** A file hbgen installed and someone changed since: the replace undoes that edit (the panel shows the diff). */
+  edited?: boolean;
 }
 
 /** A command that changes the host, as argv, and what the panel says about it. */
@@ -157,9 +159,9 @@ export function planFile(path: string, content: Buffer, mode: number, spec: Spec
   const hasOurHeader = cur.includes(header);
   const hash = sha256(cur);
   if (hasOurHeader && recorded && recorded.sha256 === hash) return { plan: { path, content, mode, prior: cur, priorMode, action: 'replace' } };
-  if (hasOurHeader && recorded) {
-    return { refusal: `${path} was changed after hbgen installed it (its sha256 differs from state.json); hbgen will not overwrite your edits: move the file away or delete it, then run the command again` };
-  }
+  // hbgen's own file (its header, recorded in state.json) changed since install: drift that
+  // install repairs, after the panel has shown the edit it undoes.
+  if (hasOurHeader && recorded) return { plan: { path, content, mode, prior: cur, priorMode, action: 'replace', edited: true } };
   if (hasOurHeader) {
     // A file of the same spec name that this state folder did not write: another install
     // (another repo or stateDir) owns it. A state-folder file rendered with `hbgen render

@@ -54,10 +54,11 @@ function blockOf(c: Ctx): Buffer {
 const tableOf = (s: CrontabState) => (s.state === 'present' ? s.table : null);
 
 /** Everything a merge needs, or the refusals; pure given `before`. */
-function computeMerge(c: Ctx, before: CrontabState): { refusals: string[]; table?: Buffer; action?: string; warnings: string[]; tableBefore?: CronRecord['tableBefore'] } {
+function computeMerge(c: Ctx, before: CrontabState): { refusals: string[]; table?: Buffer; action?: string; warnings: string[]; edited?: string[]; tableBefore?: CronRecord['tableBefore'] } {
   const block = blockOf(c);
   const table = tableOf(before);
   const name = c.spec.name;
+  const edited: string[] = [];
   if (table) {
     const scan = findBlocks(table, name);
     if (scan.problems.length) return { refusals: [...scan.problems.map((p) => `your crontab: ${p}`)], warnings: [] };
@@ -65,16 +66,21 @@ function computeMerge(c: Ctx, before: CrontabState): { refusals: string[]; table
     if (old) {
       const bytes = table.subarray(old.start, old.endByte);
       const recorded = c.prev?.cron ? Buffer.from(c.prev.cron.block) : null;
+      const lines = `lines ${old.begin + 1}–${old.end + 1}`;
       if (!bytes.equals(block) && !(recorded && bytes.equals(recorded))) {
-        const lines = `lines ${old.begin + 1}–${old.end + 1}`;
-        return {
-          refusals: [
-            recorded
-              ? `${lines} of your crontab, hbgen's block "${name}", were edited after hbgen installed them; restore them or delete them with \`crontab -e\`, then run the command again`
-              : `${lines} of your crontab hold a block "${name}" that ${c.names.stateDir}/state.json does not record (another install of a spec named "${name}"?); stop that install with \`hbgen stop\` and its spec, or delete the block with \`crontab -e\`, then run the command again`,
-          ],
-          warnings: [],
-        };
+        // hbgen's own block (state.json records it) edited since install: drift that install
+        // repairs after the panel has shown the lines it replaces; a block it did not record
+        // belongs to another install and is refused.
+        if (recorded) {
+          edited.push(`${lines} of your crontab, hbgen's block "${name}", were edited since install; install puts hbgen's block back, replacing:\n${bytes.toString('latin1').trimEnd()}`);
+        } else {
+          return {
+            refusals: [
+              `${lines} of your crontab hold a block "${name}" that ${c.names.stateDir}/state.json does not record (another install of a spec named "${name}"?); stop that install with \`hbgen stop\` and its spec, or delete the block with \`crontab -e\`, then run the command again`,
+            ],
+            warnings: [],
+          };
+        }
       }
     }
   }
@@ -88,7 +94,7 @@ function computeMerge(c: Ctx, before: CrontabState): { refusals: string[]; table
   const refusals = table && m.action !== 'unchanged' ? listingAmbiguities(table) : [];
   const hadOurs = table !== null && findBlocks(table, name).blocks.length === 1;
   const tableBefore = hadOurs && c.prev?.cron ? c.prev.cron.tableBefore : before.state === 'absent' ? 'absent' : table!.length === 0 ? 'empty' : 'present';
-  return { refusals, table: m.table, action: m.action, warnings: m.warnings, tableBefore };
+  return { refusals, table: m.table, action: m.action, warnings: m.warnings, edited, tableBefore };
 }
 
 export const cron: Backend<CronData> = {
@@ -106,6 +112,7 @@ export const cron: Backend<CronData> = {
     const p: Preflight<CronData> = {
       refusals: m.refusals,
       caveats: [
+        ...(m.edited ?? []),
         // The library numbers lines in the merged table.
         ...m.warnings.map((w) => `once the block is in: ${w}`),
         'cron also runs the job while you are logged out; a fire missed while the machine sleeps or is off is skipped, not caught up',

@@ -21,13 +21,16 @@ export interface PanelInput {
   statePath: string;
   pre: Preflight;
   caveats: string[];
+  /** Unified diffs (now → what install writes) of hbgen's files that were edited since install. */
+  edits?: string[];
   /** Entries of this spec on another scheduler, removed once the new install passed its check. */
   removes?: string[];
 }
 
 function fileLines(files: FilePlan[]): string[] {
   const w = Math.max(...files.map((f) => f.path.length));
-  return files.map((f) => `  ${f.path.padEnd(w)}  ${mode4(f.mode)}  ${f.action === 'create' ? 'new' : f.action === 'replace' ? 'replaced (hbgen wrote it)' : 'unchanged'}`);
+  const what = (f: FilePlan) => (f.action === 'create' ? 'new' : f.edited ? 'replaced: changed since install, the edit below is undone' : f.action === 'replace' ? 'replaced (hbgen wrote it)' : 'unchanged');
+  return files.map((f) => `  ${f.path.padEnd(w)}  ${mode4(f.mode)}  ${what(f)}`);
 }
 
 // codex's sandbox modes; any other mode is Claude Code's permission mode.
@@ -64,6 +67,7 @@ export function panel(p: PanelInput): string {
   out.push('files it will write:');
   out.push(...fileLines([...writes, { path: p.statePath, content: Buffer.alloc(0), mode: 0o600, prior: null, priorMode: 0, action: 'create' }]).map((l, i, a) => (i === a.length - 1 ? l.replace(/new$/, 'the record of this install') : l)));
   if (same) out.push(`  (${same} more already in place, unchanged)`);
+  for (const d of p.edits ?? []) out.push(...d.split('\n').filter(Boolean).map((l) => `    ${l}`));
   for (const w of pre.writes) out.push(`  ${w}`);
   out.push('commands it will run:');
   if (pre.commands.length === 0) out.push('  none on the scheduler: its entry is already in place');
