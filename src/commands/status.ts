@@ -2,10 +2,10 @@
 // (sha256 of the installed files against state.json and against a fresh render), orphans,
 // duplicates, a missing binary, a stale lock, the last outcome and the next fire time.
 import { posix } from 'node:path';
-import { type LogLine, parseLog } from '../formats.ts';
 import type { Ctx } from '../host/backend.ts';
 import { checkBin } from '../host/facts.ts';
 import { lstatOrNull, mode4, readOrNull, sha256 } from '../host/fsx.ts';
+import { lastOutcome } from '../host/runtime-log.ts';
 import { homeOf, type HostIO } from '../host/io.ts';
 import { lockInfo } from '../host/proc.ts';
 import { allHostPaths, lookEverywhere, lostStateText, readStateOrNote, trustedSpec, untrustedRecords } from '../host/found.ts';
@@ -17,24 +17,6 @@ import { plan } from '../schedule.ts';
 import { SCHEDULER_IDS, SCHEDULERS } from '../schedulers.ts';
 import type { Spec } from '../spec.ts';
 import { line, loadFor } from './common.ts';
-
-/**
- * The last outcome in runtime.log: not "start", and not the install check's own lines
- * ("start smoke", "quiet smoke" and the skip-locked of its second run).
- */
-export function lastOutcome(log: string, name: string): LogLine | null {
-  const b = readOrNull(log);
-  if (!b) return null;
-  const all = parseLog(b.toString('utf8'), name);
-  const smoke = (i: number) => all[i]?.detail === 'smoke';
-  for (let i = all.length - 1; i >= 0; i--) {
-    const l = all[i]!;
-    if (l.outcome === 'start' || l.detail === 'smoke') continue;
-    if (l.outcome === 'skip-locked' && (smoke(i - 1) || smoke(i + 1))) continue;
-    return l;
-  }
-  return null;
-}
 
 /** What the audit found: problems make it unhealthy, info lines are said as they are. */
 interface Findings {
