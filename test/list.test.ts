@@ -2,7 +2,7 @@
 // installs, STAND-IN systemctl/launchctl/loginctl first on PATH and a recording STAND-IN
 // crontab (so that no real user's crontab is read); and the real crontab(1) as a scratch
 // user (test/helpers/cronuser.ts), with the stand-in systemctl beside it.
-import { appendFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -10,7 +10,7 @@ import { names } from '../src/names.ts';
 import { validateSpec, type Spec, type SpecInput } from '../src/spec.ts';
 import { B, makeStub } from './helpers/crontab.ts';
 import { cronUser, whyNot, type CronUser } from './helpers/cronuser.ts';
-import { baseSpec, hb, makeHost, type Host } from './helpers/lifecycle.ts';
+import { baseSpec, hb, hostIO, makeHost, type Host } from './helpers/lifecycle.ts';
 
 const uid = process.getuid!();
 const why = whyNot();
@@ -34,6 +34,8 @@ function host(): { h: Host; done: () => void } {
   h.env.PATH = `${stub.dir}:${h.env.PATH}`;
   return { h, done: stub.remove };
 }
+
+const mkdirp = (d: string) => (mkdirSync(d, { recursive: true }), d);
 
 async function installed(h: Host): Promise<void> {
   const r = await hb(h, 'install', { yes: true });
@@ -204,6 +206,37 @@ test('stop --all: of the entries under other names it removes only the one hbgen
   assert.ok(existsSync(join(units, 'hbgen-hand.service')), 'hbgen did not write it for that name');
   assert.ok(existsSync(join(units, 'hbgen-other.service')) && h.tools.enabled('hbgen-other.timer'), 'another install');
   done();
+});
+
+test('every fixture spec (the hostile one\'s state folder too) rendered for each scheduler: the entry\'s wrapper is read back exactly; one changed byte of the path, none', async () => {
+  const { renderSpec } = await import('../src/pipeline.ts');
+  const { loadSpec } = await import('../src/load.ts');
+  const { SCHEDULER_IDS, SCHEDULERS } = await import('../src/schedulers.ts');
+  const specs = readdirSync(join(import.meta.dirname, '../fixtures/specs')).filter((f) => f.endsWith('.json'));
+  assert.ok(specs.includes('hostile.json'));
+  for (const f of specs) {
+    const spec = loadSpec(join(import.meta.dirname, '../fixtures/specs', f));
+    for (const id of SCHEDULER_IDS) {
+      const { h, done } = host();
+      const stub = h.env.PATH.split(':')[0]!;
+      const r = await renderSpec(spec, { scheduler: id });
+      assert.equal(r.errors, [], `${f} ${id}`);
+      const place = (edit: (t: string) => string) => {
+        for (const x of r.files.filter((x) => x.path.startsWith('host/'))) {
+          const base = x.path.slice('host/'.length);
+          const text = edit(x.content.toString());
+          if (id === 'cron') writeFileSync(join(stub, 'table'), text);
+          else writeFileSync(join(mkdirp(id === 'launchd' ? join(h.home, 'Library/LaunchAgents') : join(h.home, '.config/systemd/user')), base), text);
+        }
+      };
+      const inv = async () => (await (await SCHEDULERS[id].backend()).inventory({ io: hostIO(h), home: h.home }, true)).entries;
+      place((t) => t);
+      assert.equal((await inv()).map((e) => [e.name, e.wrapper]), [[spec.name, names(spec).wrapper]], `${f} ${id}`);
+      place((t) => t.replaceAll('/heartbeat.sh', '/heartbeat.sx'));
+      assert.equal((await inv()).map((e) => [e.name, e.wrapper]), [[spec.name, null]], `${f} ${id}: changed`);
+      done();
+    }
+  }
 });
 
 // ------------------------------------------------------------------ real crontab(1)
