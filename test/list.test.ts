@@ -3,6 +3,7 @@
 // crontab (so that no real user's crontab is read); and the real crontab(1) as a scratch
 // user (test/helpers/cronuser.ts), with the stand-in systemctl beside it.
 import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -112,7 +113,7 @@ test('list: two installs on two backends, both active with their repo, state fol
   done();
 });
 
-test('list: stopped, orphan (entry deleted by hand), drifted (an edited wrapper; an edited plist) and unowned (state folder deleted), each with its hint', async () => {
+test('list: stopped, orphan (entry deleted by hand), drifted (an edited wrapper, with state.json edited to match; an edited plist) and unowned (state folder deleted), each with its hint', async () => {
   const { h, done } = host();
   const [site, web, app, ops] = [sibling(h, 'site', 'launchd'), sibling(h, 'web', 'systemd-user'), sibling(h, 'app', 'launchd'), sibling(h, 'ops', 'systemd-user')];
   for (const x of [h, site, web, app, ops]) await installed(x);
@@ -121,7 +122,13 @@ test('list: stopped, orphan (entry deleted by hand), drifted (an edited wrapper;
 
   assert.is((await hb(h, 'stop')).code, 0);
   rmSync(join(h.home, 'Library/LaunchAgents/dev.hbgen.site.plist'));
+  // The wrapper edited, and its record in state.json too (as the agent could where it may
+  // write): still drifted, by the SHA-256 the unit checks before it runs the wrapper.
   appendFileSync(names(web.spec).wrapper, '# edited\n');
+  const webState = join(names(web.spec).stateDir, 'state.json');
+  const ws = JSON.parse(readFileSync(webState, 'utf8')) as { files: { path: string; sha256: string }[] };
+  for (const f of ws.files) if (f.path === names(web.spec).wrapper) f.sha256 = createHash('sha256').update(readFileSync(f.path)).digest('hex');
+  writeFileSync(webState, JSON.stringify(ws));
   const appPlist = join(h.home, 'Library/LaunchAgents/dev.hbgen.app.plist');
   writeFileSync(appPlist, readFileSync(appPlist, 'utf8').replace('<key>Label</key>', '<key>Label</key><!-- edited -->'));
   rmSync(names(ops.spec).stateDir, { recursive: true });

@@ -87,11 +87,16 @@ function stateOf(dir: string, notes: string[], cache: Map<string, State | null>)
   return s;
 }
 
-/** Is the installed wrapper the one state.json records, and every host file the copy in <stateDir>/host/? */
+/**
+ * Is the installed wrapper the one state.json records and the one the entry checks before
+ * it runs it (its SHA-256 is in the entry: generators/entry.ts; state.json may sit where the
+ * agent writes, the entry does not), and every host file the copy in <stateDir>/host/?
+ */
 function inStep(e: FoundEntry, s: State, dir: string): boolean {
   const rec = s.files.find((r) => r.path === e.wrapper);
   const cur = readOrNull(e.wrapper!);
-  if (!rec || !cur || sha256(cur) !== rec.sha256) return false;
+  const sum = cur ? sha256(cur) : '';
+  if (!rec || !cur || sum !== rec.sha256 || !e.copies.some((c) => c.bytes.includes(sum))) return false;
   return e.copies.every((c) => readOrNull(posix.join(dir, 'host', c.copy))?.equals(c.bytes) === true);
 }
 
