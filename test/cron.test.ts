@@ -130,7 +130,8 @@ function specWithCommandBytes(bytes: number): Spec {
   const make = (n: number): Spec => {
     const segs: string[] = [];
     for (let left = n; left > 0; left -= 100) segs.push('a'.repeat(Math.min(100, left)));
-    const v = validateSpec({ ...base.raw, repo: `/ü/${segs.join('/')}` });
+    // The state folder inside the repo, so that the repo's length sets the command's.
+    const v = validateSpec({ ...base.raw, repo: `/ü/${segs.join('/')}`, stateDir: '.agent-platform' });
     if (!v.spec) throw new Error(v.errors.join('\n'));
     return v.spec;
   };
@@ -180,7 +181,7 @@ test('a cron command of 998 bytes renders and crontab(1) takes it; 999 bytes is 
   const dir = tmp('hbgen-cron-long');
   const specFile = join(dir, 'long.json');
   const base = fixtures.find((f) => f.file === 'cron.json')!;
-  writeFileSync(specFile, JSON.stringify({ ...base.raw, repo: tooLong.repo }));
+  writeFileSync(specFile, JSON.stringify({ ...base.raw, repo: tooLong.repo, stateDir: '.agent-platform' }));
   const out = join(dir, 'out');
   mkdirSync(out);
   const cli = run(process.execPath, [join(ROOT, 'bin', 'hbgen.cjs'), 'render', specFile, '--out', out]);

@@ -470,4 +470,52 @@ test('stand-in systemctl: a state.json inside the repo (agent-writable) cannot m
   assert.match(r.out, /state\.json says install turned lingering on; it sits inside the repo, where the agent can write, so hbgen leaves lingering as it is: run `loginctl disable-linger ada` if nothing else needs it/);
 });
 
+test('issue 12, stand-in systemctl: status exits 1 after three failing wakes in a row, naming them and the latest output; an ok wake clears it', async () => {
+  const h = makeHost('systemd-user');
+  assert.is((await hb(h, 'install', { yes: true })).code, 0);
+  writeFileSync(h.bin, '#!/bin/sh\necho "Not logged in · Please run /login"\nexit 1\n');
+  for (let i = 0; i < 2; i++) assert.is((await hb(h, 'wake')).code, 1);
+  let st = await hb(h, 'status');
+  assert.is(st.code, 0, `two failures are not yet a streak: ${st.out}`);
+  assert.is((await hb(h, 'wake')).code, 1);
+  st = await hb(h, 'status');
+  assert.is(st.code, 1, st.out);
+  assert.match(st.out, /problem {2}failing: the last 3 wakes in a row ended fail, timeout or error \(latest: fail 1 at [^)]+\); its last output: "Not logged in · Please run \/login"; see .*runtime\.log, fix it, then check with `hbgen wake`/);
+  writeFileSync(h.bin, '#!/bin/sh\necho fine\n');
+  assert.is((await hb(h, 'wake')).code, 0);
+  assert.is((await hb(h, 'status')).code, 0);
+});
+
+test('issue 12, stand-in systemctl: the cap reached is unhealthy and says how to go on', async () => {
+  const h = makeHost('systemd-user', { cap: 1 });
+  assert.is((await hb(h, 'install', { yes: true })).code, 0);
+  assert.is((await hb(h, 'wake')).code, 0);
+  const w = await hb(h, 'wake');
+  assert.is(w.code, 0);
+  assert.match(w.out, /^wake: skip-cap 1 of 1 wakes done \(see /m);
+  const st = await hb(h, 'status');
+  assert.is(st.code, 1, st.out);
+  assert.match(st.out, /problem {2}cap reached: 1 of 1 wakes done, so every wake is skipped \(skip-cap\) while the scheduler still fires; `hbgen resume --reset-cap` zeroes the counter after the panel, or raise "cap"/);
+});
+
+test('issue 12, stand-in systemctl: a fire the plan expected that left no line is a missed fire; an orphan shows no next fire', async () => {
+  const h = makeHost('systemd-user', { schedule: { scheduler: 'systemd-user', every: '30m', minute: 7, hours: { start: '00:00', end: '24:00', timezone: 'UTC' } } });
+  const t0 = Date.now();
+  assert.is((await hb(h, 'install', { yes: true })).code, 0);
+  let st = await hb(h, 'status');
+  assert.is(st.code, 0, st.out);
+  assert.match(st.out, /ok {7}next fire: /);
+  // Two hours later by the clock status reads: the stand-in timer never fired.
+  st = await hb(h, 'status', { now: () => new Date(t0 + 2 * 3600_000) });
+  assert.is(st.code, 1, st.out);
+  assert.match(st.out, /problem {2}missed fire: the scheduler was due to fire at \d{4}-\d\d-\d\d \d\d:(07|37) UTC \([^)]+\) and nothing was logged \(\d fires in the last 24 h left no line\); likely: the machine was asleep or off/);
+  // The timer disabled by hand: an orphan, and no next fire (it will never fire).
+  rmSync(join(unitDir(h), `${UNIT}.timer`));
+  st = await hb(h, 'status');
+  assert.is(st.code, 1);
+  assert.match(st.out, /problem {2}orphan: /);
+  assert.not.match(st.out, /next fire/);
+  assert.not.match(st.out, /missed fire/, 'no fire is expected of an entry that is not there');
+});
+
 test.run();

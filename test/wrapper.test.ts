@@ -113,7 +113,7 @@ for (const sh of SHELLS) {
       ['repo missing', (c) => rmSync(c.repo, { recursive: true }), /repo .* is missing/, false],
       ['bin missing', (c) => rmSync(c.bin), /agent binary .* missing or not executable/, true],
       ['bin not executable', (c) => chmodSync(c.bin, 0o644), /agent binary .* missing or not executable/, true],
-      ['log is a folder', (c) => mkdirSync(join(c.state, 'runtime.log')), /cannot write the log/, false],
+      ['log is a folder', (c) => mkdirSync(join(c.state, 'runtime.log')), /log .* is not a plain file/, false],
       ['log is a symlink', (c) => symlinkSync(join(c.dir, 'elsewhere'), join(c.state, 'runtime.log')), /log .* is a symbolic link/, false],
     ];
     for (const [what, breakIt, msg, logged] of faults) {

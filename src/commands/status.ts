@@ -1,22 +1,44 @@
 // hbgen status [SPEC]: a read-only audit. Exit 0 healthy, 1 otherwise. Reports drift
 // (sha256 of the installed files against state.json and against a fresh render), orphans,
-// duplicates, a missing binary, a stale lock, the last outcome and the next fire time.
+// duplicates, a missing binary, a stale lock, the last outcome (or the wake that ended
+// without one) and the next fire time.
 import { posix } from 'node:path';
+import { type LogLine, parseLog, parseLogLine } from '../formats.ts';
+import { failStreak, missedFires, schedulerClock } from '../host/health.ts';
+import { localText } from '../host/next.ts';
 import type { Ctx } from '../host/backend.ts';
 import { checkBin } from '../host/facts.ts';
 import { lstatOrNull, mode4, readOrNull, sha256 } from '../host/fsx.ts';
-import { lastOutcome } from '../host/runtime-log.ts';
 import { homeOf, type HostIO } from '../host/io.ts';
-import { lockInfo } from '../host/proc.ts';
+import { heartbeatRunningNow, lockInfo } from '../host/proc.ts';
+import { lastOutcome } from '../host/runtime-log.ts';
 import { allHostPaths, lookEverywhere, lostStateText, readStateOrNote, trustedSpec, untrustedRecords } from '../host/found.ts';
 import { type State, specHash, statePath } from '../host/state.ts';
 import { toolsPresent } from '../host/tools.ts';
 import { type Names, names } from '../names.ts';
 import { renderSpec } from '../pipeline.ts';
 import { plan } from '../schedule.ts';
-import { SCHEDULER_IDS, SCHEDULERS } from '../schedulers.ts';
+import { SCHEDULER_IDS, SCHEDULERS, type SchedulerId } from '../schedulers.ts';
 import type { Spec } from '../spec.ts';
 import { line, loadFor } from './common.ts';
+
+/** The lines of runtime.log that end a wake (`error` included: a fault after `start`). */
+const ENDS_A_WAKE: ReadonlySet<string> = new Set(['ok', 'quiet', 'fail', 'timeout', 'error']);
+
+/**
+ * The last wake's `start` line when no line after it ends a wake (the skips of other fires
+ * and the install check's lines do not), else null. Every start gets an outcome line
+ * unless its wrapper was killed or the log could not take the line.
+ */
+export function wakeWithoutOutcome(all: LogLine[]): LogLine | null {
+  for (let i = all.length - 1; i >= 0; i--) {
+    const l = all[i]!;
+    if (l.detail === 'smoke') continue;
+    if (ENDS_A_WAKE.has(l.outcome)) return null;
+    if (l.outcome === 'start') return l;
+  }
+  return null;
+}
 
 /** What the audit found: problems make it unhealthy, info lines are said as they are. */
 interface Findings {
@@ -50,8 +72,9 @@ export async function status(argv: { spec: string }, io: HostIO): Promise<number
   const drifted = recordedDrift(s, n, paths.files, f);
   await renderDrift(fileSpec, file, s, n, drifted, f);
   binaryCheck(spec, s, io, f);
-  if ((SCHEDULER_IDS as readonly string[]).includes(s.scheduler)) await schedulerAudit(spec, n, s, io, f);
+  const present = (SCHEDULER_IDS as readonly string[]).includes(s.scheduler) ? await schedulerAudit(spec, n, s, io, f) : false;
   await lockAndLastOutcome(spec, n, s, io, f);
+  wakeHealth(spec, n, s, present, io, f);
   return report(io, f);
 }
 
@@ -119,16 +142,80 @@ function binaryCheck(spec: Spec, s: State, io: HostIO, f: Findings): void {
   if (bin.problems.length === 0 && bin.facts.realpath !== s.bin.realpath) f.info.push(`agent.bin now resolves to ${bin.facts.realpath} (${s.bin.realpath} at install)`);
 }
 
-/** The scheduler's own audit: its entry, duplicates, the next fire. */
-async function schedulerAudit(spec: Spec, n: Names, s: State, io: HostIO, f: Findings): Promise<void> {
+/** The scheduler's own audit: its entry, duplicates, the next fire. Returns whether the entry is there. */
+async function schedulerAudit(spec: Spec, n: Names, s: State, io: HostIO, f: Findings): Promise<boolean> {
   if (!toolsPresent(s.scheduler, io.env.PATH, 'inspect').ok) {
     f.problems.push(`the ${s.scheduler} tools are not on PATH, so hbgen cannot see the scheduler entry; run status where they are`);
-    return;
+    return false;
   }
   const ctx: Ctx = { io, spec, names: n, home: homeOf(io), files: [], prev: s };
   const a = await (await SCHEDULERS[s.scheduler].backend()).audit(ctx, s, plan(spec));
   f.problems.push(...a.problems);
   f.info.push(...a.info);
+  return a.present;
+}
+
+/**
+ * What the log says a person should look at: failing wakes in a row, the cap reached,
+ * fires the scheduler was due to make that left no line (src/host/health.ts).
+ */
+function wakeHealth(spec: Spec, n: Names, s: State, present: boolean, io: HostIO, f: Findings): void {
+  const lines = parseLog(readOrNull(n.log)?.toString('utf8') ?? '', s.name);
+  const streak = failStreak(lines);
+  if (streak.count >= FAILS_IN_A_ROW && streak.latest) {
+    const l = streak.latest;
+    const tail = outputOf(n.log, s.name);
+    f.problems.push(
+      `failing: the last ${streak.count} wakes in a row ended fail, timeout or error (latest: ${l.outcome}${l.detail ? ` ${l.detail}` : ''} at ${l.time})${tail.length ? `; its last output: ${tail.map((t) => JSON.stringify(t)).join(' ')}` : ''}; see ${n.log}, fix it, then check with \`hbgen wake\``,
+    );
+  }
+  const done = wakesDone(n);
+  if (spec.cap && done !== null && done >= spec.cap) {
+    f.problems.push(`cap reached: ${done} of ${spec.cap} wakes done, so every wake is skipped (skip-cap) while the scheduler still fires; \`hbgen resume --reset-cap\` zeroes the counter after the panel, or raise "cap"`);
+  }
+  const since = Date.parse(s.time);
+  if (present && s.status === 'installed' && Number.isFinite(since)) {
+    const clock = schedulerClock(plan(spec), spec.schedule.hours.timezone, SCHEDULERS[s.scheduler as SchedulerId].hostClock);
+    const missed = missedFires(lines, clock, since, io.now().getTime());
+    if (missed.length) {
+      f.problems.push(
+        `missed fire: the scheduler was due to fire at ${localText(new Date(missed[0]!), clock.zone)} and nothing was logged${missed.length > 1 ? ` (${missed.length} fires in the last 24 h left no line)` : ''}; likely: ${likelyCause(s.scheduler as SchedulerId)}`,
+      );
+    }
+  }
+}
+
+/** status is unhealthy after this many failing wakes in a row. */
+const FAILS_IN_A_ROW = 3;
+
+/** The counted wakes so far (the wrapper's `wakes` file), null when unreadable or absent. */
+function wakesDone(n: Names): number | null {
+  const b = readOrNull(posix.join(n.stateDir, 'wakes'));
+  const t = b?.toString('utf8').trim() ?? '';
+  return /^\d+$/.test(t) ? Number(t) : null;
+}
+
+/** The last lines the latest wake's agent printed (runtime.log lines that are not hbgen's own). */
+function outputOf(log: string, name: string, max = 3): string[] {
+  const text = readOrNull(log)?.toString('utf8') ?? '';
+  const all = text.split('\n');
+  let from = 0;
+  for (let i = all.length - 1; i >= 0; i--) {
+    const p = parseLogLine(all[i]!);
+    if (p?.name === name && p.outcome === 'start' && /^wake /.test(p.detail)) {
+      from = i + 1;
+      break;
+    }
+  }
+  return all.slice(from).filter((l) => l.trim() && !parseLogLine(l)).slice(-max).map((l) => (l.length > 200 ? `${l.slice(0, 200)}…` : l));
+}
+
+/** Why a scheduler that holds the entry may not have fired it. */
+function likelyCause(id: SchedulerId): string {
+  const common = 'the machine was asleep or off at that time, or the host clock or its zone changed';
+  if (id === 'systemd-user') return `${common}; or your user manager was not running (lingering off and you were logged out: \`loginctl enable-linger\`)`;
+  if (id === 'cron') return `${common}; or the cron daemon was not running (\`pgrep cron\`)`;
+  return `${common}; or you were logged out (a LaunchAgent runs only in your GUI session)`;
 }
 
 /** The wrapper's lock (held, stale) and the last outcome in runtime.log. */
@@ -137,7 +224,20 @@ async function lockAndLastOutcome(spec: Spec, n: Names, s: State, io: HostIO, f:
   if (lk.stale) f.problems.push(`stale lock: ${lk.detail}; \`hbgen stop\` clears it (the next wake would also take it over)`);
   else if (lk.overdue) f.problems.push(`overdue: a heartbeat of this install is still running (${lk.detail}); \`hbgen stop\` ends it`);
   else if (lk.held) f.info.push(`a heartbeat is running now (${lk.detail})`);
-  const last = lastOutcome(n.log, s.name);
+  // A link there was planted (the wrapper never makes one); it is not followed.
+  if (lstatOrNull(n.log)?.isSymbolicLink()) {
+    f.problems.push(`${n.log} is a symbolic link, which the wrapper refuses (every wake exits 78); remove it`);
+    return;
+  }
+  const b = readOrNull(n.log);
+  const all = b ? parseLog(b.toString('utf8'), s.name) : [];
+  const open = wakeWithoutOutcome(all);
+  if (open && !lk.held && !(await heartbeatRunningNow(io, spec, n))) {
+    const wake = /^wake (\d+)/.exec(open.detail)?.[1] ?? '?';
+    f.problems.push(`wake ${wake} started at ${open.time} has no outcome line: its wrapper was killed (SIGKILL, out of memory, power loss) or runtime.log could not be written (the scheduler's log says which; see ${n.log})`);
+    return;
+  }
+  const last = lastOutcome(all);
   if (!last) {
     f.info.push(`last outcome: no wake logged yet in ${n.log}`);
     return;

@@ -114,6 +114,8 @@ export interface Inventory {
 export interface Audit {
   problems: string[];
   info: string[];
+  /** The scheduler holds the entry and will fire it: a next fire is real, a missed one means something. */
+  present: boolean;
 }
 
 /** One scheduler's host side; D is what its preflight hands its apply. */

@@ -265,7 +265,7 @@ export const cron: Backend<CronData> = {
     try {
       now = await readCrontab(io(c));
     } catch (e) {
-      if (e instanceof CrontabRefusal) return { problems: e.problems, info };
+      if (e instanceof CrontabRefusal) return { problems: e.problems, info, present: false };
       throw e;
     }
     const table = tableOf(now);
@@ -278,8 +278,10 @@ export const cron: Backend<CronData> = {
       if (!table!.subarray(b.start, b.endByte).equals(Buffer.from(s.cron.block))) problems.push(`drift: lines ${b.begin + 1}–${b.end + 1} of your crontab, hbgen's block, differ from what hbgen installed; run \`hbgen install\``);
       else info.push(`your crontab holds hbgen's block "${c.spec.name}" at lines ${b.begin + 1}–${b.end + 1}`);
     }
-    info.push(`next fire: ${nextFireText(plan, c.io.now())}`);
-    return { problems, info };
+    // A next fire only for an entry that is there (an orphan fires never).
+    const present = scan.blocks.length > 0;
+    if (present) info.push(`next fire: ${nextFireText(plan, c.io.now())}`);
+    return { problems, info, present };
   },
 
   async inventory(c, toolsOnPath) {

@@ -14,7 +14,7 @@ import { defaultStateDir } from '../spec.ts';
 import type { HostEntry } from './backend.ts';
 import { readOrNull, sha256 } from './fsx.ts';
 import type { HostIO } from './io.ts';
-import { lastOutcome } from './runtime-log.ts';
+import { lastOutcomeIn } from './runtime-log.ts';
 import { type State, readState, statePath } from './state.ts';
 import { toolsPresent } from './tools.ts';
 
@@ -110,7 +110,7 @@ function entryRow(e: FoundEntry, s: State | null): InstallRow {
 
 function row(name: string, scheduler: string, dir: string | null, s: State | null, state: InstallState, entries: string[]): InstallRow {
   const repo = typeof s?.spec?.repo === 'string' ? s.spec.repo : null;
-  const last: LogLine | null = dir ? lastOutcome(posix.join(dir, 'runtime.log'), name) : null;
+  const last: LogLine | null = dir ? lastOutcomeIn(posix.join(dir, 'runtime.log'), name) : null;
   return { name, scheduler, repo, stateDir: dir, state, lastOutcome: last ? { outcome: last.outcome, detail: last.detail, time: last.time } : null, entries };
 }
 

@@ -208,13 +208,16 @@ export const launchd: Backend<LaunchdData> = {
     const problems: string[] = [];
     const info: string[] = [];
     const path = plistPath(c);
-    if (!lstatOrNull(path)) problems.push(`orphan: ${path} is missing, so launchd has nothing to run; run \`hbgen install\` to put it back`);
+    const file = !!lstatOrNull(path);
+    if (!file) problems.push(`orphan: ${path} is missing, so launchd has nothing to run; run \`hbgen install\` to put it back`);
     const r = await runTool(c.io, 'launchctl', ['print', target(c)]);
     if (r.code !== 0) problems.push(`orphan: state.json says installed, but launchd does not hold ${c.names.label} (${firstLine(r)}); run \`hbgen install\` to load it again`);
     else info.push(`launchd holds ${c.names.label} (launchctl print ${target(c)})`);
     for (const p of duplicatePaths(c)) problems.push(`duplicate: ${p} also defines ${c.names.label}; remove it or give the spec another name`);
-    info.push(`next fire: ${nextFireText(plan, c.io.now())}`);
-    return { problems, info };
+    // launchd keeps a loaded job after its plist is deleted, until logout: it still fires.
+    const present = r.code === 0;
+    if (present) info.push(`next fire: ${nextFireText(plan, c.io.now())}${file ? '' : ' (until the next logout: the plist is gone)'}`);
+    return { problems, info, present };
   },
 
   async inventory(c, toolsOnPath) {

@@ -337,7 +337,7 @@ export const systemd: Backend<SystemdData> = {
     const b = await bus(c);
     if (b.code !== 0) {
       problems.push(busRefusal(c, b).replace(/, then try again$/, ', then run status again'));
-      return { problems, info };
+      return { problems, info, present: false };
     }
     for (const u of [c.names.service, c.names.timer]) {
       const p = posix.join(unitDir(c), u);
@@ -352,10 +352,12 @@ export const systemd: Backend<SystemdData> = {
     const lt = await sc(c, 'list-timers', c.names.timer, '--all', '--no-pager');
     const row = lt.stdout.split('\n').find((l) => l.includes(c.names.timer));
     const next = row ? /^\s*(\S+ \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \S+)/.exec(row)?.[1] : undefined;
-    info.push(`next fire: ${next ?? (row ? row.trim().replace(/\s+/g, ' ') : 'none listed by systemctl --user list-timers')}`);
+    // A next fire only for a timer that is there and running (an orphan fires never).
+    const present = e === 'enabled' && a === 'active';
+    if (present) info.push(`next fire: ${next ?? (row ? row.trim().replace(/\s+/g, ' ') : 'none listed by systemctl --user list-timers')}`);
     const l = await linger(c);
     if (l.value === 'no') info.push(`warning: lingering is off for ${c.io.user}: the timer stops when you log out; run \`loginctl enable-linger ${c.io.user}\``);
-    return { problems, info };
+    return { problems, info, present };
   },
 
   async inventory(c, toolsOnPath) {

@@ -234,6 +234,11 @@ export interface RunOptions {
   /** false: the wrapper runs as a child of the shell that mounts, in that shell's process
    * group, so it does not lead its group (as under `hbgen wake`). Default true. */
   leader?: boolean;
+  /** sh run as root in the run's private mount namespace, before the wrapper (e.g. mount
+   * a small tmpfs over the state folder and fill it) and after it (copy out what the test
+   * must see: the namespace's mounts are gone once it ends). With it the wrapper does not
+   * lead its group, as with leader false. */
+  wrap?: { before: string; after: string };
 }
 
 /**
@@ -242,7 +247,11 @@ export interface RunOptions {
  */
 export function run(c: Case | null, sh: Shell, opts: RunOptions = {}): Promise<RunResult> {
   const script = opts.script ?? join(c!.state, 'heartbeat.sh');
-  const start = opts.leader === false ? 'mount --bind "$0" /usr/bin/dash && "$@"; exit $?' : 'mount --bind "$0" /usr/bin/dash && exec "$@"';
+  const start = opts.wrap
+    ? `${opts.wrap.before}\nmount --bind "$0" /usr/bin/dash && "$@"\nhbtest_rc=$?\n${opts.wrap.after}\nexit $hbtest_rc`
+    : opts.leader === false
+      ? 'mount --bind "$0" /usr/bin/dash && "$@"; exit $?'
+      : 'mount --bind "$0" /usr/bin/dash && exec "$@"';
   const argv = ['-m', '/bin/sh', '-c', start, sh.file, '/bin/sh', script, ...(opts.args ?? [])];
   const started = Date.now();
   return new Promise((resolve, reject) => {

@@ -1,0 +1,103 @@
+// status and the wake without an outcome line (issue 11: "every start line gets an outcome
+// line, or status says which wake ended without one"), against the stand-in systemctl and
+// the real rendered heartbeat.sh: a wrapper killed with SIGKILL mid-run, a start line the
+// full disk left alone, a wake running now (not a problem), an agent whose output lacks its
+// last newline (the outcome still reads), and a runtime.log swapped for a link.
+import { spawn } from 'node:child_process';
+import { appendFileSync, existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { names } from '../src/names.ts';
+import { type Host, hb, makeHost } from './helpers/lifecycle.ts';
+
+const logOf = (h: Host) => join(names(h.spec).stateDir, 'runtime.log');
+const NO_OUTCOME = /problem {2}wake (\d+) started at (\S+) has no outcome line: its wrapper was killed \(SIGKILL, out of memory, power loss\) or runtime\.log could not be written/;
+const until = async (check: () => boolean, what: string) => {
+  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 50));
+  assert.ok(check(), what);
+};
+
+async function installed(over: Parameters<typeof makeHost>[1] = {}): Promise<Host> {
+  const h = makeHost('systemd-user', { lock: 'flock', timeout: '20s', killAfter: '1s', ...over });
+  const r = await hb(h, 'install', { yes: true });
+  assert.is(r.code, 0, r.err + r.out);
+  return h;
+}
+
+test('a wake that ended with its outcome is healthy; a start line left alone is a problem naming the wake', async () => {
+  const h = await installed();
+  assert.is((await hb(h, 'wake')).code, 0);
+  let st = await hb(h, 'status');
+  assert.is(st.code, 0, st.out);
+  assert.match(st.out, /last outcome: quiet at /);
+  assert.not.match(st.out, /no outcome line/);
+  // What a wrapper killed between its start line and its outcome leaves (or a full disk
+  // that took the start line and not the outcome). Later skips do not end it.
+  appendFileSync(logOf(h), '2026-12-01T08:07:00Z hbgen docs start wake 2\nagent output\n2026-12-01T08:37:00Z hbgen docs skip-locked\n2026-12-01T09:07:00Z hbgen docs skip-window\n');
+  st = await hb(h, 'status');
+  assert.is(st.code, 1, st.out);
+  const m = NO_OUTCOME.exec(st.out);
+  assert.ok(m, st.out);
+  assert.is(m![1], '2');
+  assert.is(m![2], '2026-12-01T08:07:00Z');
+  // A later wake that ends (by hand) settles it.
+  assert.is((await hb(h, 'wake')).code, 0);
+  st = await hb(h, 'status');
+  assert.is(st.code, 0, st.out);
+  assert.not.match(st.out, /no outcome line/);
+});
+
+test('the real wrapper killed with SIGKILL mid-run: running, then "wake N has no outcome line"', async () => {
+  const h = await installed();
+  writeFileSync(h.bin, '#!/bin/sh\necho agent started\nexec sleep 30\n');
+  const w = join(names(h.spec).stateDir, 'heartbeat.sh');
+  const child = spawn('/bin/sh', [w, '--now'], { detached: true, stdio: 'ignore' });
+  const exited = new Promise((res) => child.on('exit', res));
+  const record = join(names(h.spec).stateDir, 'agent');
+  await until(() => existsSync(record) && / hbgen docs start wake 1 by hand\n/.test(readFileSync(logOf(h), 'utf8')), 'the agent started');
+  try {
+    let st = await hb(h, 'status');
+    assert.match(st.out, /a heartbeat is running now/);
+    assert.not.match(st.out, /no outcome line/);
+    process.kill(child.pid!, 'SIGKILL');
+    await exited;
+    st = await hb(h, 'status');
+    assert.is(st.code, 1, st.out);
+    const m = NO_OUTCOME.exec(st.out);
+    assert.ok(m, st.out);
+    assert.is(m![1], '1');
+  } finally {
+    // The agent outlives its wrapper (its group is timeout(1)'s): end it here.
+    const pg = Number(readFileSync(record, 'utf8').trim().split(' ')[1]);
+    if (pg > 1) {
+      try {
+        process.kill(-pg, 'SIGKILL');
+      } catch {}
+    }
+  }
+});
+
+test('an agent whose output lacks its last newline: the outcome line that ends it still reads', async () => {
+  const h = await installed();
+  writeFileSync(h.bin, "#!/bin/sh\nprintf 'no newline at the end'\n");
+  assert.is((await hb(h, 'wake')).code, 0);
+  assert.match(readFileSync(logOf(h), 'utf8'), /no newline at the end\d{4}-\S+ hbgen docs quiet\n$/);
+  const st = await hb(h, 'status');
+  assert.is(st.code, 0, st.out);
+  assert.match(st.out, /last outcome: quiet at /);
+});
+
+test('a runtime.log swapped for a link is a problem, and status does not read through it', async () => {
+  const h = await installed();
+  const target = join(h.root, 'elsewhere.log');
+  writeFileSync(target, '2026-12-01T08:07:00Z hbgen docs ok\n');
+  rmSync(logOf(h));
+  symlinkSync(target, logOf(h));
+  const st = await hb(h, 'status');
+  assert.is(st.code, 1, st.out);
+  assert.match(st.out, /runtime\.log is a symbolic link, which the wrapper refuses \(every wake exits 78\); remove it/);
+  assert.not.match(st.out, /last outcome: ok/);
+});
+
+test.run();
