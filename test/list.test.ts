@@ -188,6 +188,7 @@ test('stop --all: removes the entry under another name (the state folder deleted
   assert.is(r.code, 0, r.err);
   assert.match(r.out, new RegExp(`--all: these run ${join(stateDir, 'heartbeat.sh')} under another spec name, and go too:\n {4}launchd: ${oldPlist}\n {4}launchd: the launchd job dev.hbgen.docs \\(loaded in gui/${uid}\\)\n`));
   assert.match(r.out, new RegExp(`ran launchctl bootout gui/${uid}/dev.hbgen.docs\n {2}removed ${oldPlist}\n`));
+  assert.not.match(r.out, /still runs this spec's entry/, 'docs2\'s own entries are gone already');
   assert.not.ok(existsSync(oldPlist));
   assert.ok(existsSync(otherPlist) && h.tools.loaded('dev.hbgen.other'), 'the other install is left alone');
   // docs2's state folder is not a default one: with no entry left, nothing leads to it.

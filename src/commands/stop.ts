@@ -51,8 +51,9 @@ export async function stop(argv: { spec: string; all?: boolean }, io: HostIO): P
       return 0;
     }
     line(io, `hbgen stop: "${fileSpec.name}" (${found.length ? [...new Set(found.map((l) => l.id))].join(', ') : (s?.scheduler ?? scheduler)})`);
-    if (found.length && !s) say(`${lostStateText(n)}; removing what the scheduler still runs for "${fileSpec.name}", found by its name`);
-    else if (found.length && s?.status === 'stopped') say('state.json says stopped, but the scheduler still runs this spec\'s entry');
+    const own = byName.some((l) => l.plan.found.length);
+    if (own && !s) say(`${lostStateText(n)}; removing what the scheduler still runs for "${fileSpec.name}", found by its name`);
+    else if (own && s?.status === 'stopped') say('state.json says stopped, but the scheduler still runs this spec\'s entry');
     for (const l of [...notes, ...(s ? untrustedRecords(s, fileSpec.name, n, await allHostPaths(ctx), byName) : []), ...looks.flatMap((x) => x.plan.notes)]) say(l);
     if (extra.looks.length) say(`--all: these run ${n.wrapper} under another spec name, and go too:`);
     for (const l of extra.looks) for (const f of l.plan.found) say(`  ${l.id}: ${f}`);
