@@ -76,6 +76,19 @@ test('list: nothing installed → the sentence and where it looked, exit 0; --js
   done();
 });
 
+test('list: a state.json written by someone else (escape sequences, a scheduler that is no string, garbage file records) is shown with "?" for control characters, never crashes it', async () => {
+  const { h, done } = host();
+  const dir = mkdirp(join(h.home, '.local/state/hbgen/evil'));
+  writeFileSync(join(dir, 'state.json'), JSON.stringify({ format: 1, name: 'evil\u001b[2J', status: 'installed', scheduler: { x: 1 }, files: [null], hostFiles: [], spec: { repo: '/r\u001b]0;t\u0007' } }));
+  writeFileSync(join(dir, 'runtime.log'), '2026-12-01T08:07:00Z hbgen evil\u001b[2J fail 3\n');
+  const r = await hb(h, 'list');
+  assert.is(r.code, 0, r.err);
+  assert.not.match(r.out, /[\u0000-\u0009\u000b-\u001f]/);
+  assert.match(r.out, new RegExp(`^evil\\?\\[2J +\\[object Object\\] +unknown +- +/r\\?\\]0;t\\? +${dir}$`, 'm'));
+  assert.is((await json(h))[0]!.name, 'evil\u001b[2J', '--json keeps the bytes, escaped by JSON');
+  done();
+});
+
 test('list: two installs on two backends, both active with their repo, state folder and last outcome; still listed, the same, with the spec files deleted; --json shape', async () => {
   const { h, done } = host();
   const site = sibling(h, 'site', 'launchd');

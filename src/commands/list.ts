@@ -17,9 +17,15 @@ const HINTS: Record<InstallRow['state'], string> = {
 
 const lastText = (r: InstallRow) => (r.lastOutcome ? `${r.lastOutcome.outcome}${r.lastOutcome.detail ? ` ${r.lastOutcome.detail}` : ''} at ${r.lastOutcome.time}` : '-');
 
+/**
+ * A cell as the terminal shows it: state.json and runtime.log may hold what the agent
+ * wrote, so control characters (an escape sequence would rewrite the screen) become "?".
+ */
+const cell = (v: string) => v.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
+
 /** The rows as an aligned table (the last column unpadded). */
 export function table(rows: InstallRow[]): string[] {
-  const cells = [['NAME', 'SCHEDULER', 'STATE', 'LAST OUTCOME', 'REPO', 'STATE FOLDER'], ...rows.map((r) => [r.name, r.scheduler, r.state, lastText(r), r.repo ?? '-', r.stateDir ?? '-'])];
+  const cells = [['NAME', 'SCHEDULER', 'STATE', 'LAST OUTCOME', 'REPO', 'STATE FOLDER'], ...rows.map((r) => [r.name, r.scheduler, r.state, lastText(r), r.repo ?? '-', r.stateDir ?? '-'].map(cell))];
   const widths = cells[0]!.map((_, i) => Math.max(...cells.map((c) => c[i]!.length)));
   return cells.map((c) => c.map((v, i) => (i === c.length - 1 ? v : v.padEnd(widths[i]!))).join('  '));
 }

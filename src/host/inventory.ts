@@ -93,7 +93,7 @@ function stateOf(dir: string, notes: string[], cache: Map<string, State | null>)
  * agent writes, the entry does not), and every host file the copy in <stateDir>/host/?
  */
 function inStep(e: FoundEntry, s: State, dir: string): boolean {
-  const rec = s.files.find((r) => r.path === e.wrapper);
+  const rec = s.files.find((r) => r?.path === e.wrapper);
   const cur = readOrNull(e.wrapper!);
   const sum = cur ? sha256(cur) : '';
   if (!rec || !cur || sum !== rec.sha256 || !e.copies.some((c) => c.bytes.includes(sum))) return false;
@@ -141,9 +141,11 @@ export async function listInstalls(io: HostIO, home: string): Promise<Installs> 
     const s = stateOf(dir, found.notes, cache);
     if (!s) continue;
     const here = found.entries.filter((e) => e.wrapper === posix.join(dir, 'heartbeat.sh'));
-    if (s.status === 'stopped' && here.length === 0) rows.push(row(s.name, s.scheduler, dir, s, 'stopped', []));
-    else if (s.status !== 'stopped' && !here.some((e) => e.name === s.name && e.scheduler === s.scheduler)) {
-      rows.push(row(s.name, s.scheduler, dir, s, lookedAt.has(s.scheduler) ? 'orphan' : 'unknown', []));
+    // Written where the agent may write: shown, never followed.
+    const scheduler = String(s.scheduler);
+    if (s.status === 'stopped' && here.length === 0) rows.push(row(s.name, scheduler, dir, s, 'stopped', []));
+    else if (s.status !== 'stopped' && !here.some((e) => e.name === s.name && e.scheduler === scheduler)) {
+      rows.push(row(s.name, scheduler, dir, s, lookedAt.has(scheduler) ? 'orphan' : 'unknown', []));
     }
   }
   rows.sort((a, b) => a.name.localeCompare(b.name) || a.scheduler.localeCompare(b.scheduler) || (a.stateDir ?? '').localeCompare(b.stateDir ?? ''));
