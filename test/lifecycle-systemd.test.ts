@@ -496,6 +496,16 @@ test('issue 12, stand-in systemctl: the cap reached is unhealthy and says how to
   const st = await hb(h, 'status');
   assert.is(st.code, 1, st.out);
   assert.match(st.out, /problem {2}cap reached: 1 of 1 wakes done, so every wake is skipped \(skip-cap\) while the scheduler still fires; `hbgen resume --reset-cap` zeroes the counter after the panel, or raise "cap"/);
+  // resume --reset-cap: the panel says it, a refused question changes nothing, --yes zeroes it.
+  const no = await hb(h, 'resume', { resetCap: true, tty: true, answer: 'n' });
+  assert.is(no.code, 1);
+  assert.match(no.out, /and it sets the wake counter .*wakes to 0 \(1 of 1 wakes done\); the install itself is already as recorded/);
+  assert.is(readFileSync(join(stateDir(h), 'wakes'), 'utf8'), '1\n');
+  const yes = await hb(h, 'resume', { resetCap: true, yes: true });
+  assert.is(yes.code, 0, yes.err);
+  assert.match(yes.out, /the wake counter of "docs" is 0 again: up to 1 wakes from now/);
+  assert.is((await hb(h, 'status')).code, 0);
+  assert.match((await hb(h, 'wake')).out, /^wake 1: quiet after \d+ s/m);
 });
 
 test('issue 12, stand-in systemctl: a fire the plan expected that left no line is a missed fire; an orphan shows no next fire', async () => {
@@ -516,6 +526,27 @@ test('issue 12, stand-in systemctl: a fire the plan expected that left no line i
   assert.match(st.out, /problem {2}orphan: /);
   assert.not.match(st.out, /next fire/);
   assert.not.match(st.out, /missed fire/, 'no fire is expected of an entry that is not there');
+});
+
+test('issue 12, stand-in systemctl: status shows the install at a glance (repo, hours, wrapper, last wake, HEART.md, STATE.md next and blockers); install ends with the brief', async () => {
+  const h = makeHost('systemd-user');
+  writeFileSync(join(h.repo, 'HEART.md'), '# HEART\n\nMission: docs.\n');
+  writeFileSync(join(h.repo, 'STATE.md'), '# STATE\n\n## Done\n\n- setup\n\n## Next\n\n- Write the install guide\n- later\n\n## Blockers\n\n- waiting for the API key decision\n');
+  const inst = await hb(h, 'install', { yes: true });
+  assert.match(inst.out, /hbgen: installed "docs".*\n {2}HEART\.md is live: edit it any time, the next heartbeat reads it\.\n {2}LOG\.md is the human timeline .*\n {2}.* holds machine state and raw logs \(runtime\.log\)\.\n {2}`hbgen status` audits without doing work; `hbgen stop` keeps that state for `hbgen resume`\.\n/);
+  let st = await hb(h, 'status');
+  assert.match(st.out, /\n {2}HEART\.md +no wake has read it yet\n/);
+  assert.is((await hb(h, 'wake')).code, 0);
+  st = await hb(h, 'status');
+  assert.is(st.code, 0, st.out);
+  assert.match(st.out, new RegExp(`\\n {2}repo +${h.repo}\\n`));
+  assert.match(st.out, /\n {2}hours +08:00–23:00 Europe\/Berlin, every day; every 30m, timeout 10m\n/);
+  assert.match(st.out, /\n {2}wrapper +.*heartbeat\.sh, as installed\n/);
+  assert.match(st.out, /\n {2}last wake +1 by hand at \S+Z, quiet after \d+ s\n/);
+  assert.match(st.out, /\n {2}HEART\.md +unchanged since the last wake\n/);
+  assert.match(st.out, /\n {2}next +Write the install guide \(STATE\.md\)\n {2}blockers +waiting for the API key decision \(STATE\.md\)\n/);
+  writeFileSync(join(h.repo, 'HEART.md'), '# HEART\n\nMission: docs, and the API.\n');
+  assert.match((await hb(h, 'status')).out, /\n {2}HEART\.md +changed since the last wake: the next one reads it\n/);
 });
 
 test.run();

@@ -148,6 +148,26 @@ const TIMEOUT_MATRIX: [Shell, string, string][] = [
   [shell('yash'), 'setsid', PATHS.setsid],
   [shell('bash'), 'full', PATHS.full],
 ];
+// Without a process group of its own the agent's tree is found with ps; an agent that forks
+// all the time used to leave the child it forked between that listing and the KILL behind.
+// The wrapper now stops the tree (STOP), lists it again, then kills it.
+test('timeout without a process group: an agent forking all the time leaves no child behind (dash, yash, posh on a bare PATH)', async () => {
+  const results = await Promise.all(
+    ([shell('dash'), shell('yash'), shell('posh')] as Shell[]).map(async (sh) => {
+      const c = makeCase({ path: PATHS.bare });
+      c.behave("trap '' TERM\nwhile :; do sleep 3 & sleep 0.01; done\n");
+      const r = await run(c, sh);
+      await sleep(150);
+      const agent = Number(readFileSync(join(c.rec, 'started'), 'utf8'));
+      return { sh, c, r, left: survivors([r.pid, agent]) };
+    }),
+  );
+  for (const { sh, c, r, left } of results) {
+    assert.is(r.code, 124, `${sh.name}: ${c.log()}`);
+    assert.equal(left.map((p) => p.args), [], `${sh.name}: survivors`);
+  }
+});
+
 test('timeout: TERM-ignoring agent and grandchild killed after timeout + killAfter, exit 124 (shell matrix, in parallel)', async () => {
   const results = await Promise.all(
     TIMEOUT_MATRIX.map(async ([sh, tname, path]) => {

@@ -35,6 +35,8 @@ export interface InstallArgs {
   spec: string;
   yes?: boolean;
   dryRun?: boolean;
+  /** resume --reset-cap: zero the wake counter after the panel and consent. */
+  resetCap?: boolean;
 }
 
 type Verb = 'install' | 'resume';
@@ -63,11 +65,14 @@ interface InstallPlan {
 
 export async function install(argv: InstallArgs, io: HostIO, verb: Verb = 'install'): Promise<number> {
   const p = await planInstall(argv, io, verb);
-  if (alreadyInstalled(p)) {
+  const reset = verb === 'resume' && argv.resetCap === true;
+  const same = alreadyInstalled(p);
+  if (same && !reset) {
     line(io, `hbgen: "${p.spec.name}" is already installed as ${verb === 'resume' ? 'recorded' : `${p.specFile} says`}; nothing changed`);
     return 0;
   }
   io.out(showPanel(p));
+  if (reset) line(io, `and it sets the wake counter ${wakesPath(p.names)} to 0 (${counterText(p)})${same ? '; the install itself is already as recorded' : ''}`);
   if (argv.dryRun) {
     line(io, `--dry-run: ${NOTHING}`);
     return 0;
@@ -76,10 +81,24 @@ export async function install(argv: InstallArgs, io: HostIO, verb: Verb = 'insta
   const lock = await acquireOpLock(io);
   try {
     await waitForHeartbeat(p, io);
-    return await applyAndCheck(p, io);
+    const code = same ? 0 : await applyAndCheck(p, io);
+    if (reset && code === 0) {
+      writeAtomic(wakesPath(p.names), '0\n', 0o600);
+      line(io, `hbgen: the wake counter of "${p.spec.name}" is 0 again: up to ${p.spec.cap || 'any number of'} wakes from now`);
+    }
+    return code;
   } finally {
     lock.release();
   }
+}
+
+const wakesPath = (n: Names): string => posix.join(n.stateDir, 'wakes');
+
+/** "12 of 12 wakes done", from the wrapper's counter file. */
+function counterText(p: InstallPlan): string {
+  const t = readOrNull(wakesPath(p.names))?.toString('utf8').trim();
+  const done = t && /^\d+$/.test(t) ? t : 'no readable count';
+  return p.spec.cap ? `${done} of ${p.spec.cap} wakes done` : `${done} wakes done, no cap`;
 }
 
 /** The spec to install: the file's, or for resume the one state.json recorded. */
@@ -267,6 +286,13 @@ async function applyAndCheck(p: InstallPlan, io: HostIO): Promise<number> {
   await removeOthers(p, io);
   const spec = shownWord(p.argv.spec);
   line(io, `hbgen: installed "${p.spec.name}"; \`hbgen status ${spec}\` audits it, \`hbgen wake ${spec}\` runs one heartbeat now, \`hbgen stop ${spec}\` removes it`);
+  for (const l of [
+    'HEART.md is live: edit it any time, the next heartbeat reads it.',
+    'LOG.md is the human timeline (one line per heartbeat, written by the agent).',
+    `${p.names.stateDir} holds machine state and raw logs (runtime.log).`,
+    `\`hbgen status\` audits without doing work; \`hbgen stop\` keeps that state for \`hbgen resume\`.`,
+  ])
+    line(io, `  ${l}`);
   return 0;
 }
 

@@ -4,7 +4,8 @@
 // without one) and the next fire time.
 import { posix } from 'node:path';
 import { type LogLine, parseLog, parseLogLine } from '../formats.ts';
-import { failStreak, missedFires, schedulerClock } from '../host/health.ts';
+import { posixCksum } from '../host/cksum.ts';
+import { failStreak, missedFires, schedulerClock, wakes } from '../host/health.ts';
 import { localText } from '../host/next.ts';
 import type { Ctx } from '../host/backend.ts';
 import { checkBin } from '../host/facts.ts';
@@ -44,6 +45,8 @@ export function wakeWithoutOutcome(all: LogLine[]): LogLine | null {
 interface Findings {
   problems: string[];
   info: string[];
+  /** What the install is and did, label and text, said first. */
+  about?: [string, string][];
 }
 
 export async function status(argv: { spec: string }, io: HostIO): Promise<number> {
@@ -75,10 +78,13 @@ export async function status(argv: { spec: string }, io: HostIO): Promise<number
   const present = (SCHEDULER_IDS as readonly string[]).includes(s.scheduler) ? await schedulerAudit(spec, n, s, io, f) : false;
   await lockAndLastOutcome(spec, n, s, io, f);
   wakeHealth(spec, n, s, present, io, f);
+  f.about = about(spec, n, s, drifted);
   return report(io, f);
 }
 
 function report(io: HostIO, f: Findings): number {
+  const w = Math.max(0, ...(f.about ?? []).map(([k]) => k.length));
+  for (const [k, v] of f.about ?? []) line(io, `  ${k.padEnd(w)}  ${v}`);
   for (const i of f.info) line(io, `  ok       ${i}`);
   for (const p of f.problems) line(io, `  problem  ${p}`);
   const count = f.problems.length;
@@ -183,6 +189,43 @@ function wakeHealth(spec: Spec, n: Names, s: State, present: boolean, io: HostIO
       );
     }
   }
+}
+
+/** The install at a glance: where, when, what ran last, and what the agent reads next. */
+function about(spec: Spec, n: Names, s: State, drifted: Set<string>): [string, string][] {
+  const h = spec.schedule.hours;
+  const out: [string, string][] = [
+    ['repo', spec.repo],
+    ['hours', `${h.start}–${h.end} ${h.timezone}, ${h.days ? h.days.join(' ') : 'every day'}; every ${spec.schedule.every}, timeout ${spec.timeout}`],
+    ['wrapper', drifted.has(n.wrapper) ? 'changed since install (see below)' : `${n.wrapper}, as installed`],
+  ];
+  const w = wakes(parseLog(readOrNull(n.log)?.toString('utf8') ?? '', s.name)).at(-1);
+  if (w) {
+    const took = w.end ? `, ${w.end.outcome}${w.end.detail ? ` ${w.end.detail}` : ''} after ${Math.round((Date.parse(w.end.time) - Date.parse(w.start.time)) / 1000)} s` : ', no outcome yet';
+    out.push(['last wake', `${w.start.detail.replace(/^wake /, '')} at ${w.start.time}${took}`]);
+  }
+  const heart = readOrNull(posix.join(spec.repo, 'HEART.md'));
+  const sum = readOrNull(posix.join(n.stateDir, 'heart.sum'))?.toString('utf8').trim();
+  if (heart) out.push(['HEART.md', !sum ? 'no wake has read it yet' : sum === posixCksum(heart) ? 'unchanged since the last wake' : 'changed since the last wake: the next one reads it']);
+  const state = readOrNull(posix.join(spec.repo, 'STATE.md'))?.toString('utf8');
+  for (const [label, section] of [['next', 'Next'], ['blockers', 'Blockers']] as const) {
+    const first = state ? firstLineOf(state, section) : undefined;
+    if (first) out.push([label, `${first} (STATE.md)`]);
+  }
+  return out;
+}
+
+/** The first non-empty line under `## SECTION` of a Markdown text, without its bullet. */
+function firstLineOf(md: string, section: string): string | undefined {
+  const lines = md.split('\n');
+  const at = lines.findIndex((l) => new RegExp(`^#{1,3}\\s+${section}\\b`, 'i').test(l));
+  if (at < 0) return undefined;
+  for (const l of lines.slice(at + 1)) {
+    if (/^#{1,3}\s/.test(l)) return undefined;
+    const t = l.replace(/^\s*(?:[-*+]|\d+\.)\s+/, '').trim();
+    if (t) return t.length > 120 ? `${t.slice(0, 120)}…` : t;
+  }
+  return undefined;
 }
 
 /** status is unhealthy after this many failing wakes in a row. */
