@@ -7,8 +7,8 @@ import { VERSION } from './version.ts';
 
 const renderCmds = () => import('./commands/render.ts');
 
-// The host lifecycle: install, status, stop, resume, wake.
-type SpecArgv = { spec: string; yes?: boolean; dryRun?: boolean };
+// The host lifecycle: install, status, stop, resume, wake (and list, which takes no spec).
+type SpecArgv = { spec: string; yes?: boolean; dryRun?: boolean; all?: boolean };
 const COMMANDS = {
   install: async () => (await import('./commands/install.ts')).install,
   status: async () => (await import('./commands/status.ts')).status,
@@ -59,15 +59,22 @@ function fileCommands(y: Argv, run: Run): Argv {
     );
 }
 
-/** install, status, stop, resume and wake: the commands that act on this host. */
+/** install, status, stop, resume, wake and list: the commands that act on this host. */
 function hostCommands(y: Argv, run: Run): Argv {
+  const list = async (a: { json?: boolean }) => (await import('./commands/list.ts')).list(a, (await import('./host/io.ts')).processIO());
   return y
     .command('install [spec]', 'show the settings panel, ask once, install on this host and check the install', (y) => consentOptions(y, 'install'), run(lifecycle('install')))
     .command('status [spec]', 'audit the install (read-only): exit 0 healthy, 1 otherwise', (y) => y.positional('spec', specArg), run(lifecycle('status')))
-    .command('stop [spec]', 'remove exactly the recorded scheduler entry and host files; keep logs and state', (y) => y.positional('spec', specArg), run(lifecycle('stop')))
+    .command(
+      'stop [spec]',
+      'remove exactly the recorded scheduler entry and host files; keep logs and state',
+      (y) => y.positional('spec', specArg).option('all', { type: 'boolean', describe: "also remove entries under other names or schedulers that run this install's wrapper" }),
+      run(lifecycle('stop')),
+    )
     .command('resume [spec]', 'reinstall the recorded install after the panel and consent', (y) =>
       consentOptions(y, 'resume').option('reset-cap', { type: 'boolean', describe: 'also zero the wake counter, so that a spec whose cap was reached wakes again' }), run(lifecycle('resume')))
-    .command('wake [spec]', 'run one heartbeat now through the installed wrapper', (y) => y.positional('spec', specArg), run(lifecycle('wake')));
+    .command('wake [spec]', 'run one heartbeat now through the installed wrapper', (y) => y.positional('spec', specArg), run(lifecycle('wake')))
+    .command('list', 'every hbgen install of this user on this host, with or without its spec file', (y) => y.option('json', { type: 'boolean', describe: 'an array of objects, one per install' }), run(list));
 }
 
 export async function main(args: string[]): Promise<number> {

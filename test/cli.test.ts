@@ -26,7 +26,15 @@ test('--version prints the package version', () => {
 test('--help lists the commands', () => {
   const r = hbgen(['--help']);
   assert.is(r.code, 0);
-  for (const c of ['render', 'check', 'schema']) assert.match(r.stdout, new RegExp(`hbgen ${c}`));
+  for (const c of ['render', 'check', 'schema', 'init', 'install', 'status', 'stop', 'resume', 'wake', 'list']) assert.match(r.stdout, new RegExp(`hbgen ${c}`));
+});
+
+test('list takes --json and no spec; stop takes --all', () => {
+  assert.match(hbgen(['list', '--help']).stdout, /--json +an array of objects, one per install/);
+  assert.match(hbgen(['stop', '--help']).stdout, /--all +also remove entries under other names or schedulers that run this install's wrapper/);
+  const r = hbgen(['list', 'hbgen.json']);
+  assert.is(r.code, 2);
+  assert.match(r.stderr, /^hbgen: .*see hbgen --help\n$/);
 });
 
 test('usage errors exit 2 with one line', () => {

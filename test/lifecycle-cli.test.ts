@@ -196,8 +196,18 @@ test('CLI end to end with the REAL heartbeat.sh and stand-in systemctl, the defa
   assert.is(s.code, 0, s.stdout);
   const w = cli(h, ['wake']);
   assert.is(w.code, 0, w.stderr);
+  const l = cli(h, ['list']);
+  assert.is(l.code, 0, l.stderr);
+  assert.match(l.stdout, new RegExp(`^docs +systemd-user +active +quiet at \\S+Z +${h.repo} +${names(h.spec).stateDir}$`, 'm'));
   const st = cli(h, ['stop']);
   assert.is(st.code, 0, st.stderr);
+  assert.match(cli(h, ['stop', '--all']).stdout, /already stopped/);
+  const j = cli(h, ['list', '--json']);
+  assert.is(j.code, 0, j.stderr);
+  assert.equal(
+    (JSON.parse(j.stdout) as { name: string; state: string; entries: string[] }[]).filter((x) => x.name === 'docs').map((x) => [x.state, x.entries]),
+    [['stopped', []]],
+  );
   // stop keeps the state folder (logs, counter) under HOME, and removes everything else it added.
   assert.is(names(h.spec).stateDir, join(h.home, '.local/state/hbgen/docs'));
   const state = relative(h.home, names(h.spec).stateDir);

@@ -12,6 +12,7 @@ import { checkBin } from '../host/facts.ts';
 import { lstatOrNull, mode4, readOrNull, sha256, writeAtomic } from '../host/fsx.ts';
 import { homeOf, type HostIO } from '../host/io.ts';
 import { heartbeatRunningNow, lockInfo } from '../host/proc.ts';
+import { lastOutcome } from '../host/runtime-log.ts';
 import { allHostPaths, lookEverywhere, lostStateText, readStateOrNote, trustedSpec, untrustedRecords } from '../host/found.ts';
 import { type State, specHash, statePath } from '../host/state.ts';
 import { toolsPresent } from '../host/tools.ts';
@@ -24,21 +25,6 @@ import { line, loadFor } from './common.ts';
 
 /** The lines of runtime.log that end a wake (`error` included: a fault after `start`). */
 const ENDS_A_WAKE: ReadonlySet<string> = new Set(['ok', 'quiet', 'fail', 'timeout', 'error']);
-
-/**
- * The last outcome in runtime.log: not "start", and not the install check's own lines
- * ("start smoke", "quiet smoke" and the skip-locked of its second run).
- */
-export function lastOutcome(all: LogLine[]): LogLine | null {
-  const smoke = (i: number) => all[i]?.detail === 'smoke';
-  for (let i = all.length - 1; i >= 0; i--) {
-    const l = all[i]!;
-    if (l.outcome === 'start' || l.detail === 'smoke') continue;
-    if (l.outcome === 'skip-locked' && (smoke(i - 1) || smoke(i + 1))) continue;
-    return l;
-  }
-  return null;
-}
 
 /**
  * The last wake's `start` line when no line after it ends a wake (the skips of other fires

@@ -8,7 +8,7 @@
 import { UserError } from '../errors.ts';
 import { shownWord } from '../escape.ts';
 import { type Ctx, rmdirIfEmpty } from '../host/backend.ts';
-import { type Look, allHostPaths, lookEverywhere, lostStateText, readStateOrNote, trustedSpec, untrustedRecords } from '../host/found.ts';
+import { type Look, allHostPaths, lookByWrapper, lookEverywhere, lostStateText, readStateOrNote, trustedSpec, untrustedRecords } from '../host/found.ts';
 import { lstatOrNull } from '../host/fsx.ts';
 import { homeOf, type HostIO } from '../host/io.ts';
 import { acquireOpLock } from '../host/lock.ts';
@@ -19,7 +19,7 @@ import { type Names, names } from '../names.ts';
 import type { Spec } from '../spec.ts';
 import { line, loadFor } from './common.ts';
 
-export async function stop(argv: { spec: string }, io: HostIO): Promise<number> {
+export async function stop(argv: { spec: string; all?: boolean }, io: HostIO): Promise<number> {
   const { spec: fileSpec } = loadFor(io, argv.spec);
   const n = names(fileSpec);
   const { s, notes: unread } = readStateOrNote(n);
@@ -34,7 +34,11 @@ export async function stop(argv: { spec: string }, io: HostIO): Promise<number> 
   const ctx: Ctx = { io, spec: fileSpec, names: n, home: homeOf(io), files: [], prev: s };
   const lock = await acquireOpLock(io);
   try {
-    const looks = await lookEverywhere(ctx, s, fileSpec);
+    const byName = await lookEverywhere(ctx, s, fileSpec);
+    // --all: also what runs this wrapper under another name (shown before it goes).
+    const extra = argv.all ? await lookByWrapper(ctx, fileSpec, byName) : { looks: [], notes: [] };
+    const looks = [...byName, ...extra.looks];
+    notes.push(...extra.notes);
     const refusals = looks.flatMap((l) => l.plan.refusals);
     if (refusals.length) throw new UserError([...refusals, 'nothing was changed on this host']);
     const lk = await lockInfo(io, spec, n);
@@ -46,10 +50,13 @@ export async function stop(argv: { spec: string }, io: HostIO): Promise<number> 
       for (const l of [...notes, ...looks.flatMap((x) => x.plan.notes)]) say(l);
       return 0;
     }
-    line(io, `hbgen stop: "${fileSpec.name}" (${found.length ? found.map((l) => l.id).join(', ') : (s?.scheduler ?? scheduler)})`);
-    if (found.length && !s) say(`${lostStateText(n)}; removing what the scheduler still runs for "${fileSpec.name}", found by its name`);
-    else if (found.length && s?.status === 'stopped') say('state.json says stopped, but the scheduler still runs this spec\'s entry');
-    for (const l of [...notes, ...(s ? untrustedRecords(s, fileSpec.name, n, await allHostPaths(ctx), looks) : []), ...looks.flatMap((x) => x.plan.notes)]) say(l);
+    line(io, `hbgen stop: "${fileSpec.name}" (${found.length ? [...new Set(found.map((l) => l.id))].join(', ') : (s?.scheduler ?? scheduler)})`);
+    const own = byName.some((l) => l.plan.found.length);
+    if (own && !s) say(`${lostStateText(n)}; removing what the scheduler still runs for "${fileSpec.name}", found by its name`);
+    else if (own && s?.status === 'stopped') say('state.json says stopped, but the scheduler still runs this spec\'s entry');
+    for (const l of [...notes, ...(s ? untrustedRecords(s, fileSpec.name, n, await allHostPaths(ctx), byName) : []), ...looks.flatMap((x) => x.plan.notes)]) say(l);
+    if (extra.looks.length) say(`--all: these run ${n.wrapper} under another spec name, and go too:`);
+    for (const l of extra.looks) for (const f of l.plan.found) say(`  ${l.id}: ${f}`);
     await removeEntries(looks, s, say);
     for (const l of await endHeartbeats(io, spec, running, all)) say(l);
     const after = await lockInfo(io, spec, n);

@@ -4,10 +4,10 @@
 // it would write); any other file is refused, never overwritten, because it may be the
 // user's own or another install's.
 import { rmdirSync, rmSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, posix } from 'node:path';
 import type { RenderedFile } from '../../generators/types.ts';
 import { GENERATED_BY_PREFIX, generatedBy, sleep } from '../formats.ts';
-import type { Names } from '../names.ts';
+import { type Names, names } from '../names.ts';
 import type { Plan } from '../schedule.ts';
 import type { Spec } from '../spec.ts';
 import { lstatOrNull, missingDirs, mkdirs, readOrNull, sha256, writeAtomic } from './fsx.ts';
@@ -91,6 +91,28 @@ export interface HostPaths {
   dirs: string[];
 }
 
+/** One hbgen entry of any spec name found on the host (for `hbgen list` and `stop --all`). */
+export interface HostEntry {
+  /** The spec name its file name or markers carry. */
+  name: string;
+  /** Where it is, one path or phrase each (the unit files, "lines 1–5 of your crontab"). */
+  where: string[];
+  /** The heartbeat.sh it runs, recognised by entryOwner (see wrapperIn); null when none is. */
+  wrapper: string | null;
+  /** Its bytes, each with the name of the copy install keeps in <stateDir>/host/. */
+  copies: { copy: string; bytes: Buffer }[];
+}
+
+/** What one backend found of hbgen's entries, whatever their name. */
+export interface Inventory {
+  /** Where it looks, as a person would name it. */
+  place: string;
+  /** False when it could not look: neither its tools on PATH nor its folder there. */
+  looked: boolean;
+  entries: HostEntry[];
+  notes: string[];
+}
+
 export interface Audit {
   problems: string[];
   info: string[];
@@ -114,6 +136,12 @@ export interface Backend<D = unknown> {
   planStop(c: Ctx, s: State | null): Promise<StopPlan>;
   /** Read-only: orphan, duplicates, scheduler state, next fire. */
   audit(c: Ctx, s: State, plan: Plan): Promise<Audit>;
+  /**
+   * Read-only: every hbgen entry of any spec name where this backend writes them, with the
+   * wrapper each runs. `toolsOnPath`: its inspecting tools are on PATH (a backend without
+   * a folder of its own looks only then).
+   */
+  inventory(c: Pick<Ctx, 'io' | 'home'>, toolsOnPath: boolean): Promise<Inventory>;
 }
 
 // ------------------------------------------------------------------ undo journal
@@ -236,7 +264,7 @@ const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
  * the wrapper path as the target writes it; the bare path counts only between quotes,
  * blanks or tags, so that /a/x/heartbeat.sh never matches inside /b/a/x/heartbeat.sh.
  */
-export function entryOwner(content: string, c: Pick<Ctx, 'spec' | 'names'>, quoted: string): 'ours' | 'other' | 'not-hbgen' {
+export function entryOwner(content: string, c: { spec: Pick<Spec, 'name'>; names: Pick<Names, 'wrapper'> }, quoted: string): 'ours' | 'other' | 'not-hbgen' {
   if (!content.includes(generatedBy(c.spec.name))) return 'not-hbgen';
   const bare = new RegExp(`(?:^|[\\s'">])${escapeRe(c.names.wrapper)}(?=$|[\\s'"<])`, 'm');
   return content.includes(quoted) || bare.test(content) ? 'ours' : 'other';
@@ -263,4 +291,32 @@ export function leftAlone(path: string, why: 'other' | 'not-hbgen', name: string
 
 export function changedRefusal(path: string): string {
   return `${path} was changed after hbgen installed it (its sha256 differs from state.json); hbgen will not delete a file it did not write: restore it or delete it yourself, then run the command again`;
+}
+
+/**
+ * The heartbeat.sh an entry of `name` runs, or null. `path` is the entry's last word as
+ * the backend read it back; it counts only when it is a state folder's heartbeat.sh and
+ * entryOwner, the recogniser stop goes by, finds the entry to be that folder's with the
+ * word quoted by the target's own function (src/escape.ts): so `hbgen list` and
+ * `stop --all` never call an entry this install's that stop would not.
+ */
+export function wrapperIn(content: string, name: string, path: string | null, quote: (s: string) => string): string | null {
+  if (path === null || !path.startsWith('/') || posix.basename(path) !== 'heartbeat.sh') return null;
+  const n = names({ name, repo: '/', stateDir: posix.dirname(path) });
+  if (n.wrapper !== path) return null; // not normalized: hbgen never writes such a path
+  return entryOwner(content, { spec: { name }, names: n }, quote(path)) === 'ours' ? path : null;
+}
+
+/**
+ * Each way to read `line` as "… <unit> WORD" where WORD, read back by `unquote`, quotes
+ * back (by `quote`) to exactly the text after the unit: the wrapper path the target wrote.
+ */
+export function lastWordBack(line: string, unit: string, quote: (s: string) => string, unquote: (w: string) => string | null): string | null {
+  const sep = ` ${unit} `;
+  for (let i = line.indexOf(sep); i >= 0; i = line.indexOf(sep, i + 1)) {
+    const word = line.slice(i + sep.length);
+    const p = unquote(word);
+    if (p !== null && quote(p) === word) return p;
+  }
+  return null;
 }

@@ -6,7 +6,8 @@
 import { UserError } from '../errors.ts';
 import type { Plan } from '../schedule.ts';
 import { cronWord } from '../escape.ts';
-import { type Audit, type Backend, type Ctx, type Journal, type Preflight, type StopPlan, entryOwner, nothingToStop } from './backend.ts';
+import { type Audit, type Backend, type Ctx, type HostEntry, type Journal, type Preflight, type StopPlan, entryOwner, lastWordBack, nothingToStop, wrapperIn } from './backend.ts';
+import { ANY_CRON_MARKER } from '../formats.ts';
 import {
   CrontabRefusal,
   type CrontabState,
@@ -43,7 +44,7 @@ function unreachable(refusal: string): Preflight<CronData> {
   return { refusals: [refusal], caveats: [], hostFiles: [], writes: [], commands: [], checks: [], unchanged: false, ids: {}, data: null, stateExtra: {} };
 }
 
-function io(c: Ctx) {
+function io(c: Pick<Ctx, 'io'>) {
   return { runner: crontabRunner({ command: findOnPath('crontab', c.io.env.PATH) ?? 'crontab', env: c.io.env }) };
 }
 
@@ -95,6 +96,53 @@ function computeMerge(c: Ctx, before: CrontabState): { refusals: string[]; table
   const hadOurs = table !== null && findBlocks(table, name).blocks.length === 1;
   const tableBefore = hadOurs && c.prev?.cron ? c.prev.cron.tableBefore : before.state === 'absent' ? 'absent' : table!.length === 0 ? 'empty' : 'present';
   return { refusals, table: m.table, action: m.action, warnings: m.warnings, edited, tableBefore };
+}
+
+/**
+ * cronWord's word read back as sh reads it: '…' literal, \\x outside quotes for x (cron
+ * itself turns \\% into %). Only a guess: wrapperIn accepts it only when cronWord gives
+ * the same word again.
+ */
+function cronWordBack(w: string): string | null {
+  let out = '';
+  for (let i = 0; i < w.length; ) {
+    const ch = w[i]!;
+    if (ch === "'") {
+      const j = w.indexOf("'", i + 1);
+      if (j < 0) return null;
+      out += w.slice(i + 1, j);
+      i = j + 1;
+    } else if (ch === '\\' && i + 1 < w.length) {
+      out += w[i + 1];
+      i += 2;
+    } else if (/[\s\\]/.test(ch)) return null;
+    else out += w[i++];
+  }
+  return out;
+}
+
+/** hbgen's blocks of any name in a crontab, each with the wrapper its job lines run (null unless all run the same one). */
+function blockEntries(table: Buffer): { entries: HostEntry[]; notes: string[] } {
+  const names = new Set<string>();
+  for (const l of table.toString('latin1').split('\n')) {
+    const m = ANY_CRON_MARKER.exec(l);
+    if (m?.[1] === 'BEGIN') names.add(l.slice(l.lastIndexOf(' ') + 1));
+  }
+  const entries: HostEntry[] = [];
+  const notes: string[] = [];
+  for (const name of [...names].sort()) {
+    const scan = findBlocks(table, name);
+    notes.push(...scan.problems.map((p) => `your crontab: ${p}`));
+    for (const b of scan.blocks) {
+      const bytes = table.subarray(b.start, b.endByte);
+      const text = bytes.toString('utf8');
+      const jobs = text.split('\n').filter((l) => l.trim() && !l.startsWith('#'));
+      const runs = new Set(jobs.map((l) => wrapperIn(text, name, lastWordBack(l, `hbgen-${name}`, cronWord, cronWordBack), cronWord)));
+      const wrapper = runs.size === 1 ? [...runs][0]! : null;
+      entries.push({ name, where: [`lines ${b.begin + 1}–${b.end + 1} of your crontab`], wrapper, copies: [{ copy: 'crontab', bytes }] });
+    }
+  }
+  return { entries, notes };
 }
 
 export const cron: Backend<CronData> = {
@@ -241,5 +289,19 @@ export const cron: Backend<CronData> = {
     const present = scan.blocks.length > 0;
     if (present) info.push(`next fire: ${nextFireText(plan, c.io.now())}`);
     return { problems, info, present };
+  },
+
+  async inventory(c, toolsOnPath) {
+    const place = 'crontab -l';
+    if (!toolsOnPath) return { place, looked: false, entries: [], notes: [] };
+    let now: CrontabState;
+    try {
+      now = await readCrontab(io(c));
+    } catch (e) {
+      if (e instanceof CrontabRefusal) return { place, looked: false, entries: [], notes: e.problems };
+      throw e;
+    }
+    const table = tableOf(now);
+    return { place, looked: true, ...(table ? blockEntries(table) : { entries: [], notes: [] }) };
   },
 };

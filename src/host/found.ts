@@ -5,7 +5,7 @@
 // writes for this name, a scheduler where nothing of hbgen's is found, a spec of another
 // name or folder are reported as ignored and never acted on.
 import { posix } from 'node:path';
-import type { Names } from '../names.ts';
+import { type Names, names } from '../names.ts';
 import { SCHEDULER_IDS, SCHEDULERS, type SchedulerId } from '../schedulers.ts';
 import { type Spec, validateSpec } from '../spec.ts';
 import type { Backend, Ctx, HostPaths, StopPlan } from './backend.ts';
@@ -13,6 +13,7 @@ import { lstatOrNull } from './fsx.ts';
 import { UserError } from '../errors.ts';
 import { type State, readState } from './state.ts';
 import { toolsPresent } from './tools.ts';
+import { hostEntries } from './inventory.ts';
 
 export interface Look {
   id: SchedulerId;
@@ -98,4 +99,36 @@ export function readStateOrNote(n: Names): { s: State | null; notes: string[] } 
     if (!(e instanceof UserError)) throw e;
     return { s: null, notes: [`${e.lines[0]!.split(';')[0]}; ignored: hbgen goes by the spec name`] };
   }
+}
+
+/**
+ * For `stop --all`: the entries under another spec name that run this state folder's
+ * heartbeat.sh (read back from each entry and recognised by entryOwner, as stop recognises
+ * its own: a file hbgen did not write, or another folder's, is never among them), on the
+ * schedulers stop looks in (`byName`). Each is planned as stop plans an entry of that name,
+ * and planned again when it runs: an earlier removal may have changed the same crontab.
+ */
+export async function lookByWrapper(ctx: Ctx, fileSpec: Spec, byName: Look[]): Promise<{ looks: Look[]; notes: string[] }> {
+  const reach = new Set<string>(byName.map((l) => l.id));
+  const looks: Look[] = [];
+  const notes: string[] = [];
+  for (const e of (await hostEntries(ctx.io, ctx.home)).entries) {
+    if (e.wrapper !== ctx.names.wrapper || e.name === fileSpec.name) continue;
+    if (!reach.has(e.scheduler)) {
+      notes.push(`left ${e.where.join(', ')}: it runs this install's wrapper, but the ${e.scheduler} tools are not on PATH; run stop --all where they are`);
+      continue;
+    }
+    const spec: Spec = { ...fileSpec, name: e.name, stateDir: ctx.names.stateDir };
+    const c: Ctx = { ...ctx, spec, names: names(spec), prev: null };
+    const backend = await SCHEDULERS[e.scheduler].backend();
+    const plan = await backend.planStop(c, null);
+    const run = async (say: (l: string) => void) => {
+      const again = await backend.planStop(c, null);
+      if (again.refusals.length) throw new UserError(again.refusals);
+      await again.run(say);
+    };
+    if (plan.found.length || plan.refusals.length) looks.push({ id: e.scheduler, backend, plan: { ...plan, run } });
+    else notes.push(...plan.notes);
+  }
+  return { looks, notes };
 }

@@ -2,7 +2,7 @@
 // fresh Mac) and `launchctl bootstrap gui/<uid>`. bootout is asynchronous: an immediate
 // bootstrap fails with "Bootstrap failed: 5: Input/output error", so hbgen polls
 // `launchctl print gui/<uid>/<label>` until the label is gone and retries once on exit 5.
-import { rmSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { posix } from 'node:path';
 import { UserError } from '../errors.ts';
 import type { Plan } from '../schedule.ts';
@@ -14,21 +14,55 @@ import {
   type PlannedCommand,
   type Preflight,
   type StopPlan,
+  type HostEntry,
   changedRefusal,
   derivedFileState,
   leftAlone,
   nothingToStop,
   planFile,
   pollUntil,
+  wrapperIn,
   writePlanned,
 } from './backend.ts';
-import { lstatOrNull } from './fsx.ts';
+import { NAME_PATTERN } from '../formats.ts';
+import { lstatOrNull, readOrNull } from './fsx.ts';
 import { nextFireText } from './next.ts';
 import { firstLine, runTool } from './tools.ts';
 import type { State } from './state.ts';
 
 /** A path as the plist writer puts it in a <string>: XML text, `&` and `<` escaped. */
 const xmlText = (p: string) => `<string>${p.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}</string>`;
+
+/**
+ * The last ProgramArguments string of a plist hbgen wrote (the wrapper's path), its XML
+ * text read back. Only a guess: wrapperIn accepts it only when xmlText gives it again.
+ */
+function lastProgramArgument(text: string): string | null {
+  const args = /<key>ProgramArguments<\/key>\s*<array>([^]*?)<\/array>/.exec(text)?.[1];
+  const last = args?.match(/<string>[^<]*<\/string>/g)?.pop();
+  if (!last) return null;
+  const ents: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>' };
+  return last.slice('<string>'.length, -'</string>'.length).replace(/&(amp|lt|gt);/g, (e) => ents[e]!);
+}
+
+/** hbgen's LaunchAgents of any name, each with the wrapper it runs. */
+function agentEntries(dir: string): HostEntry[] {
+  let files: string[];
+  try {
+    files = readdirSync(dir).sort();
+  } catch {
+    return [];
+  }
+  const out: HostEntry[] = [];
+  for (const f of files) {
+    const name = /^dev\.hbgen\.(.+)\.plist$/.exec(f)?.[1];
+    const bytes = name && NAME_PATTERN.test(name) ? readOrNull(posix.join(dir, f)) : null;
+    if (!name || bytes === null) continue;
+    const text = bytes.toString('utf8');
+    out.push({ name, where: [posix.join(dir, f)], wrapper: wrapperIn(text, name, lastProgramArgument(text), xmlText), copies: [{ copy: f, bytes }] });
+  }
+  return out;
+}
 
 export function plistPath(c: Pick<Ctx, 'home' | 'names'>): string {
   return posix.join(c.home, 'Library', 'LaunchAgents', `${c.names.label}.plist`);
@@ -184,5 +218,11 @@ export const launchd: Backend<LaunchdData> = {
     const present = r.code === 0;
     if (present) info.push(`next fire: ${nextFireText(plan, c.io.now())}${file ? '' : ' (until the next logout: the plist is gone)'}`);
     return { problems, info, present };
+  },
+
+  async inventory(c, toolsOnPath) {
+    const dir = posix.join(c.home, 'Library', 'LaunchAgents');
+    const looked = toolsOnPath || lstatOrNull(dir) !== null;
+    return { place: dir, looked, entries: looked ? agentEntries(dir) : [], notes: [] };
   },
 };

@@ -15,14 +15,18 @@ import {
   type Journal,
   type Preflight,
   type StopPlan,
+  type HostEntry,
   changedRefusal,
   derivedFileState,
+  lastWordBack,
   leftAlone,
   planFile,
+  wrapperIn,
   writePlanned,
 } from './backend.ts';
 import { systemdArg } from '../escape.ts';
-import { lstatOrNull } from './fsx.ts';
+import { NAME_PATTERN } from '../formats.ts';
+import { lstatOrNull, readOrNull } from './fsx.ts';
 import { firstLine, runTool, type ToolResult } from './tools.ts';
 import type { State } from './state.ts';
 
@@ -128,6 +132,42 @@ async function resetFailed(c: Ctx, say: (l: string) => void): Promise<void> {
   if (!/^ActiveState=failed$/m.test(r.stdout)) return;
   await must(c, ['reset-failed', c.names.service]);
   say(`ran systemctl --user reset-failed ${c.names.service}`);
+}
+
+/**
+ * systemdArg's word read back: `"…"` with `\x` for x, `%%` for % and `$$` for $. Only a
+ * guess: wrapperIn accepts it only when systemdArg gives the same word again.
+ */
+function systemdArgBack(w: string): string | null {
+  const m = /^"(.*)"$/s.exec(w);
+  return m ? m[1]!.replace(/\\(.)|%%|\$\$/gs, (all, c: string | undefined) => c ?? all[0]!) : null;
+}
+
+/** hbgen's units of any name in the folder it writes them to, each name with the wrapper its service runs. */
+function unitEntries(dir: string): HostEntry[] {
+  let files: string[];
+  try {
+    files = readdirSync(dir).sort();
+  } catch {
+    return [];
+  }
+  const byName = new Map<string, HostEntry>();
+  for (const f of files) {
+    const m = /^hbgen-(.+)\.(service|timer)$/.exec(f);
+    if (!m || !NAME_PATTERN.test(m[1]!)) continue;
+    const bytes = readOrNull(posix.join(dir, f));
+    if (bytes === null) continue;
+    const e = byName.get(m[1]!) ?? { name: m[1]!, where: [], wrapper: null, copies: [] };
+    byName.set(e.name, e);
+    e.where.push(posix.join(dir, f));
+    e.copies.push({ copy: f, bytes });
+    if (m[2] === 'service') {
+      const text = bytes.toString('utf8');
+      const exec = /^ExecStart=(.*)$/m.exec(text)?.[1] ?? '';
+      e.wrapper = wrapperIn(text, e.name, lastWordBack(exec, `hbgen-${e.name}`, systemdArg, systemdArgBack), systemdArg);
+    }
+  }
+  return [...byName.values()];
 }
 
 export const systemd: Backend<SystemdData> = {
@@ -318,5 +358,11 @@ export const systemd: Backend<SystemdData> = {
     const l = await linger(c);
     if (l.value === 'no') info.push(`warning: lingering is off for ${c.io.user}: the timer stops when you log out; run \`loginctl enable-linger ${c.io.user}\``);
     return { problems, info, present };
+  },
+
+  async inventory(c, toolsOnPath) {
+    const dir = unitDir(c);
+    const looked = toolsOnPath || lstatOrNull(dir) !== null;
+    return { place: dir, looked, entries: looked ? unitEntries(dir) : [], notes: [] };
   },
 };

@@ -1,7 +1,7 @@
 // Runs one lifecycle command the way the CLI does, from this process's environment, with
 // the real heartbeat.sh or a STAND-IN one (test/helpers/lifecycle.ts). test/lifecycle-cron*.test.ts
 // start it as a scratch user under runuser, so that the real crontab(1) edited is that
-// user's, never a real user's. Argument: JSON {cmd, spec, yes?, dryRun?, wrapper?}.
+// user's, never a real user's. Argument: JSON {cmd, spec, yes?, dryRun?, all?, json?, wrapper?}.
 // Output and exit status are the command's.
 import { register } from 'node:module';
 import { userInfo } from 'node:os';
@@ -13,7 +13,7 @@ import type { StandInWrapper } from './standins.ts';
 // The command below renders through standin-pipeline.ts (see standin-hooks.mjs).
 register('./standin-hooks.mjs', import.meta.url);
 
-const req = JSON.parse(process.argv[2]!) as { cmd: 'install' | 'status' | 'stop' | 'resume' | 'wake'; spec: string; yes?: boolean; dryRun?: boolean; wrapper?: StandInWrapper };
+const req = JSON.parse(process.argv[2]!) as { cmd: 'install' | 'status' | 'stop' | 'resume' | 'wake' | 'list'; spec: string; yes?: boolean; dryRun?: boolean; all?: boolean; json?: boolean; wrapper?: StandInWrapper };
 const io: HostIO = {
   env: process.env,
   uid: process.getuid!(),
@@ -27,7 +27,7 @@ const io: HostIO = {
 useWrapper(req.wrapper ?? {});
 const mod = await import(`../../src/commands/${req.cmd}.ts`);
 try {
-  process.exitCode = (await mod[req.cmd]({ spec: req.spec, yes: req.yes, dryRun: req.dryRun }, io)) as number;
+  process.exitCode = (await mod[req.cmd]({ spec: req.spec, yes: req.yes, dryRun: req.dryRun, all: req.all, json: req.json }, io)) as number;
 } catch (e) {
   if (!(e instanceof UserError)) throw e;
   for (const l of e.lines) process.stderr.write(`hbgen: ${l}\n`);

@@ -102,7 +102,7 @@ export interface Result {
   err: string;
 }
 
-type Cmd = 'install' | 'status' | 'stop' | 'resume' | 'wake';
+type Cmd = 'install' | 'status' | 'stop' | 'resume' | 'wake' | 'list';
 
 /** Run a lifecycle command in this process, as the CLI would, against the host. */
 /** A HostIO like hb()'s, for tests that call host functions directly (output is dropped). */
@@ -110,7 +110,7 @@ export function hostIO(h: Host, now: () => Date = () => new Date()): HostIO {
   return { env: h.env, uid: process.getuid!(), user: 'ada', cwd: h.root, stdin: new PassThrough(), out: () => {}, err: () => {}, now };
 }
 
-export async function hb(h: Host, cmd: Cmd, opts: { yes?: boolean; dryRun?: boolean; tty?: boolean; answer?: string; env?: Record<string, string>; now?: () => Date; resetCap?: boolean } = {}): Promise<Result> {
+export async function hb(h: Host, cmd: Cmd, opts: { yes?: boolean; dryRun?: boolean; all?: boolean; json?: boolean; tty?: boolean; answer?: string; env?: Record<string, string>; now?: () => Date; resetCap?: boolean } = {}): Promise<Result> {
   let out = '';
   let err = '';
   const stdin = new PassThrough() as PassThrough & { isTTY?: boolean };
@@ -127,7 +127,7 @@ export async function hb(h: Host, cmd: Cmd, opts: { yes?: boolean; dryRun?: bool
     err: (s) => (err += s),
     now: opts.now ?? (() => new Date()),
   };
-  const argv = { spec: h.specFile, yes: opts.yes, dryRun: opts.dryRun, resetCap: opts.resetCap };
+  const argv = { spec: h.specFile, yes: opts.yes, dryRun: opts.dryRun, resetCap: opts.resetCap, all: opts.all, json: opts.json };
   useWrapper(h.wrapper);
   const mod = await import(`../../src/commands/${cmd}.ts`);
   try {
