@@ -191,6 +191,10 @@ test('stop --all: removes the entry under another name (the state folder deleted
   const oldPlist = join(h.home, 'Library/LaunchAgents/dev.hbgen.docs.plist');
   const otherPlist = join(h.home, 'Library/LaunchAgents/dev.hbgen.other.plist');
   assert.equal((await json(h)).map((x) => `${x.name} ${x.scheduler} ${x.state}`), ['docs launchd unowned', 'docs2 systemd-user active', 'other launchd active']);
+  // status of the renamed spec names the old entry as a wake nobody owns (issue 12).
+  const st = await hb(renamed, 'status');
+  assert.is(st.code, 1, st.out);
+  assert.match(st.out, /problem {2}unowned: launchd runs this install's wrapper under the name "docs" \(.*dev\.hbgen\.docs\.plist.*\); `hbgen stop --all` removes it\n/);
 
   const plain = await hb(renamed, 'stop');
   assert.is(plain.code, 0, plain.err);

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Runs every test/*.test.ts file as its own uvu process (two at a time: the suites spend
+// Runs every test/*.test.ts file as its own uvu process (three at a time on two cores: the suites spend
 // most of their time waiting on shells, cron and systemd-analyze), and ends with the line
 // CI reads: "N passed, N failed" summed from uvu's own totals, always the last line.
 // Progress: a line when a suite starts; its output, counts and time when it ends; and,
@@ -16,7 +16,8 @@ import { fileURLToPath } from 'node:url';
 const dir = dirname(fileURLToPath(import.meta.url));
 const TIMES = join(dir, '..', '.tmp', 'test-times.json');
 const filters = process.argv.slice(2);
-const jobs = Math.max(2, Math.min(4, cpus().length));
+// One more than the cores: most suites spend their time waiting on shells, sleeps and daemons.
+const jobs = Math.max(3, Math.min(4, cpus().length + 1));
 
 function lastTimes() {
   try {

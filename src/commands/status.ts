@@ -12,6 +12,7 @@ import { checkBin } from '../host/facts.ts';
 import { lstatOrNull, mode4, readOrNull, sha256, writeAtomic } from '../host/fsx.ts';
 import { homeOf, type HostIO } from '../host/io.ts';
 import { heartbeatRunningNow, lockInfo } from '../host/proc.ts';
+import { hostEntries } from '../host/inventory.ts';
 import { lastOutcome } from '../host/runtime-log.ts';
 import { allHostPaths, lookEverywhere, lostStateText, readStateOrNote, trustedSpec, untrustedRecords } from '../host/found.ts';
 import { type State, specHash, statePath } from '../host/state.ts';
@@ -64,6 +65,10 @@ export async function status(argv: { spec: string }, io: HostIO): Promise<number
   f.problems.push(...notes, ...untrustedRecords(s, fileSpec.name, n, paths, looks));
   const elsewhere = looks.filter((l) => l.id !== s.scheduler).flatMap((l) => l.plan.found);
   for (const e of elsewhere) f.problems.push(`duplicate: the scheduler also runs ${e}, which state.json does not record; \`hbgen stop\` removes it`);
+  // Entries under another spec name that run this install's wrapper: wakes nobody owns.
+  for (const e of (await hostEntries(io, ctx.home)).entries.filter((x) => x.wrapper === n.wrapper && x.name !== fileSpec.name)) {
+    f.problems.push(`unowned: ${e.scheduler} runs this install's wrapper under the name "${e.name}" (${e.where.join(', ')}); \`hbgen stop --all\` removes it`);
+  }
   if (s.status === 'stopped') {
     if (f.problems.length === 0) {
       line(io, `  stopped: there is no scheduler entry; \`hbgen resume\` installs it again`);

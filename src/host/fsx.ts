@@ -2,7 +2,7 @@
 // folder, fsync, rename, fsync of the folder), and reads that say "absent" instead of
 // throwing. Every write hbgen makes on a host goes through writeAtomic.
 import { createHash } from 'node:crypto';
-import { chmodSync, lstatSync, mkdirSync, readFileSync, type Stats } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readFileSync, readdirSync, type Stats } from 'node:fs';
 import { dirname } from 'node:path';
 import { writeAtomic } from '../atomic.ts';
 import { fsError } from '../errors.ts';
@@ -61,4 +61,13 @@ export function missingDirs(dir: string): string[] {
 
 export function mode4(m: number): string {
   return (m & 0o7777).toString(8).padStart(4, '0');
+}
+
+/** The names in a folder, sorted; none when it is missing or cannot be read. */
+export function namesIn(dir: string): string[] {
+  try {
+    return readdirSync(dir).sort();
+  } catch {
+    return [];
+  }
 }

@@ -2,7 +2,7 @@
 // fresh Mac) and `launchctl bootstrap gui/<uid>`. bootout is asynchronous: an immediate
 // bootstrap fails with "Bootstrap failed: 5: Input/output error", so hbgen polls
 // `launchctl print gui/<uid>/<label>` until the label is gone and retries once on exit 5.
-import { readdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { posix } from 'node:path';
 import { UserError } from '../errors.ts';
 import type { Plan } from '../schedule.ts';
@@ -25,7 +25,7 @@ import {
   writePlanned,
 } from './backend.ts';
 import { NAME_PATTERN } from '../formats.ts';
-import { lstatOrNull, readOrNull } from './fsx.ts';
+import { lstatOrNull, namesIn, readOrNull } from './fsx.ts';
 import { nextFireText } from './next.ts';
 import { firstLine, runTool } from './tools.ts';
 import type { State } from './state.ts';
@@ -47,12 +47,7 @@ function lastProgramArgument(text: string): string | null {
 
 /** hbgen's LaunchAgents of any name, each with the wrapper it runs. */
 function agentEntries(dir: string): HostEntry[] {
-  let files: string[];
-  try {
-    files = readdirSync(dir).sort();
-  } catch {
-    return [];
-  }
+  const files = namesIn(dir);
   const out: HostEntry[] = [];
   for (const f of files) {
     const name = /^dev\.hbgen\.(.+)\.plist$/.exec(f)?.[1];

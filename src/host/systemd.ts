@@ -26,7 +26,7 @@ import {
 } from './backend.ts';
 import { systemdArg } from '../escape.ts';
 import { NAME_PATTERN } from '../formats.ts';
-import { lstatOrNull, readOrNull } from './fsx.ts';
+import { lstatOrNull, namesIn, readOrNull } from './fsx.ts';
 import { firstLine, runTool, type ToolResult } from './tools.ts';
 import type { State } from './state.ts';
 
@@ -145,12 +145,7 @@ function systemdArgBack(w: string): string | null {
 
 /** hbgen's units of any name in the folder it writes them to, each name with the wrapper its service runs. */
 function unitEntries(dir: string): HostEntry[] {
-  let files: string[];
-  try {
-    files = readdirSync(dir).sort();
-  } catch {
-    return [];
-  }
+  const files = namesIn(dir);
   const byName = new Map<string, HostEntry>();
   for (const f of files) {
     const m = /^hbgen-(.+)\.(service|timer)$/.exec(f);

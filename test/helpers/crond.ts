@@ -12,7 +12,7 @@ import { join } from 'node:path';
 // whatever its environment, must meet at the same lock.
 const LOCK = '/tmp/hbgen-test-crond.lock.d';
 
-function alive(pid: number): boolean {
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));

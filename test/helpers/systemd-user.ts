@@ -20,6 +20,7 @@
 // Where the machine cannot do it (not root, no cgroup v2, no /lib/systemd/systemd), the
 // suite FAILS with one line naming what is missing, unless HBTEST_ALLOW_SKIP_SYSTEMD=1
 // says a skip is fine (then it says so, loudly). It never passes without running.
+import { alive } from './crond.ts';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { chownSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -123,15 +124,6 @@ export interface UserManager {
 
 const sleepSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 
-/** Alive and not a zombie (a child we have not reaped yet is still "there" for kill 0). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
 
 /** The cgroup folder and every folder below it, deepest first. */
 function cgroupDirs(dir: string): string[] {
