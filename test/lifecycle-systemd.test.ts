@@ -79,8 +79,12 @@ test('stand-in systemctl: --yes installs the units, runs exactly these commands,
   assert.equal(lines(join(stateDir(h), 'runtime.log')).sort(), ['hbgen docs quiet smoke', 'hbgen docs skip-locked', 'hbgen docs start smoke']);
   const s = JSON.parse(readFileSync(join(stateDir(h), 'state.json'), 'utf8'));
   assert.is(s.status, 'installed');
-  assert.is(s.scheduler, 'systemd-user');
+  assert.is(s.format, 2);
+  // The host scheduler runs the wakes, never the agent itself (issue 12, item 6).
+  assert.equal(s.scheduler, { type: 'systemd-user', self_schedule: false, ids: { service: `${UNIT}.service`, timer: `${UNIT}.timer` } });
   assert.equal(s.ids, { service: `${UNIT}.service`, timer: `${UNIT}.timer` });
+  assert.equal(s.heart, { sha256: null }, 'no HEART.md in this repo');
+  assert.is(s.hbgenVersion.length > 0, true);
   assert.match(s.specHash, /^[0-9a-f]{64}$/);
   assert.equal(s.bin, { path: h.bin, realpath: h.bin, interpreter: '/bin/sh' });
   assert.is(s.harness, 'command');
@@ -540,6 +544,10 @@ test('issue 12, stand-in systemctl: status shows the install at a glance (repo, 
   assert.match(inst.out, /hbgen: installed "docs".*\n {2}HEART\.md is live: edit it any time, the next heartbeat reads it\.\n {2}LOG\.md is the human timeline .*\n {2}.* holds machine state and raw logs \(runtime\.log\)\.\n {2}`hbgen status` audits without doing work; `hbgen stop` keeps that state for `hbgen resume`\.\n/);
   let st = await hb(h, 'status');
   assert.match(st.out, /\n {2}HEART\.md +no wake has read it yet\n/);
+  const rec = JSON.parse(readFileSync(join(stateDir(h), 'state.json'), 'utf8'));
+  assert.match(rec.heart.sha256, /^[0-9a-f]{64}$/, 'HEART.md hashed at install');
+  assert.equal({ healthy: rec.health.healthy, problems: rec.health.problems }, { healthy: true, problems: [] }, 'status recorded its verdict');
+  assert.match(rec.health.checkedAt, /^\d{4}-\d\d-\d\dT/);
   assert.is((await hb(h, 'wake')).code, 0);
   st = await hb(h, 'status');
   assert.is(st.code, 0, st.out);

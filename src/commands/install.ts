@@ -266,6 +266,7 @@ function intendedState(p: InstallPlan, io: HostIO): State {
     harness: spec.agent.harness,
     permissionMode: permissionMode(spec.agent),
     billing: { result: 'subscription', checkedKeys: facts.checkedKeys, envFileWarnings: facts.envFileWarnings },
+    heart: { sha256: ((h) => (h ? sha256(h) : null))(readOrNull(posix.join(spec.repo, 'HEART.md'))) },
     ...pre.stateExtra,
   };
 }

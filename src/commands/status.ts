@@ -15,7 +15,7 @@ import { heartbeatRunningNow, lockInfo } from '../host/proc.ts';
 import { hostEntries } from '../host/inventory.ts';
 import { lastOutcome } from '../host/runtime-log.ts';
 import { allHostPaths, lookEverywhere, lostStateText, readStateOrNote, trustedSpec, untrustedRecords } from '../host/found.ts';
-import { type State, specHash, statePath } from '../host/state.ts';
+import { type State, specHash, statePath, writeState } from '../host/state.ts';
 import { toolsPresent } from '../host/tools.ts';
 import { type Names, names } from '../names.ts';
 import { renderSpec } from '../pipeline.ts';
@@ -84,6 +84,7 @@ export async function status(argv: { spec: string }, io: HostIO): Promise<number
   await lockAndLastOutcome(spec, n, s, io, f);
   wakeHealth(spec, n, s, present, io, f);
   f.about = about(spec, n, s, drifted);
+  recordHealth(n, s, f, io);
   return report(io, f);
 }
 
@@ -220,6 +221,20 @@ function wakeHealth(spec: Spec, n: Names, s: State, present: boolean, io: HostIO
         `missed fire: the scheduler was due to fire at ${localText(new Date(missed[0]!), clock.zone)} and nothing was logged${missed.length > 1 ? ` (${missed.length} fires in the last 24 h left no line)` : ''}; likely: ${likelyCause(s.scheduler as SchedulerId)}`,
       );
     }
+  }
+}
+
+/**
+ * state.json keeps what the last status concluded (read by `hbgen list` and by a person),
+ * rewritten only when that changed, so that a healthy install is not rewritten each time.
+ */
+function recordHealth(n: Names, s: State, f: Findings, io: HostIO): void {
+  const healthy = f.problems.length === 0;
+  if (s.health && s.health.healthy === healthy && s.health.problems.join('\n') === f.problems.join('\n')) return;
+  try {
+    writeState(n.stateDir, { ...s, health: { checkedAt: io.now().toISOString(), healthy, problems: f.problems } });
+  } catch {
+    // A state folder status cannot write is reported by the checks above; the record waits.
   }
 }
 

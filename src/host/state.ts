@@ -17,7 +17,8 @@ export interface FileRecord {
 }
 
 export interface State {
-  format: 1;
+  /** 2 on disk since the scheduler became an object there (stateBytes, readState); 1 is still read. */
+  format: 1 | 2;
   name: string;
   status: 'installing' | 'installed' | 'stopped';
   /** When this record was written (host data, ISO-8601 UTC). */
@@ -43,6 +44,10 @@ export interface State {
   harness: Spec['agent']['harness'];
   permissionMode: string;
   billing: { result: 'subscription'; checkedKeys: string[]; envFileWarnings: string[] };
+  /** HEART.md as the install found it (null: none), so that a later look can tell it changed. */
+  heart?: { sha256: string | null };
+  /** What the last `hbgen status` concluded. */
+  health?: { checkedAt: string; healthy: boolean; problems: string[] };
   // Each backend adds its own record here (a key named after it, e.g. `cron`), declared
   // next to its code with `declare module './state.ts'`, so this file names no scheduler.
 }
@@ -81,14 +86,25 @@ export function readState(stateDir: string): State | null {
   } catch {
     throw new UserError([`${p}: not valid JSON, so hbgen cannot tell what it installed; restore it from a backup, or remove the scheduler entry by hand (see README "Install on a host") and delete the file`]);
   }
-  if (s?.format !== 1 || typeof s.name !== 'string' || !Array.isArray(s.files) || !Array.isArray(s.hostFiles) || !s.spec) {
+  // Format 2 writes the scheduler as {type, self_schedule, ids}; in memory it is its id.
+  const sched = (s as { scheduler?: unknown } | null)?.scheduler;
+  if (s && (s.format as number) === 2 && sched && typeof sched === 'object') {
+    const o = sched as { type?: unknown; ids?: unknown };
+    s = { ...s, scheduler: o.type as SchedulerId, ids: (s.ids ?? o.ids) as Record<string, string> };
+  }
+  if (![1, 2].includes(s?.format) || typeof s.name !== 'string' || !Array.isArray(s.files) || !Array.isArray(s.hostFiles) || !s.spec) {
     throw new UserError([`${p}: not a state file this hbgen understands; restore it from a backup, or remove the scheduler entry by hand (see README "Install on a host") and delete the file`]);
   }
   return s;
 }
 
+/**
+ * The file's bytes: format 2, whose `scheduler` says what runs the wakes — the host
+ * scheduler, never the agent itself (`self_schedule: false`) — and under which ids.
+ */
 export function stateBytes(s: State): Buffer {
-  return Buffer.from(`${JSON.stringify(s, null, 2)}\n`);
+  const onDisk = { ...s, format: 2, scheduler: { type: s.scheduler, self_schedule: false, ids: s.ids } };
+  return Buffer.from(`${JSON.stringify(onDisk, null, 2)}\n`);
 }
 
 export function writeState(stateDir: string, s: State): Buffer {
