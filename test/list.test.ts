@@ -317,4 +317,23 @@ real('real crontab: stop --all removes the old block of a renamed spec (same sta
   U.set(null);
 });
 
+test('issue 12: install of a renamed spec (same spec file, new name) lists the earlier name\'s entries in the panel and removes them after its check; list then shows one active install', async () => {
+  const { h, done } = host();
+  const old = sibling(h, 'docs', 'launchd');
+  await installed(old);
+  const raw = { ...JSON.parse(readFileSync(old.specFile, 'utf8')), name: 'docs2' };
+  writeFileSync(old.specFile, JSON.stringify(raw, null, 2));
+  const v = validateSpec(raw);
+  const renamed: Host = { ...old, spec: v.spec! };
+  const oldPlist = join(h.home, 'Library/LaunchAgents/dev.hbgen.docs.plist');
+  const r = await hb(renamed, 'install', { yes: true });
+  assert.is(r.code, 0, r.err + r.out);
+  assert.match(r.out, /then, the check passed, it removes what the earlier install runs on another scheduler \(one scheduler at a time\):\n {2}launchd: .*dev\.hbgen\.docs\.plist \(the spec's earlier name "docs"\)\n/);
+  assert.match(r.out, /removing the earlier install on launchd:\n(.*\n)* {2}marked .*hbgen\/docs\/state\.json stopped\n/);
+  assert.not.ok(existsSync(oldPlist), 'the earlier name\'s plist is gone');
+  assert.not.ok(h.tools.loaded('dev.hbgen.docs'), 'and launchd no longer holds it');
+  assert.equal((await json(h)).map((x) => `${x.name} ${x.scheduler} ${x.state}`), ['docs launchd stopped', 'docs2 launchd active']);
+  done();
+});
+
 test.run();

@@ -14,7 +14,7 @@ import { shownWord } from '../escape.ts';
 import { sleep } from '../formats.ts';
 import { Journal, type Backend, type Ctx, type FilePlan, type Preflight, planFile, record, writePlanned } from '../host/backend.ts';
 import { type Facts, hostFacts, permissionMode } from '../host/facts.ts';
-import { type Look, identityDiffers, lookEverywhere } from '../host/found.ts';
+import { type Look, identityDiffers, lookEverywhere, lookRenamed } from '../host/found.ts';
 import { lstatOrNull, missingDirs, mkdirs, readOrNull, sha256, writeAtomic } from '../host/fsx.ts';
 import type { HostIO } from '../host/io.ts';
 import { acquireOpLock } from '../host/lock.ts';
@@ -164,7 +164,7 @@ async function planInstall(argv: InstallArgs, io: HostIO, verb: Verb): Promise<I
   refusals.push(...(pre?.refusals ?? []));
   // The host scheduler is the sole scheduler: entries of this spec that another scheduler
   // still runs (an install before the spec's scheduler changed) go, or install refuses.
-  const others = (await lookEverywhere(ctx, prev, spec, scheduler)).filter((l) => l.plan.found.length || l.plan.refusals.length);
+  const others = [...(await lookEverywhere(ctx, prev, spec, scheduler)), ...(await lookRenamed(ctx, spec, specFile))].filter((l) => l.plan.found.length || l.plan.refusals.length);
   for (const l of others) refusals.push(...l.plan.refusals.map((r) => `${r} (an earlier install of "${spec.name}" on ${l.id} must be removed before it moves to ${scheduler})`));
   if (refusals.length || !pre) throw new UserError([...refusals, NOTHING]);
   return { verb, argv, spec, specFile, names: n, prev, facts, render, ctx, backend, pre, stateFiles, others, notes, edits: await editDiffs([...stateFiles, ...pre.hostFiles]) };

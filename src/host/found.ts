@@ -11,9 +11,9 @@ import { type Spec, validateSpec } from '../spec.ts';
 import type { Backend, Ctx, HostPaths, StopPlan } from './backend.ts';
 import { lstatOrNull } from './fsx.ts';
 import { UserError } from '../errors.ts';
-import { type State, readState } from './state.ts';
+import { type State, readState, statePath, writeState } from './state.ts';
 import { toolsPresent } from './tools.ts';
-import { hostEntries } from './inventory.ts';
+import { hostEntries, listInstalls } from './inventory.ts';
 
 export interface Look {
   id: SchedulerId;
@@ -131,4 +131,38 @@ export async function lookByWrapper(ctx: Ctx, fileSpec: Spec, byName: Look[]): P
     else notes.push(...plan.notes);
   }
   return { looks, notes };
+}
+
+/**
+ * Installs of the same spec file under another name (the spec was renamed): their entries
+ * still fire, nobody's any more. Found through every install's state.json that records this
+ * spec file; each is then looked for by its own name and state folder, as stop would.
+ */
+export async function lookRenamed(ctx: Ctx, fileSpec: Spec, specFile: string): Promise<Look[]> {
+  const looks: Look[] = [];
+  for (const row of (await listInstalls(ctx.io, ctx.home)).rows) {
+    if (row.name === fileSpec.name || !row.stateDir || row.entries.length === 0) continue;
+    let rec: State | null = null;
+    try {
+      rec = readState(row.stateDir);
+    } catch {
+      continue;
+    }
+    if (!rec || rec.specFile !== specFile || !(SCHEDULER_IDS as readonly string[]).includes(rec.scheduler)) continue;
+    const spec: Spec = { ...fileSpec, name: row.name, stateDir: row.stateDir };
+    const c: Ctx = { ...ctx, spec, names: names(spec), prev: rec };
+    const backend = await SCHEDULERS[rec.scheduler].backend();
+    const plan = await backend.planStop(c, rec);
+    const stateDir = row.stateDir;
+    const old = rec;
+    // After its entries go, the old record says stopped, so that status and list agree.
+    const run = async (say: (l: string) => void) => {
+      await plan.run(say);
+      const now = ctx.io.now().toISOString();
+      writeState(stateDir, { ...old, status: 'stopped', time: now, stoppedAt: now });
+      say(`marked ${statePath(stateDir)} stopped`);
+    };
+    if (plan.found.length || plan.refusals.length) looks.push({ id: rec.scheduler, backend, plan: { ...plan, run, found: plan.found.map((f) => `${f} (the spec's earlier name "${row.name}")`) } });
+  }
+  return looks;
 }
