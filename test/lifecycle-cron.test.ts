@@ -209,6 +209,20 @@ real('issue 12, real crontab + stand-in systemctl: switching the spec cron → s
   U.set(null);
 });
 
+real('issue 12, real crontab, no cron daemon firing it: two hours on (libfaketime), status names the first missed fire and the likely causes (exit 1)', () => {
+  const lib = ['x86_64-linux-gnu', 'aarch64-linux-gnu'].map((a) => `/usr/lib/${a}/faketime/libfaketime.so.1`).find((p) => existsSync(p));
+  assert.ok(lib, 'libfaketime (Debian faketime) is installed');
+  const h = makeHost('cron', { schedule: { scheduler: 'cron', every: '30m', minute: 7, hours: { start: '00:00', end: '24:00', timezone: 'UTC' } } });
+  U.own(h);
+  U.set(null);
+  assert.is(U.run(h, 'install', { yes: true }).code, 0);
+  assert.is(U.run(h, 'status').code, 0, 'just installed: nothing was due yet');
+  const later = U.run(h, 'status', { env: { LD_PRELOAD: lib!, FAKETIME: '+2h', FAKETIME_DONT_FAKE_MONOTONIC: '1' } });
+  assert.is(later.code, 1, later.out);
+  assert.match(later.out, /problem {2}missed fire: the scheduler was due to fire at \d{4}-\d\d-\d\d \d\d:(07|37) UTC \([^)]+\) and nothing was logged \([3-4] fires in the last 24 h left no line\); likely: .*or the cron daemon was not running/);
+  U.set(null);
+});
+
 test('stand-in crontab: `crontab -l` refused (cron.deny) is refused before the question; `crontab -` never runs', async () => {
   const stub = makeStub();
   const h = makeHost('cron');

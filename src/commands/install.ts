@@ -162,11 +162,13 @@ async function planInstall(argv: InstallArgs, io: HostIO, verb: Verb): Promise<I
     else stateFiles.push(pf.plan!);
   }
   refusals.push(...(pre?.refusals ?? []));
+  if (refusals.length || !pre) throw new UserError([...refusals, NOTHING]);
   // The host scheduler is the sole scheduler: entries of this spec that another scheduler
-  // still runs (an install before the spec's scheduler changed) go, or install refuses.
+  // still runs (an install before the spec's scheduler changed, or under the spec's earlier
+  // name) go, or install refuses. Looked for only once everything else can go ahead.
   const others = [...(await lookEverywhere(ctx, prev, spec, scheduler)), ...(await lookRenamed(ctx, spec, specFile))].filter((l) => l.plan.found.length || l.plan.refusals.length);
   for (const l of others) refusals.push(...l.plan.refusals.map((r) => `${r} (an earlier install of "${spec.name}" on ${l.id} must be removed before it moves to ${scheduler})`));
-  if (refusals.length || !pre) throw new UserError([...refusals, NOTHING]);
+  if (refusals.length) throw new UserError([...refusals, NOTHING]);
   return { verb, argv, spec, specFile, names: n, prev, facts, render, ctx, backend, pre, stateFiles, others, notes, edits: await editDiffs([...stateFiles, ...pre.hostFiles]) };
 }
 
