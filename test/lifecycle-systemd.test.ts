@@ -572,4 +572,20 @@ test('issue 12, stand-in systemctl: the same spec name from a second repo cannot
   assert.ok(readFileSync(join(stateDir(a), 'state.json')).equals(before), 'the first install is untouched');
 });
 
+test('stand-in systemctl: upgrading from the old in-repo default state folder follows the README: install refuses to take over, stop with the old stateDir, then install moves it', async () => {
+  const h = makeHost('systemd-user');
+  assert.is((await hb(h, 'install', { yes: true })).code, 0);
+  rewriteSpec(h, { stateDir: undefined });
+  const r = await hb(h, 'install', { yes: true });
+  assert.is(r.code, 1);
+  assert.match(r.err, /hbgen-docs\.(service|timer) was written by another hbgen install of a spec named "docs"/);
+  rewriteSpec(h, { stateDir: '.agent-platform' });
+  assert.is((await hb(h, 'stop')).code, 0);
+  rewriteSpec(h, { stateDir: undefined });
+  const moved = await hb(h, 'install', { yes: true });
+  assert.is(moved.code, 0, moved.err);
+  assert.ok(existsSync(join(h.home, '.local/state/hbgen/docs/state.json')), 'the new default state folder');
+  assert.is((await hb(h, 'status')).code, 0);
+});
+
 test.run();
