@@ -64,7 +64,7 @@ function hostCommands(y: Argv, run: Run): Argv {
   const list = async (a: { json?: boolean }) => (await import('./commands/list.ts')).list(a, (await import('./host/io.ts')).processIO());
   return y
     .command('install [spec]', 'show the settings panel, ask once, install on this host and check the install', (y) => consentOptions(y, 'install'), run(lifecycle('install')))
-    .command('status [spec]', 'audit the install (it changes nothing but putting back hbgen's own state-folder files): exit 0 healthy, 1 otherwise', (y) => y.positional('spec', specArg), run(lifecycle('status')))
+    .command('status [spec]', 'audit the install (it changes nothing but putting back the state-folder files hbgen wrote): exit 0 healthy, 1 otherwise', (y) => y.positional('spec', specArg), run(lifecycle('status')))
     .command(
       'stop [spec]',
       'remove exactly the recorded scheduler entry and host files; keep logs and state',
