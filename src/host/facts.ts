@@ -13,6 +13,7 @@ import { credential, knownCredentials, type Credential } from '../credentials.ts
 import type { Spec } from '../spec.ts';
 import { claudeSettingsRefusals } from './claude-settings.ts';
 import { lstatOrNull } from './fsx.ts';
+import { hostZone, hostZoneProblem, plannedHostZone } from './clock.ts';
 import { yashPathProblem } from './shell.ts';
 import { homeOf, type HostIO } from './io.ts';
 import { findOnPath, isExecutableFile, toolsPresent } from './tools.ts';
@@ -203,6 +204,12 @@ export function hostFacts(spec: Spec, io: HostIO): Facts {
   for (const p of ['/bin/sh', '/usr/bin/env']) if (!isExecutableFile(p)) problems.push(`${p} is missing; the wrapper needs it`);
   const yash = yashPathProblem(n.stateDir);
   if (yash) problems.push(yash);
+  if (SCHEDULERS[spec.schedule.scheduler].hostClock) {
+    const zone = hostZone();
+    const clash = hostZoneProblem(spec, zone);
+    if (clash) problems.push(clash);
+    else if (zone === null) caveats.push(`the host clock's zone cannot be read from /etc/localtime; the ${spec.schedule.scheduler} entries assume ${plannedHostZone(spec)}`);
+  }
   const scheduler = spec.schedule.scheduler;
   for (const t of toolsPresent(scheduler, io.env.PATH).missing) {
     problems.push(t.missing ?? `schedule.scheduler is "${scheduler}" but ${t.name} is not on PATH; this host does not look like it runs ${scheduler}: choose another scheduler in the spec`);
