@@ -13,6 +13,7 @@ import * as assert from 'uvu/assert';
 import type { HostIO } from '../src/host/io.ts';
 import { credential } from '../src/credentials.ts';
 import { billingRefusal } from '../src/host/facts.ts';
+import { hostZone } from '../src/host/clock.ts';
 import { askConsent } from '../src/host/prompt.ts';
 import { names } from '../src/names.ts';
 import { ROOT, hbgen } from './helpers/cli.ts';
@@ -109,7 +110,8 @@ test('CLI host facts: a missing binary (alias), a #!/usr/bin/env interpreter mis
 });
 
 test('CLI --dry-run panel warns about a repo .env with a metered key', () => {
-  const h = makeHost('cron');
+  // The CLI reads this machine's /etc/localtime: the cron entries are planned for its zone.
+  const h = makeHost('cron', { schedule: { scheduler: 'cron', every: '30m', minute: 7, hours: { start: '08:00', end: '23:00', timezone: 'Europe/Berlin' }, hostTimezone: hostZone() ?? 'UTC' } });
   writeFileSync(join(h.repo, '.env.local'), '# keys\nexport ANTHROPIC_API_KEY=sk-ant-xyz\nOTHER=1\n');
   writeFileSync(join(h.repo, '.env'), 'OPENAI_API_KEY=\n');
   const stub = join(h.root, 'crontab-standin');

@@ -170,4 +170,19 @@ test('stand-in launchctl, stand-in wrapper: a failing smoke test on a re-install
   assert.equal(lines(log).slice(-3), ['hbgen docs start wake 1 by hand', 'agent ran', 'hbgen docs quiet']);
 });
 
+test('issue 13, stand-in launchctl: install refuses a host clock in another zone than the plan, naming both and the spec line; status later says how many wakes a moved clock would miss', async () => {
+  const h = makeHost('launchd');
+  const refused = await hb(h, 'install', { yes: true, hostZone: 'Asia/Tokyo' });
+  assert.is(refused.code, 1);
+  assert.match(refused.err, /hbgen: schedule: this host's clock runs in Asia\/Tokyo, but the launchd entries are planned for Europe\/Berlin \(schedule\.hours\.timezone \(no schedule\.hostTimezone set\)\), so they would fire at other hours; set "hostTimezone": "Asia\/Tokyo" in the spec's schedule/);
+  assert.is((await hb(h, 'install', { yes: true, hostZone: 'Europe/Berlin' })).code, 0);
+  assert.is((await hb(h, 'install', { dryRun: true, hostZone: 'Europe/Amsterdam' })).code, 0, 'another name with the same clock is the same zone');
+  assert.is((await hb(h, 'status', { hostZone: 'Europe/Berlin' })).code, 0);
+  const moved = await hb(h, 'status', { hostZone: 'America/New_York' });
+  assert.is(moved.code, 1, moved.out);
+  assert.match(moved.out, /problem {2}host clock: schedule: this host's clock runs in America\/New_York, but the launchd entries are planned for Europe\/Berlin .*; in the next 24 hours that would miss \d+ of the expected wakes\n/);
+  const n = Number(/would miss (\d+) of/.exec(moved.out)![1]);
+  assert.ok(n > 0, 'a 6-hour shift misses wakes of a 08:00–23:00 window');
+});
+
 test.run();

@@ -5,6 +5,7 @@
 import { posix } from 'node:path';
 import { type LogLine, parseLog, parseLogLine } from '../formats.ts';
 import { posixCksum } from '../host/cksum.ts';
+import { hostZone, hostZoneProblem, wakesMissedIn } from '../host/clock.ts';
 import { failStreak, missedFires, schedulerClock, wakes } from '../host/health.ts';
 import { localText } from '../host/next.ts';
 import type { Ctx } from '../host/backend.ts';
@@ -212,6 +213,7 @@ function wakeHealth(spec: Spec, n: Names, s: State, present: boolean, io: HostIO
   if (spec.cap && done !== null && done >= spec.cap) {
     f.problems.push(`cap reached: ${done} of ${spec.cap} wakes done, so every wake is skipped (skip-cap) while the scheduler still fires; \`hbgen resume --reset-cap\` zeroes the counter after the panel, or raise "cap"`);
   }
+  hostClockCheck(spec, s, io, f);
   const since = Date.parse(s.time);
   if (present && s.status === 'installed' && Number.isFinite(since)) {
     const clock = schedulerClock(plan(spec), spec.schedule.hours.timezone, SCHEDULERS[s.scheduler as SchedulerId].hostClock);
@@ -273,6 +275,16 @@ function firstLineOf(md: string, section: string): string | undefined {
     if (t) return t.length > 120 ? `${t.slice(0, 120)}…` : t;
   }
   return undefined;
+}
+
+/** cron and launchd read the host clock: a host now in another zone (laptops travel) misses wakes. */
+function hostClockCheck(spec: Spec, s: State, io: HostIO, f: Findings): void {
+  if (s.status !== 'installed' || !SCHEDULERS[s.scheduler as SchedulerId]?.hostClock) return;
+  const zone = hostZone(io.etc);
+  const clash = hostZoneProblem(spec, zone);
+  if (!clash || zone === null) return;
+  const missed = wakesMissedIn(plan(spec), spec.schedule.hours.timezone, zone, io.now().getTime());
+  f.problems.push(`host clock: ${clash}; in the next 24 hours that would miss ${missed} of the expected wakes`);
 }
 
 /** status is unhealthy after this many failing wakes in a row. */

@@ -205,7 +205,7 @@ export function hostFacts(spec: Spec, io: HostIO): Facts {
   const yash = yashPathProblem(n.stateDir);
   if (yash) problems.push(yash);
   if (SCHEDULERS[spec.schedule.scheduler].hostClock) {
-    const zone = hostZone();
+    const zone = hostZone(io.etc);
     const clash = hostZoneProblem(spec, zone);
     if (clash) problems.push(clash);
     else if (zone === null) caveats.push(`the host clock's zone cannot be read from /etc/localtime; the ${spec.schedule.scheduler} entries assume ${plannedHostZone(spec)}`);

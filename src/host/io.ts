@@ -18,6 +18,8 @@ export interface HostIO {
   /** Questions and warnings. */
   err(s: string): void;
   now(): Date;
+  /** Where the host's /etc is (tests point it at a folder of their own, as they point HOME). */
+  etc?: string;
 }
 
 export function processIO(): HostIO {

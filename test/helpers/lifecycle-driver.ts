@@ -6,7 +6,11 @@
 import { register } from 'node:module';
 import { userInfo } from 'node:os';
 import { UserError } from '../../src/errors.ts';
+import { dirname } from 'node:path';
+import { plannedHostZone } from '../../src/host/clock.ts';
 import type { HostIO } from '../../src/host/io.ts';
+import { loadSpec } from '../../src/load.ts';
+import { etcFor } from './etc.ts';
 import { useWrapper } from './standin-pipeline.ts';
 import type { StandInWrapper } from './standins.ts';
 
@@ -23,8 +27,19 @@ const io: HostIO = {
   out: (s) => process.stdout.write(s),
   err: (s) => process.stderr.write(s),
   now: () => new Date(),
+  // The test host's own /etc (its localtime names the spec's planned zone), as hb() gives.
+  etc: ownEtc(req.spec),
 };
 useWrapper(req.wrapper ?? {});
+
+/** The test host's /etc for this spec; none (the machine's) when the spec file is gone, as `list` allows. */
+function ownEtc(spec: string): string | undefined {
+  try {
+    return etcFor(dirname(spec), plannedHostZone(loadSpec(spec)));
+  } catch {
+    return undefined;
+  }
+}
 const mod = await import(`../../src/commands/${req.cmd}.ts`);
 try {
   process.exitCode = (await mod[req.cmd]({ spec: req.spec, yes: req.yes, dryRun: req.dryRun, all: req.all, json: req.json }, io)) as number;

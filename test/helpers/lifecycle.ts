@@ -10,6 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { UserError } from '../../src/errors.ts';
+import { plannedHostZone } from '../../src/host/clock.ts';
+import { etcFor } from './etc.ts';
 import type { HostIO } from '../../src/host/io.ts';
 import { validateSpec, type Spec, type SpecInput } from '../../src/spec.ts';
 import { useWrapper } from './standin-pipeline.ts';
@@ -110,7 +112,7 @@ export function hostIO(h: Host, now: () => Date = () => new Date()): HostIO {
   return { env: h.env, uid: process.getuid!(), user: 'ada', cwd: h.root, stdin: new PassThrough(), out: () => {}, err: () => {}, now };
 }
 
-export async function hb(h: Host, cmd: Cmd, opts: { yes?: boolean; dryRun?: boolean; all?: boolean; json?: boolean; tty?: boolean; answer?: string; env?: Record<string, string>; now?: () => Date; resetCap?: boolean } = {}): Promise<Result> {
+export async function hb(h: Host, cmd: Cmd, opts: { yes?: boolean; dryRun?: boolean; all?: boolean; json?: boolean; tty?: boolean; answer?: string; env?: Record<string, string>; now?: () => Date; resetCap?: boolean; hostZone?: string } = {}): Promise<Result> {
   let out = '';
   let err = '';
   const stdin = new PassThrough() as PassThrough & { isTTY?: boolean };
@@ -126,6 +128,7 @@ export async function hb(h: Host, cmd: Cmd, opts: { yes?: boolean; dryRun?: bool
     out: (s) => (out += s),
     err: (s) => (err += s),
     now: opts.now ?? (() => new Date()),
+    etc: etcFor(h.root, opts.hostZone ?? plannedHostZone(h.spec)),
   };
   const argv = { spec: h.specFile, yes: opts.yes, dryRun: opts.dryRun, resetCap: opts.resetCap, all: opts.all, json: opts.json };
   useWrapper(h.wrapper);
