@@ -139,7 +139,7 @@ function environmentContext(ctx: RenderContext): EnvironmentContext {
     logPath: names.log,
     lockPath: names.lock,
     lockDir: names.lockDir,
-    wakesPath: posix.join(names.stateDir, 'wakes'),
+    wakesPath: names.wakes,
     markerPath: posix.join(names.stateDir, 'wake.marker'),
     heartPath: posix.join(names.stateDir, 'heart.sum'),
     timeout: seconds(spec.timeout),

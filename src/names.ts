@@ -22,6 +22,8 @@ export interface Names {
   /** Shared-folder chunk claims: in the repo's agent folder, where every agent sharing the repo (each with its own state folder) sees them. */
   claimsDir: string;
   log: string;
+  /** The wrapper's wake counter. */
+  wakes: string;
   lock: string;
   lockDir: string;
   hostDir: string;
@@ -59,6 +61,7 @@ export function names(spec: Pick<Spec, 'name' | 'repo' | 'stateDir'>): Names {
     claim: posix.join(state, 'claim.sh'),
     claimsDir: posix.join(spec.repo, AGENT_DIR, 'claims'),
     log: posix.join(state, 'runtime.log'),
+    wakes: posix.join(state, 'wakes'),
     lock: posix.join(state, 'heartbeat.lock'),
     lockDir: posix.join(state, 'heartbeat.lock.d'),
     hostDir: posix.join(state, 'host'),

@@ -20,6 +20,7 @@ import type { HostIO } from '../host/io.ts';
 import { acquireOpLock } from '../host/lock.ts';
 import { panel } from '../host/panel.ts';
 import { heartbeatRunningNow } from '../host/proc.ts';
+import { wakesDone } from '../host/runtime-log.ts';
 import { askConsent } from '../host/prompt.ts';
 import { type Check, smokeTest } from '../host/smoke.ts';
 import { type State, readState, specHash, statePath, writeState } from '../host/state.ts';
@@ -74,7 +75,7 @@ export async function install(argv: InstallArgs, io: HostIO, verb: Verb = 'insta
     return 0;
   }
   io.out(showPanel(p));
-  if (reset) line(io, `and it sets the wake counter ${wakesPath(p.names)} to 0 (${counterText(p)})${same ? '; the install itself is already as recorded' : ''}`);
+  if (reset) line(io, `and it sets the wake counter ${p.names.wakes} to 0 (${counterText(p)})${same ? '; the install itself is already as recorded' : ''}`);
   if (argv.dryRun) {
     line(io, `--dry-run: ${NOTHING}`);
     return 0;
@@ -85,7 +86,7 @@ export async function install(argv: InstallArgs, io: HostIO, verb: Verb = 'insta
     await waitForHeartbeat(p, io);
     const code = same ? 0 : await applyAndCheck(p, io);
     if (reset && code === 0) {
-      writeAtomic(wakesPath(p.names), '0\n', 0o600);
+      writeAtomic(p.names.wakes, '0\n', 0o600);
       line(io, `hbgen: the wake counter of "${p.spec.name}" is 0 again: up to ${p.spec.cap || 'any number of'} wakes from now`);
     }
     return code;
@@ -102,12 +103,9 @@ async function editDiffs(files: FilePlan[]): Promise<string[]> {
   return edited.map((f) => createTwoFilesPatch(f.path, f.path, f.prior!.toString('utf8'), f.content.toString('utf8'), 'now', 'as hbgen installs it').replace(/^=+\n/m, ''));
 }
 
-const wakesPath = (n: Names): string => posix.join(n.stateDir, 'wakes');
-
 /** "12 of 12 wakes done", from the wrapper's counter file. */
 function counterText(p: InstallPlan): string {
-  const t = readOrNull(wakesPath(p.names))?.toString('utf8').trim();
-  const done = t && /^\d+$/.test(t) ? t : 'no readable count';
+  const done = wakesDone(p.names.wakes) ?? 'no readable count';
   return p.spec.cap ? `${done} of ${p.spec.cap} wakes done` : `${done} wakes done, no cap`;
 }
 

@@ -14,7 +14,7 @@ import { lstatOrNull, mode4, readOrNull, sha256, writeAtomic } from '../host/fsx
 import { homeOf, type HostIO } from '../host/io.ts';
 import { heartbeatRunningNow, lockInfo } from '../host/proc.ts';
 import { hostEntries } from '../host/inventory.ts';
-import { lastOutcome } from '../host/runtime-log.ts';
+import { lastOutcome, logText, wakesDone } from '../host/runtime-log.ts';
 import { allHostPaths, lookEverywhere, lostStateText, readStateOrNote, trustedSpec, untrustedRecords } from '../host/found.ts';
 import { type State, specHash, statePath, writeState } from '../host/state.ts';
 import { toolsPresent } from '../host/tools.ts';
@@ -82,9 +82,11 @@ export async function status(argv: { spec: string }, io: HostIO): Promise<number
   await renderDrift(fileSpec, file, s, n, drifted, f);
   binaryCheck(spec, s, io, f);
   const present = (SCHEDULER_IDS as readonly string[]).includes(s.scheduler) ? await schedulerAudit(spec, n, s, io, f) : false;
-  await lockAndLastOutcome(spec, n, s, io, f);
-  wakeHealth(spec, n, s, present, io, f);
-  f.about = about(spec, n, s, drifted);
+  // runtime.log read once, never through a link (lockAndLastOutcome reports one).
+  const text = logText(n.log);
+  await lockAndLastOutcome(spec, n, s, text, io, f);
+  wakeHealth(spec, n, s, present, text, io, f);
+  f.about = about(spec, n, s, drifted, text);
   recordHealth(n, s, f, io);
   return report(io, f);
 }
@@ -199,17 +201,17 @@ async function schedulerAudit(spec: Spec, n: Names, s: State, io: HostIO, f: Fin
  * What the log says a person should look at: failing wakes in a row, the cap reached,
  * fires the scheduler was due to make that left no line (src/host/health.ts).
  */
-function wakeHealth(spec: Spec, n: Names, s: State, present: boolean, io: HostIO, f: Findings): void {
-  const lines = parseLog(readOrNull(n.log)?.toString('utf8') ?? '', s.name);
+function wakeHealth(spec: Spec, n: Names, s: State, present: boolean, text: string, io: HostIO, f: Findings): void {
+  const lines = parseLog(text, s.name);
   const streak = failStreak(lines);
   if (streak.count >= FAILS_IN_A_ROW && streak.latest) {
     const l = streak.latest;
-    const tail = outputOf(n.log, s.name);
+    const tail = outputOf(text, s.name);
     f.problems.push(
       `failing: the last ${streak.count} wakes in a row ended fail, timeout or error (latest: ${l.outcome}${l.detail ? ` ${l.detail}` : ''} at ${l.time})${tail.length ? `; its last output: ${tail.map((t) => JSON.stringify(t)).join(' ')}` : ''}; see ${n.log}, fix it, then check with \`hbgen wake\``,
     );
   }
-  const done = wakesDone(n);
+  const done = wakesDone(n.wakes);
   if (spec.cap && done !== null && done >= spec.cap) {
     f.problems.push(`cap reached: ${done} of ${spec.cap} wakes done, so every wake is skipped (skip-cap) while the scheduler still fires; \`hbgen resume --reset-cap\` zeroes the counter after the panel, or raise "cap"`);
   }
@@ -241,14 +243,14 @@ function recordHealth(n: Names, s: State, f: Findings, io: HostIO): void {
 }
 
 /** The install at a glance: where, when, what ran last, and what the agent reads next. */
-function about(spec: Spec, n: Names, s: State, drifted: Set<string>): [string, string][] {
+function about(spec: Spec, n: Names, s: State, drifted: Set<string>, text: string): [string, string][] {
   const h = spec.schedule.hours;
   const out: [string, string][] = [
     ['repo', spec.repo],
     ['hours', `${h.start}–${h.end} ${h.timezone}, ${h.days ? h.days.join(' ') : 'every day'}; every ${spec.schedule.every}, timeout ${spec.timeout}`],
     ['wrapper', drifted.has(n.wrapper) ? 'changed since install (see below)' : `${n.wrapper}, as installed`],
   ];
-  const w = wakes(parseLog(readOrNull(n.log)?.toString('utf8') ?? '', s.name)).at(-1);
+  const w = wakes(parseLog(text, s.name)).at(-1);
   if (w) {
     const took = w.end ? `, ${w.end.outcome}${w.end.detail ? ` ${w.end.detail}` : ''} after ${Math.round((Date.parse(w.end.time) - Date.parse(w.start.time)) / 1000)} s` : ', no outcome yet';
     out.push(['last wake', `${w.start.detail.replace(/^wake /, '')} at ${w.start.time}${took}`]);
@@ -290,16 +292,8 @@ function hostClockCheck(spec: Spec, s: State, io: HostIO, f: Findings): void {
 /** status is unhealthy after this many failing wakes in a row. */
 const FAILS_IN_A_ROW = 3;
 
-/** The counted wakes so far (the wrapper's `wakes` file), null when unreadable or absent. */
-function wakesDone(n: Names): number | null {
-  const b = readOrNull(posix.join(n.stateDir, 'wakes'));
-  const t = b?.toString('utf8').trim() ?? '';
-  return /^\d+$/.test(t) ? Number(t) : null;
-}
-
 /** The last lines the latest wake's agent printed (runtime.log lines that are not hbgen's own). */
-function outputOf(log: string, name: string, max = 3): string[] {
-  const text = readOrNull(log)?.toString('utf8') ?? '';
+function outputOf(text: string, name: string, max = 3): string[] {
   const all = text.split('\n');
   let from = 0;
   for (let i = all.length - 1; i >= 0; i--) {
@@ -321,7 +315,7 @@ function likelyCause(id: SchedulerId): string {
 }
 
 /** The wrapper's lock (held, stale) and the last outcome in runtime.log. */
-async function lockAndLastOutcome(spec: Spec, n: Names, s: State, io: HostIO, f: Findings): Promise<void> {
+async function lockAndLastOutcome(spec: Spec, n: Names, s: State, text: string, io: HostIO, f: Findings): Promise<void> {
   const lk = await lockInfo(io, spec, n);
   if (lk.stale) f.problems.push(`stale lock: ${lk.detail}; \`hbgen stop\` clears it (the next wake would also take it over)`);
   else if (lk.overdue) f.problems.push(`overdue: a heartbeat of this install is still running (${lk.detail}); \`hbgen stop\` ends it`);
@@ -331,8 +325,7 @@ async function lockAndLastOutcome(spec: Spec, n: Names, s: State, io: HostIO, f:
     f.problems.push(`${n.log} is a symbolic link, which the wrapper refuses (every wake exits 78); remove it`);
     return;
   }
-  const b = readOrNull(n.log);
-  const all = b ? parseLog(b.toString('utf8'), s.name) : [];
+  const all = parseLog(text, s.name);
   const open = wakeWithoutOutcome(all);
   if (open && !lk.held && !(await heartbeatRunningNow(io, spec, n))) {
     const wake = /^wake (\d+)/.exec(open.detail)?.[1] ?? '?';
@@ -344,7 +337,7 @@ async function lockAndLastOutcome(spec: Spec, n: Names, s: State, io: HostIO, f:
     f.info.push(`last outcome: no wake logged yet in ${n.log}`);
     return;
   }
-  const text = `${last.outcome}${last.detail ? ` ${last.detail}` : ''} at ${last.time}`;
-  if (last.outcome === 'error') f.problems.push(`last wake could not run: ${text} (see ${n.log}); fix it, then check with \`hbgen wake\``);
-  else f.info.push(`last outcome: ${text}`);
+  const said = `${last.outcome}${last.detail ? ` ${last.detail}` : ''} at ${last.time}`;
+  if (last.outcome === 'error') f.problems.push(`last wake could not run: ${said} (see ${n.log}); fix it, then check with \`hbgen wake\``);
+  else f.info.push(`last outcome: ${said}`);
 }

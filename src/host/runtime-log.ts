@@ -17,8 +17,19 @@ export function lastOutcome(all: LogLine[]): LogLine | null {
   return null;
 }
 
-/** The last outcome of `name` in the log file `log`; null without one, and for a log that is a symbolic link (never read through). */
+/** runtime.log's text; '' when it is missing, and for a log that is a symbolic link (never read through). */
+export function logText(log: string): string {
+  if (lstatOrNull(log)?.isSymbolicLink()) return '';
+  return readOrNull(log)?.toString('utf8') ?? '';
+}
+
+/** The last outcome of `name` in the log file `log`; null without one, and for a log that is a symbolic link. */
 export function lastOutcomeIn(log: string, name: string): LogLine | null {
-  if (lstatOrNull(log)?.isSymbolicLink()) return null;
-  return lastOutcome(parseLog(readOrNull(log)?.toString('utf8') ?? '', name));
+  return lastOutcome(parseLog(logText(log), name));
+}
+
+/** The wakes counted so far (the wrapper's counter file), null when it is absent or holds no number. */
+export function wakesDone(wakes: string): number | null {
+  const t = readOrNull(wakes)?.toString('utf8').trim() ?? '';
+  return /^\d+$/.test(t) ? Number(t) : null;
 }
