@@ -4,6 +4,7 @@
 // here from named steps, one per part of the script that reads it.
 import { posix } from 'node:path';
 import { renderClaimSh, renderHeartbeatSh, renderWindowSh } from '../src/gen/templates.ts';
+import { STATUS_ARGV, billingClient, billingTimeout, hasSetupToken, notPlan, timedOut } from '../src/billing.ts';
 import { harnessArgs, promptSeparator } from '../src/harness.ts';
 import { openDays } from '../src/schedule.ts';
 import { repeatsWallClock } from '../src/zone-offsets.ts';
@@ -70,6 +71,20 @@ export interface WakeContext {
   binHasEq: boolean;
 }
 
+/** Step 5b: the client's own billing check (claude-code and codex presets only). */
+export interface BillingContext {
+  billingCheck: boolean;
+  billingClientName: string;
+  /** The status command after the binary: auth status, login status. */
+  billingArgv: string[];
+  billingTimeout: number;
+  /** src/billing.ts's words: what a check that did not end in time saw, and the refusal's tail. */
+  billingTimedOut: string;
+  billingNotPlan: string;
+  /** The spec's env sets CLAUDE_CODE_OAUTH_TOKEN: authMethod oauth_token is the plan (src/billing.ts). */
+  billingSetupToken: boolean;
+}
+
 /** Step 8: change detection. */
 export interface OutcomeContext {
   /** Folders inside the repo that change detection skips, as find(1) -path patterns. */
@@ -102,7 +117,7 @@ export interface WindowContext {
   firstPass: boolean;
 }
 
-export type WrapperContext = WindowContext & EnvironmentContext & GateContext & LockContext & WakeContext & OutcomeContext;
+export type WrapperContext = WindowContext & EnvironmentContext & GateContext & LockContext & WakeContext & BillingContext & OutcomeContext;
 
 export interface ClaimContext extends LockContext {
   header: string;
@@ -177,6 +192,13 @@ function wakeContext(ctx: RenderContext): WakeContext {
   };
 }
 
+function billingContext(ctx: RenderContext): BillingContext {
+  const client = billingClient(ctx.spec.agent);
+  const t = billingTimeout(seconds(ctx.spec.timeout));
+  if (!client) return { billingCheck: false, billingClientName: '', billingArgv: [], billingTimeout: t, billingTimedOut: '', billingNotPlan: '', billingSetupToken: false };
+  return { billingCheck: true, billingClientName: client, billingArgv: [...STATUS_ARGV[client]], billingTimeout: t, billingTimedOut: timedOut(client, t), billingNotPlan: notPlan(client), billingSetupToken: hasSetupToken(ctx.spec.env) };
+}
+
 function outcomeContext(ctx: RenderContext): OutcomeContext {
   // What change detection skips besides .git, as find(1) -path patterns (glob characters
   // escaped): the state folder where it sits inside the repo, and the shared folder's
@@ -195,6 +217,7 @@ export function wrapperContext(ctx: RenderContext): WrapperContext {
     ...gateContext(ctx),
     ...lockContext(ctx),
     ...wakeContext(ctx),
+    ...billingContext(ctx),
     ...outcomeContext(ctx),
   };
 }

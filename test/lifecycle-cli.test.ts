@@ -13,6 +13,7 @@ import * as assert from 'uvu/assert';
 import type { HostIO } from '../src/host/io.ts';
 import { credential } from '../src/credentials.ts';
 import { billingRefusal } from '../src/host/facts.ts';
+import { subscriptionAnswers } from './helpers/clients.ts';
 import { hostZone } from '../src/host/clock.ts';
 import { askConsent } from '../src/host/prompt.ts';
 import { names } from '../src/names.ts';
@@ -82,7 +83,8 @@ test('CLI host facts: a missing binary (alias), a #!/usr/bin/env interpreter mis
 
   const nodeDir = join(h.root, 'nodebin');
   mkdirSync(nodeDir);
-  writeFileSync(join(nodeDir, 'mynode'), '#!/bin/sh\nexit 0\n');
+  // The interpreter gets the script's path first; then it answers as a subscription login.
+  writeFileSync(join(nodeDir, 'mynode'), `#!/bin/sh\nshift\n${subscriptionAnswers()}exit 0\n`);
   chmodSync(join(nodeDir, 'mynode'), 0o755);
   writeFileSync(join(h.root, 'claude'), '#!/usr/bin/env mynode\nconsole.log(1)\n');
   chmodSync(join(h.root, 'claude'), 0o755);

@@ -44,7 +44,7 @@ test('stand-in systemctl: the panel names repo, billing, hours, interval, timeou
   const o = r.out;
   for (const want of [
     `  repo       ${h.repo}`,
-    "  billing    subscription (no API key in the agent's environment)",
+    "  billing    not checked (custom command); no API key in the agent's environment",
     '  hours      08:00–23:00 Europe/Berlin, every day',
     '  interval   every 30m: fires at :07 and :37, 08:00–23:00 Europe/Berlin, every day',
     '  timeout    10m, then TERM, and KILL 30s later',
@@ -88,7 +88,7 @@ test('stand-in systemctl: --yes installs the units, runs exactly these commands,
   assert.match(s.specHash, /^[0-9a-f]{64}$/);
   assert.equal(s.bin, { path: h.bin, realpath: h.bin, interpreter: '/bin/sh' });
   assert.is(s.harness, 'command');
-  assert.is(s.billing.result, 'subscription');
+  assert.is(s.billing.result, 'not checked');
   assert.equal(s.systemd, { lingerBefore: 'no', lingerEnabledByHbgen: true });
   assert.equal(s.createdDirs, [join(h.home, '.config'), join(h.home, '.config/systemd'), unitDir(h)]);
   const recorded: { path: string; sha256: string; mode: number }[] = [...s.files, ...s.hostFiles];

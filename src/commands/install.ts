@@ -17,6 +17,7 @@ import { type Facts, hostFacts, permissionMode } from '../host/facts.ts';
 import { type Look, identityDiffers, lookEverywhere, lookRenamed } from '../host/found.ts';
 import { lstatOrNull, missingDirs, mkdirs, readOrNull, sha256, writeAtomic } from '../host/fsx.ts';
 import type { HostIO } from '../host/io.ts';
+import { type BillingRecord, checkBilling } from '../host/billing.ts';
 import { acquireOpLock } from '../host/lock.ts';
 import { panel } from '../host/panel.ts';
 import { heartbeatRunningNow } from '../host/proc.ts';
@@ -64,6 +65,8 @@ interface InstallPlan {
   edits: string[];
   /** Caveats of resume itself (the spec file changed since install). */
   notes: string[];
+  /** What the agent's client said of its login (or "not checked" for `command`). */
+  billing: BillingRecord;
 }
 
 export async function install(argv: InstallArgs, io: HostIO, verb: Verb = 'install'): Promise<number> {
@@ -152,6 +155,9 @@ async function planInstall(argv: InstallArgs, io: HostIO, verb: Verb): Promise<I
   // Without its tools a backend cannot look; hostFacts has already refused that.
   const pre = toolsPresent(scheduler, io.env.PATH).ok ? await backend.preflight(ctx) : null;
   const refusals = [...facts.problems];
+  // The client's own word on how it bills, asked only once the binary itself passed.
+  const bill = refusals.length ? null : await checkBilling(spec, io.now().toISOString());
+  if (bill && 'refusal' in bill) refusals.push(bill.refusal);
   const stateFiles: FilePlan[] = [];
   for (const f of render.files) {
     const path = posix.join(n.stateDir, f.path);
@@ -167,7 +173,8 @@ async function planInstall(argv: InstallArgs, io: HostIO, verb: Verb): Promise<I
   const others = [...(await lookEverywhere(ctx, prev, spec, scheduler)), ...(await lookRenamed(ctx, spec, specFile))].filter((l) => l.plan.found.length || l.plan.refusals.length);
   for (const l of others) refusals.push(...l.plan.refusals.map((r) => `${r} (an earlier install of "${spec.name}" on ${l.id} must be removed before it moves to ${scheduler})`));
   if (refusals.length) throw new UserError([...refusals, NOTHING]);
-  return { verb, argv, spec, specFile, names: n, prev, facts, render, ctx, backend, pre, stateFiles, others, notes, edits: await editDiffs([...stateFiles, ...pre.hostFiles]) };
+  const billing = bill && 'record' in bill ? bill.record : { result: 'not checked' as const };
+  return { verb, argv, spec, specFile, names: n, prev, facts, render, ctx, backend, pre, stateFiles, others, notes, billing, edits: await editDiffs([...stateFiles, ...pre.hostFiles]) };
 }
 
 function sameRecords(a: { path: string; sha256: string; mode: number }[], b: { path: string; sha256: string; mode: number }[]): boolean {
@@ -198,6 +205,7 @@ function showPanel(p: InstallPlan): string {
     summary: p.render.summary,
     bin: p.facts.bin,
     permissionMode: permissionMode(p.spec.agent),
+    billing: p.billing,
     stateFiles: p.stateFiles,
     statePath: statePath(p.names.stateDir),
     pre: p.pre,
@@ -265,7 +273,7 @@ function intendedState(p: InstallPlan, io: HostIO): State {
     bin: facts.bin,
     harness: spec.agent.harness,
     permissionMode: permissionMode(spec.agent),
-    billing: { result: 'subscription', checkedKeys: facts.checkedKeys, envFileWarnings: facts.envFileWarnings },
+    billing: { ...p.billing, checkedKeys: facts.checkedKeys, envFileWarnings: facts.envFileWarnings },
     heart: { sha256: ((h) => (h ? sha256(h) : null))(readOrNull(posix.join(spec.repo, 'HEART.md'))) },
     ...pre.stateExtra,
   };

@@ -249,6 +249,7 @@ function about(spec: Spec, n: Names, s: State, drifted: Set<string>, text: strin
     ['repo', spec.repo],
     ['hours', `${h.start}–${h.end} ${h.timezone}, ${h.days ? h.days.join(' ') : 'every day'}; every ${spec.schedule.every}, timeout ${spec.timeout}`],
     ['wrapper', drifted.has(n.wrapper) ? 'changed since install (see below)' : `${n.wrapper}, as installed`],
+    ['billing', billingText(s)],
   ];
   const w = wakes(parseLog(text, s.name)).at(-1);
   if (w) {
@@ -264,6 +265,14 @@ function about(spec: Spec, n: Names, s: State, drifted: Set<string>, text: strin
     if (first) out.push([label, `${first} (STATE.md)`]);
   }
   return out;
+}
+
+/** What the client said of its login at install; the wrapper asks again before every wake (a refusal is an `error billing` line). */
+function billingText(s: State): string {
+  const b = s.billing as Partial<State['billing']> | undefined;
+  if (b?.result === 'subscription' && b.identity) return `${b.identity} at install (${b.checkedAt ?? 'time not recorded'}); the wrapper asks the client again before every wake`;
+  if (b?.result === 'subscription') return 'judged by the environment only, by an earlier hbgen; `hbgen install` has the client itself asked, at install and before every wake';
+  return 'not checked (custom command)';
 }
 
 /** The first non-empty line under `## SECTION` of a Markdown text, without its bullet. */

@@ -4,6 +4,7 @@
 import type { Names } from '../names.ts';
 import type { Spec } from '../spec.ts';
 import type { FilePlan, Preflight } from './backend.ts';
+import type { BillingRecord } from './billing.ts';
 import type { BinFacts } from './facts.ts';
 import { shownArgv, shownWord } from '../escape.ts';
 import { mode4 } from './fsx.ts';
@@ -17,6 +18,7 @@ export interface PanelInput {
   summary: string;
   bin: BinFacts;
   permissionMode: string;
+  billing: BillingRecord;
   stateFiles: FilePlan[];
   statePath: string;
   pre: Preflight;
@@ -43,6 +45,12 @@ function modelRow(agent: Spec['agent']): string {
   return `${agent.model ?? "the client's default"}, effort ${agent.effort ?? "the client's default"}${tiers}`;
 }
 
+/** How the agent bills, as its client said at this install, and that the wrapper asks again. */
+function billingRow(b: BillingRecord): string {
+  if (b.result !== 'subscription') return "not checked (custom command); no API key in the agent's environment";
+  return `${b.identity}, as \`${shownArgv(b.command ?? [])}\` says in the agent's environment${b.clientVersion ? ` (${b.clientVersion})` : ''}; asked again before every wake`;
+}
+
 export function panel(p: PanelInput): string {
   const { spec, names: n, pre } = p;
   const h = spec.schedule.hours;
@@ -53,7 +61,7 @@ export function panel(p: PanelInput): string {
     ['repo', spec.repo],
     ['agent', `${spec.agent.harness}: ${bin}${p.bin.interpreter ? ` (run by ${p.bin.interpreter})` : ''}; ${SANDBOX_MODES.includes(p.permissionMode) ? 'sandbox' : 'permission mode'} ${p.permissionMode}`],
     ['model', modelRow(spec.agent)],
-    ['billing', "subscription (no API key in the agent's environment)"],
+    ['billing', billingRow(p.billing)],
     ['hours', `${h.start}–${h.end} ${h.timezone}, ${days}`],
     ['interval', `every ${spec.schedule.every}: ${p.summary}`],
     ['timeout', `${spec.timeout}, then TERM, and KILL ${spec.killAfter} later`],

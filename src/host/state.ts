@@ -6,6 +6,7 @@ import { posix } from 'node:path';
 import { UserError } from '../errors.ts';
 import type { SchedulerId } from '../schedulers.ts';
 import type { Spec } from '../spec.ts';
+import type { BillingRecord } from './billing.ts';
 import { readOrNull, sha256, writeAtomic } from './fsx.ts';
 
 export const STATE_FILE = 'state.json';
@@ -43,7 +44,8 @@ export interface State {
   bin: { path: string; realpath: string; interpreter?: string };
   harness: Spec['agent']['harness'];
   permissionMode: string;
-  billing: { result: 'subscription'; checkedKeys: string[]; envFileWarnings: string[] };
+  /** The client's own word on its login at install (src/host/billing.ts), and the credential names looked for in the shell. */
+  billing: BillingRecord & { checkedKeys: string[]; envFileWarnings: string[] };
   /** HEART.md as the install found it (null: none), so that a later look can tell it changed. */
   heart?: { sha256: string | null };
   /** What the last `hbgen status` concluded. */

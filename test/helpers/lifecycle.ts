@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { UserError } from '../../src/errors.ts';
 import { plannedHostZone } from '../../src/host/clock.ts';
+import { subscriptionAnswers } from './clients.ts';
 import { etcFor } from './etc.ts';
 import type { HostIO } from '../../src/host/io.ts';
 import { validateSpec, type Spec, type SpecInput } from '../../src/spec.ts';
@@ -68,7 +69,10 @@ export function makeHost(scheduler: Spec['schedule']['scheduler'], over: Partial
   mkdirSync(join(root, 'repo'));
   writeFileSync(join(root, 'repo', 'README'), 'the repo\n');
   const bin = join(root, 'agent');
-  writeFileSync(bin, '#!/bin/sh\necho agent ran\n');
+  // A STAND-IN agent that also answers the clients' status commands as a subscription login
+  // (test/helpers/clients.ts), so that a spec switched to the claude-code or codex preset
+  // passes install's billing check.
+  writeFileSync(bin, `#!/bin/sh\n${subscriptionAnswers()}echo agent ran\n`);
   chmodSync(bin, 0o755);
   const tools = makeStandIns(join(root, 'standins'));
   const raw = baseSpec(root, scheduler, over, place);

@@ -1,0 +1,127 @@
+// The agent clients for the tests: the REAL ones from npm (installed once into a cache
+// under the temp folder), logins the real clients read as the user's plan (credential
+// files made by the test: no real login can be made here), and STAND-INS that answer the
+// clients' status commands exactly as the real clients do for a subscription login.
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+
+// HBTEST_AGENT_CLIENTS: another cache folder (e.g. to see the skip when npm cannot install).
+export const CLIENTS_CACHE = process.env.HBTEST_AGENT_CLIENTS ?? join(tmpdir(), 'hbgen-agent-clients');
+const PACKAGES = ['@anthropic-ai/claude-code', '@openai/codex'];
+/** The clients' PATH: node's folder first (codex.js starts `#!/usr/bin/env node`). */
+export const CLIENT_PATH = [...new Set([dirname(process.execPath), '/usr/bin', '/bin'])].join(':');
+
+function version(bin: string): string | null {
+  const r = spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 30_000, env: { HOME: tmpdir(), PATH: CLIENT_PATH }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return r.status === 0 ? r.stdout.trim() : null;
+}
+
+/** The real executables, installed into the cache once; or why they are not there. */
+export function realClients(): { claude: string; codex: string; versions: string } | { why: string } {
+  const bin = (dir: string, n: string) => join(dir, 'node_modules', '.bin', n);
+  const ready = (dir: string) => existsSync(bin(dir, 'claude')) && existsSync(bin(dir, 'codex'));
+  if (!ready(CLIENTS_CACHE)) {
+    // Install beside the cache and rename it into place: a second test run never sees a
+    // half-installed cache.
+    const tmp = `${CLIENTS_CACHE}.tmp-${process.pid}`;
+    rmSync(tmp, { recursive: true, force: true });
+    mkdirSync(tmp, { recursive: true });
+    const r = spawnSync('npm', ['install', '--prefix', tmp, '--no-audit', '--no-fund', '--loglevel=error', ...PACKAGES], {
+      encoding: 'utf8',
+      timeout: 300_000,
+    });
+    if (r.status !== 0 || !ready(tmp)) {
+      rmSync(tmp, { recursive: true, force: true });
+      return { why: `npm install ${PACKAGES.join(' ')} failed (exit ${r.status ?? r.signal}): ${(r.stderr || r.stdout || String(r.error ?? '')).trim().split('\n').slice(-3).join(' | ')}` };
+    }
+    try {
+      renameSync(tmp, CLIENTS_CACHE);
+    } catch {
+      rmSync(tmp, { recursive: true, force: true }); // another run won the race
+    }
+  }
+  // The real files, not the node_modules/.bin symlinks.
+  const claude = realpathSync(bin(CLIENTS_CACHE, 'claude'));
+  const codex = realpathSync(bin(CLIENTS_CACHE, 'codex'));
+  const vc = version(claude);
+  const vx = version(codex);
+  if (!vc || !vx) return { why: `the cached clients in ${CLIENTS_CACHE} do not start (claude --version: ${vc}, codex --version: ${vx}); delete that folder to reinstall` };
+  return { claude, codex, versions: `${vc}; ${vx}` };
+}
+
+/**
+ * What `claude auth status` prints for a Claude Max subscription login: the fields and their
+ * order as Claude Code 2.1.197 prints them (JSON.stringify with 2 spaces; seen from the real
+ * client reading a login file, see subscriptionLogin), with an email and organisation as a
+ * logged-in account has them.
+ */
+export const CLAUDE_SUBSCRIPTION_STATUS = `${JSON.stringify(
+  { loggedIn: true, authMethod: 'claude.ai', apiProvider: 'firstParty', email: 'ada@example.com', orgId: '6c0b8f5e-1d2a-4c3b-9e8f-0a1b2c3d4e5f', orgName: "ada@example.com's Organization", subscriptionType: 'max' },
+  null,
+  2,
+)}\n`;
+/** What `codex login status` prints (on stderr) for a ChatGPT login, codex 0.171. */
+export const CODEX_CHATGPT_STATUS = 'Logged in using ChatGPT\n';
+
+/**
+ * sh lines that answer the clients' own questions as a subscription login does (`--version`,
+ * `auth --help`, `auth status`, `login status`) and fall through otherwise: the start of a
+ * STAND-IN client, followed by what it does as the agent.
+ */
+export function subscriptionAnswers(): string {
+  const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  return [
+    'case "$1 ${2-}" in',
+    `  'auth status') printf '%s' ${q(CLAUDE_SUBSCRIPTION_STATUS)}; exit 0 ;;`,
+    `  'login status') printf '%s' ${q(CODEX_CHATGPT_STATUS)} >&2; exit 0 ;;`,
+    `  'auth --help') printf '%s\\n' 'Usage: claude auth [options] [command]' '' 'Commands:' '  login [options]   Sign in to your Anthropic account' '  logout            Log out from your Anthropic account' '  status [options]  Show authentication status'; exit 0 ;;`,
+    `  '--version '*) echo '2.1.197 (Claude Code)'; exit 0 ;;`,
+    'esac',
+    '',
+  ].join('\n');
+}
+
+/**
+ * A STAND-IN in front of a real client: it answers the status command as a subscription
+ * login and hands every other command line to the real client unchanged (so that the
+ * preset's flags are still proven by the real client, past the wrapper's billing check).
+ */
+export function subscriptionShim(dir: string, realBin: string, name: string): string {
+  mkdirSync(dir, { recursive: true });
+  const p = join(dir, name);
+  writeFileSync(p, `#!/bin/sh\n${subscriptionAnswers()}exec '${realBin.replace(/'/g, `'\\''`)}' "$@"\n`);
+  chmodSync(p, 0o755);
+  return p;
+}
+
+const b64url = (s: string) => Buffer.from(s).toString('base64url');
+
+/**
+ * Credential files under HOME that the REAL client reads as a login on the plan (made by the
+ * test; the tokens are not real, so nothing can be sent with them): Claude Code's
+ * ~/.claude/.credentials.json with a claude.ai OAuth login of the given subscription, and
+ * codex's ~/.codex/auth.json with a ChatGPT login (an unsigned id token of a Plus plan).
+ * Claude Code 2.1.197 then says authMethod "claude.ai" with that subscriptionType, and codex
+ * 0.171 "Logged in using ChatGPT", both offline.
+ */
+export function subscriptionLogin(home: string, client: 'claude-code' | 'codex', subscription = 'max'): void {
+  if (client === 'claude-code') {
+    mkdirSync(join(home, '.claude'), { recursive: true });
+    const expiresAt = Date.now() + 30 * 86_400_000;
+    writeFileSync(
+      join(home, '.claude', '.credentials.json'),
+      JSON.stringify({ claudeAiOauth: { accessToken: 'sk-ant-oat01-test-not-a-token', refreshToken: 'sk-ant-ort01-test', expiresAt, scopes: ['user:inference', 'user:profile'], subscriptionType: subscription } }),
+      { mode: 0o600 },
+    );
+    return;
+  }
+  mkdirSync(join(home, '.codex'), { recursive: true });
+  const jwt = `${b64url('{"alg":"RS256","typ":"JWT"}')}.${b64url(JSON.stringify({ email: 'ada@example.com', 'https://api.openai.com/auth': { chatgpt_plan_type: 'plus', chatgpt_account_id: 'acct-test' }, exp: 4102444800 }))}.c2ln`;
+  writeFileSync(
+    join(home, '.codex', 'auth.json'),
+    JSON.stringify({ OPENAI_API_KEY: null, tokens: { id_token: jwt, access_token: jwt, refresh_token: 'rt-test', account_id: 'acct-test' }, last_refresh: '2026-12-01T00:00:00Z' }),
+    { mode: 0o600 },
+  );
+}
