@@ -5,7 +5,7 @@
 // group's baseline, so that machine noise hits both sides alike. Not a test: it prints
 // figures and the goals of issue 7 next to them, and never fails on a slow machine.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -112,6 +112,56 @@ group('one wake of heartbeat.sh (/bin/sh = dash, agent /bin/true) vs /bin/true',
   { label: 'wake outside working hours', run: () => time([...sh, closed]), goal: '≤ 5 ms added' },
   { label: 'wake, PATH without flock/timeout (mkdir lock, sh watchdog)', run: () => time([...sh, noTools]), goal: '≤ 25 ms added' },
 ]);
+
+// 3b. The billing check before a wake (claude-code and codex presets): the real client's own
+// status command, logged in on the plan from credential files made here (fake tokens; the
+// agent itself is a stand-in that exits 0). Needs the clients the tests install.
+const clients = join(process.env.HBTEST_AGENT_CLIENTS ?? join(tmpdir(), 'hbgen-agent-clients'), 'node_modules', '.bin');
+if (existsSync(join(clients, 'claude')) && existsSync(join(clients, 'codex'))) {
+  const billed = (name, harness, realBin, login) => {
+    const dir = join(tmp, name);
+    const repo = join(dir, 'repo');
+    mkdirSync(repo, { recursive: true });
+    writeFileSync(join(repo, 'README'), 'x\n');
+    login(dir);
+    const shim = join(dir, 'client');
+    writeFileSync(shim, `#!/bin/sh\ncase "$1 \${2-}" in 'auth status' | 'login status') exec '${realBin}' "$@" ;; esac\nexit 0\n`, { mode: 0o755 });
+    const s = {
+      version: 1,
+      name: 'bench',
+      repo,
+      agent: { harness, bin: shim, prompt: 'Do one chunk.' },
+      schedule: { scheduler: 'cron', every: '5m', hours: always },
+      timeout: '4m',
+      env: { HOME: dir, PATH: `${dirname(node)}:/usr/local/bin:/usr/bin:/bin` },
+    };
+    writeFileSync(join(dir, 'spec.json'), JSON.stringify(s));
+    const state = join(dir, '.local/state/hbgen/bench');
+    const r = spawnSync(node, [HBGEN, 'render', join(dir, 'spec.json'), '--out', state], { env });
+    if (r.status !== 0) throw new Error(String(r.stderr));
+    return join(state, 'heartbeat.sh');
+  };
+  const claudeLogin = (home) => {
+    mkdirSync(join(home, '.claude'), { recursive: true });
+    const expiresAt = Date.now() + 30 * 86_400_000;
+    writeFileSync(join(home, '.claude', '.credentials.json'), JSON.stringify({ claudeAiOauth: { accessToken: 'sk-ant-oat01-bench', refreshToken: 'r', expiresAt, scopes: ['user:inference'], subscriptionType: 'max' } }));
+  };
+  const codexLogin = (home) => {
+    mkdirSync(join(home, '.codex'), { recursive: true });
+    const b64 = (o) => Buffer.from(JSON.stringify(o)).toString('base64url');
+    const jwt = `${b64({ alg: 'RS256', typ: 'JWT' })}.${b64({ email: 'ada@example.com', 'https://api.openai.com/auth': { chatgpt_plan_type: 'plus', chatgpt_account_id: 'a' }, exp: 4102444800 })}.c2ln`;
+    writeFileSync(join(home, '.codex', 'auth.json'), JSON.stringify({ OPENAI_API_KEY: null, tokens: { id_token: jwt, access_token: jwt, refresh_token: 'r', account_id: 'a' }, last_refresh: '2026-12-01T00:00:00Z' }));
+  };
+  const claudeWake = billed('claude', 'claude-code', realpathSync(join(clients, 'claude')), claudeLogin);
+  const codexWake = billed('codex', 'codex', realpathSync(join(clients, 'codex')), codexLogin);
+  group('what the billing check adds to a wake (real client, logged in on the plan; goal < 1 s)', [
+    { label: 'wake, harness command (no check)', run: () => time([...sh, full]) },
+    { label: 'wake, claude-code: `claude auth status` first', run: () => time([...sh, claudeWake]), goal: '< 1000 ms added' },
+    { label: 'wake, codex: `codex login status` first', run: () => time([...sh, codexWake]), goal: '< 1000 ms added' },
+  ], Math.min(rounds, 15));
+} else {
+  console.log(`\n## the billing check: not measured, the real clients are not in ${clients} (the agents and billing tests install them)`);
+}
 
 // 4. Scale: many specs rendered in one process.
 const script = `
