@@ -381,7 +381,9 @@ export const SpecSchema = z
       });
     }
     const minRun = dur(s.minRun);
-    if (minRun !== undefined && timeout !== undefined && minRun >= timeout) {
+    // minRun equal to a timeout of 5m or less is the default itself (minRunDefault), as a
+    // normalized spec holds it: state.json records one, and it is validated again.
+    if (minRun !== undefined && timeout !== undefined && minRun >= timeout && !(minRun === timeout && timeout <= 300)) {
       ctx.addIssue({
         code: 'custom',
         path: ['minRun'],
