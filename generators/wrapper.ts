@@ -11,6 +11,7 @@ import { clockMinutes, seconds } from '../src/spec.ts';
 import { sh } from '../src/escape.ts';
 import { LOCK_OWNER_PRINTF, LOG_DATE_FORMAT, LOG_PRINTF, pad2 } from '../src/formats.ts';
 import type { RenderContext, RenderedFile } from './types.ts';
+import { type LimitContext, limitContext } from './limit.ts';
 
 /** Step 1 of heartbeat.sh: who it is, where its files are, its limits, its log format. */
 export interface EnvironmentContext {
@@ -102,7 +103,7 @@ export interface WindowContext {
   firstPass: boolean;
 }
 
-export type WrapperContext = WindowContext & EnvironmentContext & GateContext & LockContext & WakeContext & OutcomeContext;
+export type WrapperContext = WindowContext & EnvironmentContext & GateContext & LockContext & WakeContext & OutcomeContext & LimitContext;
 
 export interface ClaimContext extends LockContext {
   header: string;
@@ -196,6 +197,7 @@ export function wrapperContext(ctx: RenderContext): WrapperContext {
     ...lockContext(ctx),
     ...wakeContext(ctx),
     ...outcomeContext(ctx),
+    ...limitContext(ctx),
   };
 }
 
