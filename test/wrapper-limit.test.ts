@@ -303,6 +303,13 @@ test('--smoke ignores the pause', async () => {
   assert.equal(c.outcomes(), ['start smoke', 'quiet smoke']);
 });
 
+test('limitBackoff: a duration, refused otherwise with the field named', () => {
+  const base = limitCase().spec;
+  assert.ok(validateSpec({ ...base, limitBackoff: '45m' }).spec);
+  const bad = validateSpec({ ...base, limitBackoff: 'soon' });
+  assert.equal(bad.errors, ['limitBackoff: must be a whole number of s, m or h, at least 1s (e.g. "25m"), got "soon"']);
+});
+
 test('shellcheck -s sh is clean for each harness', () => {
   for (const harness of ['claude-code', 'codex', 'command'] as const) {
     const c = limitCase({ harness });
