@@ -81,6 +81,7 @@ const CLAUDE: [string, string, string, string][] = [
   ['the weekly form of 2.1.197: month and day', '2026-12-01T10:00:00Z', "You've hit your weekly limit · resets Dec 8, 10am (Europe/Warsaw)", '2026-12-08T09:00:00Z'],
   ['a month and day in the next year', '2026-12-30T10:00:00Z', "You've hit your Opus limit · resets Jan 2, 9:30am (UTC)", '2027-01-02T09:30:00Z'],
   ['a reset across the spring clock change', '2027-03-28T00:30:00Z', "You've hit your session limit · resets 3:30am (Europe/Berlin)", '2027-03-28T01:30:00Z'],
+  ['newer ICU: a narrow no-break space before "AM"', '2026-12-01T02:00:00Z', "You've hit your session limit · resets 4:20\u202fAM (Europe/Warsaw)", '2026-12-01T03:20:00Z'],
   ['older versions: the epoch', '2026-12-01T10:00:00Z', 'Claude AI usage limit reached|1796126400', '2026-12-01T12:00:00Z'],
   ['a time far away is capped at 8 days', '2026-12-01T10:00:00Z', "You've hit your weekly limit · resets Dec 31, 2030, 9am (UTC)", '2026-12-09T10:00:00Z'],
 ];
