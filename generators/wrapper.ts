@@ -12,6 +12,7 @@ import { clockMinutes, seconds } from '../src/spec.ts';
 import { sh } from '../src/escape.ts';
 import { LOCK_OWNER_PRINTF, LOG_DATE_FORMAT, LOG_PRINTF, pad2 } from '../src/formats.ts';
 import type { RenderContext, RenderedFile } from './types.ts';
+import { type LimitContext, limitContext } from './limit.ts';
 
 /** Step 1 of heartbeat.sh: who it is, where its files are, its limits, its log format. */
 export interface EnvironmentContext {
@@ -130,7 +131,7 @@ export interface WindowEndContext {
   clockShift: number;
 }
 
-export type WrapperContext = WindowContext & EnvironmentContext & GateContext & LockContext & WakeContext & BillingContext & OutcomeContext & WindowEndContext;
+export type WrapperContext = WindowContext & EnvironmentContext & GateContext & LockContext & WakeContext & BillingContext & OutcomeContext & WindowEndContext & LimitContext;
 
 export interface ClaimContext extends LockContext {
   header: string;
@@ -233,6 +234,7 @@ export function wrapperContext(ctx: RenderContext): WrapperContext {
     ...billingContext(ctx),
     ...outcomeContext(ctx),
     ...windowEndContext(ctx),
+    ...limitContext(ctx),
   };
 }
 

@@ -35,6 +35,7 @@ const DESCRIPTIONS: Record<string, string> = {
   cap: 'Stop after this many counted wakes.',
   gate: 'Argv of an extra gate program; a non-zero exit skips the wake.',
   shared: 'True when several agents share the folder: adds claim.sh.',
+  limitBackoff: "How long the wakes pause when the agent's client says the plan's usage limit is reached but names no reset time (default 1h; at most 8 days are used).",
 };
 
 type Node = { properties?: Record<string, Node>; description?: string };

@@ -363,6 +363,9 @@ export const SpecSchema = z
       .min(1, { error: 'must hold at least the program; leave the field out for no gate' })
       .optional(),
     shared: z.boolean({ error: 'must be true or false' }).optional(),
+    // How long the wakes pause when the agent's client says the plan's limit is reached
+    // but names no reset time (issue 17); default 1h, at most 8 days are used.
+    limitBackoff: duration('how long to pause after a limit whose reset time is unknown, e.g. "1h"').optional(),
   }, { error: (i) => (i.code === 'invalid_type' ? 'must be a JSON object holding the spec; see `hbgen schema`' : undefined) })
   // Cross-field rules run even when some field is wrong, so that one run reports every
   // problem; each rule looks only at fields whose own form is already right.
