@@ -2,6 +2,7 @@
 // midnight with days, leading-zero hours, boundaries, faketime for "now", and the fault
 // exit 2 for a zone that is not there under its exact name.
 import { test } from 'uvu';
+import { faketimeSync } from './helpers/faketime.ts';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -175,7 +176,7 @@ test('now, under faketime: DST and crossing midnight', () => {
   ];
   for (const [shName, sh] of SHELLS) {
     for (const [file, when, want] of cases) {
-      const r = spawnSync('faketime', [when, ...sh, file], { env: { ...env, TZ: 'UTC' }, encoding: 'utf8' });
+      const r = faketimeSync([when, ...sh, file], { env: { ...env, TZ: 'UTC' }, encoding: 'utf8' });
       assert.is(r.status, want, `${shName} ${when}: ${r.stderr}`);
     }
   }
