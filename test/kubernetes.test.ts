@@ -10,7 +10,7 @@
 // - install / install --apply / stop --apply / status against a recording kubectl STAND-IN
 //   (no cluster is reachable here).
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -20,8 +20,9 @@ import { CronJob } from 'kubernetes-models/batch/v1/CronJob';
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { seconds, validateSpec, type Spec } from '../src/spec.ts';
 import { renderNow } from './helpers/render.ts';
-import { hbgen } from './helpers/cli.ts';
+import { ROOT, hbgen } from './helpers/cli.ts';
 import { expectedWakes, cronFires, wall, type HoursSpec } from './helpers/hours.ts';
+import { PATHS, SHELLS, type Shell, agentShell, run as runWrapper, shell } from './helpers/wrapper.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'hbgen-k8s-'));
 test.after(() => rmSync(tmp, { recursive: true, force: true }));
@@ -157,6 +158,36 @@ for (const [label, raw] of variants) {
 }
 const manifestYamlAgain = (spec: Spec) => manifestOf(structuredClone(spec)).yaml;
 
+// kubernetes-models validates types, formats and enums but, like the upstream OpenAPI
+// schemas, lets unknown fields through (the API server would drop or refuse them). Its
+// TypeScript declarations, generated from the same schemas, know every field: the objects
+// as object literals of those types, type-checked by tsc, refuse any field they lack.
+function strictFields(objects: Raw[]): { code: number | null; out: string } {
+  const dir = mkdtempSync(join(tmp, 'tsc-'));
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+  const src = [
+    "import type { IConfigMap } from 'kubernetes-models/v1/ConfigMap';",
+    "import type { ICronJob } from 'kubernetes-models/batch/v1/CronJob';",
+    ...objects.map((o, i) => `export const o${i}: ${o.kind === 'ConfigMap' ? 'IConfigMap' : 'ICronJob'} = ${JSON.stringify(o)};`),
+  ].join('\n');
+  writeFileSync(join(dir, 'objects.ts'), src);
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: true, types: [] }, files: ['objects.ts'] }));
+  const r = spawnSync(join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', join(dir, 'tsconfig.json')], { encoding: 'utf8' });
+  return { code: r.status, out: r.stdout + r.stderr };
+}
+
+test('every manifest holds only fields the Kubernetes API knows (tsc against the kubernetes-models declarations)', () => {
+  const all = variants.flatMap(([, raw]) => objectsOf(manifestOf(specOf(raw)).yaml));
+  const ok = strictFields(all);
+  assert.is(ok.code, 0, ok.out);
+  // The check can fail: one unknown field in a container is refused.
+  const bad = structuredClone(all[1]!);
+  bad.spec.jobTemplate.spec.template.spec.containers[0].bogusField = true;
+  const no = strictFields([bad]);
+  assert.is.not(no.code, 0);
+  assert.match(no.out, /'"bogusField"' does not exist in type 'IContainer'/, no.out);
+});
+
 test('the validator refuses what the API server would (so the checks above can fail)', () => {
   const objs = objectsOf(manifestOf(specOf(base())).yaml);
   const bad = structuredClone(objs[1]!);
@@ -223,18 +254,19 @@ for (const c of zoneCases) {
 
 // ---------------------------------------------------------------- the pod's command, run here
 
-const CLAUDE = `#!/bin/sh
+// Under a private dash (agentShell), so that no shell under test adds to its environ.
+const CLAUDE = `#!${agentShell}
 # STAND-IN for the claude CLI, tests only: auth status answers from CLAUDE_CODE_OAUTH_TOKEN.
 if [ "$1 $2" = "auth status" ]; then
   if [ -n "\${CLAUDE_CODE_OAUTH_TOKEN:-}" ]; then echo '{"loggedIn":true,"authMethod":"oauth_token","apiProvider":"firstParty"}'; exit 0; fi
   echo '{"loggedIn":false,"authMethod":"none","apiProvider":"firstParty"}'; exit 1
 fi
-env >"$REC/env"
+tr '\\000' '\\n' </proc/$$/environ >"$REC/env"
 printf '%s\\n' "$@" >"$REC/argv"
 exit 0
 `;
 
-function podCase() {
+function podCase(path = '/usr/local/bin:/usr/bin:/bin') {
   const dir = mkdtempSync(join(tmp, 'pod-'));
   const rec = join(dir, 'rec');
   mkdirSync(rec);
@@ -246,7 +278,7 @@ function podCase() {
     base({
       repo: join(dir, 'repo'),
       agent: { harness: 'claude-code', bin, prompt: 'Do one chunk.' },
-      env: { HOME: join(dir, 'home'), PATH: '/usr/local/bin:/usr/bin:/bin', REC: rec },
+      env: { HOME: join(dir, 'home'), PATH: path, REC: rec },
       kubernetes: { image: 'x', secretName: 'claude-login', secretKeys: ['CLAUDE_CODE_OAUTH_TOKEN'], pvc: 'r' },
       stateDir: '.hbgen',
       timeout: '1m',
@@ -257,28 +289,46 @@ function podCase() {
   const mount = join(dir, 'hbgen');
   mkdirSync(mount);
   for (const [k, v] of Object.entries(cm.data as Record<string, string>)) writeFileSync(join(mount, k), v, { mode: 0o555 });
-  const run = (env: Record<string, string>) =>
-    spawnSync('/bin/sh', [join(mount, 'heartbeat.sh'), '--now'], { env: { PATH: '/usr/bin:/bin', JUNK: 'from the caller', ...env }, encoding: 'utf8', cwd: '/' });
-  return { dir, rec, spec, run, log: () => readFileSync(join(dir, 'repo', '.hbgen', 'runtime.log'), 'utf8') };
+  // As the pod starts it: `/bin/sh /hbgen/heartbeat.sh`, with the container's env (the spec's, the Secret's keys, and more).
+  const run = (sh: Shell, env: Record<string, string>) =>
+    runWrapper(null, sh, { script: join(mount, 'heartbeat.sh'), args: ['--now'], env: { ...spec.env, KUBERNETES_SERVICE_HOST: '10.0.0.1', HOSTNAME: 'hbgen-docs-29000000-abcde', ...env } });
+  const envKeys = () => readFileSync(join(rec, 'env'), 'utf8').split('\n').filter(Boolean).map((l) => l.slice(0, l.indexOf('='))).sort();
+  return { dir, rec, spec, run, envKeys, log: () => readFileSync(join(dir, 'repo', '.hbgen', 'runtime.log'), 'utf8') };
 }
 
-test('the pod command run here (/bin/sh heartbeat.sh from the ConfigMap): the Secret key reaches the agent, nothing else of the caller does', () => {
-  const p = podCase();
-  const r = p.run({ CLAUDE_CODE_OAUTH_TOKEN: 'sk-ant-oat01-test', OTHER_SECRET: 'not named' });
-  assert.is(r.status, 0, r.stderr);
+const AGENT_ENV = ['CLAUDE_CODE_OAUTH_TOKEN', 'HBGEN_DEADLINE', 'HBGEN_NAME', 'HBGEN_REPO', 'HBGEN_WAKE', 'HOME', 'PATH', 'REC'];
+
+for (const sh of SHELLS) {
+  test(`the pod command run here under ${sh.name} (/bin/sh heartbeat.sh from the ConfigMap): the Secret key reaches the agent, nothing else of the pod's env does`, async () => {
+    const p = podCase();
+    const token = 'sk-ant-oat01-a b"$`\\\'x';
+    const r = await p.run(sh, { CLAUDE_CODE_OAUTH_TOKEN: token, OTHER_SECRET: 'not named' });
+    assert.is(r.code, 0, r.stderr);
+    assert.match(p.log(), / hbgen docs quiet/);
+    assert.equal(p.envKeys(), AGENT_ENV);
+    assert.ok(readFileSync(join(p.rec, 'env'), 'utf8').includes(`CLAUDE_CODE_OAUTH_TOKEN=${token}\n`), 'byte for byte');
+    assert.is(readFileSync(join(p.dir, 'repo', '.hbgen', 'wakes'), 'utf8').trim(), '1', 'the wake counter lives on the repo volume');
+  });
+}
+
+test('the pod command run here on a PATH without timeout, flock and setsid: the billing check and the wake as on a host', async () => {
+  const p = podCase(PATHS.bare);
+  // The caller's PATH is the test's (its mount(8) needs one): the wrapper itself runs on the spec's.
+  const r = await p.run(shell('dash'), { CLAUDE_CODE_OAUTH_TOKEN: 'tok', PATH: '/usr/bin:/bin' });
+  assert.is(r.code, 0, r.stderr);
   assert.match(p.log(), / hbgen docs quiet/);
-  const env = readFileSync(join(p.rec, 'env'), 'utf8').split('\n').filter(Boolean).map((l) => l.slice(0, l.indexOf('='))).sort();
-  assert.equal(env, ['CLAUDE_CODE_OAUTH_TOKEN', 'HBGEN_DEADLINE', 'HBGEN_NAME', 'HBGEN_REPO', 'HBGEN_WAKE', 'HOME', 'PATH', 'PWD', 'REC'].filter((k) => k !== 'PWD' || env.includes('PWD')));
-  assert.ok(readFileSync(join(p.rec, 'env'), 'utf8').includes('CLAUDE_CODE_OAUTH_TOKEN=sk-ant-oat01-test\n'));
-  assert.is(readFileSync(join(p.dir, 'repo', '.hbgen', 'wakes'), 'utf8').trim(), '1', 'the wake counter lives on the repo volume');
+  assert.equal(p.envKeys(), AGENT_ENV);
 });
 
-test('the pod command run here: without the Secret key the billing check refuses before the agent (exit 78, nothing counted)', () => {
-  const p = podCase();
-  const r = p.run({});
-  assert.is(r.status, 78);
-  assert.match(p.log(), / hbgen docs error billing /);
-  assert.not.ok(existsSync(join(p.rec, 'env')), 'the agent did not run');
+test('the pod command run here: without the Secret key (or with it empty) the billing check refuses before the agent (exit 78, nothing counted)', async () => {
+  for (const env of [{}, { CLAUDE_CODE_OAUTH_TOKEN: '' }] as Record<string, string>[]) {
+    const p = podCase();
+    const r = await p.run(shell('dash'), env);
+    assert.is(r.code, 78);
+    assert.match(p.log(), / hbgen docs error billing claude auth status says not logged in: /);
+    assert.not.ok(existsSync(join(p.rec, 'env')), 'the agent did not run');
+    assert.not.ok(existsSync(join(p.dir, 'repo', '.hbgen', 'wakes')), 'nothing counted');
+  }
 });
 
 // ---------------------------------------------------------------- install, stop, status: kubectl STAND-IN

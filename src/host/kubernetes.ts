@@ -83,6 +83,12 @@ async function kubectl(io: HostIO, argv: string[]): Promise<ToolResult> {
   return runTool(io, 'kubectl', argv.slice(1), { timeoutMs: 120_000 });
 }
 
+/** What kubectl said when it failed: its last line of stderr (the lines before are often client-go's log noise), else firstLine. */
+function kubectlSaid(r: ToolResult): string {
+  const last = r.stderr.trim().split('\n').pop()?.trim();
+  return last || firstLine(r);
+}
+
 function panel(verb: string, spec: Spec, n: Names, file: string, r: RenderResult, files: FilePlan[], objects: string[], apply: boolean): string {
   const k = spec.kubernetes!;
   const h = spec.schedule.hours;
@@ -197,7 +203,7 @@ async function install(argv: { spec: string; yes?: boolean; dryRun?: boolean; ap
       const { undone } = await j.rollback();
       for (const u of undone) line(io, `  undone: ${u}`);
       restoreState();
-      throw new UserError([`kubectl apply failed (${firstLine(res)}); the files hbgen wrote here are undone, and what kubectl applied before it failed, if anything, is in the cluster: check with \`${shownArgv(getArgv(spec))}\``]);
+      throw new UserError([`kubectl apply failed (${kubectlSaid(res)}); the files hbgen wrote here are undone, and what kubectl applied before it failed, if anything, is in the cluster: check with \`${shownArgv(getArgv(spec))}\``]);
     }
     for (const l of res.stdout.trim().split('\n').filter(Boolean)) line(io, `  ${l}`);
     // CronJobs of an earlier install that this plan no longer has (fewer cron lines): apply does not remove them.
@@ -206,7 +212,7 @@ async function install(argv: { spec: string; yes?: boolean; dryRun?: boolean; ap
       const del = ['kubectl', 'delete', '--namespace', prev!.kubernetes!.namespace, '--ignore-not-found', ...gone];
       line(io, `running: ${shownArgv(del)}`);
       const d = await kubectl(io, del);
-      if (d.code !== 0) line(io, `  warning: ${firstLine(d)}; delete ${gone.join(', ')} by hand`);
+      if (d.code !== 0) line(io, `  warning: ${kubectlSaid(d)}; delete ${gone.join(', ')} by hand`);
     }
     state.kubernetes!.applied = { time: io.now().toISOString(), argv: run, manifestSha256: sha256(readOrNull(manifest)!), said: res.stdout.trim() };
     writeState(n.stateDir, state);
@@ -239,7 +245,7 @@ async function stop(argv: { spec: string; apply?: boolean }, io: HostIO): Promis
   try {
     line(io, `running: ${shownArgv(del)}`);
     const r = await kubectl(io, del);
-    if (r.code !== 0) throw new UserError([`kubectl delete failed (${firstLine(r)}); check your cluster context, then run \`hbgen stop ${shownWord(argv.spec)} --apply\` again`]);
+    if (r.code !== 0) throw new UserError([`kubectl delete failed (${kubectlSaid(r)}); check your cluster context, then run \`hbgen stop ${shownWord(argv.spec)} --apply\` again`]);
     const said = r.stdout.trim();
     for (const l of said.split('\n').filter(Boolean)) line(io, `  ${l}`);
     if (!said || /^No resources found/.test(said)) line(io, `  the cluster held no object of "${spec.name}" in namespace ${namespaceOf(spec)} (already removed)`);
@@ -315,7 +321,7 @@ async function status(argv: { spec: string }, io: HostIO): Promise<number> {
         items = null;
       }
     }
-    if (!items) problems.push(`\`${shownArgv(get)}\` failed (${firstLine(res)}); check your cluster context (kubectl config current-context)`);
+    if (!items) problems.push(`\`${shownArgv(get)}\` failed (${kubectlSaid(res)}); check your cluster context (kubectl config current-context)`);
     else clusterFindings(fileSpec, r, items, io, problems, info);
   }
   for (const i of info) line(io, `  ok       ${i}`);
@@ -394,6 +400,6 @@ export const kubernetesHost: Backend = {
     return { problems: [], info: [], present: false };
   },
   async inventory() {
-    return { place: 'a Kubernetes cluster (not looked at: see `hbgen status` with the spec)', looked: false, entries: [], notes: [] };
+    return { place: 'a Kubernetes cluster', looked: false, why: 'hbgen list asks no cluster; `hbgen status SPEC` does', entries: [], notes: [] };
   },
 };
