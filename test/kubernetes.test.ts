@@ -458,6 +458,50 @@ test('status against the kubectl stand-in: kubectl get cronjob,jobs -l, last sch
   assert.match(r.stdout, /problem {2}duplicate: the cluster also holds the CronJob hbgen-docs-3/);
 });
 
+test('install --apply again after the plan lost a cron line, then in another namespace: what the new plan lacks is deleted by its derived name (stand-in)', () => {
+  const c = cliCase();
+  assert.is(c.run('install', '--apply', '--yes').code, 0);
+  // From 08:00 one line says it all (7,37 8-17): hbgen-docs-2 goes.
+  const raw = JSON.parse(readFileSync(join(c.dir, 'hbgen.json'), 'utf8'));
+  raw.schedule.hours.start = '08:00';
+  writeFileSync(join(c.dir, 'hbgen.json'), JSON.stringify(raw));
+  let r = c.run('install', '--apply', '--yes');
+  assert.is(r.code, 0, r.stderr);
+  assert.equal(c.calls().slice(1), [`kubectl apply -f ${c.manifest}`, 'kubectl delete --namespace default --ignore-not-found cronjob/hbgen-docs-2']);
+  raw.kubernetes.namespace = 'agents';
+  writeFileSync(join(c.dir, 'hbgen.json'), JSON.stringify(raw));
+  r = c.run('install', '--apply', '--yes');
+  assert.is(r.code, 0, r.stderr);
+  assert.equal(c.calls().slice(3), [`kubectl apply -f ${c.manifest}`, 'kubectl delete --namespace default --ignore-not-found configmap/hbgen-docs cronjob/hbgen-docs']);
+});
+
+test('resume --apply after stop --apply applies the recorded spec again (stand-in)', () => {
+  const c = cliCase();
+  assert.is(c.run('install', '--apply', '--yes').code, 0);
+  assert.is(c.run('stop', '--apply').code, 0);
+  const r = c.run('resume', '--apply', '--yes');
+  assert.is(r.code, 0, r.stderr);
+  assert.is(c.calls().at(-1), `kubectl apply -f ${c.manifest}`);
+  assert.is(JSON.parse(readFileSync(join(c.state, 'state.json'), 'utf8')).status, 'installed');
+});
+
+test('without kubectl on PATH: install --apply, stop --apply and status say so in one line, and change nothing', () => {
+  const c = cliCase();
+  assert.is(c.run('install', '--yes').code, 0);
+  const env = { PATH: join(c.dir, 'empty'), HOME: join(c.dir, 'home'), LC_ALL: 'C' };
+  const run = (...a: string[]) => hbgen([...a, join(c.dir, 'hbgen.json')], { env, cwd: c.dir });
+  for (const args of [['install', '--apply', '--yes'], ['stop', '--apply']]) {
+    const r = run(...args);
+    assert.is(r.code, 1, args.join(' '));
+    assert.match(r.stderr, /^hbgen: kubectl is not on PATH, so hbgen cannot (apply the manifest|delete the objects); install kubectl \(1\.27 or later/);
+  }
+  const st = run('status');
+  assert.is(st.code, 1);
+  assert.match(st.stdout, /problem {2}kubectl is not on PATH, so hbgen cannot ask the cluster how the CronJob runs/);
+  assert.is(JSON.parse(readFileSync(join(c.state, 'state.json'), 'utf8')).status, 'installed');
+  assert.equal(c.calls(), []);
+});
+
 test('wake says where the wake runs and how to start one there', () => {
   const c = cliCase();
   const r = c.run('wake');

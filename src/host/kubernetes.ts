@@ -10,6 +10,7 @@
 // nothing here: kubernetesHost answers them so, and never runs kubectl.
 import { rmSync } from 'node:fs';
 import { posix } from 'node:path';
+import { parseAllDocuments } from 'yaml';
 import { MANAGED_BY, NAME_LABEL, cronJobName, manifestPath } from '../../generators/kubernetes.ts';
 import { UserError } from '../errors.ts';
 import { shownArgv, shownWord } from '../escape.ts';
@@ -68,11 +69,15 @@ export function getArgv(spec: Spec): string[] {
   return ['kubectl', 'get', 'cronjob,jobs', '--namespace', namespaceOf(spec), '--selector', `${NAME_LABEL}=${spec.name}`, '--output', 'json'];
 }
 
+/** The rendered manifest's objects, read back by the YAML parser. */
+function manifestObjects(spec: Spec, r: RenderResult): K8sItem[] {
+  const yaml = r.files.find((f) => f.path === manifestPath(spec.name))!.content;
+  return parseAllDocuments(yaml).map((d) => d.toJS() as K8sItem);
+}
+
 /** The objects a render holds, as kind/name: the ConfigMap and every CronJob. */
 function objectsOf(spec: Spec, r: RenderResult): string[] {
-  const yaml = r.files.find((f) => f.path === manifestPath(spec.name))!.content;
-  const jobs = (yaml.match(/^kind: CronJob$/gm) ?? []).length;
-  return [`configmap/hbgen-${spec.name}`, ...Array.from({ length: jobs }, (_, i) => `cronjob/${cronJobName(spec.name, i)}`)];
+  return manifestObjects(spec, r).map((o) => `${(o.kind ?? '').toLowerCase()}/${o.metadata?.name}`);
 }
 
 function kubectlMissing(io: HostIO, what: string): string | null {
@@ -118,8 +123,23 @@ function panel(verb: string, spec: Spec, n: Names, file: string, r: RenderResult
   return `${out.join('\n')}\n`;
 }
 
-/** install and resume: write the rendered tree and state.json here, print (or with --apply run) kubectl apply. */
-async function install(argv: { spec: string; yes?: boolean; dryRun?: boolean; apply?: boolean }, io: HostIO, verb: 'install' | 'resume'): Promise<number> {
+type InstallArgv = { spec: string; yes?: boolean; dryRun?: boolean; apply?: boolean };
+
+/** What install decided before it asks: the spec (the file's, or for resume the recorded one), its render, the files. */
+interface K8sPlan {
+  argv: InstallArgv;
+  verb: 'install' | 'resume';
+  spec: Spec;
+  file: string;
+  n: Names;
+  prev: State | null;
+  r: RenderResult;
+  plans: FilePlan[];
+  objects: string[];
+}
+
+/** Every check before the panel; a refusal changes nothing. */
+async function planK8s(argv: InstallArgv, io: HostIO, verb: 'install' | 'resume'): Promise<K8sPlan> {
   const { spec: fileSpec, file } = loadFor(io, argv.spec);
   let spec = fileSpec;
   const n = names(fileSpec);
@@ -144,83 +164,102 @@ async function install(argv: { spec: string; yes?: boolean; dryRun?: boolean; ap
     else plans.push(pf.plan!);
   }
   if (refusals.length) throw new UserError([...refusals, NOTHING]);
-  const objects = objectsOf(spec, r);
-  io.out(panel(verb, spec, n, file, r, plans, objects, argv.apply === true));
+  return { argv, verb, spec, file, n, prev, r, plans, objects: objectsOf(spec, r) };
+}
+
+/** install and resume: write the rendered tree and state.json here, print (or with --apply run) kubectl apply. */
+async function install(argv: InstallArgv, io: HostIO, verb: 'install' | 'resume'): Promise<number> {
+  const p = await planK8s(argv, io, verb);
+  io.out(panel(verb, p.spec, p.n, p.file, p.r, p.plans, p.objects, argv.apply === true));
   if (argv.dryRun) {
     line(io, `--dry-run: ${NOTHING}`);
     return 0;
   }
   if (!argv.yes) {
-    const a = await askConsent(io, `${verb === 'install' ? 'Install' : 'Resume'} "${spec.name}" with these settings?`);
+    const a = await askConsent(io, `${verb === 'install' ? 'Install' : 'Resume'} "${p.spec.name}" with these settings?`);
     if (a === 'no-tty') throw new UserError([`there is no terminal to ask for consent, so ${NOTHING}; read the panel above, then run \`hbgen ${verb} ${shownWord(argv.spec)}${argv.apply ? ' --apply' : ''} --yes\``]);
     if (a === 'no') throw new UserError([`you did not confirm, so ${NOTHING}`]);
   }
   const lock = await acquireOpLock(io);
-  const j = new Journal();
   try {
-    if (!lstatOrNull(n.stateDir)) {
-      const made = mkdirs(n.stateDir, 0o700);
-      j.push(`removed ${made[0]}`, () => rmSync(made[0]!, { recursive: true, force: true }));
-    }
-    for (const p of plans) writePlanned(p, j, 0o700);
-    const manifest = posix.join(n.stateDir, manifestPath(spec.name));
-    const now = io.now().toISOString();
-    const state: State = {
-      format: 1,
-      name: spec.name,
-      status: 'installed',
-      time: now,
-      installedAt: now,
-      hbgenVersion: VERSION,
-      specFile: file,
-      specHash: specHash(spec),
-      spec,
-      scheduler: 'kubernetes',
-      ids: Object.fromEntries(objects.map((o) => [o, o.slice(o.indexOf('/') + 1)])),
-      stateDir: n.stateDir,
-      files: plans.map(record),
-      hostFiles: [],
-      createdDirs: [],
-      bin: { path: spec.agent.bin, realpath: spec.agent.bin },
-      harness: spec.agent.harness,
-      permissionMode: permissionMode(spec.agent),
-      billing: { result: 'not checked', checkedKeys: [], envFileWarnings: [] },
-      kubernetes: { namespace: namespaceOf(spec), manifest, objects, applied: prev?.kubernetes?.applied ?? null },
-    };
-    const prevBytes = readOrNull(statePath(n.stateDir));
-    const restoreState = () => (prevBytes ? writeAtomic(statePath(n.stateDir), prevBytes, 0o600) : rmSync(statePath(n.stateDir), { force: true }));
+    const j = new Journal();
+    const state = writeFiles(p, io, j);
     if (!argv.apply) {
-      writeState(n.stateDir, state);
-      line(io, `hbgen: wrote ${manifest}; apply it to your cluster with:`);
-      line(io, `  ${shownArgv(applyArgv(spec, n))}`);
+      line(io, `hbgen: wrote ${state.kubernetes!.manifest}; apply it to your cluster with:`);
+      line(io, `  ${shownArgv(applyArgv(p.spec, p.n))}`);
       line(io, `\`hbgen status ${shownWord(argv.spec)}\` then asks the cluster (kubectl get) how the CronJob runs`);
       return 0;
     }
-    const run = applyArgv(spec, n);
-    line(io, `running: ${shownArgv(run)}`);
-    const res = await kubectl(io, run);
-    if (res.code !== 0) {
-      const { undone } = await j.rollback();
-      for (const u of undone) line(io, `  undone: ${u}`);
-      restoreState();
-      throw new UserError([`kubectl apply failed (${kubectlSaid(res)}); the files hbgen wrote here are undone, and what kubectl applied before it failed, if anything, is in the cluster: check with \`${shownArgv(getArgv(spec))}\``]);
-    }
-    for (const l of res.stdout.trim().split('\n').filter(Boolean)) line(io, `  ${l}`);
-    // CronJobs of an earlier install that this plan no longer has (fewer cron lines): apply does not remove them.
-    const gone = (prev?.kubernetes?.objects ?? []).filter((o) => o.startsWith('cronjob/hbgen-') && !objects.includes(o) && isOurCronJobName(spec.name, o));
-    if (gone.length) {
-      const del = ['kubectl', 'delete', '--namespace', prev!.kubernetes!.namespace, '--ignore-not-found', ...gone];
-      line(io, `running: ${shownArgv(del)}`);
-      const d = await kubectl(io, del);
-      if (d.code !== 0) line(io, `  warning: ${kubectlSaid(d)}; delete ${gone.join(', ')} by hand`);
-    }
-    state.kubernetes!.applied = { time: io.now().toISOString(), argv: run, manifestSha256: sha256(readOrNull(manifest)!), said: res.stdout.trim() };
-    writeState(n.stateDir, state);
-    line(io, `hbgen: applied "${spec.name}" to namespace ${namespaceOf(spec)}; \`hbgen status ${shownWord(argv.spec)}\` audits it, \`hbgen stop ${shownWord(argv.spec)} --apply\` removes it`);
+    await applyK8s(p, state, io, j);
+    line(io, `hbgen: applied "${p.spec.name}" to namespace ${namespaceOf(p.spec)}; \`hbgen status ${shownWord(argv.spec)}\` audits it, \`hbgen stop ${shownWord(argv.spec)} --apply\` removes it`);
     return 0;
   } finally {
     lock.release();
   }
+}
+
+/** The state folder's files and state.json, each step journalled (state.json's undo last in, first out). */
+function writeFiles(p: K8sPlan, io: HostIO, j: Journal): State {
+  const { spec, n } = p;
+  if (!lstatOrNull(n.stateDir)) {
+    const made = mkdirs(n.stateDir, 0o700);
+    j.push(`removed ${made[0]}`, () => rmSync(made[0]!, { recursive: true, force: true }));
+  }
+  for (const f of p.plans) writePlanned(f, j, 0o700);
+  const now = io.now().toISOString();
+  const state: State = {
+    format: 1,
+    name: spec.name,
+    status: 'installed',
+    time: now,
+    installedAt: now,
+    hbgenVersion: VERSION,
+    specFile: p.file,
+    specHash: specHash(spec),
+    spec,
+    scheduler: 'kubernetes',
+    ids: Object.fromEntries(p.objects.map((o) => [o, o.slice(o.indexOf('/') + 1)])),
+    stateDir: n.stateDir,
+    files: p.plans.map(record),
+    hostFiles: [],
+    createdDirs: [],
+    bin: { path: spec.agent.bin, realpath: spec.agent.bin },
+    harness: spec.agent.harness,
+    permissionMode: permissionMode(spec.agent),
+    billing: { result: 'not checked', checkedKeys: [], envFileWarnings: [] },
+    kubernetes: { namespace: namespaceOf(spec), manifest: posix.join(n.stateDir, manifestPath(spec.name)), objects: p.objects, applied: p.prev?.kubernetes?.applied ?? null },
+  };
+  const prevBytes = readOrNull(statePath(n.stateDir));
+  writeState(n.stateDir, state);
+  j.push(prevBytes ? 'restored state.json' : 'removed state.json', () => (prevBytes ? writeAtomic(statePath(n.stateDir), prevBytes, 0o600) : rmSync(statePath(n.stateDir), { force: true })));
+  return state;
+}
+
+/** kubectl apply, then the delete of CronJobs the new plan no longer has; a failed apply undoes the files written here. */
+async function applyK8s(p: K8sPlan, state: State, io: HostIO, j: Journal): Promise<void> {
+  const { spec, n, prev } = p;
+  const run = applyArgv(spec, n);
+  line(io, `running: ${shownArgv(run)}`);
+  const res = await kubectl(io, run);
+  if (res.code !== 0) {
+    const { undone } = await j.rollback();
+    for (const u of undone) line(io, `  undone: ${u}`);
+    throw new UserError([`kubectl apply failed (${kubectlSaid(res)}); the files hbgen wrote here are undone, and what kubectl applied before it failed, if anything, is in the cluster: check with \`${shownArgv(getArgv(spec))}\``]);
+  }
+  for (const l of res.stdout.trim().split('\n').filter(Boolean)) line(io, `  ${l}`);
+  // Objects of the earlier install that this one no longer has (fewer cron lines, or all of
+  // them when the namespace changed): apply does not remove them. Only names derived from the spec name.
+  const oldNs = prev?.kubernetes?.namespace ?? namespaceOf(spec);
+  const moved = oldNs !== namespaceOf(spec);
+  const gone = (prev?.kubernetes?.objects ?? []).filter((o) => (moved || !p.objects.includes(o)) && (isOurCronJobName(spec.name, o) || o === `configmap/hbgen-${spec.name}`));
+  if (gone.length) {
+    const del = ['kubectl', 'delete', '--namespace', oldNs, '--ignore-not-found', ...gone];
+    line(io, `running: ${shownArgv(del)}`);
+    const d = await kubectl(io, del);
+    if (d.code !== 0) line(io, `  warning: ${kubectlSaid(d)}; delete ${gone.join(', ')} by hand`);
+  }
+  state.kubernetes!.applied = { time: io.now().toISOString(), argv: run, manifestSha256: sha256(readOrNull(state.kubernetes!.manifest)!), said: res.stdout.trim() };
+  writeState(n.stateDir, state);
 }
 
 /** A CronJob name derived from the spec name (hbgen-<name> or hbgen-<name>-<n>): the only kind stop and install ever delete by name. */
@@ -332,9 +371,9 @@ async function status(argv: { spec: string }, io: HostIO): Promise<number> {
 
 /** What the cluster's CronJobs and Jobs say: present and as rendered, not suspended, the last schedule, active jobs, the last job's outcome. */
 function clusterFindings(spec: Spec, r: RenderResult, items: K8sItem[], io: HostIO, problems: string[], info: string[]): void {
-  const expected = objectsOf(spec, r).filter((o) => o.startsWith('cronjob/')).map((o) => o.slice('cronjob/'.length));
-  const yaml = r.files.find((f) => f.path === manifestPath(spec.name))!.content;
-  const schedules = [...yaml.matchAll(/^ {2}schedule: (.*)$/gm)].map((x) => x[1]!.replace(/^"(.*)"$/, '$1'));
+  const rendered = manifestObjects(spec, r).filter((o) => o.kind === 'CronJob');
+  const expected = rendered.map((o) => o.metadata!.name!);
+  const schedules = rendered.map((o) => o.spec!.schedule!);
   const cronjobs = items.filter((i) => i.kind === 'CronJob');
   const jobs = items.filter((i) => i.kind === 'Job');
   if (cronjobs.length === 0) {
