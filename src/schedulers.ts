@@ -84,10 +84,11 @@ export const SCHEDULERS: Record<SchedulerId, SchedulerDescriptor> = {
     generator: () => import('../generators/cron.ts').then((m) => m.cron),
     backend: () => import('./host/cron.ts').then((m) => m.cron),
   },
-  // kubectl is needed only for install --apply, stop --apply and status: src/host/kubernetes.ts asks for it then.
   kubernetes: {
     id: 'kubernetes',
-    tools: [],
+    // Only install --apply, stop --apply and status run it (src/host/kubernetes.ts checks it
+    // there); the host-wide looks of list and stop never do.
+    tools: [{ name: 'kubectl', installOnly: true }],
     // The CronJob carries the working zone (spec.timeZone), as systemd's OnCalendar= does.
     hostClock: false,
     // The YAML writer loads with this renderer only.
