@@ -136,8 +136,12 @@ function podSpec(spec: Spec, n: Names): Obj {
   const init = initContainers(spec, v.initMounts);
   return {
     restartPolicy: 'Never',
+    // A deleted pod or the Job's deadline sends TERM: the wrapper then needs killAfter to end
+    // the agent's group and log the outcome before the kubelet's KILL.
+    terminationGracePeriodSeconds: seconds(spec.killAfter) + 15,
     ...(k.serviceAccountName ? { serviceAccountName: k.serviceAccountName } : { automountServiceAccountToken: false }),
-    securityContext: { runAsNonRoot: true, runAsUser: POD_UID, runAsGroup: POD_UID, fsGroup: POD_UID, seccompProfile: { type: 'RuntimeDefault' } },
+    // fsGroup makes the volumes writable; OnRootMismatch skips the recursive chown of a PVC that already has it.
+    securityContext: { runAsNonRoot: true, runAsUser: POD_UID, runAsGroup: POD_UID, fsGroup: POD_UID, fsGroupChangePolicy: 'OnRootMismatch', seccompProfile: { type: 'RuntimeDefault' } },
     ...(init.length ? { initContainers: init } : {}),
     containers: [container],
     volumes: v.volumes,
