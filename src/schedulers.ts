@@ -47,7 +47,7 @@ export interface SchedulerDescriptor {
 
 /** The lifecycle commands of a scheduler that runs off this host. */
 export interface OffHost {
-  install(argv: { spec: string; yes?: boolean; dryRun?: boolean; apply?: boolean }, io: HostIO, verb: 'install' | 'resume'): Promise<number>;
+  install(argv: { spec: string; yes?: boolean; dryRun?: boolean; apply?: boolean; resetCap?: boolean }, io: HostIO, verb: 'install' | 'resume'): Promise<number>;
   stop(argv: { spec: string; yes?: boolean; apply?: boolean }, io: HostIO): Promise<number>;
   status(argv: { spec: string }, io: HostIO): Promise<number>;
   wake(argv: { spec: string }, io: HostIO): Promise<number>;

@@ -507,6 +507,10 @@ test('wake says where the wake runs and how to start one there', () => {
   const r = c.run('wake');
   assert.is(r.code, 1);
   assert.match(r.stderr, /kubectl create job --namespace default --from=cronjob\/hbgen-docs hbgen-docs-now/);
+  const rc = c.run('resume', '--reset-cap', '--yes');
+  assert.is(rc.code, 2);
+  assert.match(rc.stderr, /--reset-cap: the wake counter of "docs" is in the pod's state folder/);
+  assert.equal(c.calls(), []);
 });
 
 test.run();

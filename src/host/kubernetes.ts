@@ -123,7 +123,7 @@ function panel(verb: string, spec: Spec, n: Names, file: string, r: RenderResult
   return `${out.join('\n')}\n`;
 }
 
-type InstallArgv = { spec: string; yes?: boolean; dryRun?: boolean; apply?: boolean };
+type InstallArgv = { spec: string; yes?: boolean; dryRun?: boolean; apply?: boolean; resetCap?: boolean };
 
 /** What install decided before it asks: the spec (the file's, or for resume the recorded one), its render, the files. */
 interface K8sPlan {
@@ -141,6 +141,9 @@ interface K8sPlan {
 /** Every check before the panel; a refusal changes nothing. */
 async function planK8s(argv: InstallArgv, io: HostIO, verb: 'install' | 'resume'): Promise<K8sPlan> {
   const { spec: fileSpec, file } = loadFor(io, argv.spec);
+  if (argv.resetCap) {
+    throw new UserError([`--reset-cap: the wake counter of "${fileSpec.name}" is in the pod's state folder (${names(fileSpec).wakes}, on the PersistentVolumeClaim), which hbgen does not reach; write 0 there from a pod that mounts the claim, then \`hbgen resume --apply\``], 2);
+  }
   let spec = fileSpec;
   const n = names(fileSpec);
   const prev = readState(n.stateDir);
