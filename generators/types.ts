@@ -25,6 +25,8 @@ export interface RenderContext {
  */
 export interface SchedulerContext extends RenderContext {
   wrapperSha256: string;
+  /** The rendered scripts (heartbeat.sh, window.sh, claim.sh), for an entry that carries them (kubernetes' ConfigMap). */
+  scripts: RenderedFile[];
 }
 
 /** A scheduler's renderer, ready to use once loaded: which files its entry adds to the tree (under host/). */

@@ -22,6 +22,11 @@ export interface EnvironmentContext {
   bin: string;
   /** The spec's env as NAME=value words, ready for `env -i`. */
   envWords: string[];
+  /**
+   * kubernetes.secretKeys as sh words that pass each variable on from the wrapper's own
+   * environment (the Secret, envFrom) when it is set: `${K+"K=$K"}`; empty for other schedulers.
+   */
+  passEnv: string[];
   logPath: string;
   lockPath: string;
   lockDir: string;
@@ -165,6 +170,7 @@ function environmentContext(ctx: RenderContext): EnvironmentContext {
     envWords: Object.keys(spec.env)
       .sort()
       .map((key) => `${key}=${spec.env[key]!}`),
+    passEnv: passEnvWords(spec),
     logPath: names.log,
     lockPath: names.lock,
     lockDir: names.lockDir,
@@ -179,6 +185,11 @@ function environmentContext(ctx: RenderContext): EnvironmentContext {
     logDateFormat: LOG_DATE_FORMAT,
     logDateShell: logDateShell(LOG_DATE_FORMAT),
   };
+}
+
+/** The Secret's keys the agent gets by name (names only: the spec never holds their values). */
+function passEnvWords(spec: RenderContext['spec']): string[] {
+  return (spec.kubernetes?.secretKeys ?? []).map((k) => `\${${k}+"${k}=$${k}"}`);
 }
 
 function gateContext(ctx: RenderContext): GateContext {
@@ -210,7 +221,7 @@ function billingContext(ctx: RenderContext): BillingContext {
   const client = billingClient(ctx.spec.agent);
   const t = billingTimeout(seconds(ctx.spec.timeout));
   if (!client) return { billingCheck: false, billingClientName: '', billingArgv: [], billingTimeout: t, billingTimedOut: '', billingNotPlan: '', billingSetupToken: false };
-  return { billingCheck: true, billingClientName: client, billingArgv: [...STATUS_ARGV[client]], billingTimeout: t, billingTimedOut: timedOut(client, t), billingNotPlan: notPlan(client), billingSetupToken: hasSetupToken(ctx.spec.env) };
+  return { billingCheck: true, billingClientName: client, billingArgv: [...STATUS_ARGV[client]], billingTimeout: t, billingTimedOut: timedOut(client, t), billingNotPlan: notPlan(client), billingSetupToken: hasSetupToken(ctx.spec.env) || (ctx.spec.kubernetes?.secretKeys ?? []).includes('CLAUDE_CODE_OAUTH_TOKEN') };
 }
 
 function outcomeContext(ctx: RenderContext): OutcomeContext {

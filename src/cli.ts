@@ -8,7 +8,7 @@ import { VERSION } from './version.ts';
 const renderCmds = () => import('./commands/render.ts');
 
 // The host lifecycle: install, status, stop, resume, wake (and list, which takes no spec).
-type SpecArgv = { spec: string; yes?: boolean; dryRun?: boolean; all?: boolean };
+type SpecArgv = { spec: string; yes?: boolean; dryRun?: boolean; all?: boolean; apply?: boolean };
 const COMMANDS = {
   install: async () => (await import('./commands/install.ts')).install,
   status: async () => (await import('./commands/status.ts')).status,
@@ -29,7 +29,8 @@ const consentOptions = (y: Argv, what: string) =>
   y
     .positional('spec', specArg)
     .option('yes', { type: 'boolean', describe: `${what} without asking${what === 'install' ? ' (for scripts)' : ''}` })
-    .option('dry-run', { type: 'boolean', describe: 'show the panel and change nothing' });
+    .option('dry-run', { type: 'boolean', describe: 'show the panel and change nothing' })
+    .option('apply', { type: 'boolean', describe: 'kubernetes: run kubectl apply after the consent, instead of printing it' });
 
 /** render, check, schema and init: the commands that write no scheduler entry. */
 function fileCommands(y: Argv, run: Run): Argv {
@@ -68,7 +69,11 @@ function hostCommands(y: Argv, run: Run): Argv {
     .command(
       'stop [spec]',
       'remove exactly the recorded scheduler entry and host files; keep logs and state',
-      (y) => y.positional('spec', specArg).option('all', { type: 'boolean', describe: "also remove entries under other names or schedulers that run this install's wrapper" }),
+      (y) =>
+        y
+          .positional('spec', specArg)
+          .option('all', { type: 'boolean', describe: "also remove entries under other names or schedulers that run this install's wrapper" })
+          .option('apply', { type: 'boolean', describe: 'kubernetes: run the kubectl delete, instead of printing it' }),
       run(lifecycle('stop')),
     )
     .command('resume [spec]', 'reinstall the recorded install after the panel and consent', (y) =>

@@ -36,7 +36,7 @@ export function renderWith(scheduler: SchedulerId, gen: Generator, spec: Spec): 
   // The scripts first: the scheduler entry carries the wrapper's SHA-256 (generators/entry.ts).
   const scripts = scriptFiles(base);
   const wrapper = scripts.find((f) => f.path === 'heartbeat.sh')!.content;
-  const ctx: SchedulerContext = { ...base, wrapperSha256: createHash('sha256').update(wrapper, 'utf8').digest('hex') };
+  const ctx: SchedulerContext = { ...base, wrapperSha256: createHash('sha256').update(wrapper, 'utf8').digest('hex'), scripts };
   const errors = gen.check?.(ctx) ?? [];
   if (ctx.plan.pattern.length === 0) {
     errors.push(

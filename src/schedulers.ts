@@ -7,9 +7,10 @@
 // because src/spec.ts (loaded by every command) takes the id list from here.
 import type { Generator } from '../generators/types.ts';
 import type { Backend } from './host/backend.ts';
+import type { HostIO } from './host/io.ts';
 
 /** Every scheduler, as the spec's schedule.scheduler names it. */
-export const SCHEDULER_IDS = ['launchd', 'systemd-user', 'cron'] as const;
+export const SCHEDULER_IDS = ['launchd', 'systemd-user', 'cron', 'kubernetes'] as const;
 export type SchedulerId = (typeof SCHEDULER_IDS)[number];
 
 /** A host program a backend runs, found on PATH. */
@@ -36,6 +37,20 @@ export interface SchedulerDescriptor {
   generator(): Promise<Generator>;
   /** The host side: preflight, apply, listing, stop and audit. */
   backend(): Promise<Backend>;
+  /**
+   * It runs off this host (a cluster): install, stop, status, resume and wake are its own
+   * (src/host/kubernetes.ts); its backend() only answers the host-wide looks (list, stop
+   * of another scheduler) with nothing found.
+   */
+  offHost?(): Promise<OffHost>;
+}
+
+/** The lifecycle commands of a scheduler that runs off this host. */
+export interface OffHost {
+  install(argv: { spec: string; yes?: boolean; dryRun?: boolean; apply?: boolean; resetCap?: boolean }, io: HostIO, verb: 'install' | 'resume'): Promise<number>;
+  stop(argv: { spec: string; yes?: boolean; apply?: boolean }, io: HostIO): Promise<number>;
+  status(argv: { spec: string }, io: HostIO): Promise<number>;
+  wake(argv: { spec: string }, io: HostIO): Promise<number>;
 }
 
 const LOGINCTL: Tool = {
@@ -68,6 +83,18 @@ export const SCHEDULERS: Record<SchedulerId, SchedulerDescriptor> = {
     hostClock: true,
     generator: () => import('../generators/cron.ts').then((m) => m.cron),
     backend: () => import('./host/cron.ts').then((m) => m.cron),
+  },
+  kubernetes: {
+    id: 'kubernetes',
+    // Only install --apply, stop --apply and status run it (src/host/kubernetes.ts checks it
+    // there); the host-wide looks of list and stop never do.
+    tools: [{ name: 'kubectl', installOnly: true }],
+    // The CronJob carries the working zone (spec.timeZone), as systemd's OnCalendar= does.
+    hostClock: false,
+    // The YAML writer loads with this renderer only.
+    generator: () => import('../generators/kubernetes.ts').then((m) => m.kubernetes),
+    backend: () => import('./host/kubernetes.ts').then((m) => m.kubernetesHost),
+    offHost: () => import('./host/kubernetes.ts').then((m) => m.kubernetesCommands),
   },
 };
 

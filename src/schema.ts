@@ -17,7 +17,7 @@ const DESCRIPTIONS: Record<string, string> = {
   'agent.effort': 'Reasoning effort the preset pins: claude-code --effort (low medium high xhigh max), codex -c model_reasoning_effort (low medium high xhigh max ultra).',
   'agent.models': 'Optional model tiers, tier name → model id (e.g. {"fast": "haiku", "general": "sonnet", "strong": "opus"}): listed in the wake prompt so the agent routes subagents to the cheapest sufficient tier.',
   schedule: 'When the heartbeat fires.',
-  'schedule.scheduler': `The host scheduler: ${schedulerList()}.`,
+  'schedule.scheduler': `The scheduler: ${schedulerList()} (a CronJob in a cluster).`,
   'schedule.every': 'Interval between wakes inside the working hours.',
   'schedule.minute': 'The off-:00 minute (1–59, below every when every is under an hour). Default: derived from name, never :00 or :30.',
   'schedule.hours': 'The working hours: the agent sleeps outside them.',
@@ -36,6 +36,15 @@ const DESCRIPTIONS: Record<string, string> = {
   gate: 'Argv of an extra gate program; a non-zero exit skips the wake.',
   shared: 'True when several agents share the folder: adds claim.sh.',
   limitBackoff: "How long the wakes pause when the agent's client says the plan's usage limit is reached but names no reset time (default 1h; at most 8 days are used).",
+  kubernetes: 'Only for schedule.scheduler "kubernetes": the pod that runs the same wrapper in a cluster (host/hbgen-<name>.cronjob.yaml).',
+  'kubernetes.image': 'Container image holding the agent CLI (agent.bin), git and a POSIX sh with env and date.',
+  'kubernetes.namespace': 'Namespace of the ConfigMap and CronJobs (default "default").',
+  'kubernetes.secretName': 'A Secret whose keys become the container\'s env (envFrom); hbgen never reads it. For codex, its key auth.json is copied into CODEX_HOME.',
+  'kubernetes.secretKeys': 'Names of the Secret\'s keys the agent gets (the wrapper passes only these on), e.g. ["CLAUDE_CODE_OAUTH_TOKEN"]; metered credentials are refused.',
+  'kubernetes.git': 'The repo, cloned for every wake by an init container into an emptyDir mounted at repo (exactly one of git, pvc).',
+  'kubernetes.pvc': 'An existing PersistentVolumeClaim holding the repo, mounted at repo (exactly one of git, pvc); with a relative stateDir the state outlives the pod.',
+  'kubernetes.serviceAccountName': 'ServiceAccount of the pod (default: none mounted).',
+  'kubernetes.resources': 'CPU and memory, as requests = limits, e.g. {"cpu": "1", "memory": "2Gi"}.',
 };
 
 type Node = { properties?: Record<string, Node>; description?: string };

@@ -241,7 +241,8 @@ test('every fixture spec (the hostile one\'s state folder too) rendered for each
   assert.ok(specs.includes('hostile.json'));
   for (const f of specs) {
     const spec = loadSpec(join(import.meta.dirname, '../fixtures/specs', f));
-    for (const id of SCHEDULER_IDS) {
+    // A scheduler off this host (kubernetes) has no host entry to read back.
+    for (const id of SCHEDULER_IDS.filter((x) => !SCHEDULERS[x].offHost)) {
       const { h, done } = host();
       const stub = h.env.PATH.split(':')[0]!;
       const r = await renderSpec(spec, { scheduler: id });

@@ -432,7 +432,7 @@ test('every scheduler the spec accepts has one descriptor, and its renderer and 
     const b = await d.backend();
     for (const m of ['preflight', 'apply', 'listed', 'planStop', 'audit'] as const) assert.type(b[m], 'function', `${id}: backend.${m}`);
   }
-  fails((s) => (s.schedule.scheduler = 'anacron'), /^schedule\.scheduler: must be one of launchd systemd-user cron, got "anacron"$/);
+  fails((s) => (s.schedule.scheduler = 'anacron'), /^schedule\.scheduler: must be one of launchd systemd-user cron kubernetes, got "anacron"$/);
 });
 
 test.run();

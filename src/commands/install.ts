@@ -39,6 +39,8 @@ export interface InstallArgs {
   dryRun?: boolean;
   /** resume --reset-cap: zero the wake counter after the panel and consent. */
   resetCap?: boolean;
+  /** kubernetes: run `kubectl apply` after the panel and consent, instead of printing it. */
+  apply?: boolean;
 }
 
 type Verb = 'install' | 'resume';
@@ -70,6 +72,8 @@ interface InstallPlan {
 }
 
 export async function install(argv: InstallArgs, io: HostIO, verb: Verb = 'install'): Promise<number> {
+  const off = await offHostOf(io, argv);
+  if (off) return off.install(argv, io, verb);
   const p = await planInstall(argv, io, verb);
   const reset = verb === 'resume' && argv.resetCap === true;
   const same = alreadyInstalled(p);
@@ -96,6 +100,14 @@ export async function install(argv: InstallArgs, io: HostIO, verb: Verb = 'insta
   } finally {
     lock.release();
   }
+}
+
+/** The lifecycle of a scheduler that runs off this host (kubernetes), or null; --apply is only for such. */
+export async function offHostOf(io: HostIO, argv: { spec: string; apply?: boolean }) {
+  const d = SCHEDULERS[loadFor(io, argv.spec).spec.schedule.scheduler];
+  if (d.offHost) return d.offHost();
+  if (argv.apply) throw new UserError([`--apply: only for schedule.scheduler "kubernetes" (it runs kubectl); ${d.id} installs on this host without it`], 2);
+  return null;
 }
 
 /** What install undoes in each edited file, as a unified diff (now → hbgen's). */

@@ -25,6 +25,7 @@ import { plan } from '../schedule.ts';
 import { SCHEDULER_IDS, SCHEDULERS, type SchedulerId } from '../schedulers.ts';
 import type { Spec } from '../spec.ts';
 import { line, loadFor } from './common.ts';
+import { offHostOf } from './install.ts';
 
 /** The lines of runtime.log that end a wake (`error` included: a fault after `start`). */
 const ENDS_A_WAKE: ReadonlySet<string> = new Set(['ok', 'quiet', 'fail', 'timeout', 'error', 'limit']);
@@ -53,6 +54,8 @@ interface Findings {
 }
 
 export async function status(argv: { spec: string }, io: HostIO): Promise<number> {
+  const off = await offHostOf(io, argv);
+  if (off) return off.status(argv, io);
   const { spec: fileSpec, file } = loadFor(io, argv.spec);
   // Paths and names come from the spec file, never from state.json (src/host/found.ts).
   const n = names(fileSpec);

@@ -18,8 +18,11 @@ import { toolsPresent } from '../host/tools.ts';
 import { type Names, names } from '../names.ts';
 import type { Spec } from '../spec.ts';
 import { line, loadFor } from './common.ts';
+import { offHostOf } from './install.ts';
 
-export async function stop(argv: { spec: string; all?: boolean }, io: HostIO): Promise<number> {
+export async function stop(argv: { spec: string; all?: boolean; apply?: boolean }, io: HostIO): Promise<number> {
+  const off = await offHostOf(io, argv);
+  if (off) return off.stop(argv, io);
   const { spec: fileSpec } = loadFor(io, argv.spec);
   const n = names(fileSpec);
   const { s, notes: unread } = readStateOrNote(n);

@@ -14,11 +14,14 @@ import { wrapperRefusal } from '../host/wrapper-check.ts';
 import { names } from '../names.ts';
 import { renderSpec } from '../pipeline.ts';
 import { loadFor } from './common.ts';
+import { offHostOf } from './install.ts';
 
 /** The scheduler entry's exit status for a wrapper it will not run (EX_CONFIG). */
 const REFUSED = 78;
 
 export async function wake(argv: { spec: string }, io: HostIO): Promise<number> {
+  const off = await offHostOf(io, argv);
+  if (off) return off.wake(argv, io);
   const { spec } = loadFor(io, argv.spec);
   const n = names(spec);
   const s = readState(n.stateDir);

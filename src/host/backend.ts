@@ -109,6 +109,8 @@ export interface Inventory {
   place: string;
   /** False when it could not look: neither its tools on PATH nor its folder there. */
   looked: boolean;
+  /** Why it did not look, when not for want of its tools or folder (kubernetes: list asks no cluster). */
+  why?: string;
   entries: HostEntry[];
   notes: string[];
 }

@@ -40,7 +40,7 @@ export async function hostEntries(io: HostIO, home: string): Promise<HostEntries
     out.notes.push(...inv.notes);
     if (!inv.looked) {
       const missing = tools.missing.map((t) => t.name).join(', ');
-      out.notLooked.push({ id, why: `${missing ? `${missing} not on PATH` : `${inv.place} cannot be read`}${inv.place.startsWith('/') ? ` and no ${inv.place}` : ''}` });
+      out.notLooked.push({ id, why: inv.why ?? `${missing ? `${missing} not on PATH` : `${inv.place} cannot be read`}${inv.place.startsWith('/') ? ` and no ${inv.place}` : ''}` });
       continue;
     }
     out.looked.push({ id, place: inv.place });

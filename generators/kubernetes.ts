@@ -1,0 +1,218 @@
+// kubernetes: one manifest, host/hbgen-<name>.cronjob.yaml, holding a ConfigMap with the
+// same rendered scripts and one CronJob per cron line of the plan. The CronJob carries the
+// working zone (spec.timeZone, stable since Kubernetes 1.27), so its lines are the plan's
+// zone entries, exact like systemd's: no widening, no gate-side grid.
+//
+// What the cluster guarantees instead of the wrapper (the wrapper still runs, unchanged):
+// concurrencyPolicy Forbid (no overlap; the wrapper's lock is redundant but harmless),
+// startingDeadlineSeconds (a missed run starts late only within it, else is skipped),
+// activeDeadlineSeconds on the Job (a hard end of the pod), backoffLimit 0 (one attempt).
+//
+// Built as data and written by the `yaml` library (never by template): every map's keys
+// are in the order written here and the library's output depends on nothing else, so the
+// render stays byte-deterministic.
+import { posix } from 'node:path';
+import { Document } from 'yaml';
+import type { Names } from '../src/names.ts';
+import { within } from '../src/names.ts';
+import { seconds } from '../src/spec.ts';
+import type { Spec } from '../src/spec.ts';
+import { cronTimes } from './cron.ts';
+import type { Generator, RenderedFile, SchedulerContext } from './types.ts';
+
+/** Where the pod mounts the ConfigMap's scripts (read-only); it runs /bin/sh /hbgen/heartbeat.sh. */
+export const SCRIPTS_MOUNT = '/hbgen';
+/** Where the pod mounts the Secret's files, for codex's auth.json (copied into HOME by an init container). */
+export const LOGIN_MOUNT = '/hbgen-login';
+/** The user and group the pod runs as: not root, and the owner (fsGroup) of its volumes. */
+export const POD_UID = 1000;
+
+export const MANAGED_BY = 'app.kubernetes.io/managed-by';
+export const NAME_LABEL = 'hbgen.dev/name';
+
+export function manifestPath(name: string): string {
+  return `host/hbgen-${name}.cronjob.yaml`;
+}
+
+/** The CronJobs' names: hbgen-<name>, then hbgen-<name>-2, … (a CronJob name may have 52 characters; a spec name has at most 40). */
+export function cronJobName(name: string, i: number): string {
+  return i === 0 ? `hbgen-${name}` : `hbgen-${name}-${i + 1}`;
+}
+
+type Obj = Record<string, unknown>;
+
+function labels(spec: Spec): Obj {
+  return { [MANAGED_BY]: 'hbgen', [NAME_LABEL]: spec.name };
+}
+
+/** The folder codex keeps auth.json in: CODEX_HOME, else ~/.codex (of the spec's HOME). */
+function codexHome(spec: Spec): string {
+  return spec.env.CODEX_HOME && spec.env.CODEX_HOME.startsWith('/') ? spec.env.CODEX_HOME : posix.join(spec.env.HOME!, '.codex');
+}
+
+/**
+ * The pod's writable folders. The root file system is read-only, so everything the wrapper
+ * and the agent write is a volume: the repo (a fresh clone in an emptyDir, or the PVC),
+ * HOME (the clients keep their settings there), /tmp, and the state folder where it is in
+ * neither the repo nor HOME. Only the PVC outlives the pod.
+ */
+function volumes(spec: Spec, n: Names): { volumes: Obj[]; mounts: Obj[]; initMounts: Obj[] } {
+  const k = spec.kubernetes!;
+  const home = spec.env.HOME!;
+  const vols: Obj[] = [{ name: 'hbgen', configMap: { name: `hbgen-${spec.name}`, defaultMode: 0o555 } }];
+  const mounts: Obj[] = [{ name: 'hbgen', mountPath: SCRIPTS_MOUNT, readOnly: true }];
+  vols.push(k.pvc ? { name: 'repo', persistentVolumeClaim: { claimName: k.pvc } } : { name: 'repo', emptyDir: {} });
+  mounts.push({ name: 'repo', mountPath: spec.repo });
+  if (!within(spec.repo, home)) {
+    vols.push({ name: 'home', emptyDir: {} });
+    mounts.push({ name: 'home', mountPath: home });
+  }
+  if (spec.repo !== '/tmp' && home !== '/tmp') {
+    vols.push({ name: 'tmp', emptyDir: {} });
+    mounts.push({ name: 'tmp', mountPath: '/tmp' });
+  }
+  if (!within(spec.repo, n.stateDir) && !within(home, n.stateDir) && !within('/tmp', n.stateDir)) {
+    vols.push({ name: 'state', emptyDir: {} });
+    mounts.push({ name: 'state', mountPath: n.stateDir });
+  }
+  // claim.sh where the wake prompt says it is (the state folder), from the ConfigMap.
+  if (spec.shared) mounts.push({ name: 'hbgen', mountPath: n.claim, subPath: 'claim.sh', readOnly: true });
+  const initMounts = mounts.filter((m) => m.name !== 'hbgen');
+  if (spec.agent.harness === 'codex' && k.secretName) {
+    vols.push({ name: 'login', secret: { secretName: k.secretName, items: [{ key: 'auth.json', path: 'auth.json' }], defaultMode: 0o400 } });
+    initMounts.push({ name: 'login', mountPath: LOGIN_MOUNT, readOnly: true });
+  }
+  return { volumes: vols, mounts, initMounts };
+}
+
+const containerSecurity: Obj = {
+  allowPrivilegeEscalation: false,
+  readOnlyRootFilesystem: true,
+  runAsNonRoot: true,
+  capabilities: { drop: ['ALL'] },
+};
+
+/** The spec's env as the container's env: the wrapper's own `env -i` then gives the agent exactly these. */
+function containerEnv(spec: Spec): Obj[] {
+  return Object.keys(spec.env)
+    .sort()
+    .map((name) => ({ name, value: spec.env[name]! }));
+}
+
+function initContainers(spec: Spec, initMounts: Obj[]): Obj[] {
+  const k = spec.kubernetes!;
+  const base = (command: string[]) => ({ image: k.image, command, env: containerEnv(spec), securityContext: containerSecurity, volumeMounts: initMounts });
+  const out: Obj[] = [];
+  if (k.git) {
+    // `git clone URL DIR` into the empty mount; `--` keeps a URL from being read as an option.
+    const argv = ['git', 'clone', '--quiet', ...(k.git.branch ? ['--branch', k.git.branch, '--single-branch'] : []), '--', k.git.url, spec.repo];
+    out.push({ name: 'clone', ...base(argv) });
+  }
+  if (spec.agent.harness === 'codex' && k.secretName) {
+    // codex refreshes its login in auth.json: it needs a writable copy, not the Secret's read-only file.
+    const dir = codexHome(spec);
+    out.push({
+      name: 'codex-login',
+      ...base(['/bin/sh', '-c', 'umask 077 && mkdir -p -- "$1" && cp -- "$2" "$1/auth.json"', 'codex-login', dir, `${LOGIN_MOUNT}/auth.json`]),
+    });
+  }
+  return out;
+}
+
+function podSpec(spec: Spec, n: Names): Obj {
+  const k = spec.kubernetes!;
+  const v = volumes(spec, n);
+  const resources = k.resources && (k.resources.cpu || k.resources.memory) ? { requests: { ...k.resources }, limits: { ...k.resources } } : undefined;
+  const container: Obj = {
+    name: 'heartbeat',
+    image: k.image,
+    command: ['/bin/sh', `${SCRIPTS_MOUNT}/heartbeat.sh`],
+    env: containerEnv(spec),
+    ...(k.secretName ? { envFrom: [{ secretRef: { name: k.secretName } }] } : {}),
+    ...(resources ? { resources } : {}),
+    securityContext: containerSecurity,
+    volumeMounts: v.mounts,
+  };
+  const init = initContainers(spec, v.initMounts);
+  return {
+    restartPolicy: 'Never',
+    // A deleted pod or the Job's deadline sends TERM: the wrapper then needs killAfter to end
+    // the agent's group and log the outcome before the kubelet's KILL.
+    terminationGracePeriodSeconds: seconds(spec.killAfter) + 15,
+    ...(k.serviceAccountName ? { serviceAccountName: k.serviceAccountName } : { automountServiceAccountToken: false }),
+    // fsGroup makes the volumes writable; OnRootMismatch skips the recursive chown of a PVC that already has it.
+    securityContext: { runAsNonRoot: true, runAsUser: POD_UID, runAsGroup: POD_UID, fsGroup: POD_UID, fsGroupChangePolicy: 'OnRootMismatch', seccompProfile: { type: 'RuntimeDefault' } },
+    ...(init.length ? { initContainers: init } : {}),
+    containers: [container],
+    volumes: v.volumes,
+  };
+}
+
+function metadata(spec: Spec, name: string): Obj {
+  return { name, namespace: spec.kubernetes!.namespace ?? 'default', labels: labels(spec) };
+}
+
+/** The manifest's objects, in order: the ConfigMap, then the CronJobs. */
+export function manifestObjects(ctx: SchedulerContext, scripts: RenderedFile[]): Obj[] {
+  const { spec, names: n, plan } = ctx;
+  const every = seconds(spec.schedule.every);
+  const data: Obj = {};
+  for (const f of scripts) data[f.path] = f.content;
+  const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: metadata(spec, `hbgen-${spec.name}`), data };
+  const jobs = plan.zoneEntries.map((e, i) => ({
+    apiVersion: 'batch/v1',
+    kind: 'CronJob',
+    metadata: metadata(spec, cronJobName(spec.name, i)),
+    spec: {
+      schedule: cronTimes(e),
+      timeZone: spec.schedule.hours.timezone,
+      concurrencyPolicy: 'Forbid',
+      // A run the controller missed (it was down, the cluster was full) still starts if it
+      // can within half an interval (at most 10 min); later it is skipped, not caught up.
+      startingDeadlineSeconds: Math.min(600, every / 2),
+      suspend: false,
+      successfulJobsHistoryLimit: 3,
+      failedJobsHistoryLimit: 3,
+      jobTemplate: {
+        metadata: { labels: labels(spec) },
+        spec: {
+          backoffLimit: 0,
+          activeDeadlineSeconds: seconds(spec.timeout) + seconds(spec.killAfter),
+          ttlSecondsAfterFinished: 3 * 86400,
+          template: {
+            // The wrapper's SHA-256: a changed script is a changed pod template, visible in `kubectl diff`.
+            metadata: { labels: labels(spec), annotations: { 'hbgen.dev/wrapper-sha256': ctx.wrapperSha256 } },
+            spec: podSpec(spec, n),
+          },
+        },
+      },
+    },
+  }));
+  return [configMap, ...jobs];
+}
+
+/** The objects as one multi-document YAML file, the generated-by line first. */
+export function manifestYaml(header: string, objects: Obj[]): string {
+  return objects
+    .map((o, i) => {
+      // No anchors: each object is written out in full, as kubectl shows it back.
+      const doc = new Document(o, { aliasDuplicateObjects: false });
+      if (i === 0) doc.commentBefore = ` ${header}`;
+      // lineWidth 0: no folding, so each script stays one literal block, byte for byte.
+      return doc.toString({ lineWidth: 0, blockQuote: 'literal', indentSeq: true });
+    })
+    .join('---\n');
+}
+
+export const kubernetes: Generator = {
+  check(ctx) {
+    const s = ctx.spec;
+    // `render --scheduler kubernetes` of a spec written for another scheduler.
+    if (!s.kubernetes) return ['kubernetes: required for schedule.scheduler "kubernetes": at least {image, git or pvc}; see README "Kubernetes"'];
+    if (s.schedule.hostTimezone !== undefined) return ['schedule.hostTimezone: does not apply to kubernetes: the CronJob fires in hours.timezone itself (spec.timeZone); remove it'];
+    return [];
+  },
+  files(ctx) {
+    return [{ path: manifestPath(ctx.spec.name), content: manifestYaml(ctx.header, manifestObjects(ctx, ctx.scripts)), mode: 0o644 }];
+  },
+};
