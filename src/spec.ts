@@ -508,9 +508,13 @@ export function validateSpec(raw: unknown): { spec: Spec; errors?: undefined } |
     const lines: string[] = [];
     for (const issue of r.error.issues) {
       if (issue.code === 'unrecognized_keys') {
-        const known = fieldsAt(issue.path);
+        // A field already written is not what a stray key meant.
+        let here: unknown = raw;
+        for (const p of issue.path) here = typeof here === 'object' && here !== null ? (here as Record<PropertyKey, unknown>)[p] : undefined;
+        const present = typeof here === 'object' && here !== null ? Object.keys(here) : [];
+        const known = fieldsAt(issue.path).filter((x) => !present.includes(x));
         for (const k of issue.keys) {
-          const near = didYouMean(k, known.filter((x) => !issue.keys.includes(x)));
+          const near = didYouMean(k, known);
           lines.push(`${formatPath([...issue.path, k])}: unknown field${near || '; remove it or check its spelling'}`);
         }
       } else if (issue.code === 'invalid_key') {

@@ -20,7 +20,8 @@ export function editDistance(a: string, b: string): number {
 
 /**
  * The known word closest to `input` (case-insensitively), or undefined when none is close:
- * at most 1 edit for words of up to 4 letters, 2 up to 8, 3 beyond. Ties go to the first.
+ * at most 1 edit for words of up to 4 letters, 2 up to 8, 3 beyond, with the same digits.
+ * Ties go to the first.
  */
 export function closest(input: string, known: readonly string[]): string | undefined {
   const low = input.toLowerCase();
@@ -34,7 +35,10 @@ export function closest(input: string, known: readonly string[]): string | undef
   const limit = low.length <= 4 ? 1 : low.length <= 8 ? 2 : 3;
   let best: string | undefined;
   let bestD = Infinity;
+  // A different number is a different value, not a typo ("45m" is not "5m"; "1hr" is "1h").
+  const digits = (x: string) => x.replace(/\D/g, '');
   for (const k of known) {
+    if (digits(k) !== digits(input)) continue;
     const d = editDistance(low, k.toLowerCase());
     if (d < bestD) {
       best = k;

@@ -121,6 +121,7 @@ test('problems: the same messages as the panel, in order, each with its stable c
 test('stopped: code "stopped", exit 1 as the human form', async () => {
   const h = makeHost('systemd-user', { lock: 'flock' });
   assert.is((await hb(h, 'install', { yes: true })).code, 0);
+  assert.is((await hb(h, 'wake')).code, 0);
   assert.is((await hb(h, 'stop')).code, 0);
   const human = await hb(h, 'status');
   const { code, doc } = await json(h);
@@ -130,6 +131,9 @@ test('stopped: code "stopped", exit 1 as the human form', async () => {
   assert.is(doc.state, 'stopped');
   assert.equal(doc.problems.map((p: { code: string }) => p.code), ['stopped']);
   assert.is(doc.nextFire, null);
+  // What it did before it stopped is still there for a script.
+  assert.is(doc.lastWake.number, 1);
+  assert.is(doc.wakes, 1);
 });
 
 test('a heartbeat running now: running.pid is its wrapper', async () => {

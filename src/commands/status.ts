@@ -152,6 +152,11 @@ export async function findings(argv: { spec: string }, io: HostIO): Promise<Find
   f.billing = billingOf(s);
   f.cap = spec.cap ?? null;
   f.wakes = wakesDone(n.wakes);
+  // runtime.log read once, never through a link (lockAndLastOutcome reports one).
+  const text = logText(n.log);
+  const last = lastWakeOf(text, s.name);
+  f.lastWake = !last ? null : { time: last.start.time, outcome: last.end?.outcome ?? null, number: Number(/^wake (\d+)/.exec(last.start.detail)?.[1] ?? NaN) || null, endedAt: last.end?.time ?? null };
+  f.heart = heartOf(spec, n);
   const looks = await lookEverywhere(ctx, null, fileSpec, s.scheduler);
   const paths = await allHostPaths(ctx);
   addAll(f, notes, 'state-record');
@@ -171,11 +176,9 @@ export async function findings(argv: { spec: string }, io: HostIO): Promise<Find
   await renderDrift(fileSpec, file, s, n, drifted, f);
   binaryCheck(spec, s, io, f);
   const present = (SCHEDULER_IDS as readonly string[]).includes(s.scheduler) ? await schedulerAudit(spec, n, s, io, f) : false;
-  // runtime.log read once, never through a link (lockAndLastOutcome reports one).
-  const text = logText(n.log);
   await lockAndLastOutcome(spec, n, s, text, io, f);
   wakeHealth(spec, n, s, present, text, io, f);
-  f.about = about(spec, n, s, drifted, text, f);
+  f.about = about(spec, n, s, drifted, last, f);
   if (present && s.status === 'installed') f.nextFire = nextFireOf(spec, s, io.now());
   recordHealth(n, s, f, io);
   return f;
@@ -391,7 +394,7 @@ function recordHealth(n: Names, s: State, f: Findings, io: HostIO): void {
 }
 
 /** The install at a glance: where, when, what ran last, and what the agent reads next. */
-function about(spec: Spec, n: Names, s: State, drifted: Set<string>, text: string, f: Findings): [string, string][] {
+function about(spec: Spec, n: Names, s: State, drifted: Set<string>, w: Wake | undefined, f: Findings): [string, string][] {
   const h = spec.schedule.hours;
   const out: [string, string][] = [
     ['repo', spec.repo],
@@ -399,22 +402,32 @@ function about(spec: Spec, n: Names, s: State, drifted: Set<string>, text: strin
     ['wrapper', drifted.has(n.wrapper) ? 'changed since install (see below)' : `${n.wrapper}, as installed`],
     ['billing', billingText(s)],
   ];
-  const w = wakes(parseLog(text, s.name)).at(-1);
   if (w) {
-    f.lastWake = { time: w.start.time, outcome: w.end?.outcome ?? null, number: Number(/^wake (\d+)/.exec(w.start.detail)?.[1] ?? NaN) || null, endedAt: w.end?.time ?? null };
     const took = w.end ? `, ${w.end.outcome}${w.end.detail ? ` ${w.end.detail}` : ''} after ${Math.round((Date.parse(w.end.time) - Date.parse(w.start.time)) / 1000)} s` : ', no outcome yet';
     out.push(['last wake', `${w.start.detail.replace(/^wake /, '')} at ${w.start.time}${took}`]);
   }
-  const heart = readOrNull(posix.join(spec.repo, 'HEART.md'));
-  const sum = readOrNull(posix.join(n.stateDir, 'heart.sum'))?.toString('utf8').trim();
-  f.heart = heart ? { changed: sum ? sum !== posixCksum(heart) : null } : null;
-  if (heart) out.push(['HEART.md', !sum ? 'no wake has read it yet' : sum === posixCksum(heart) ? 'unchanged since the last wake' : 'changed since the last wake: the next one reads it']);
+  if (f.heart) out.push(['HEART.md', f.heart.changed === null ? 'no wake has read it yet' : f.heart.changed ? 'changed since the last wake: the next one reads it' : 'unchanged since the last wake']);
   const state = readOrNull(posix.join(spec.repo, 'STATE.md'))?.toString('utf8');
   for (const [label, section] of [['next', 'Next'], ['blockers', 'Blockers']] as const) {
     const first = state ? firstLineOf(state, section) : undefined;
     if (first) out.push([label, `${first} (STATE.md)`]);
   }
   return out;
+}
+
+type Wake = ReturnType<typeof wakes>[number];
+
+/** The latest wake in the log (its start, and its end when it has one). */
+function lastWakeOf(text: string, name: string): Wake | undefined {
+  return wakes(parseLog(text, name)).at(-1);
+}
+
+/** HEART.md against the checksum the last wake left: changed (the next wake reads it), null before any wake read it; null without a HEART.md. */
+function heartOf(spec: Spec, n: Names): Findings['heart'] {
+  const heart = readOrNull(posix.join(spec.repo, 'HEART.md'));
+  if (!heart) return null;
+  const sum = readOrNull(posix.join(n.stateDir, 'heart.sum'))?.toString('utf8').trim();
+  return { changed: sum ? sum !== posixCksum(heart) : null };
 }
 
 /** What the client said of its login at install; the wrapper asks again before every wake (a refusal is an `error billing` line). */

@@ -9,7 +9,10 @@ import { UserError } from '../errors.ts';
 import { shownWord } from '../escape.ts';
 import { type Ctx, rmdirIfEmpty } from '../host/backend.ts';
 import { type Look, allHostPaths, lookByWrapper, lookEverywhere, lostStateText, readStateOrNote, trustedSpec, untrustedRecords } from '../host/found.ts';
+import { readdirSync } from 'node:fs';
+import { posix } from 'node:path';
 import { lstatOrNull } from '../host/fsx.ts';
+import { wakesDone } from '../host/runtime-log.ts';
 import { homeOf, type HostIO } from '../host/io.ts';
 import { acquireOpLock } from '../host/lock.ts';
 import { clearStaleLock, endHeartbeats, lockInfo, runningWrappers } from '../host/proc.ts';
@@ -92,5 +95,35 @@ async function finish(io: HostIO, ctx: Ctx & { names: Names; spec: Spec }, s: St
   for (const d of created.sort((a, b) => b.length - a.length)) if (rmdirIfEmpty(d)) say(`removed the folder ${d} (install created it)`);
   const now = io.now().toISOString();
   writeState(n.stateDir, { ...s, status: 'stopped', time: now, stoppedAt: now });
-  say(`kept ${n.log} and ${statePath(n.stateDir)} (marked stopped)`);
+  say(`kept ${keptText(n)}`);
+  say(`kept ${ctx.spec.repo} as it is: stop never touches the repo (HEART.md, STATE.md, the journal, the agent's work)`);
+}
+
+/** What each file hbgen leaves in the state folder is, for the "kept" line (no commas: they separate the entries). */
+const KEPT: Record<string, string> = {
+  'runtime.log': 'the wake log',
+  'state.json': 'marked stopped: what `hbgen resume` reinstalls',
+  wakes: 'the wake counter',
+  'heartbeat.sh': 'the wrapper: nothing runs it now',
+  'window.sh': 'the gate',
+  'claim.sh': 'the claim helper',
+  host: 'copies of the removed scheduler files',
+  'heart.sum': "the HEART.md checksum of the last wake",
+};
+
+/** Exactly what stays in the state folder, entry by entry, said in one line. */
+function keptText(n: Names): string {
+  let entries: string[] = [];
+  try {
+    entries = readdirSync(n.stateDir).sort();
+  } catch {
+    return `${n.log} and ${statePath(n.stateDir)} (marked stopped)`;
+  }
+  const said = entries.map((e) => {
+    const isDir = lstatOrNull(posix.join(n.stateDir, e))?.isDirectory();
+    const count = e === 'wakes' ? wakesDone(n.wakes) : null;
+    const what = KEPT[e] ? `${KEPT[e]}${count !== null ? `: ${count}` : ''}` : undefined;
+    return `${e}${isDir ? '/' : ''}${what ? ` (${what})` : ''}`;
+  });
+  return `in ${n.stateDir}: ${said.join(', ')}`;
 }
