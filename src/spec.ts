@@ -3,7 +3,7 @@
 import { posix } from 'node:path';
 import * as z from 'zod';
 import { credential, whyItBills } from './credentials.ts';
-import { DAYS, NAME_PATTERN } from './formats.ts';
+import { DAYS, NAME_PATTERN, pad2 } from './formats.ts';
 import { ALL_EFFORTS, EFFORTS, bypassArgs } from './harness.ts';
 import { SCHEDULER_IDS } from './schedulers.ts';
 import { didYouMean } from './suggest.ts';
@@ -111,7 +111,7 @@ export function paddedClock(v: string, allow2400 = false): string | undefined {
   const h = Number(m[1]);
   const min = Number(m[2] ?? 0);
   if (min > 59 || h > 24 || (h === 24 && (min !== 0 || !allow2400))) return undefined;
-  const t = `${String(h).padStart(2, '0')}:${String(min).padStart(2, '0')}`;
+  const t = `${pad2(h)}:${pad2(min)}`;
   return t === v ? undefined : t;
 }
 

@@ -304,8 +304,8 @@ for (const which of ['claude', 'codex'] as const) {
     symlinkSync(join(CACHE, 'node_modules', '.bin', which), join(only, which));
     const stdin = new PassThrough() as PassThrough & { isTTY?: boolean };
     stdin.isTTY = true;
-    // every 1h, 00:00 to 24:00, every day, timeout 8s (codex waits for the network until then).
-    stdin.end(['1h', '00:00', '4', '1', '8s'].map((l) => `${l}\n`).join(''));
+    // the agent found (not "command"), every 1h, 00:00 to 24:00, every day, timeout 8s (codex waits for the network until then).
+    stdin.end(['1', '1h', '00:00', '4', '1', '8s'].map((l) => `${l}\n`).join(''));
     let said = '';
     const io: HostIO = {
       env: { HOME: home, PATH: `${only}:${PATH}`, USER: 'ada', LOGNAME: 'ada', TZ: 'Europe/Berlin' },

@@ -5,7 +5,7 @@
 // (statusJson; its fields are documented in the README).
 import { posix } from 'node:path';
 import { UserError } from '../errors.ts';
-import { type LogLine, parseLog, parseLogLine } from '../formats.ts';
+import { type LogLine, pad2, parseLog, parseLogLine } from '../formats.ts';
 import { posixCksum } from '../host/cksum.ts';
 import { hostZone, hostZoneProblem, wakesMissedIn } from '../host/clock.ts';
 import { failStreak, missedFires, schedulerClock, wakes } from '../host/health.ts';
@@ -124,7 +124,43 @@ export async function findings(argv: { spec: string }, io: HostIO): Promise<Find
   const n = names(fileSpec);
   const { s, notes: unread } = readStateOrNote(n);
   const ctx: Ctx = { io, spec: fileSpec, names: n, home: homeOf(io), files: [], prev: s };
-  const f: Findings = {
+  const f = blank(fileSpec, n, s, io.now());
+  if (!s) {
+    await lostState(fileSpec, n, ctx, unread, f);
+    return f;
+  }
+  const { spec, notes } = trustedSpec(s, fileSpec);
+  f.header = `hbgen status: "${s.name}" (${s.scheduler}), ${s.status} at ${s.time}, by hbgen ${s.hbgenVersion}`;
+  f.billing = billingOf(s);
+  f.cap = spec.cap ?? null;
+  f.wakes = wakesDone(n.wakes);
+  // runtime.log read once, never through a link (lockAndLastOutcome reports one).
+  const text = logText(n.log);
+  const last = lastWakeOf(text, s.name);
+  f.lastWake = !last ? null : { time: last.start.time, outcome: last.end?.outcome ?? null, number: Number(/^wake (\d+)/.exec(last.start.detail)?.[1]) || null, endedAt: last.end?.time ?? null };
+  f.heart = heartOf(spec, n);
+  const looks = await lookEverywhere(ctx, null, fileSpec, s.scheduler);
+  const paths = await allHostPaths(ctx);
+  addAll(f, notes, 'state-record');
+  addAll(f, untrustedRecords(s, fileSpec.name, n, paths, looks), 'state-record');
+  const elsewhere = looks.filter((l) => l.id !== s.scheduler).flatMap((l) => l.plan.found);
+  for (const e of elsewhere) add(f, 'duplicate', `duplicate: the scheduler also runs ${e}, which state.json does not record; \`hbgen stop\` removes it`);
+  // Entries under another spec name that run this install's wrapper: wakes nobody owns.
+  for (const e of (await hostEntries(io, ctx.home)).entries.filter((x) => x.wrapper === n.wrapper && x.name !== fileSpec.name)) {
+    add(f, 'unowned', `unowned: ${e.scheduler} runs this install's wrapper under the name "${e.name}" (${e.where.join(', ')}); \`hbgen stop --all\` removes it`);
+  }
+  if (s.status === 'stopped') {
+    if (f.problems.length === 0) f.verdict = { code: 'stopped', message: 'stopped: there is no scheduler entry; `hbgen resume` installs it again' };
+    return f;
+  }
+  await audit(fileSpec, spec, file, s, n, ctx, paths, text, last, f);
+  recordHealth(n, s, f, io);
+  return f;
+}
+
+/** Findings before any check: the install as the spec file names it. */
+function blank(fileSpec: Spec, n: Names, s: State | null, now: Date): Findings {
+  return {
     name: fileSpec.name,
     scheduler: s?.scheduler ?? fileSpec.schedule.scheduler,
     repo: fileSpec.repo,
@@ -141,36 +177,13 @@ export async function findings(argv: { spec: string }, io: HostIO): Promise<Find
     billing: null,
     heart: null,
     running: null,
-    checkedAt: io.now().toISOString(),
+    checkedAt: now.toISOString(),
   };
-  if (!s) {
-    await lostState(fileSpec, n, ctx, unread, f);
-    return f;
-  }
-  const { spec, notes } = trustedSpec(s, fileSpec);
-  f.header = `hbgen status: "${s.name}" (${s.scheduler}), ${s.status} at ${s.time}, by hbgen ${s.hbgenVersion}`;
-  f.billing = billingOf(s);
-  f.cap = spec.cap ?? null;
-  f.wakes = wakesDone(n.wakes);
-  // runtime.log read once, never through a link (lockAndLastOutcome reports one).
-  const text = logText(n.log);
-  const last = lastWakeOf(text, s.name);
-  f.lastWake = !last ? null : { time: last.start.time, outcome: last.end?.outcome ?? null, number: Number(/^wake (\d+)/.exec(last.start.detail)?.[1] ?? NaN) || null, endedAt: last.end?.time ?? null };
-  f.heart = heartOf(spec, n);
-  const looks = await lookEverywhere(ctx, null, fileSpec, s.scheduler);
-  const paths = await allHostPaths(ctx);
-  addAll(f, notes, 'state-record');
-  addAll(f, untrustedRecords(s, fileSpec.name, n, paths, looks), 'state-record');
-  const elsewhere = looks.filter((l) => l.id !== s.scheduler).flatMap((l) => l.plan.found);
-  for (const e of elsewhere) add(f, 'duplicate', `duplicate: the scheduler also runs ${e}, which state.json does not record; \`hbgen stop\` removes it`);
-  // Entries under another spec name that run this install's wrapper: wakes nobody owns.
-  for (const e of (await hostEntries(io, ctx.home)).entries.filter((x) => x.wrapper === n.wrapper && x.name !== fileSpec.name)) {
-    add(f, 'unowned', `unowned: ${e.scheduler} runs this install's wrapper under the name "${e.name}" (${e.where.join(', ')}); \`hbgen stop --all\` removes it`);
-  }
-  if (s.status === 'stopped') {
-    if (f.problems.length === 0) f.verdict = { code: 'stopped', message: 'stopped: there is no scheduler entry; `hbgen resume` installs it again' };
-    return f;
-  }
+}
+
+/** The checks of an install that is not stopped: files, binary, scheduler, lock, log, clock. */
+async function audit(fileSpec: Spec, spec: Spec, file: string, s: State, n: Names, ctx: Ctx, paths: Awaited<ReturnType<typeof allHostPaths>>, text: string, last: Wake | undefined, f: Findings): Promise<void> {
+  const io = ctx.io;
   if (s.status === 'installing') add(f, 'unfinished', 'unfinished: an install did not finish (state.json says installing); run `hbgen install` again, or `hbgen stop` to remove what it wrote');
   const drifted = recordedDrift(s, n, paths.files, f, await installedRender(spec));
   await renderDrift(fileSpec, file, s, n, drifted, f);
@@ -180,8 +193,6 @@ export async function findings(argv: { spec: string }, io: HostIO): Promise<Find
   wakeHealth(spec, n, s, present, text, io, f);
   f.about = about(spec, n, s, drifted, last, f);
   if (present && s.status === 'installed') f.nextFire = nextFireOf(spec, s, io.now());
-  recordHealth(n, s, f, io);
-  return f;
 }
 
 function report(io: HostIO, f: Findings): void {
@@ -251,7 +262,7 @@ export function isoIn(at: Date, zone: string): string {
   const off = offsetAt(zone, at.getTime());
   const local = new Date(at.getTime() + off * 60_000).toISOString().slice(0, 19);
   const a = Math.abs(off);
-  return `${local}${off < 0 ? '-' : '+'}${String(Math.floor(a / 60)).padStart(2, '0')}:${String(a % 60).padStart(2, '0')}`;
+  return `${local}${off < 0 ? '-' : '+'}${pad2(Math.floor(a / 60))}:${pad2(a % 60)}`;
 }
 
 /** state.json's billing record as the JSON shows it (src/host/billing.ts BillingRecord). */
