@@ -30,14 +30,16 @@ export function unknownCommand(args: string[], commands: string[]): string | und
 }
 
 /** yargs' message as one line, naming a flag that was written before the command. */
-export function usageLine(msg: string, hoisted: string[]): string {
+export function usageLine(msg: string, hoisted: string[], options: string[] = []): string {
   // yargs words some messages over two lines; a usage error is one line.
   const line = msg.replace(/:?\s*\n\s*/g, ': ');
   const m = /^Unknown arguments?: (.*)$/.exec(line);
-  if (m && hoisted.length) {
-    const named = m[1]!.split(', ').map((a) => (a.length === 1 ? `-${a}` : `--${a}`));
-    const early = named.filter((a) => hoisted.includes(a));
-    if (early.length) return `${early.join(', ')}: not an option of this command (hbgen takes only --help and --version before the command; options go after it, as in \`hbgen status --json\`)`;
-  }
-  return line;
+  if (!m) return line;
+  const named = m[1]!.split(', ').map((a) => (a.length === 1 ? `-${a}` : `--${a}`));
+  const early = named.filter((a) => hoisted.includes(a));
+  if (early.length) return `${early.join(', ')}: not an option of this command (hbgen takes only --help and --version before the command; options go after it, as in \`hbgen status --json\`)`;
+  // One mistyped option: the closest one this command takes ("--sceduler" → "--scheduler").
+  const flags = options.filter((o) => o.length > 1 && /^[a-z][a-z-]*$/.test(o)).map((o) => `--${o}`);
+  const near = named.length === 1 && named[0]!.startsWith('--') ? didYouMean(named[0]!, flags) : '';
+  return near ? `unknown option ${named[0]} (${near.replace(/^; /, '')})` : line;
 }

@@ -112,7 +112,9 @@ export async function main(argv: string[]): Promise<number> {
     .wrap(100)
     .fail((msg, err) => {
       if (err) throw err;
-      process.stderr.write(`hbgen: ${unknownCommand(args, commands) ?? usageLine(String(msg), hoisted)}; see hbgen --help\n`);
+      // The options of the command that failed (yargs keeps one instance, set up for the command being parsed), for "did you mean".
+      const options = Object.keys((y as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions().key);
+      process.stderr.write(`hbgen: ${unknownCommand(args, commands) ?? usageLine(String(msg), hoisted, options)}; see hbgen --help\n`);
       process.exit(2);
     })
     .parseAsync(args);

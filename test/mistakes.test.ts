@@ -129,6 +129,20 @@ test('the CLI: a mistyped command gets "did you mean"; an unknown one the list; 
   assert.is(r.stdout, '');
 });
 
+test('the CLI: a mistyped option gets the closest option of its command; an unknown one stays yargs\' line', () => {
+  for (const [args, said] of [
+    [['render', '--sceduler', 'cron'], 'unknown option --sceduler (did you mean "--scheduler"?)'],
+    [['status', '--jsn'], 'unknown option --jsn (did you mean "--json"?)'],
+    [['install', '--dryrun'], 'unknown option --dryrun (did you mean "--dry-run"?)'],
+    [['stop', '--al'], 'unknown option --al (did you mean "--all"?)'],
+    [['render', '--bogus'], 'Unknown argument: bogus'],
+  ] as const) {
+    const r = hbgen([...args]);
+    assert.is(r.code, 2, args.join(' '));
+    assert.is(r.stderr, `hbgen: ${said}; see hbgen --help\n`);
+  }
+});
+
 test('the CLI: a flag before the command is the command\'s own, or named as not one of its options', () => {
   const tmp = mkdtempSync(join(tmpdir(), 'hbgen-mistakes-'));
   // `hbgen --json list` reads as `hbgen list --json`.
