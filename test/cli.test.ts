@@ -64,6 +64,18 @@ test('completion: `hbgen completion` prints the bash/zsh script; completing `hbg
   assert.match(hbgen(['--get-yargs-completions', 'hbgen', 'st'], { env: { ...process.env, SHELL: '/bin/zsh' } }).stdout, /^status:audit the install/m);
 });
 
+test('status --json through the built CLI: only the document on stdout, the exit status of the human form', () => {
+  const env = { ...process.env, HOME: tmp, PATH: '/usr/bin:/bin' };
+  const human = hbgen(['status', EXAMPLE], { env });
+  const json = hbgen(['status', '--json', EXAMPLE], { env });
+  assert.is(human.code, 1);
+  assert.is(json.code, human.code);
+  const doc = JSON.parse(json.stdout);
+  assert.is(doc.healthy, false);
+  assert.equal(doc.problems.map((p: { code: string }) => p.code), ['not-installed']);
+  assert.match(hbgen(['status', '--help']).stdout, /--json +one JSON document on stdout/);
+});
+
 test('usage errors exit 2 with one line', () => {
   for (const args of [[], ['frobnicate'], ['render', EXAMPLE, '--bogus'], ['render', EXAMPLE, '--scheduler', 'anacron'], ['check'], ['check', EXAMPLE, 'a', 'b']]) {
     const r = hbgen(args);
