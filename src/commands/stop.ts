@@ -87,7 +87,8 @@ async function removeEntries(looks: Look[], s: State | null, say: (l: string) =>
 async function finish(io: HostIO, ctx: Ctx & { names: Names; spec: Spec }, s: State | null, say: (l: string) => void): Promise<void> {
   const n = ctx.names;
   if (!s) {
-    if (lstatOrNull(n.log)) say(`kept ${n.log}`);
+    const kept = keptText(n, false);
+    if (kept) say(`kept ${kept}`);
     return;
   }
   const dirs = (await allHostPaths(ctx)).dirs;
@@ -95,7 +96,7 @@ async function finish(io: HostIO, ctx: Ctx & { names: Names; spec: Spec }, s: St
   for (const d of created.sort((a, b) => b.length - a.length)) if (rmdirIfEmpty(d)) say(`removed the folder ${d} (install created it)`);
   const now = io.now().toISOString();
   writeState(n.stateDir, { ...s, status: 'stopped', time: now, stoppedAt: now });
-  say(`kept ${keptText(n)}`);
+  say(`kept ${keptText(n, true) ?? `${n.log} and ${statePath(n.stateDir)} (marked stopped)`}`);
   say(`kept ${ctx.spec.repo} as it is: stop never touches the repo (HEART.md, STATE.md, the journal, the agent's work)`);
 }
 
@@ -111,18 +112,20 @@ const KEPT: Record<string, string> = {
   'heart.sum': "the HEART.md checksum of the last wake",
 };
 
-/** Exactly what stays in the state folder, entry by entry, said in one line. */
-function keptText(n: Names): string {
+/** Exactly what stays in the state folder, entry by entry, said in one line; null when it cannot be listed (or is empty). */
+function keptText(n: Names, marked: boolean): string | null {
   let entries: string[] = [];
   try {
     entries = readdirSync(n.stateDir).sort();
   } catch {
-    return `${n.log} and ${statePath(n.stateDir)} (marked stopped)`;
+    return null;
   }
+  if (entries.length === 0) return null;
   const said = entries.map((e) => {
     const isDir = lstatOrNull(posix.join(n.stateDir, e))?.isDirectory();
     const count = e === 'wakes' ? wakesDone(n.wakes) : null;
-    const what = KEPT[e] ? `${KEPT[e]}${count !== null ? `: ${count}` : ''}` : undefined;
+    const known = e === 'state.json' && !marked ? 'not readable: left as it is' : KEPT[e];
+    const what = known ? `${known}${count !== null ? `: ${count}` : ''}` : undefined;
     return `${e}${isDir ? '/' : ''}${what ? ` (${what})` : ''}`;
   });
   return `in ${n.stateDir}: ${said.join(', ')}`;
