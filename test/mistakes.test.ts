@@ -193,6 +193,13 @@ test('after stop, the message lists exactly what is kept: every entry of the sta
   assert.match(line!, /wakes \(the wake counter: 1\)/);
   assert.match(line!, /heartbeat\.sh \(the wrapper: nothing runs it now\)/);
   assert.match(r.out, new RegExp(`\\n {2}kept ${h.repo} as it is: stop never touches the repo`));
+  // A name planted in the folder (it sits in the repo here) reaches the terminal without its escape sequence.
+  assert.is((await hb(h, 'resume', { yes: true })).code, 0);
+  writeFileSync(join(n.stateDir, 'x\u001b[2Jy'), '');
+  const again = await hb(h, 'stop');
+  assert.is(again.code, 0, again.err);
+  assert.match(again.out, /, x\?\[2Jy(, |$)/m);
+  assert.not.match(again.out, /\u001b/);
 });
 
 test.run();

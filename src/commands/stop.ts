@@ -121,12 +121,16 @@ function keptText(n: Names, marked: boolean): string | null {
     return null;
   }
   if (entries.length === 0) return null;
-  const said = entries.map((e) => {
+  // The folder may sit in the repo, where the agent names files: no control character reaches
+  // the terminal, and a flood of files is counted, not listed.
+  const MAX = 30;
+  const said = entries.slice(0, MAX).map((e) => {
     const isDir = lstatOrNull(posix.join(n.stateDir, e))?.isDirectory();
     const count = e === 'wakes' ? wakesDone(n.wakes) : null;
     const known = e === 'state.json' && !marked ? 'not readable: left as it is' : KEPT[e];
     const what = known ? `${known}${count !== null ? `: ${count}` : ''}` : undefined;
-    return `${e}${isDir ? '/' : ''}${what ? ` (${what})` : ''}`;
+    return `${e.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?')}${isDir ? '/' : ''}${what ? ` (${what})` : ''}`;
   });
+  if (entries.length > MAX) said.push(`and ${entries.length - MAX} more`);
   return `in ${n.stateDir}: ${said.join(', ')}`;
 }
