@@ -1,14 +1,15 @@
 // The full command line, reached through main.ts. Each command's module loads only when
 // that command runs.
 import yargs, { type Argv } from 'yargs';
-import { runCommand } from './errors.ts';
+import { UserError, runCommand } from './errors.ts';
+import { hoistFlags, unknownCommand, usageLine } from './cli-mistakes.ts';
 import { SCHEDULER_IDS, type SchedulerId } from './schedulers.ts';
 import { VERSION } from './version.ts';
 
 const renderCmds = () => import('./commands/render.ts');
 
 // The host lifecycle: install, status, stop, resume, wake (and list, which takes no spec).
-type SpecArgv = { spec: string; yes?: boolean; dryRun?: boolean; all?: boolean; apply?: boolean };
+type SpecArgv = { spec: string; yes?: boolean; dryRun?: boolean; all?: boolean; apply?: boolean; json?: boolean };
 const COMMANDS = {
   install: async () => (await import('./commands/install.ts')).install,
   status: async () => (await import('./commands/status.ts')).status,
@@ -46,10 +47,15 @@ function fileCommands(y: Argv, run: Run): Argv {
       run(async (a: { spec: string; out?: string; scheduler?: SchedulerId }) => (await renderCmds()).renderCmd(a)),
     )
     .command(
-      'check <spec> <dir>',
-      'compare a folder with a fresh render: exit 0 if identical, 1 with a diff if not',
-      (y) => y.positional('spec', { ...specArg, default: undefined }).positional('dir', { type: 'string', describe: 'the rendered folder', demandOption: true }),
-      run(async (a: { spec?: string; dir: string }) => (await renderCmds()).checkCmd({ spec: a.spec!, dir: a.dir })),
+      'check [spec] [dir]',
+      'compare a folder with a fresh render: exit 0 if identical, 1 with a diff if not (`hbgen check DIR` uses ./hbgen.json)',
+      (y) => y.positional('spec', { ...specArg, default: undefined }).positional('dir', { type: 'string', describe: 'the rendered folder' }),
+      run(async (a: { spec?: string; dir?: string }) => {
+        // One argument is the folder, like every other command's SPEC defaulting to ./hbgen.json.
+        const [spec, dir] = a.dir === undefined ? [specArg.default, a.spec] : [a.spec!, a.dir];
+        if (dir === undefined) throw new UserError(['check: name the rendered folder, as `hbgen check [SPEC] DIR`; see hbgen --help'], 2);
+        return (await renderCmds()).checkCmd({ spec, dir });
+      }),
     )
     .command('schema', "print the spec's JSON Schema", (y) => y, run(async () => (await renderCmds()).schemaCmd()))
     .command(
@@ -65,7 +71,12 @@ function hostCommands(y: Argv, run: Run): Argv {
   const list = async (a: { json?: boolean }) => (await import('./commands/list.ts')).list(a, (await import('./host/io.ts')).processIO());
   return y
     .command('install [spec]', 'show the settings panel, ask once, install on this host and check the install', (y) => consentOptions(y, 'install'), run(lifecycle('install')))
-    .command('status [spec]', 'audit the install (it changes nothing but putting back the state-folder files hbgen wrote): exit 0 healthy, 1 otherwise', (y) => y.positional('spec', specArg), run(lifecycle('status')))
+    .command(
+      'status [spec]',
+      'audit the install (it changes nothing but putting back the state-folder files hbgen wrote): exit 0 healthy, 1 otherwise',
+      (y) => y.positional('spec', specArg).option('json', { type: 'boolean', describe: 'one JSON document on stdout (fields in the README), same exit status' }),
+      run(lifecycle('status')),
+    )
     .command(
       'stop [spec]',
       'remove exactly the recorded scheduler entry and host files; keep logs and state',
@@ -84,15 +95,21 @@ function hostCommands(y: Argv, run: Run): Argv {
     .command('list', 'every hbgen install of this user on this host, with or without its spec file', (y) => y.option('json', { type: 'boolean', describe: 'an array of objects, one per install' }), run(list));
 }
 
-export async function main(args: string[]): Promise<number> {
+export async function main(argv: string[]): Promise<number> {
   let exitCode = 0;
   const run: Run = (fn) => async (a) => {
     exitCode = await runCommand(fn, a);
   };
-  const y = yargs(args)
+  const y = yargs(argv)
     .scriptName('hbgen')
     .usage('$0 <command> [options]\n\nGenerate, install and audit a bounded, scheduled heartbeat for an unattended AI coding agent.');
-  await hostCommands(fileCommands(y, run), run)
+  hostCommands(fileCommands(y, run), run).completion('completion', 'print a bash/zsh completion script (enable it with `hbgen completion >> ~/.bashrc`, or ~/.zshrc)');
+  // A flag written before the command (`hbgen --json status`) is read as the command's own.
+  // yargs' own list (getInternalMethods is public in its build, absent from its types), so
+  // that a command added above is known here without a second list.
+  const commands: string[] = (y as unknown as { getInternalMethods(): { getCommandInstance(): { getCommands(): string[] } } }).getInternalMethods().getCommandInstance().getCommands();
+  const { args, hoisted } = hoistFlags(argv, commands);
+  await y
     .demandCommand(1, 'name a command')
     .strict()
     .version(VERSION)
@@ -102,10 +119,11 @@ export async function main(args: string[]): Promise<number> {
     .wrap(100)
     .fail((msg, err) => {
       if (err) throw err;
-      // yargs words some messages over two lines; a usage error is one line.
-      process.stderr.write(`hbgen: ${String(msg).replace(/:?\s*\n\s*/g, ': ')}; see hbgen --help\n`);
+      // The options of the command that failed (yargs keeps one instance, set up for the command being parsed), for "did you mean".
+      const options = Object.keys((y as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions().key);
+      process.stderr.write(`hbgen: ${unknownCommand(args, commands) ?? usageLine(String(msg), hoisted, options)}; see hbgen --help\n`);
       process.exit(2);
     })
-    .parseAsync();
+    .parseAsync(args);
   return exitCode;
 }

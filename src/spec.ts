@@ -3,9 +3,11 @@
 import { posix } from 'node:path';
 import * as z from 'zod';
 import { credential, whyItBills } from './credentials.ts';
-import { DAYS, NAME_PATTERN } from './formats.ts';
+import { DAYS, NAME_PATTERN, pad2 } from './formats.ts';
 import { ALL_EFFORTS, EFFORTS, bypassArgs } from './harness.ts';
 import { SCHEDULER_IDS } from './schedulers.ts';
+import { didYouMean } from './suggest.ts';
+import { legacyZoneAdvice, zoneSuggestion } from './zone-advice.ts';
 import { isKnownZone } from './zones.ts';
 
 z.config({ jitless: true });
@@ -95,21 +97,51 @@ const clock = (allow2400: boolean, what: string) =>
   z
     .string({ error: (i) => (i.input === undefined ? `required: ${what}` : 'must be a time as "HH:MM"') })
     .regex(allow2400 ? /^(([01][0-9]|2[0-3]):[0-5][0-9]|24:00)$/ : /^([01][0-9]|2[0-3]):[0-5][0-9]$/, {
-      error: (i) => `must be a time as "HH:MM" (00:00–23:59${allow2400 ? ' or 24:00' : ''}), got "${i.input}"`,
+      error: (i) => {
+        // "9:00" is what people write; the spec wants the one spelling every target reads alike.
+        const fix = typeof i.input === 'string' ? paddedClock(i.input, allow2400) : undefined;
+        return `must be a time as "HH:MM" (00:00–23:59${allow2400 ? ' or 24:00' : ''}), got "${i.input}"${fix ? `; write "${fix}"` : ''}`;
+      },
     });
 
-const zone = (what: string) =>
+/** "9:00", "9" or "9:5" as "09:00" / "09:05" when that is a valid time, else undefined. */
+export function paddedClock(v: string, allow2400 = false): string | undefined {
+  const m = /^\s*(\d{1,2})(?:[:.h](\d{1,2}))?\s*$/.exec(v);
+  if (!m) return undefined;
+  const h = Number(m[1]);
+  const min = Number(m[2] ?? 0);
+  if (min > 59 || h > 24 || (h === 24 && (min !== 0 || !allow2400))) return undefined;
+  const t = `${pad2(h)}:${pad2(min)}`;
+  return t === v ? undefined : t;
+}
+
+/** A zone name; `place`: it must be the zone of a place (the working hours), not a legacy or fixed-offset name. */
+const zone = (what: string, place = false) =>
   z
     .string({ error: (i) => (i.input === undefined ? `required: ${what}` : 'must be a time-zone name string') })
-    .refine(isKnownZone, {
-      error: (i) =>
-        `unknown IANA time zone "${i.input}"; use an exact name from the tz database such as "Europe/Berlin" (case matters)`,
+    .check((ctx) => {
+      const v = ctx.value;
+      const known = isKnownZone(v);
+      const legacy = place || !known ? legacyZoneAdvice(v) : undefined;
+      if (legacy) ctx.issues.push({ code: 'custom', input: v, message: legacy });
+      else if (!known) {
+        const near = zoneSuggestion(v);
+        ctx.issues.push({
+          code: 'custom',
+          input: v,
+          message: near
+            ? `unknown IANA time zone "${v}"${near.toLowerCase() === v.toLowerCase() ? ' (case matters)' : ''}; did you mean "${near}"?`
+            : `unknown IANA time zone "${v}"; use an exact name from the tz database such as "Europe/Berlin" (case matters)`,
+        });
+      }
     });
 
 const oneOf = <T extends readonly [string, ...string[]]>(values: T, what: string) =>
   z.enum(values, {
     error: (i) =>
-      i.input === undefined ? `required: ${what}, one of ${values.join(' ')}` : `must be one of ${values.join(' ')}, got ${JSON.stringify(i.input)}`,
+      i.input === undefined
+        ? `required: ${what}, one of ${values.join(' ')}`
+        : `must be one of ${values.join(' ')}, got ${JSON.stringify(i.input)}${typeof i.input === 'string' ? didYouMean(i.input, values) : ''}`,
   });
 
 // Variables the wrapper's own shell reads at start-up or while it runs: in the spec env
@@ -157,7 +189,7 @@ const agent = z.strictObject({
 const hours = z.strictObject({
   start: clock(false, 'choose when the working hours start, as HH:MM'),
   end: clock(true, 'choose when the working hours end, as HH:MM or 24:00'),
-  timezone: zone('the IANA time zone of the working hours, e.g. "Europe/Berlin"'),
+  timezone: zone('the IANA time zone of the working hours, e.g. "Europe/Berlin"', true),
   days: z
     .array(oneOf(DAYS, 'a day'), { error: `must be an array of days (${DAYS.join(' ')})` })
     .min(1, { error: 'must name at least one day; leave the field out for every day' })
@@ -452,7 +484,7 @@ export const SpecSchema = z
     minRun: duration('the shortest run worth starting, below timeout').optional(),
     env,
     stateDir: stateDir.optional(),
-    lock: z.enum(['auto', 'flock', 'mkdir'], { error: 'must be one of auto flock mkdir' }).optional(),
+    lock: z.enum(['auto', 'flock', 'mkdir'], { error: (i) => `must be one of auto flock mkdir${typeof i.input === 'string' ? didYouMean(i.input, ['auto', 'flock', 'mkdir']) : ''}` }).optional(),
     cap: z.number({ error: 'must be a whole number of wakes' }).int({ error: 'must be a whole number of wakes' }).min(1, { error: 'must be at least 1' }).optional(),
     gate: z
       .array(text('an argument'), { error: 'must be an argv array such as ["/usr/bin/on_ac_power"]' })
@@ -568,6 +600,31 @@ export function formatPath(path: readonly PropertyKey[]): string {
   return out || '(spec)';
 }
 
+/** The field names the schema knows at `path` (an object's keys), for "did you mean". */
+export function fieldsAt(path: readonly PropertyKey[]): string[] {
+  // zod 4 keeps each wrapper's inner schema in _zod.def: optional/default (innerType), pipe (in).
+  type Any = { shape?: Record<string, unknown>; _zod?: { def?: { type?: string; innerType?: Any; in?: Any; valueType?: Any; element?: Any } } } | undefined;
+  const unwrap = (x: Any): Any => {
+    for (let i = 0; i < 10 && x; i++) {
+      const d = x._zod?.def;
+      if (d?.innerType) x = d.innerType;
+      else if (d?.type === 'pipe' && d.in) x = d.in;
+      else break;
+    }
+    return x;
+  };
+  let cur = unwrap(SpecSchema as unknown as Any);
+  for (const p of path) {
+    const d = cur?._zod?.def;
+    if (cur?.shape && typeof p === 'string') cur = cur.shape[p] as Any;
+    else if (d?.type === 'record') cur = d.valueType;
+    else if (d?.type === 'array') cur = d.element;
+    else return [];
+    cur = unwrap(cur);
+  }
+  return cur?.shape ? Object.keys(cur.shape) : [];
+}
+
 /** Validate a parsed JSON value. Returns the spec, or one message line per problem. */
 export function validateSpec(raw: unknown): { spec: Spec; errors?: undefined } | { spec?: undefined; errors: string[] } {
   const r = SpecSchema.safeParse(raw);
@@ -575,7 +632,15 @@ export function validateSpec(raw: unknown): { spec: Spec; errors?: undefined } |
     const lines: string[] = [];
     for (const issue of r.error.issues) {
       if (issue.code === 'unrecognized_keys') {
-        for (const k of issue.keys) lines.push(`${formatPath([...issue.path, k])}: unknown field; remove it or check its spelling`);
+        // A field already written is not what a stray key meant.
+        let here: unknown = raw;
+        for (const p of issue.path) here = typeof here === 'object' && here !== null ? (here as Record<PropertyKey, unknown>)[p] : undefined;
+        const present = typeof here === 'object' && here !== null ? Object.keys(here) : [];
+        const known = fieldsAt(issue.path).filter((x) => !present.includes(x));
+        for (const k of issue.keys) {
+          const near = didYouMean(k, known);
+          lines.push(`${formatPath([...issue.path, k])}: unknown field${near || '; remove it or check its spelling'}`);
+        }
       } else if (issue.code === 'invalid_key') {
         for (const sub of issue.issues) lines.push(`${formatPath(issue.path)}: ${sub.message}`);
       } else {

@@ -13,7 +13,7 @@ import { ZONE_TABLE } from './gen/zones.ts';
 
 const NAME = /^[A-Za-z0-9_+-]+(\/[A-Za-z0-9_+-]+)*$/;
 
-function zoneinfoDirs(): string[] {
+export function zoneinfoDirs(): string[] {
   const dirs = ['/usr/share/zoneinfo', '/usr/lib/zoneinfo', '/usr/share/lib/zoneinfo'];
   const env = process.env.TZDIR;
   return env ? [env, ...dirs] : dirs;

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { VERSION } from '../src/version.ts';
-import { ROOT, hbgen } from './helpers/cli.ts';
+import { HBGEN, ROOT, hbgen } from './helpers/cli.ts';
 
 const EXAMPLE = 'fixtures/specs/example.json';
 let tmp = '';
@@ -26,7 +26,7 @@ test('--version prints the package version', () => {
 test('--help lists the commands', () => {
   const r = hbgen(['--help']);
   assert.is(r.code, 0);
-  for (const c of ['render', 'check', 'schema', 'init', 'install', 'status', 'stop', 'resume', 'wake', 'list']) assert.match(r.stdout, new RegExp(`hbgen ${c}`));
+  for (const c of ['render', 'check', 'schema', 'init', 'install', 'status', 'stop', 'resume', 'wake', 'list', 'completion']) assert.match(r.stdout, new RegExp(`hbgen ${c}`));
 });
 
 test('list takes --json and no spec; stop takes --all', () => {
@@ -37,8 +37,47 @@ test('list takes --json and no spec; stop takes --all', () => {
   assert.match(r.stderr, /^hbgen: .*see hbgen --help\n$/);
 });
 
+test('completion: `hbgen completion` prints the bash/zsh script; completing `hbgen st` in a real bash offers status and stop', () => {
+  const r = hbgen(['completion'], { env: { ...process.env, SHELL: '/bin/bash' } });
+  assert.is(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^###-begin-hbgen-completions-###$/m);
+  assert.match(r.stdout, /hbgen --get-yargs-completions/);
+  assert.match(r.stdout, /complete .*-F _hbgen_yargs_completions hbgen/);
+  const words = hbgen(['--get-yargs-completions', 'hbgen', 'st'], { env: { ...process.env, SHELL: '/bin/bash' } });
+  assert.ok(words.stdout.split('\n').includes('status') && words.stdout.split('\n').includes('stop'), words.stdout);
+  // The script itself, sourced in bash with `hbgen` on PATH: what a user gets on Tab.
+  const bin = join(tmp, 'completion-bin');
+  mkdirSync(bin, { recursive: true });
+  writeFileSync(join(bin, 'hbgen'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(HBGEN)} "$@"\n`, { mode: 0o755 });
+  writeFileSync(join(tmp, 'completion.bash'), r.stdout);
+  const tab = (line: string) => {
+    const b = spawnSync('bash', ['-c', `source ${JSON.stringify(join(tmp, 'completion.bash'))}; COMP_WORDS=(${line}); COMP_CWORD=$((\${#COMP_WORDS[@]} - 1)); _hbgen_yargs_completions; printf '%s\\n' "\${COMPREPLY[@]}"`], { env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, SHELL: '/bin/bash' }, encoding: 'utf8' });
+    assert.is(b.status, 0, b.stderr);
+    return b.stdout.split('\n').filter(Boolean).sort();
+  };
+  assert.equal(tab('hbgen st'), ['status', 'stop']);
+  assert.equal(tab('hbgen re'), ['render', 'resume']);
+  assert.ok(tab("hbgen status --").includes('--json'), 'the options of a command');
+  // zsh gets the same words with their descriptions.
+  const z = hbgen(['completion'], { env: { ...process.env, SHELL: '/bin/zsh' } });
+  assert.match(z.stdout, /compdef _hbgen_yargs_completions hbgen/);
+  assert.match(hbgen(['--get-yargs-completions', 'hbgen', 'st'], { env: { ...process.env, SHELL: '/bin/zsh' } }).stdout, /^status:audit the install/m);
+});
+
+test('status --json through the built CLI: only the document on stdout, the exit status of the human form', () => {
+  const env = { ...process.env, HOME: tmp, PATH: '/usr/bin:/bin' };
+  const human = hbgen(['status', EXAMPLE], { env });
+  const json = hbgen(['status', '--json', EXAMPLE], { env });
+  assert.is(human.code, 1);
+  assert.is(json.code, human.code);
+  const doc = JSON.parse(json.stdout);
+  assert.is(doc.healthy, false);
+  assert.equal(doc.problems.map((p: { code: string }) => p.code), ['not-installed']);
+  assert.match(hbgen(['status', '--help']).stdout, /--json +one JSON document on stdout/);
+});
+
 test('usage errors exit 2 with one line', () => {
-  for (const args of [[], ['frobnicate'], ['render', EXAMPLE, '--bogus'], ['render', EXAMPLE, '--scheduler', 'anacron'], ['check', EXAMPLE]]) {
+  for (const args of [[], ['frobnicate'], ['render', EXAMPLE, '--bogus'], ['render', EXAMPLE, '--scheduler', 'anacron'], ['check'], ['check', EXAMPLE, 'a', 'b']]) {
     const r = hbgen(args);
     assert.is(r.code, 2, args.join(' '));
     assert.is(r.stdout, '');

@@ -16,6 +16,8 @@ import type { HostIO } from '../src/host/io.ts';
 import { renderNow } from './helpers/render.ts';
 import { validateSpec } from '../src/spec.ts';
 import { HBGEN } from './helpers/cli.ts';
+import { makeStandIns } from './helpers/standins.ts';
+import { jsonSchema } from '../src/schema.ts';
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'hbgen-init-')));
 test.after(() => rmSync(root, { recursive: true, force: true }));
@@ -81,7 +83,9 @@ test('no terminal: writes the control plane and a spec with the detected values;
   const code = await init({}, t.host);
   assert.is(code, 0);
   const repo = join(w.dir, 'repo');
-  for (const f of ['HEART.md', 'PROTOCOL.md', 'STATE.md', 'LOG.md', 'journal/TEMPLATE.md', 'hbgen.json']) assert.ok(existsSync(join(repo, f)), f);
+  for (const f of ['HEART.md', 'PROTOCOL.md', 'STATE.md', 'LOG.md', 'journal/TEMPLATE.md', 'hbgen.json', 'hbgen.schema.json']) assert.ok(existsSync(join(repo, f)), f);
+  // The spec names the schema written beside it, which is `hbgen schema`'s.
+  assert.is(readFileSync(join(repo, 'hbgen.schema.json'), 'utf8'), `${JSON.stringify(jsonSchema(), null, 2)}\n`);
   const heart = readFileSync(join(repo, 'HEART.md'), 'utf8');
   for (const h of ['## Mission', '## Current priorities', '## Restrictions', '## External effects allowed', '## Stop conditions']) assert.match(heart, h);
   const protocol = readFileSync(join(repo, 'PROTOCOL.md'), 'utf8');
@@ -90,6 +94,7 @@ test('no terminal: writes the control plane and a spec with the detected values;
   for (const s of ['## Did', '## Learned', '## Next', '## Left open']) assert.match(readFileSync(join(repo, 'journal/TEMPLATE.md'), 'utf8'), s);
   const spec = specOf(repo);
   assert.equal(spec, {
+    $schema: './hbgen.schema.json',
     version: 1,
     name: 'repo',
     repo,
@@ -110,6 +115,7 @@ test('no terminal: writes the control plane and a spec with the detected values;
   assert.match(out, /"timeout": how long one wake may run/);
   assert.match(out, new RegExp(`agent +Claude Code \\(harness "claude-code"\\): ${real} \\(found as ${w.bin}/claude\\)`));
   assert.match(out, /left out of env\.PATH: \.\/relative, \(empty\)/);
+  assert.match(out, /scheduler +systemd-user \(`systemctl --user` reaches your user manager\)/);
   assert.is(t.err(), '', 'no question without a terminal');
   // Filled in by hand, the spec renders.
   const done = { ...spec, schedule: { ...spec.schedule, every: '30m', hours: { ...spec.schedule.hours, start: '09:00', end: '18:00' } }, timeout: '25m' };
@@ -152,7 +158,7 @@ test('terminal (injected streams): one question at a time, concrete choices or a
   const w = world();
   const claude = program(join(w.bin, 'claude'));
   const codex = program(join(w.dir, 'lib/node_modules/@openai/codex/bin/codex.js'), join(w.bin, 'codex'));
-  const t = io(w, { tty: true, input: ['3', '2', '7m', '30m', '9', '08:30', '08:30', '4', 'mon tue fun', 'fri,mon', '29m40s', '30m', '1'] });
+  const t = io(w, { tty: true, input: ['4', '2', '7m', '30m', '25:00', '8:30', '08:30', '24', 'mon tue fun', 'fri,mon', '29m40s', '30m', '1'] });
   assert.is(await init({}, t.host), 0);
   const spec = specOf(join(w.dir, 'repo'));
   assert.equal(spec.agent, { harness: 'codex', bin: codex, prompt: INIT_PROMPT });
@@ -167,11 +173,11 @@ test('terminal (injected streams): one question at a time, concrete choices or a
     assert.ok(i > at, `${q} after the previous question:\n${err}`);
     at = i;
   }
-  assert.match(err, new RegExp(`1\\) Claude Code: ${claude}\\n  2\\) Codex: ${codex}`));
+  assert.match(err, new RegExp(`1\\) Claude Code: ${claude}\\n  2\\) Codex: ${codex}\\n  3\\) another program \\(harness "command"`));
   for (const m of [
-    '"3" is not one of the agents found; answer with a number from 1 to 2 or Enter',
+    '"4" is not one of the agents listed; answer with a number from 1 to 3 or Enter',
     '"7m" is not an interval hbgen can schedule',
-    '"9" is not a time as HH:MM (00:00 to 23:59)',
+    '"25:00" is not a time as HH:MM (00:00 to 23:59)',
     'that is the start time; the window would be empty',
     '"fun" is not one of mon tue wed thu fri sat sun',
     '"29m40s" is not a duration such as 20m',
@@ -184,7 +190,7 @@ test('terminal (injected streams): one question at a time, concrete choices or a
 test('terminal: Enter leaves a choice for later, end of input stops asking; both are reported', async () => {
   const w = world();
   program(join(w.bin, 'claude'));
-  const t = io(w, { tty: true, input: ['2', ''] });
+  const t = io(w, { tty: true, input: ['1', '2', ''] });
   assert.is(await init({}, t.host), 0);
   const spec = specOf(join(w.dir, 'repo'));
   assert.is(spec.schedule.every, '30m');
@@ -232,7 +238,7 @@ test('the agent binary: real path through PATH, not an alias; a release-pinned t
   const spec = specOf(join(w4.dir, 'repo'));
   assert.equal(spec.agent, { prompt: INIT_PROMPT });
   assert.match(t.out(), /agent +none: neither claude nor codex is on PATH/);
-  assert.match(t.out(), /"agent\.harness" \("claude-code" or "codex"\) and "agent\.bin"/);
+  assert.match(t.out(), /"agent\.harness" \("claude-code", "codex", or "command" for any other program\) and "agent\.bin"/);
 
   // codex.js needs node on the agent's PATH: init reports it when PATH lacks node.
   const w5 = world();
@@ -276,13 +282,48 @@ test('repo: the git top of DIR (files go there), else DIR itself; DIR is created
     (e: Error) => assert.match(e.message, /exists and is not a folder; give hbgen init the folder of the repository/),
   );
 
-  assert.is(detectScheduler(io(w).host, 'darwin'), 'launchd');
-  assert.is(detectScheduler(io(w, { path: w.tools }).host, 'linux'), 'cron');
+  assert.is((await detectScheduler(io(w).host, 'darwin')).scheduler, 'launchd');
+  assert.equal(await detectScheduler(io(w, { path: w.tools }).host, 'linux'), { scheduler: 'cron', why: 'systemctl is not on PATH, so there is no systemd user manager to use' });
   const ws = world({ systemctl: true });
-  assert.is(detectScheduler(io(ws, { path: ws.tools }).host, 'linux'), 'systemd-user');
+  assert.is((await detectScheduler(io(ws, { path: ws.tools }).host, 'linux')).scheduler, 'systemd-user');
   assert.equal(cleanPath('/a:/a/:a:/b/../c::/d'), { path: '/a:/d', dropped: ['/a/', 'a', '/b/../c', '(empty)'] });
   assert.is(specName('/home/ada/My Repo.v2'), 'my-repo-v2');
   assert.is(specName('/srv/___'), 'agent');
+});
+
+test('scheduler: systemd-user only when `systemctl --user` reaches a manager (the stand-in systemctl without a bus: cron, and init says why)', async () => {
+  const w = world();
+  const tools = makeStandIns(join(w.dir, 'standins'));
+  program(join(w.bin, 'claude'));
+  // The stand-in is a sh script: it needs dirname and mkdir from /usr/bin:/bin.
+  const path = `${w.bin}:${tools.bin}:${w.tools}:/usr/bin:/bin`;
+  let t = io(w, { path });
+  assert.is((await detectScheduler(t.host, 'linux')).scheduler, 'systemd-user');
+  assert.ok(tools.calls().includes('systemctl --user show --property=Version'), tools.calls().join('\n'));
+  tools.flag('nobus');
+  const d = await detectScheduler(t.host, 'linux');
+  assert.is(d.scheduler, 'cron');
+  assert.match(d.why, /^`systemctl --user` cannot reach a user manager here \(Failed to connect to bus: No medium found\); .*schedule\.scheduler to "systemd-user"/);
+  t = io(w, { path });
+  assert.is(await init({}, t.host), 0);
+  assert.is(specOf(join(w.dir, 'repo')).schedule.scheduler, 'cron');
+  assert.match(t.out(), /\n {2}scheduler {2}cron \(`systemctl --user` cannot reach a user manager here \(Failed to connect to bus: No medium found\)/);
+});
+
+test('terminal: "command" is a harness choice (then agent.bin and agent.args are left to fill in); "9" and "9:00" are taken as 09:00', async () => {
+  const w = world();
+  program(join(w.bin, 'claude'));
+  const t = io(w, { tty: true, input: ['2', '1', '9', '17:30', '2', '1'] });
+  assert.is(await init({}, t.host), 0);
+  const spec = specOf(join(w.dir, 'repo'));
+  assert.equal(spec.agent, { harness: 'command', prompt: INIT_PROMPT });
+  assert.equal(spec.schedule.hours, { start: '09:00', end: '17:30', timezone: 'America/Santiago', days: ['mon', 'tue', 'wed', 'thu', 'fri'] });
+  assert.match(t.err(), /1\) Claude Code: .*\n {2}2\) another program \(harness "command": you fill in agent\.bin and agent\.args\)/);
+  assert.match(t.out(), /agent +another program \(harness "command"\), as you chose/);
+  assert.match(t.out(), /"agent\.bin", the absolute path of the program to run, and "agent\.args"/);
+  const t2 = io(world(), { tty: true, input: ['', '', '9:00'] });
+  assert.is(await init({}, t2.host), 0);
+  assert.is(specOf(join(root, `w${seq}`, 'repo')).schedule.hours.start, '09:00');
 });
 
 test('a real terminal (script(1)) through the built CLI: questions on the terminal, a valid spec', () => {
@@ -290,7 +331,7 @@ test('a real terminal (script(1)) through the built CLI: questions on the termin
   const claude = program(join(w.bin, 'claude'));
   const repo = join(w.dir, 'repo');
   const env = { HOME: w.home, PATH: `${w.bin}:${w.tools}:/usr/bin:/bin`, TZ: 'Europe/Berlin', TERM: 'dumb', USER: 'ada', LOGNAME: 'ada' };
-  const r = spawnSync('script', ['-qec', `${process.execPath} ${HBGEN} init`, '/dev/null'], { cwd: repo, env, input: '3\n2\n1\n2\n2\n', encoding: 'utf8', timeout: 30_000 });
+  const r = spawnSync('script', ['-qec', `${process.execPath} ${HBGEN} init`, '/dev/null'], { cwd: repo, env, input: '1\n3\n2\n1\n2\n2\n', encoding: 'utf8', timeout: 30_000 });
   assert.is(r.status, 0, r.stdout);
   assert.match(r.stdout, /How often should the agent wake during the working hours\?/);
   assert.match(r.stdout, /When do the working hours start \(Europe\/Berlin time\)\?/);

@@ -29,6 +29,14 @@ test('stand-in systemctl: limit, skip-limit, status healthy and paused, no faili
   assert.is(st.code, 0, st.out);
   assert.match(st.out, /ok {7}paused by the plan's limit until \d{4}-\d\d-\d\d \d\d:\d\d Europe\/Berlin \([^)]+\) \(the agent's client said: "retry-after: 7200"\): wakes until then are skipped \(skip-limit\); `hbgen resume --now` ends the pause by hand/);
   assert.not.match(st.out, /API key|extra usage|usage credits/i);
+  // The same, for scripts: healthy, with the pause's end in UTC and in the working zone.
+  const js = await hb(h, 'status', { json: true });
+  assert.is(js.code, 0, js.out);
+  const doc = JSON.parse(js.out);
+  assert.is(doc.healthy, true);
+  assert.match(doc.paused.until, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  assert.match(doc.paused.working, /Europe\/Berlin/);
+  assert.is(doc.paused.message, 'retry-after: 7200');
   // Several limit wakes in a row (the pause ended by hand each time) are no failing streak.
   for (let i = 0; i < 3; i++) {
     assert.is((await hb(h, 'resume', { resumeNow: true })).code, 0);

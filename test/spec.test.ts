@@ -342,7 +342,7 @@ test('agent.effort: each preset takes its client\'s levels, and pins them on the
     fails((s) => {
       s.agent.harness = 'codex';
       s.agent.effort = bad;
-    }, `agent.effort: must be one of low medium high xhigh max ultra, got ${JSON.stringify(bad)}`);
+    }, `agent.effort: must be one of low medium high xhigh max ultra, got ${JSON.stringify(bad)}${bad === 'High' ? '; did you mean "high"?' : ''}`);
   }
   fails((s) => (s.agent.effort = 3), 'agent.effort: must be one of low medium high xhigh max ultra, got 3');
   fails((s) => (s.agent.effort = 'high'), 'agent.effort: applies to the claude-code and codex presets only; for harness "command" put your client\'s own effort flag in agent.args');

@@ -15,7 +15,8 @@ import { homeOf, type HostIO } from '../host/io.ts';
 import { ask, Lines } from '../host/prompt.ts';
 import { runTool } from '../host/tools.ts';
 import type { SchedulerId } from '../schedulers.ts';
-import { DAYS, DURATION, EVERY, seconds, validateSpec } from '../spec.ts';
+import { jsonSchema } from '../schema.ts';
+import { DAYS, DURATION, EVERY, paddedClock, seconds, validateSpec } from '../spec.ts';
 
 export interface InitArgs {
   dir?: string;
@@ -57,6 +58,8 @@ const TIMEOUTS: Record<string, string[]> = {
 const HHMM = /^([01][0-9]|2[0-3]):[0-5][0-9]$/;
 
 interface Choices {
+  /** The `command` harness: any other program, its bin and args filled in by the user. */
+  command?: boolean;
   every?: string;
   start?: string;
   end?: string;
@@ -78,14 +81,19 @@ interface Asking {
 type Step = (a: Asking) => Promise<boolean>;
 
 const chooseAgent: Step = async ({ io, lines, agents, c }) => {
-  if (agents.length <= 1) return true;
+  // The presets found on PATH, and always `command`: any other program (hbgen.json then
+  // says to fill in agent.bin and agent.args).
   const a = await ask(io, lines, {
     title: 'Which agent should the heartbeat run?',
-    choices: agents.map((x) => ({ label: `${x.label}: ${x.bin}`, value: x.harness })),
+    choices: [
+      ...agents.map((x) => ({ label: `${x.label}: ${x.bin}`, value: x.harness as string })),
+      { label: 'another program (harness "command": you fill in agent.bin and agent.args)', value: 'command' },
+    ],
     custom: '',
-    check: (v) => `"${v}" is not one of the agents found`,
+    check: (v) => `"${v}" is not one of the agents listed`,
   });
-  if (a) c.agent = agents.find((x) => x.harness === a);
+  if (a === 'command') c.command = true;
+  else if (a) c.agent = agents.find((x) => x.harness === a);
   return a !== null;
 };
 
@@ -107,7 +115,8 @@ const chooseStart: Step = async ({ io, lines, zone, c }) => {
     title: `When do the working hours start${where(zone)}?`,
     choices: ['08:00', '09:00', '10:00'].map((v) => ({ label: v, value: v })),
     custom: 'another time as HH:MM',
-    check: (v) => (HHMM.test(v) ? null : `"${v}" is not a time as HH:MM (00:00 to 23:59)`),
+    check: (v) => (HHMM.test(v) || paddedClock(v) ? null : `"${v}" is not a time as HH:MM (00:00 to 23:59)`),
+    normalize: (v) => paddedClock(v) ?? v,
   });
   if (start) c.start = start;
   return start !== null;
@@ -118,7 +127,11 @@ const chooseEnd: Step = async ({ io, lines, zone, c }) => {
     title: `When do they end${where(zone)}? (before the start: the window crosses midnight)`,
     choices: ['18:00', '20:00', '23:00', '24:00'].filter((v) => v !== c.start).map((v) => ({ label: v === '24:00' ? '24:00 (midnight)' : v, value: v })),
     custom: 'another time as HH:MM',
-    check: (v) => (!HHMM.test(v) && v !== '24:00' ? `"${v}" is not a time as HH:MM (or 24:00)` : v === c.start ? 'that is the start time; the window would be empty' : null),
+    check: (v) => {
+      const t = HHMM.test(v) || v === '24:00' ? v : paddedClock(v, true);
+      return t === undefined ? `"${v}" is not a time as HH:MM (or 24:00)` : t === c.start ? 'that is the start time; the window would be empty' : null;
+    },
+    normalize: (v) => paddedClock(v, true) ?? v,
   });
   if (end) c.end = end;
   return end !== null;
@@ -176,7 +189,8 @@ async function interview(io: HostIO, zone: string | undefined, agents: Agent[]):
 /** The spec as init writes it: detected values, the user's choices, nothing invented. */
 export function initSpec(d: { repo: string; agent?: Agent; git: boolean; scheduler: string; zone?: string; env: Record<string, string> }, c: Choices): Record<string, unknown> {
   const agent: Record<string, unknown> = {};
-  if (d.agent) {
+  if (c.command) agent.harness = 'command';
+  else if (d.agent) {
     agent.harness = d.agent.harness;
     agent.bin = d.agent.bin;
     // codex exec refuses a folder outside a git repository unless told it is fine.
@@ -191,7 +205,8 @@ export function initSpec(d: { repo: string; agent?: Agent; git: boolean; schedul
   const schedule: Record<string, unknown> = { scheduler: d.scheduler };
   if (c.every) schedule.every = c.every;
   schedule.hours = hours;
-  const spec: Record<string, unknown> = { version: 1, name: specName(d.repo), repo: d.repo, agent, schedule };
+  // Editors complete and check the spec against the schema init writes next to it.
+  const spec: Record<string, unknown> = { $schema: SCHEMA_REF, version: 1, name: specName(d.repo), repo: d.repo, agent, schedule };
   if (c.timeout) spec.timeout = c.timeout;
   spec.env = d.env;
   return spec;
@@ -222,16 +237,22 @@ async function repoOf(io: HostIO, dir: string): Promise<{ repo: string; inGit: b
   return { repo: inGit ? realpathSync(top) : dir, inGit };
 }
 
+/** The JSON Schema init writes beside hbgen.json, and how the spec's "$schema" names it. */
+export const SCHEMA_FILE = 'hbgen.schema.json';
+const SCHEMA_REF = `./${SCHEMA_FILE}`;
+
 interface HostFacts {
   agents: Agent[];
   path: string;
   env: Record<string, string>;
   scheduler: SchedulerId;
+  /** What decided the scheduler. */
+  schedulerWhy: string;
   zone: string | undefined;
 }
 
 /** What the spec can take from this host; what had to be left out goes to `notes`. */
-function hostFacts(io: HostIO, home: string, notes: string[]): HostFacts {
+async function hostFacts(io: HostIO, home: string, notes: string[]): Promise<HostFacts> {
   const agents = findAgents(io, home);
   const { path, dropped } = cleanPath(io.env.PATH);
   if (dropped.length) notes.push(`left out of env.PATH: ${dropped.join(', ')} (only absolute folders are safe: a relative or empty entry lets the repo shadow tools)`);
@@ -239,7 +260,8 @@ function hostFacts(io: HostIO, home: string, notes: string[]): HostFacts {
   const env: Record<string, string> = { HOME: home, PATH: path };
   if (user) env.USER = user;
   if (io.env.LOGNAME || user) env.LOGNAME = io.env.LOGNAME || user;
-  return { agents, path, env, scheduler: detectScheduler(io), zone: detectZone(io) };
+  const { scheduler, why } = await detectScheduler(io);
+  return { agents, path, env, scheduler, schedulerWhy: why, zone: detectZone(io) };
 }
 
 /** Writes files under `repo`, never over an existing one; remembers what it wrote and kept. */
@@ -285,16 +307,17 @@ export async function init(argv: InitArgs, io: HostIO): Promise<number> {
   const { repo, inGit } = await repoOf(io, dir);
   const notes: string[] = [];
   if (repo !== dir) notes.push(`${dir} is inside the git repository ${repo}: the control plane and hbgen.json go to its top, where every wake starts`);
-  const host = hostFacts(io, home, notes);
+  const host = await hostFacts(io, home, notes);
 
   const specFile = posix.join(repo, 'hbgen.json');
   const specExists = lstatOrNull(specFile) !== null;
   const choices = !specExists && io.stdin.isTTY ? await interview(io, host.zone, host.agents) : {};
-  const agent = choices.agent ?? host.agents[0];
+  const agent = choices.command ? undefined : (choices.agent ?? host.agents[0]);
 
   const files = fileWriter(repo);
   writeControlPlane(repo, files, notes);
   const spec = initSpec({ repo, agent, git: inGit, scheduler: host.scheduler, zone: host.zone, env: host.env }, choices);
+  if (!specExists) files.put(SCHEMA_FILE, `${JSON.stringify(jsonSchema(), null, 2)}\n`);
   files.put('hbgen.json', `${JSON.stringify(spec, null, 2)}\n`);
 
   const out: string[] = [];
@@ -304,7 +327,7 @@ export async function init(argv: InitArgs, io: HostIO): Promise<number> {
     for (const n of notes) out.push(`note: ${n}`);
     out.push(`hbgen init: ${specFile} already exists, so nothing was detected or asked; check it with \`hbgen render\``);
   } else {
-    out.push(...detected({ repo, inGit, agent, host, notes, io }), ...nextSteps(specFile, spec, agent));
+    out.push(...detected({ repo, inGit, agent, host, notes, io, command: !!choices.command }), ...nextSteps(specFile, spec, agent, !!choices.command));
   }
   io.out(`${out.join('\n')}\n`);
   return 0;
@@ -313,7 +336,7 @@ export async function init(argv: InitArgs, io: HostIO): Promise<number> {
 // ------------------------------------------------------------------ the report
 
 /** The "detected:" lines, then every note (the agent's own notes added to `notes`). */
-function detected(d: { repo: string; inGit: boolean; agent: Agent | undefined; host: HostFacts; notes: string[]; io: HostIO }): string[] {
+function detected(d: { repo: string; inGit: boolean; agent: Agent | undefined; host: HostFacts; notes: string[]; io: HostIO; command: boolean }): string[] {
   const { repo, inGit, agent, host, notes } = d;
   const out = ['detected:', `  repo       ${repo}${inGit ? ' (git work tree)' : ' (not a git repository)'}`];
   if (agent) {
@@ -322,10 +345,12 @@ function detected(d: { repo: string; inGit: boolean; agent: Agent | undefined; h
     for (const o of host.agents.filter((a) => a !== agent)) notes.push(`${o.label} is installed too (${o.bin}); to run it instead, set agent.harness to "${o.harness}" and agent.bin to that path`);
     if (agent.harness === 'codex' && !inGit) notes.push('codex exec refuses a folder outside a git repository, so agent.args holds --skip-git-repo-check; run `git init` and remove it if you prefer');
     notes.push(...checkBin(agent.bin, 'agent.bin', host.path, d.io).problems);
+  } else if (d.command) {
+    out.push('  agent      another program (harness "command"), as you chose');
   } else {
     out.push('  agent      none: neither claude nor codex is on PATH');
   }
-  out.push(`  scheduler  ${host.scheduler}`);
+  out.push(`  scheduler  ${host.scheduler} (${host.schedulerWhy})`);
   out.push(`  time zone  ${host.zone ?? 'unknown'}`);
   out.push(`  env        ${Object.keys(host.env).join(', ')} from this shell (the agent sees only these)`);
   for (const n of notes) out.push(`note: ${n}`);
@@ -333,23 +358,24 @@ function detected(d: { repo: string; inGit: boolean; agent: Agent | undefined; h
 }
 
 /** Complete, or what is left to fill in (the choices left to the user, then anything else as is). */
-function nextSteps(specFile: string, spec: Record<string, unknown>, agent: Agent | undefined): string[] {
+function nextSteps(specFile: string, spec: Record<string, unknown>, agent: Agent | undefined, command: boolean): string[] {
   const v = validateSpec(spec);
   if (!v.errors) return ['hbgen.json is complete. Next: write your mission and priorities in HEART.md, preview with `hbgen render`, then `hbgen install`.'];
   const other = v.errors.filter((e) => !/^(schedule\.every|schedule\.hours(\.start|\.end|\.timezone)?|timeout|agent\.(harness|bin)): required/.test(e));
   return [
     `${specFile} does not validate until you fill in (hbgen never guesses the interval, the working hours or the timeout):`,
-    todo(spec, agent),
+    todo(spec, agent, command),
     ...other.map((e) => `  - ${e}`),
     'Then preview with `hbgen render` and install with `hbgen install`.',
   ];
 }
 
-function todo(spec: Record<string, unknown>, agent: Agent | undefined): string {
+function todo(spec: Record<string, unknown>, agent: Agent | undefined, command: boolean): string {
   const sch = spec.schedule as Record<string, unknown>;
   const hrs = sch.hours as Record<string, unknown>;
   const want: string[] = [];
-  if (!agent) want.push('"agent.harness" ("claude-code" or "codex") and "agent.bin", the absolute path of the real executable (`command -v claude`, then `realpath` of it)');
+  if (command) want.push('"agent.bin", the absolute path of the program to run, and "agent.args", its arguments before the prompt (harness "command" adds none of its own)');
+  else if (!agent) want.push('"agent.harness" ("claude-code", "codex", or "command" for any other program) and "agent.bin", the absolute path of the real executable (`command -v claude`, then `realpath` of it)');
   if (!sch.every) want.push(`"schedule.every": how often the agent wakes, one of ${EVERY.join(' ')}`);
   if (!hrs.start || !hrs.end) want.push('"schedule.hours": "start" and "end" as "HH:MM" (end "24:00" for midnight; an end before the start crosses midnight), optionally "days": ["mon", …]');
   if (!hrs.timezone) want.push('"schedule.hours.timezone": your IANA time zone, e.g. "Europe/Berlin"');

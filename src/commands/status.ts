@@ -1,18 +1,22 @@
 // hbgen status [SPEC]: a read-only audit. Exit 0 healthy, 1 otherwise. Reports drift
 // (sha256 of the installed files against state.json and against a fresh render), orphans,
 // duplicates, a missing binary, a stale lock, the last outcome (or the wake that ended
-// without one) and the next fire time.
+// without one) and the next fire time. --json says the same findings as one JSON document
+// (statusJson; its fields are documented in the README).
 import { posix } from 'node:path';
-import { type LogLine, parseLog, parseLogLine } from '../formats.ts';
+import { UserError } from '../errors.ts';
+import { type LogLine, pad2, parseLog, parseLogLine } from '../formats.ts';
 import { posixCksum } from '../host/cksum.ts';
 import { hostZone, hostZoneProblem, wakesMissedIn } from '../host/clock.ts';
 import { failStreak, missedFires, schedulerClock, wakes } from '../host/health.ts';
-import { localText } from '../host/next.ts';
+import { localText, nextFire } from '../host/next.ts';
+import { colourOn, palette } from '../colour.ts';
+import { offsetAt } from '../zone-offsets.ts';
 import type { Ctx } from '../host/backend.ts';
 import { checkBin } from '../host/facts.ts';
 import { lstatOrNull, mode4, readOrNull, sha256, writeAtomic } from '../host/fsx.ts';
 import { homeOf, type HostIO } from '../host/io.ts';
-import { heartbeatRunningNow, lockInfo } from '../host/proc.ts';
+import { heartbeatRunningNow, lockInfo, runningWrappers } from '../host/proc.ts';
 import { hostEntries } from '../host/inventory.ts';
 import { lastOutcome, logText, wakesDone } from '../host/runtime-log.ts';
 import { activePause } from '../host/pause.ts';
@@ -45,78 +49,236 @@ export function wakeWithoutOutcome(all: LogLine[]): LogLine | null {
   return null;
 }
 
-/** What the audit found: problems make it unhealthy, info lines are said as they are. */
-interface Findings {
-  problems: string[];
-  info: string[];
-  /** What the install is and did, label and text, said first. */
-  about?: [string, string][];
+/** One problem: a stable code for scripts (README "status --json"), one sentence for people. */
+export interface Problem {
+  code: string;
+  message: string;
 }
 
-export async function status(argv: { spec: string }, io: HostIO): Promise<number> {
-  const off = await offHostOf(io, argv);
-  if (off) return off.status(argv, io);
+/**
+ * What the audit found, once, for both forms: the human panel (report) and --json
+ * (statusJson) are two views of this object.
+ */
+export interface Findings {
+  name: string;
+  scheduler: string;
+  repo: string;
+  stateDir: string;
+  /** state.json's word, or "not-installed" (nothing recorded, nothing found) and "unrecorded" (no readable state.json, but the scheduler runs it). */
+  state: 'installed' | 'installing' | 'stopped' | 'not-installed' | 'unrecorded';
+  /** The first line of the panel. */
+  header: string;
+  /** Why an install without problems is still not healthy (stopped, not installed): said under the header. */
+  verdict?: Problem;
+  /** Problems make it unhealthy; info lines are said as they are. */
+  problems: Problem[];
+  info: string[];
+  /** What the install is and did, label and text, said first. */
+  about: [string, string][];
+  lastWake: { time: string; outcome: string | null; number: number | null; endedAt: string | null } | null;
+  nextFire: { iso: string; working: string; zone: string } | null;
+  wakes: number | null;
+  cap: number | null;
+  billing: { result: string; method: string | null; identity: string | null; checkedAt: string | null } | null;
+  heart: { changed: boolean | null } | null;
+  running: { pid: number | null } | null;
+  /** Wakes wait for the plan's limit to reset (issue 17): healthy, the plan working as designed. */
+  paused: { until: string; working: string; message: string } | null;
+  checkedAt: string;
+}
+
+/** Problems said by other modules as "kind: …" get that kind as their code; the rest `fallback`. */
+const KINDS: [RegExp, string][] = [
+  [/^drift:/, 'drift'],
+  [/^orphan:/, 'orphan'],
+  [/^duplicate\b/, 'duplicate'],
+  [/^unowned:/, 'unowned'],
+  [/^missing binary:/, 'missing-binary'],
+];
+
+export function problemOf(message: string, fallback: string): Problem {
+  return { code: KINDS.find(([re]) => re.test(message))?.[1] ?? fallback, message };
+}
+
+const add = (f: Findings, code: string, message: string) => f.problems.push({ code, message });
+const addAll = (f: Findings, messages: string[], fallback: string) => f.problems.push(...messages.map((m) => problemOf(m, fallback)));
+
+export async function status(argv: { spec: string; json?: boolean }, io: HostIO): Promise<number> {
+  let f: Findings;
+  try {
+    // A scheduler off this host (kubernetes) audits through its own tools.
+    const off = await offHostOf(io, argv);
+    if (off) return off.status(argv, io);
+    f = await findings(argv, io);
+  } catch (e) {
+    // A script still gets one document (the lines go to stderr as well, for a person).
+    if (!argv.json || !(e instanceof UserError)) throw e;
+    for (const l of e.lines) io.err(`hbgen: ${l}\n`);
+    line(io, JSON.stringify({ format: 1, name: null, healthy: false, problems: e.lines.map((message) => ({ code: 'cannot-audit', message })) }, null, 2));
+    return e.exitCode;
+  }
+  if (argv.json) line(io, JSON.stringify(statusJson(f), null, 2));
+  else report(io, f);
+  return healthy(f) ? 0 : 1;
+}
+
+const healthy = (f: Findings) => f.problems.length === 0 && !f.verdict;
+
+/** The audit, read-only but for the repairs of hbgen's own state-folder files and the health record. */
+export async function findings(argv: { spec: string }, io: HostIO): Promise<Findings> {
   const { spec: fileSpec, file } = loadFor(io, argv.spec);
   // Paths and names come from the spec file, never from state.json (src/host/found.ts).
   const n = names(fileSpec);
   const { s, notes: unread } = readStateOrNote(n);
   const ctx: Ctx = { io, spec: fileSpec, names: n, home: homeOf(io), files: [], prev: s };
-  if (!s) return await lostState(fileSpec, n, ctx, io, unread);
+  const f = blank(fileSpec, n, s, io.now());
+  if (!s) {
+    await lostState(fileSpec, n, ctx, unread, f);
+    return f;
+  }
   const { spec, notes } = trustedSpec(s, fileSpec);
-  line(io, `hbgen status: "${s.name}" (${s.scheduler}), ${s.status} at ${s.time}, by hbgen ${s.hbgenVersion}`);
-  const f: Findings = { problems: [], info: [] };
+  f.header = `hbgen status: "${s.name}" (${s.scheduler}), ${s.status} at ${s.time}, by hbgen ${s.hbgenVersion}`;
+  f.billing = billingOf(s);
+  f.cap = spec.cap ?? null;
+  f.wakes = wakesDone(n.wakes);
+  // runtime.log read once, never through a link (lockAndLastOutcome reports one).
+  const text = logText(n.log);
+  const last = lastWakeOf(text, s.name);
+  f.lastWake = !last ? null : { time: last.start.time, outcome: last.end?.outcome ?? null, number: Number(/^wake (\d+)/.exec(last.start.detail)?.[1]) || null, endedAt: last.end?.time ?? null };
+  f.heart = heartOf(spec, n);
   const looks = await lookEverywhere(ctx, null, fileSpec, s.scheduler);
   const paths = await allHostPaths(ctx);
-  f.problems.push(...notes, ...untrustedRecords(s, fileSpec.name, n, paths, looks));
+  addAll(f, notes, 'state-record');
+  addAll(f, untrustedRecords(s, fileSpec.name, n, paths, looks), 'state-record');
   const elsewhere = looks.filter((l) => l.id !== s.scheduler).flatMap((l) => l.plan.found);
-  for (const e of elsewhere) f.problems.push(`duplicate: the scheduler also runs ${e}, which state.json does not record; \`hbgen stop\` removes it`);
+  for (const e of elsewhere) add(f, 'duplicate', `duplicate: the scheduler also runs ${e}, which state.json does not record; \`hbgen stop\` removes it`);
   // Entries under another spec name that run this install's wrapper: wakes nobody owns.
   for (const e of (await hostEntries(io, ctx.home)).entries.filter((x) => x.wrapper === n.wrapper && x.name !== fileSpec.name)) {
-    f.problems.push(`unowned: ${e.scheduler} runs this install's wrapper under the name "${e.name}" (${e.where.join(', ')}); \`hbgen stop --all\` removes it`);
+    add(f, 'unowned', `unowned: ${e.scheduler} runs this install's wrapper under the name "${e.name}" (${e.where.join(', ')}); \`hbgen stop --all\` removes it`);
   }
   if (s.status === 'stopped') {
-    if (f.problems.length === 0) {
-      line(io, `  stopped: there is no scheduler entry; \`hbgen resume\` installs it again`);
-      return 1;
-    }
-    return report(io, f);
+    if (f.problems.length === 0) f.verdict = { code: 'stopped', message: 'stopped: there is no scheduler entry; `hbgen resume` installs it again' };
+    return f;
   }
-  if (s.status === 'installing') f.problems.push('unfinished: an install did not finish (state.json says installing); run `hbgen install` again, or `hbgen stop` to remove what it wrote');
+  await audit(fileSpec, spec, file, s, n, ctx, paths, text, last, f);
+  recordHealth(n, s, f, io);
+  return f;
+}
+
+/** Findings before any check: the install as the spec file names it. */
+function blank(fileSpec: Spec, n: Names, s: State | null, now: Date): Findings {
+  return {
+    name: fileSpec.name,
+    scheduler: s?.scheduler ?? fileSpec.schedule.scheduler,
+    repo: fileSpec.repo,
+    stateDir: n.stateDir,
+    state: s ? s.status : 'not-installed',
+    header: '',
+    problems: [],
+    info: [],
+    about: [],
+    lastWake: null,
+    nextFire: null,
+    wakes: null,
+    cap: fileSpec.cap ?? null,
+    billing: null,
+    heart: null,
+    running: null,
+    paused: null,
+    checkedAt: now.toISOString(),
+  };
+}
+
+/** The checks of an install that is not stopped: files, binary, scheduler, lock, log, clock. */
+async function audit(fileSpec: Spec, spec: Spec, file: string, s: State, n: Names, ctx: Ctx, paths: Awaited<ReturnType<typeof allHostPaths>>, text: string, last: Wake | undefined, f: Findings): Promise<void> {
+  const io = ctx.io;
+  if (s.status === 'installing') add(f, 'unfinished', 'unfinished: an install did not finish (state.json says installing); run `hbgen install` again, or `hbgen stop` to remove what it wrote');
   const drifted = recordedDrift(s, n, paths.files, f, await installedRender(spec));
   await renderDrift(fileSpec, file, s, n, drifted, f);
   binaryCheck(spec, s, io, f);
   const present = (SCHEDULER_IDS as readonly string[]).includes(s.scheduler) ? await schedulerAudit(spec, n, s, io, f) : false;
-  // runtime.log read once, never through a link (lockAndLastOutcome reports one).
-  const text = logText(n.log);
   await lockAndLastOutcome(spec, n, s, text, io, f);
   wakeHealth(spec, n, s, present, text, io, f);
-  f.about = about(spec, n, s, drifted, text);
-  recordHealth(n, s, f, io);
-  return report(io, f);
+  f.about = about(spec, n, s, drifted, last, f);
+  if (present && s.status === 'installed') f.nextFire = nextFireOf(spec, s, io.now());
 }
 
-function report(io: HostIO, f: Findings): number {
-  const w = Math.max(0, ...(f.about ?? []).map(([k]) => k.length));
-  for (const [k, v] of f.about ?? []) line(io, `  ${k.padEnd(w)}  ${v}`);
-  for (const i of f.info) line(io, `  ok       ${i}`);
-  for (const p of f.problems) line(io, `  problem  ${p}`);
+function report(io: HostIO, f: Findings): void {
+  const c = palette(colourOn(io));
+  line(io, f.header);
+  if (f.verdict && f.problems.length === 0) {
+    // "not installed" is the header itself.
+    if (f.verdict.code === 'stopped') line(io, `  ${f.verdict.message}`);
+    return;
+  }
+  const w = Math.max(0, ...f.about.map(([k]) => k.length));
+  for (const [k, v] of f.about) line(io, `  ${k.padEnd(w)}  ${v}`);
+  for (const i of f.info) line(io, `  ${c.good('ok')}       ${i}`);
+  for (const p of f.problems) line(io, `  ${c.bad('problem')}  ${p.message}`);
   const count = f.problems.length;
-  line(io, count === 0 ? 'healthy' : `${count} problem${count === 1 ? '' : 's'}`);
-  return count === 0 ? 0 : 1;
+  line(io, count === 0 ? c.good('healthy') : c.bad(`${count} problem${count === 1 ? '' : 's'}`));
+}
+
+/** The findings as the one JSON document of `status --json` (field names are a contract: README). */
+export function statusJson(f: Findings): Record<string, unknown> {
+  return {
+    format: 1,
+    name: f.name,
+    scheduler: f.scheduler,
+    repo: f.repo,
+    stateDir: f.stateDir,
+    state: f.state,
+    healthy: healthy(f),
+    problems: f.verdict && f.problems.length === 0 ? [f.verdict] : f.problems,
+    info: f.info,
+    lastWake: f.lastWake,
+    nextFire: f.nextFire,
+    wakes: f.wakes,
+    cap: f.cap,
+    billing: f.billing,
+    heart: f.heart,
+    running: f.running,
+    paused: f.paused,
+    checkedAt: f.checkedAt,
+  };
 }
 
 /** No state.json: look for what the scheduler still runs for this name, and say how to remove it. */
-async function lostState(fileSpec: Spec, n: Names, ctx: Ctx, io: HostIO, unread: string[]): Promise<number> {
+async function lostState(fileSpec: Spec, n: Names, ctx: Ctx, unread: string[], f: Findings): Promise<void> {
   const found = (await lookEverywhere(ctx, null, fileSpec)).flatMap((l) => l.plan.found);
   if (found.length === 0 && unread.length === 0) {
-    line(io, `hbgen status: "${fileSpec.name}" is not installed (no ${statePath(n.stateDir)}); install it with \`hbgen install\``);
-    return 1;
+    f.header = `hbgen status: "${fileSpec.name}" is not installed (no ${statePath(n.stateDir)}); install it with \`hbgen install\``;
+    f.verdict = { code: 'not-installed', message: `not installed: there is no ${statePath(n.stateDir)}; install it with \`hbgen install\`` };
+    return;
   }
-  line(io, `hbgen status: "${fileSpec.name}" is not recorded as installed (no readable ${statePath(n.stateDir)})${found.length ? ', but the scheduler still runs it' : ''}`);
+  f.state = 'unrecorded';
+  f.header = `hbgen status: "${fileSpec.name}" is not recorded as installed (no readable ${statePath(n.stateDir)})${found.length ? ', but the scheduler still runs it' : ''}`;
   const lost = unread.length ? `${statePath(n.stateDir)} cannot be read` : lostStateText(n);
-  const f: Findings = { problems: [...unread], info: [] };
-  for (const e of found) f.problems.push(`${lost}; the scheduler still runs ${e}; \`hbgen stop\` removes it`);
-  return report(io, f);
+  addAll(f, unread, 'state-unreadable');
+  for (const e of found) add(f, 'lost-state', `${lost}; the scheduler still runs ${e}; \`hbgen stop\` removes it`);
+}
+
+/** When the scheduler fires next (its own calendar: the working zone for systemd, the host clock else), or null within 8 days. */
+function nextFireOf(spec: Spec, s: State, now: Date): Findings['nextFire'] {
+  const work = spec.schedule.hours.timezone;
+  const clock = schedulerClock(plan(spec), work, SCHEDULERS[s.scheduler as SchedulerId].hostClock);
+  const at = nextFire(clock.entries, clock.zone, now);
+  return at ? { iso: at.toISOString(), working: isoIn(at, work), zone: work } : null;
+}
+
+/** `at` as ISO-8601 in `zone`'s wall clock with its offset: "2026-12-01T08:07:00+01:00". */
+export function isoIn(at: Date, zone: string): string {
+  const off = offsetAt(zone, at.getTime());
+  const local = new Date(at.getTime() + off * 60_000).toISOString().slice(0, 19);
+  const a = Math.abs(off);
+  return `${local}${off < 0 ? '-' : '+'}${pad2(Math.floor(a / 60))}:${pad2(a % 60)}`;
+}
+
+/** state.json's billing record as the JSON shows it (src/host/billing.ts BillingRecord). */
+function billingOf(s: State): Findings['billing'] {
+  const b = s.billing as Partial<State['billing']> | undefined;
+  if (!b) return null;
+  return { result: b.result ?? 'not checked', method: b.method ?? null, identity: b.identity ?? null, checkedAt: b.checkedAt ?? null };
 }
 
 /** The state-folder files as installed: the recorded spec rendered again, by path (empty when it does not render). */
@@ -161,7 +323,7 @@ function recordedDrift(s: State, n: Names, hostFiles: string[], f: Findings, ins
     const fixed = problem ? repair(r, n, installed) : null;
     if (fixed) f.info.push(fixed);
     else if (problem) {
-      f.problems.push(problem);
+      add(f, 'drift', problem);
       drifted.add(r.path);
     }
   }
@@ -170,33 +332,33 @@ function recordedDrift(s: State, n: Names, hostFiles: string[], f: Findings, ins
 
 /** The spec file against the install, and a fresh render of it against the installed files. */
 async function renderDrift(fileSpec: Spec, file: string, s: State, n: Names, drifted: Set<string>, f: Findings): Promise<void> {
-  if (specHash(fileSpec) !== s.specHash) f.problems.push(`drift: ${file} changed since install; run \`hbgen install\` to apply it`);
+  if (specHash(fileSpec) !== s.specHash) add(f, 'drift', `drift: ${file} changed since install; run \`hbgen install\` to apply it`);
   const fresh = await renderSpec(fileSpec);
   if (fresh.errors.length) return;
   for (const r of fresh.files) {
     const p = posix.join(n.stateDir, r.path);
     if (drifted.has(p)) continue;
     const cur = readOrNull(p);
-    if (cur !== null && !cur.equals(Buffer.from(r.content))) f.problems.push(`drift: a fresh render of ${file} differs from the installed ${p}; run \`hbgen install\` to update it`);
+    if (cur !== null && !cur.equals(Buffer.from(r.content))) add(f, 'drift', `drift: a fresh render of ${file} differs from the installed ${p}; run \`hbgen install\` to update it`);
   }
 }
 
 /** The agent's binary and its interpreter, as at install. */
 function binaryCheck(spec: Spec, s: State, io: HostIO, f: Findings): void {
   const bin = checkBin(spec.agent.bin, 'agent.bin', spec.env.PATH!, io);
-  for (const p of bin.problems) f.problems.push(`missing binary: ${p}`);
+  for (const p of bin.problems) add(f, 'missing-binary', `missing binary: ${p}`);
   if (bin.problems.length === 0 && bin.facts.realpath !== s.bin.realpath) f.info.push(`agent.bin now resolves to ${bin.facts.realpath} (${s.bin.realpath} at install)`);
 }
 
 /** The scheduler's own audit: its entry, duplicates, the next fire. Returns whether the entry is there. */
 async function schedulerAudit(spec: Spec, n: Names, s: State, io: HostIO, f: Findings): Promise<boolean> {
   if (!toolsPresent(s.scheduler, io.env.PATH, 'inspect').ok) {
-    f.problems.push(`the ${s.scheduler} tools are not on PATH, so hbgen cannot see the scheduler entry; run status where they are`);
+    add(f, 'no-tools', `the ${s.scheduler} tools are not on PATH, so hbgen cannot see the scheduler entry; run status where they are`);
     return false;
   }
   const ctx: Ctx = { io, spec, names: n, home: homeOf(io), files: [], prev: s };
   const a = await (await SCHEDULERS[s.scheduler].backend()).audit(ctx, s, plan(spec));
-  f.problems.push(...a.problems);
+  addAll(f, a.problems, 'scheduler');
   f.info.push(...a.info);
   return a.present;
 }
@@ -211,14 +373,16 @@ function wakeHealth(spec: Spec, n: Names, s: State, present: boolean, text: stri
   if (streak.count >= FAILS_IN_A_ROW && streak.latest) {
     const l = streak.latest;
     const tail = outputOf(text, s.name);
-    f.problems.push(
+    add(
+      f,
+      'failing',
       `failing: the last ${streak.count} wakes in a row ended fail, timeout or error (latest: ${l.outcome}${l.detail ? ` ${l.detail}` : ''} at ${l.time})${tail.length ? `; its last output: ${tail.map((t) => JSON.stringify(t)).join(' ')}` : ''}; see ${n.log}, fix it, then check with \`hbgen wake\``,
     );
   }
   pauseInfo(spec, n, io, f);
   const done = wakesDone(n.wakes);
   if (spec.cap && done !== null && done >= spec.cap) {
-    f.problems.push(`cap reached: ${done} of ${spec.cap} wakes done, so every wake is skipped (skip-cap) while the scheduler still fires; \`hbgen resume --reset-cap\` zeroes the counter after the panel, or raise "cap"`);
+    add(f, 'cap', `cap reached: ${done} of ${spec.cap} wakes done, so every wake is skipped (skip-cap) while the scheduler still fires; \`hbgen resume --reset-cap\` zeroes the counter after the panel, or raise "cap"`);
   }
   hostClockCheck(spec, s, io, f);
   const since = Date.parse(s.time);
@@ -226,7 +390,9 @@ function wakeHealth(spec: Spec, n: Names, s: State, present: boolean, text: stri
     const clock = schedulerClock(plan(spec), spec.schedule.hours.timezone, SCHEDULERS[s.scheduler as SchedulerId].hostClock);
     const missed = missedFires(lines, clock, since, io.now().getTime());
     if (missed.length) {
-      f.problems.push(
+      add(
+        f,
+        'missed-fire',
         `missed fire: the scheduler was due to fire at ${localText(new Date(missed[0]!), clock.zone)} and nothing was logged${missed.length > 1 ? ` (${missed.length} fires in the last 24 h left no line)` : ''}; likely: ${likelyCause(s.scheduler as SchedulerId)}`,
       );
     }
@@ -239,16 +405,17 @@ function wakeHealth(spec: Spec, n: Names, s: State, present: boolean, text: stri
  */
 function recordHealth(n: Names, s: State, f: Findings, io: HostIO): void {
   const healthy = f.problems.length === 0;
-  if (s.health && s.health.healthy === healthy && s.health.problems.join('\n') === f.problems.join('\n')) return;
+  const problems = f.problems.map((p) => p.message);
+  if (s.health && s.health.healthy === healthy && s.health.problems.join('\n') === problems.join('\n')) return;
   try {
-    writeState(n.stateDir, { ...s, health: { checkedAt: io.now().toISOString(), healthy, problems: f.problems } });
+    writeState(n.stateDir, { ...s, health: { checkedAt: io.now().toISOString(), healthy, problems } });
   } catch {
     // A state folder status cannot write is reported by the checks above; the record waits.
   }
 }
 
 /** The install at a glance: where, when, what ran last, and what the agent reads next. */
-function about(spec: Spec, n: Names, s: State, drifted: Set<string>, text: string): [string, string][] {
+function about(spec: Spec, n: Names, s: State, drifted: Set<string>, w: Wake | undefined, f: Findings): [string, string][] {
   const h = spec.schedule.hours;
   const out: [string, string][] = [
     ['repo', spec.repo],
@@ -256,20 +423,32 @@ function about(spec: Spec, n: Names, s: State, drifted: Set<string>, text: strin
     ['wrapper', drifted.has(n.wrapper) ? 'changed since install (see below)' : `${n.wrapper}, as installed`],
     ['billing', billingText(s)],
   ];
-  const w = wakes(parseLog(text, s.name)).at(-1);
   if (w) {
     const took = w.end ? `, ${w.end.outcome}${w.end.detail ? ` ${w.end.detail}` : ''} after ${Math.round((Date.parse(w.end.time) - Date.parse(w.start.time)) / 1000)} s` : ', no outcome yet';
     out.push(['last wake', `${w.start.detail.replace(/^wake /, '')} at ${w.start.time}${took}`]);
   }
-  const heart = readOrNull(posix.join(spec.repo, 'HEART.md'));
-  const sum = readOrNull(posix.join(n.stateDir, 'heart.sum'))?.toString('utf8').trim();
-  if (heart) out.push(['HEART.md', !sum ? 'no wake has read it yet' : sum === posixCksum(heart) ? 'unchanged since the last wake' : 'changed since the last wake: the next one reads it']);
+  if (f.heart) out.push(['HEART.md', f.heart.changed === null ? 'no wake has read it yet' : f.heart.changed ? 'changed since the last wake: the next one reads it' : 'unchanged since the last wake']);
   const state = readOrNull(posix.join(spec.repo, 'STATE.md'))?.toString('utf8');
   for (const [label, section] of [['next', 'Next'], ['blockers', 'Blockers']] as const) {
     const first = state ? firstLineOf(state, section) : undefined;
     if (first) out.push([label, `${first} (STATE.md)`]);
   }
   return out;
+}
+
+type Wake = ReturnType<typeof wakes>[number];
+
+/** The latest wake in the log (its start, and its end when it has one). */
+function lastWakeOf(text: string, name: string): Wake | undefined {
+  return wakes(parseLog(text, name)).at(-1);
+}
+
+/** HEART.md against the checksum the last wake left: changed (the next wake reads it), null before any wake read it; null without a HEART.md. */
+function heartOf(spec: Spec, n: Names): Findings['heart'] {
+  const heart = readOrNull(posix.join(spec.repo, 'HEART.md'));
+  if (!heart) return null;
+  const sum = readOrNull(posix.join(n.stateDir, 'heart.sum'))?.toString('utf8').trim();
+  return { changed: sum ? sum !== posixCksum(heart) : null };
 }
 
 /** What the client said of its login at install; the wrapper asks again before every wake (a refusal is an `error billing` line). */
@@ -300,13 +479,14 @@ function hostClockCheck(spec: Spec, s: State, io: HostIO, f: Findings): void {
   const clash = hostZoneProblem(spec, zone);
   if (!clash || zone === null) return;
   const missed = wakesMissedIn(plan(spec), spec.schedule.hours.timezone, zone, io.now().getTime());
-  f.problems.push(`host clock: ${clash}; in the next 24 hours that would miss ${missed} of the expected wakes`);
+  add(f, 'host-clock', `host clock: ${clash}; in the next 24 hours that would miss ${missed} of the expected wakes`);
 }
 
 /** The plan's limit: wakes wait for its reset (healthy, the plan working as designed). */
 function pauseInfo(spec: Spec, n: Names, io: HostIO, f: Findings): void {
   const p = activePause(n.stateDir, io.now());
   if (!p) return;
+  f.paused = { until: p.until.toISOString(), working: localText(p.until, spec.schedule.hours.timezone), message: p.message };
   f.info.push(`paused by the plan's limit until ${localText(p.until, spec.schedule.hours.timezone)}${p.message ? ` (the agent's client said: ${JSON.stringify(p.message)})` : ''}: wakes until then are skipped (skip-limit); \`hbgen resume --now\` ends the pause by hand`);
 }
 
@@ -338,19 +518,20 @@ function likelyCause(id: SchedulerId): string {
 /** The wrapper's lock (held, stale) and the last outcome in runtime.log. */
 async function lockAndLastOutcome(spec: Spec, n: Names, s: State, text: string, io: HostIO, f: Findings): Promise<void> {
   const lk = await lockInfo(io, spec, n);
-  if (lk.stale) f.problems.push(`stale lock: ${lk.detail}; \`hbgen stop\` clears it (the next wake would also take it over)`);
-  else if (lk.overdue) f.problems.push(`overdue: a heartbeat of this install is still running (${lk.detail}); \`hbgen stop\` ends it`);
+  if (lk.held || lk.overdue) f.running = { pid: lk.pid || (await runningWrappers(io, n)).running[0]?.wrapper.pid || null };
+  if (lk.stale) add(f, 'stale-lock', `stale lock: ${lk.detail}; \`hbgen stop\` clears it (the next wake would also take it over)`);
+  else if (lk.overdue) add(f, 'overdue', `overdue: a heartbeat of this install is still running (${lk.detail}); \`hbgen stop\` ends it`);
   else if (lk.held) f.info.push(`a heartbeat is running now (${lk.detail})`);
   // A link there was planted (the wrapper never makes one); it is not followed.
   if (lstatOrNull(n.log)?.isSymbolicLink()) {
-    f.problems.push(`${n.log} is a symbolic link, which the wrapper refuses (every wake exits 78); remove it`);
+    add(f, 'log-link', `${n.log} is a symbolic link, which the wrapper refuses (every wake exits 78); remove it`);
     return;
   }
   const all = parseLog(text, s.name);
   const open = wakeWithoutOutcome(all);
   if (open && !lk.held && !(await heartbeatRunningNow(io, spec, n))) {
     const wake = /^wake (\d+)/.exec(open.detail)?.[1] ?? '?';
-    f.problems.push(`wake ${wake} started at ${open.time} has no outcome line: its wrapper was killed (SIGKILL, out of memory, power loss) or runtime.log could not be written (the scheduler's log says which; see ${n.log})`);
+    add(f, 'no-outcome', `wake ${wake} started at ${open.time} has no outcome line: its wrapper was killed (SIGKILL, out of memory, power loss) or runtime.log could not be written (the scheduler's log says which; see ${n.log})`);
     return;
   }
   const last = lastOutcome(all);
@@ -359,6 +540,6 @@ async function lockAndLastOutcome(spec: Spec, n: Names, s: State, text: string, 
     return;
   }
   const said = `${last.outcome}${last.detail ? ` ${last.detail}` : ''} at ${last.time}`;
-  if (last.outcome === 'error') f.problems.push(`last wake could not run: ${said} (see ${n.log}); fix it, then check with \`hbgen wake\``);
+  if (last.outcome === 'error') add(f, 'last-error', `last wake could not run: ${said} (see ${n.log}); fix it, then check with \`hbgen wake\``);
   else f.info.push(`last outcome: ${said}`);
 }

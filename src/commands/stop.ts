@@ -9,7 +9,10 @@ import { UserError } from '../errors.ts';
 import { shownWord } from '../escape.ts';
 import { type Ctx, rmdirIfEmpty } from '../host/backend.ts';
 import { type Look, allHostPaths, lookByWrapper, lookEverywhere, lostStateText, readStateOrNote, trustedSpec, untrustedRecords } from '../host/found.ts';
+import { readdirSync } from 'node:fs';
+import { posix } from 'node:path';
 import { lstatOrNull } from '../host/fsx.ts';
+import { wakesDone } from '../host/runtime-log.ts';
 import { homeOf, type HostIO } from '../host/io.ts';
 import { acquireOpLock } from '../host/lock.ts';
 import { clearStaleLock, endHeartbeats, lockInfo, runningWrappers } from '../host/proc.ts';
@@ -87,7 +90,8 @@ async function removeEntries(looks: Look[], s: State | null, say: (l: string) =>
 async function finish(io: HostIO, ctx: Ctx & { names: Names; spec: Spec }, s: State | null, say: (l: string) => void): Promise<void> {
   const n = ctx.names;
   if (!s) {
-    if (lstatOrNull(n.log)) say(`kept ${n.log}`);
+    const kept = keptText(n, false);
+    if (kept) say(`kept ${kept}`);
     return;
   }
   const dirs = (await allHostPaths(ctx)).dirs;
@@ -95,5 +99,41 @@ async function finish(io: HostIO, ctx: Ctx & { names: Names; spec: Spec }, s: St
   for (const d of created.sort((a, b) => b.length - a.length)) if (rmdirIfEmpty(d)) say(`removed the folder ${d} (install created it)`);
   const now = io.now().toISOString();
   writeState(n.stateDir, { ...s, status: 'stopped', time: now, stoppedAt: now });
-  say(`kept ${n.log} and ${statePath(n.stateDir)} (marked stopped)`);
+  say(`kept ${keptText(n, true) ?? `${n.log} and ${statePath(n.stateDir)} (marked stopped)`}`);
+  say(`kept ${ctx.spec.repo} as it is: stop never touches the repo (HEART.md, STATE.md, the journal, the agent's work)`);
+}
+
+/** What each file hbgen leaves in the state folder is, for the "kept" line (no commas: they separate the entries). */
+const KEPT: Record<string, string> = {
+  'runtime.log': 'the wake log',
+  'state.json': 'marked stopped: what `hbgen resume` reinstalls',
+  wakes: 'the wake counter',
+  'heartbeat.sh': 'the wrapper: nothing runs it now',
+  'window.sh': 'the gate',
+  'claim.sh': 'the claim helper',
+  host: 'copies of the removed scheduler files',
+  'heart.sum': "the HEART.md checksum of the last wake",
+};
+
+/** Exactly what stays in the state folder, entry by entry, said in one line; null when it cannot be listed (or is empty). */
+function keptText(n: Names, marked: boolean): string | null {
+  let entries: string[] = [];
+  try {
+    entries = readdirSync(n.stateDir).sort();
+  } catch {
+    return null;
+  }
+  if (entries.length === 0) return null;
+  // The folder may sit in the repo, where the agent names files: no control character reaches
+  // the terminal, and a flood of files is counted, not listed.
+  const MAX = 30;
+  const said = entries.slice(0, MAX).map((e) => {
+    const isDir = lstatOrNull(posix.join(n.stateDir, e))?.isDirectory();
+    const count = e === 'wakes' ? wakesDone(n.wakes) : null;
+    const known = e === 'state.json' && !marked ? 'not readable: left as it is' : KEPT[e];
+    const what = known ? `${known}${count !== null ? `: ${count}` : ''}` : undefined;
+    return `${e.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?')}${isDir ? '/' : ''}${what ? ` (${what})` : ''}`;
+  });
+  if (entries.length > MAX) said.push(`and ${entries.length - MAX} more`);
+  return `in ${n.stateDir}: ${said.join(', ')}`;
 }

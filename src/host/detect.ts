@@ -5,7 +5,7 @@ import { realpathSync } from 'node:fs';
 import { posix } from 'node:path';
 import { isKnownZone } from '../zones.ts';
 import type { HostIO } from './io.ts';
-import { findOnPath } from './tools.ts';
+import { findOnPath, firstLine, runTool } from './tools.ts';
 import type { SchedulerId } from '../schedulers.ts';
 
 export type Harness = 'claude-code' | 'codex';
@@ -67,10 +67,21 @@ export function findAgents(io: HostIO, home: string): Agent[] {
   return out;
 }
 
-/** launchd on macOS, systemd (user) where systemctl is on PATH, else cron. */
-export function detectScheduler(io: HostIO, platform: string = process.platform): SchedulerId {
-  if (platform === 'darwin') return 'launchd';
-  return findOnPath('systemctl', io.env.PATH) ? 'systemd-user' : 'cron';
+/**
+ * launchd on macOS; systemd (user) only where `systemctl --user` reaches a user manager
+ * (over su, sudo or a bare ssh session it does not, and install would then refuse); else
+ * cron. `why` says what decided it, for init's report.
+ */
+export async function detectScheduler(io: HostIO, platform: string = process.platform): Promise<{ scheduler: SchedulerId; why: string }> {
+  if (platform === 'darwin') return { scheduler: 'launchd', why: 'macOS' };
+  if (!findOnPath('systemctl', io.env.PATH)) return { scheduler: 'cron', why: 'systemctl is not on PATH, so there is no systemd user manager to use' };
+  // The same question install asks first (src/host/systemd.ts), bounded: a hung bus must not hang init.
+  const r = await runTool(io, 'systemctl', ['--user', 'show', '--property=Version'], { timeoutMs: 10_000 });
+  if (r.code === 0) return { scheduler: 'systemd-user', why: '`systemctl --user` reaches your user manager' };
+  return {
+    scheduler: 'cron',
+    why: `\`systemctl --user\` cannot reach a user manager here (${firstLine(r)}); from a login session of your own (over ssh: XDG_RUNTIME_DIR=/run/user/$(id -u)) you may set schedule.scheduler to "systemd-user" instead`,
+  };
 }
 
 /** The host's zone: TZ when it names a zone, else the one Node reads from the system. */

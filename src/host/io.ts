@@ -20,6 +20,8 @@ export interface HostIO {
   now(): Date;
   /** Where the host's /etc is (tests point it at a folder of their own, as they point HOME). */
   etc?: string;
+  /** Whether `out` goes to a terminal (colour is allowed only then: src/colour.ts). */
+  outTTY?: boolean;
 }
 
 export function processIO(): HostIO {
@@ -39,6 +41,7 @@ export function processIO(): HostIO {
     out: (s) => process.stdout.write(s),
     err: (s) => process.stderr.write(s),
     now: () => new Date(),
+    outTTY: process.stdout.isTTY === true,
   };
 }
 

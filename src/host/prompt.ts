@@ -53,6 +53,8 @@ export interface Question {
   custom: string;
   /** An error sentence for a custom value, or null when it is fine. */
   check: (v: string) => string | null;
+  /** The custom value as recorded, once check accepted it ("9" → "09:00"). */
+  normalize?: (v: string) => string;
 }
 
 /** Ask one menu question until it gets a usable answer; '' = decide later, null = input ended. */
@@ -71,7 +73,7 @@ export async function ask(io: HostIO, lines: Lines, q: Question): Promise<string
     const n = /^[0-9]+$/.test(a) ? Number(a) : NaN;
     if (n >= 1 && n <= q.choices.length) return q.choices[n - 1]!.value;
     const why = q.check(a);
-    if (!why) return a;
+    if (!why) return q.normalize ? q.normalize(a) : a;
     io.err(`  ${why}; answer with a number from 1 to ${q.choices.length}${or} or Enter > `);
   }
 }
