@@ -10,7 +10,7 @@ import { openDays } from '../src/schedule.ts';
 import { repeatsWallClock } from '../src/zone-offsets.ts';
 import { clockMinutes, seconds } from '../src/spec.ts';
 import { sh } from '../src/escape.ts';
-import { LOCK_OWNER_PRINTF, LOG_DATE_FORMAT, LOG_PRINTF, pad2 } from '../src/formats.ts';
+import { LOCK_OWNER_PRINTF, LOG_DATE_FORMAT, LOG_MAX_BYTES, LOG_PRINTF, pad2 } from '../src/formats.ts';
 import type { RenderContext, RenderedFile } from './types.ts';
 
 /** Step 1 of heartbeat.sh: who it is, where its files are, its limits, its log format. */
@@ -85,6 +85,14 @@ export interface BillingContext {
   billingSetupToken: boolean;
 }
 
+/** Step 4b: log rotation. */
+export interface RotateContext {
+  /** runtime.log is rotated once larger than this (the spec's logMaxBytes, else LOG_MAX_BYTES). */
+  logMaxBytes: number;
+  /** Its number of digits (the wrapper compares sizes by length first). */
+  logMaxDigits: number;
+}
+
 /** Step 8: change detection. */
 export interface OutcomeContext {
   /** Folders inside the repo that change detection skips, as find(1) -path patterns. */
@@ -117,7 +125,7 @@ export interface WindowContext {
   firstPass: boolean;
 }
 
-export type WrapperContext = WindowContext & EnvironmentContext & GateContext & LockContext & WakeContext & BillingContext & OutcomeContext;
+export type WrapperContext = WindowContext & EnvironmentContext & GateContext & LockContext & WakeContext & BillingContext & OutcomeContext & RotateContext;
 
 export interface ClaimContext extends LockContext {
   header: string;
@@ -199,6 +207,11 @@ function billingContext(ctx: RenderContext): BillingContext {
   return { billingCheck: true, billingClientName: client, billingArgv: [...STATUS_ARGV[client]], billingTimeout: t, billingTimedOut: timedOut(client, t), billingNotPlan: notPlan(client), billingSetupToken: hasSetupToken(ctx.spec.env) };
 }
 
+function rotateContext(ctx: RenderContext): RotateContext {
+  const max = ctx.spec.logMaxBytes ?? LOG_MAX_BYTES;
+  return { logMaxBytes: max, logMaxDigits: String(max).length };
+}
+
 function outcomeContext(ctx: RenderContext): OutcomeContext {
   // What change detection skips besides .git, as find(1) -path patterns (glob characters
   // escaped): the state folder where it sits inside the repo, and the shared folder's
@@ -219,6 +232,7 @@ export function wrapperContext(ctx: RenderContext): WrapperContext {
     ...wakeContext(ctx),
     ...billingContext(ctx),
     ...outcomeContext(ctx),
+    ...rotateContext(ctx),
   };
 }
 

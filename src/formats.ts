@@ -72,6 +72,9 @@ export type Outcome = (typeof OUTCOMES)[number];
 export const LOG_PRINTF = '%s hbgen %s %s\\n';
 export const LOG_DATE_FORMAT = '+%Y-%m-%dT%H:%M:%SZ';
 
+/** The size past which the wrapper rotates runtime.log to runtime.log.1, without the spec's logMaxBytes (10 MiB). */
+export const LOG_MAX_BYTES = 10 * 1024 * 1024;
+
 export interface LogLine {
   /** UTC, seconds precision, e.g. 2026-12-01T08:07:00Z. */
   time: string;
