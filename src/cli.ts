@@ -8,13 +8,14 @@ import { VERSION } from './version.ts';
 const renderCmds = () => import('./commands/render.ts');
 
 // The host lifecycle: install, status, stop, resume, wake (and list, which takes no spec).
-type SpecArgv = { spec: string; yes?: boolean; dryRun?: boolean; all?: boolean };
+type SpecArgv = { spec: string; yes?: boolean; dryRun?: boolean; all?: boolean; days?: number; json?: boolean };
 const COMMANDS = {
   install: async () => (await import('./commands/install.ts')).install,
   status: async () => (await import('./commands/status.ts')).status,
   stop: async () => (await import('./commands/stop.ts')).stop,
   resume: async () => (await import('./commands/resume.ts')).resume,
   wake: async () => (await import('./commands/wake.ts')).wake,
+  log: async () => (await import('./commands/log.ts')).log,
 };
 const lifecycle = (name: keyof typeof COMMANDS) => async (argv: SpecArgv) => {
   const { processIO } = await import('./host/io.ts');
@@ -74,6 +75,12 @@ function hostCommands(y: Argv, run: Run): Argv {
     .command('resume [spec]', 'reinstall the recorded install after the panel and consent', (y) =>
       consentOptions(y, 'resume').option('reset-cap', { type: 'boolean', describe: 'also zero the wake counter, so that a spec whose cap was reached wakes again' }), run(lifecycle('resume')))
     .command('wake [spec]', 'run one heartbeat now through the installed wrapper', (y) => y.positional('spec', specArg), run(lifecycle('wake')))
+    .command(
+      'log [spec]',
+      'the wake history from runtime.log: per day the wakes started, ok, quiet, fail, timeout, skipped by kind, errors and missed fires; then the last wakes',
+      (y) => y.positional('spec', specArg).option('days', { type: 'number', default: 7, describe: 'how many days back, today included' }).option('json', { type: 'boolean', describe: 'one JSON document (fields in the README)' }),
+      run(lifecycle('log')),
+    )
     .command('list', 'every hbgen install of this user on this host, with or without its spec file', (y) => y.option('json', { type: 'boolean', describe: 'an array of objects, one per install' }), run(list));
 }
 

@@ -93,7 +93,7 @@ export function formatLogLine(l: LogLine): string {
 // on a full disk, or a plain `printf done`): the wrapper's next line then ends that line.
 // So the line's own start is the last timestamp on it from which the rest parses (`.*` is
 // greedy), not the start of the text line.
-const LOG_LINE = /^.*(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ) hbgen ([a-z0-9]+(?:-[a-z0-9]+)*) (\S+)(?: (.*))?$/;
+export const LOG_LINE = /^.*(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ) hbgen ([a-z0-9]+(?:-[a-z0-9]+)*) (\S+)(?: (.*))?$/;
 
 /** One runtime.log line, or null for anything else (the agent's own output shares the file). */
 export function parseLogLine(line: string): LogLine | null {

@@ -14,7 +14,7 @@ import { lstatOrNull, mode4, readOrNull, sha256, writeAtomic } from '../host/fsx
 import { homeOf, type HostIO } from '../host/io.ts';
 import { heartbeatRunningNow, lockInfo } from '../host/proc.ts';
 import { hostEntries } from '../host/inventory.ts';
-import { lastOutcome, logText, wakesDone } from '../host/runtime-log.ts';
+import { lastOutcome, logHistory, wakesDone } from '../host/runtime-log.ts';
 import { allHostPaths, lookEverywhere, lostStateText, readStateOrNote, trustedSpec, untrustedRecords } from '../host/found.ts';
 import { type State, specHash, statePath, writeState } from '../host/state.ts';
 import { toolsPresent } from '../host/tools.ts';
@@ -82,8 +82,8 @@ export async function status(argv: { spec: string }, io: HostIO): Promise<number
   await renderDrift(fileSpec, file, s, n, drifted, f);
   binaryCheck(spec, s, io, f);
   const present = (SCHEDULER_IDS as readonly string[]).includes(s.scheduler) ? await schedulerAudit(spec, n, s, io, f) : false;
-  // runtime.log read once, never through a link (lockAndLastOutcome reports one).
-  const text = logText(n.log);
+  // runtime.log (and its rotated generation) read once, never through a link (lockAndLastOutcome reports one).
+  const text = logHistory(n.log);
   await lockAndLastOutcome(spec, n, s, text, io, f);
   wakeHealth(spec, n, s, present, text, io, f);
   f.about = about(spec, n, s, drifted, text);
