@@ -81,6 +81,12 @@ function hostCommands(y: Argv, run: Run): Argv {
       (y) => y.positional('spec', specArg).option('days', { type: 'number', default: 7, describe: 'how many days back, today included' }).option('json', { type: 'boolean', describe: 'one JSON document (fields in the README)' }),
       run(lifecycle('log')),
     )
+    .command(
+      'plan [spec]',
+      "the next 7 days as a grid of days × hours with a mark where a wake fires (and on the host's clock when its zone differs), with the fires the gate closes",
+      (y) => y.positional('spec', specArg).option('svg', { type: 'string', describe: 'write the same picture as SVG to this file' }),
+      run(async (a: { spec: string; svg?: string }) => (await import('./commands/plan.ts')).planCmd(a, (await import('./host/io.ts')).processIO())),
+    )
     .command('list', 'every hbgen install of this user on this host, with or without its spec file', (y) => y.option('json', { type: 'boolean', describe: 'an array of objects, one per install' }), run(list));
 }
 
