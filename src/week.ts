@@ -281,44 +281,54 @@ export function weekSvg(w: Week): string {
   o.push(`<rect x="0" y="0" width="${width}" height="${height}" fill="${COLORS.background}"/>`);
   o.push(`<text x="16" y="26" font-size="16" font-weight="bold" fill="${COLORS.text}">hbgen plan: "${esc(w.name)}" (${esc(w.scheduler)}), the 7 days from ${first}</text>`);
   o.push(`<text x="16" y="46" fill="${COLORS.text}">${wakes} wakes, ${wasted} fires the gate closes${w.missed.length ? `, ${w.missed.length} expected wakes that will not fire` : ''}; working zone ${esc(w.workZone)}, scheduler clock ${esc(w.clockZone)}</text>`);
-  for (const p of panels) {
-    o.push(`<g class="panel" data-zone="${esc(p.zone)}">`);
-    const over: string[] = [];
-    o.push(`<text x="16" y="${p.y - 24}" font-weight="bold" fill="${COLORS.text}">${esc(p.title)}</text>`);
-    for (let h = 0; h < 24; h++) o.push(`<text x="${num(SVG.left + h * SVG.colW + SVG.colW / 2)}" y="${p.y - 6}" text-anchor="middle" font-size="10" fill="${COLORS.text}">${pad2(h)}</text>`);
-    p.rows.forEach((r, i) => {
-      const y = p.y + i * SVG.rowH;
-      o.push(`<text x="16" y="${y + SVG.rowH / 2 + 4}" fill="${COLORS.text}">${r.weekday} ${r.date}</text>`);
-      r.cells.forEach((c, h) => {
-        if (c.inSpan && c.window) o.push(`<rect class="window" x="${SVG.left + h * SVG.colW}" y="${y}" width="${SVG.colW}" height="${SVG.rowH}" fill="${COLORS.window}"/>`);
-      });
-      o.push(`<line x1="${SVG.left}" y1="${y + SVG.rowH}" x2="${SVG.left + 24 * SVG.colW}" y2="${y + SVG.rowH}" stroke="${COLORS.grid}" stroke-width="1"/>`);
-      for (const f of r.fires) {
-        o.push(
-          `<rect class="${f.wake ? 'wake' : 'wasted'}" data-utc="${new Date(f.t).toISOString()}" x="${num(markX(f.hour, f.minute) - SVG.markW / 2)}" y="${y + SVG.markPad}" width="${SVG.markW}" height="${SVG.rowH - 2 * SVG.markPad}" fill="${f.wake ? COLORS.wake : COLORS.wasted}"/>`,
-        );
-      }
-      for (const d of r.dst) {
-        // At the wall-clock time the change happens (the time before it); drawn over the grid.
-        const [hh, mm] = d.before.split(':').map(Number) as [number, number];
-        const x = num(markX(hh === 0 && mm === 0 ? 24 : hh, mm));
-        over.push(`<line class="dst" x1="${x}" y1="${y - 2}" x2="${x}" y2="${y + SVG.rowH + 2}" stroke="${COLORS.dst}" stroke-width="2" stroke-dasharray="4 2"/>`);
-        over.push(`<text x="${SVG.left + 24 * SVG.colW + 4}" y="${y + SVG.rowH / 2 + 4}" font-size="10" fill="${COLORS.dst}">DST</text>`);
-      }
+  for (const p of panels) o.push(...panelSvg(p));
+  o.push(...legendSvg(legendY));
+  o.push('</svg>');
+  return `${o.join('\n')}\n`;
+}
+
+/** One grid: its title, hour labels, rows (window, marks), grid lines, then the DST lines over them. */
+function panelSvg(p: Panel): string[] {
+  const o = [`<g class="panel" data-zone="${esc(p.zone)}">`];
+  const over: string[] = [];
+  o.push(`<text x="16" y="${p.y - 24}" font-weight="bold" fill="${COLORS.text}">${esc(p.title)}</text>`);
+  for (let h = 0; h < 24; h++) o.push(`<text x="${num(SVG.left + h * SVG.colW + SVG.colW / 2)}" y="${p.y - 6}" text-anchor="middle" font-size="10" fill="${COLORS.text}">${pad2(h)}</text>`);
+  p.rows.forEach((r, i) => {
+    const y = p.y + i * SVG.rowH;
+    o.push(`<text x="16" y="${y + SVG.rowH / 2 + 4}" fill="${COLORS.text}">${r.weekday} ${r.date}</text>`);
+    r.cells.forEach((c, h) => {
+      if (c.inSpan && c.window) o.push(`<rect class="window" x="${SVG.left + h * SVG.colW}" y="${y}" width="${SVG.colW}" height="${SVG.rowH}" fill="${COLORS.window}"/>`);
     });
-    for (let h = 0; h <= 24; h++) o.push(`<line x1="${SVG.left + h * SVG.colW}" y1="${p.y}" x2="${SVG.left + h * SVG.colW}" y2="${p.y + p.rows.length * SVG.rowH}" stroke="${COLORS.grid}" stroke-width="${h % 6 === 0 ? 1 : 0.5}"/>`);
-    o.push(...over);
-    const notes = p.rows.flatMap((r) => r.dst.map((d) => `${r.weekday} ${r.date}: ${p.zone} ${dstText(d)}`));
-    notes.forEach((n, i) => o.push(`<text x="${SVG.left}" y="${p.y + p.rows.length * SVG.rowH + 16 + i * 14}" font-size="11" fill="${COLORS.dst}">${esc(n)}</text>`));
-    o.push('</g>');
-  }
+    o.push(`<line x1="${SVG.left}" y1="${y + SVG.rowH}" x2="${SVG.left + 24 * SVG.colW}" y2="${y + SVG.rowH}" stroke="${COLORS.grid}" stroke-width="1"/>`);
+    for (const f of r.fires) {
+      o.push(
+        `<rect class="${f.wake ? 'wake' : 'wasted'}" data-utc="${new Date(f.t).toISOString()}" x="${num(markX(f.hour, f.minute) - SVG.markW / 2)}" y="${y + SVG.markPad}" width="${SVG.markW}" height="${SVG.rowH - 2 * SVG.markPad}" fill="${f.wake ? COLORS.wake : COLORS.wasted}"/>`,
+      );
+    }
+    for (const d of r.dst) {
+      // At the wall-clock time the change happens (the time before it); drawn over the grid.
+      const [hh, mm] = d.before.split(':').map(Number) as [number, number];
+      const x = num(markX(hh === 0 && mm === 0 ? 24 : hh, mm));
+      over.push(`<line class="dst" x1="${x}" y1="${y - 2}" x2="${x}" y2="${y + SVG.rowH + 2}" stroke="${COLORS.dst}" stroke-width="2" stroke-dasharray="4 2"/>`);
+      over.push(`<text x="${SVG.left + 24 * SVG.colW + 4}" y="${y + SVG.rowH / 2 + 4}" font-size="10" fill="${COLORS.dst}">DST</text>`);
+    }
+  });
+  for (let h = 0; h <= 24; h++) o.push(`<line x1="${SVG.left + h * SVG.colW}" y1="${p.y}" x2="${SVG.left + h * SVG.colW}" y2="${p.y + p.rows.length * SVG.rowH}" stroke="${COLORS.grid}" stroke-width="${h % 6 === 0 ? 1 : 0.5}"/>`);
+  o.push(...over);
+  const notes = p.rows.flatMap((r) => r.dst.map((d) => `${r.weekday} ${r.date}: ${p.zone} ${dstText(d)}`));
+  notes.forEach((n, i) => o.push(`<text x="${SVG.left}" y="${p.y + p.rows.length * SVG.rowH + 16 + i * 14}" font-size="11" fill="${COLORS.dst}">${esc(n)}</text>`));
+  o.push('</g>');
+  return o;
+}
+
+function legendSvg(legendY: number): string[] {
   const items: [string, string, string][] = [
     ['wake', COLORS.wake, 'a wake'],
     ['wasted', COLORS.wasted, 'a fire the gate closes'],
     ['window', COLORS.window, 'working hours'],
     ['dst', COLORS.dst, 'clock change (DST)'],
   ];
-  o.push(`<g class="legend">`);
+  const o = [`<g class="legend">`];
   items.forEach(([k, color, label], i) => {
     const x = 16 + i * 190;
     if (k === 'window') o.push(`<rect x="${x}" y="${legendY - 12}" width="16" height="16" fill="${color}" stroke="${COLORS.grid}"/>`);
@@ -328,6 +338,5 @@ export function weekSvg(w: Week): string {
   });
   o.push(`<text x="16" y="${legendY + 30}" font-size="10" fill="${COLORS.text}">Marks at the minute each fire happens; rows are local dates of the zone named above each grid.</text>`);
   o.push('</g>');
-  o.push('</svg>');
-  return `${o.join('\n')}\n`;
+  return o;
 }
