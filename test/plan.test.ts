@@ -175,6 +175,8 @@ test('hbgen plan: the host zone from /etc/localtime, the clock from HostIO; a ho
   assert.ok(readFileSync(join(root, 'week.svg'), 'utf8').startsWith('<svg xmlns="http://www.w3.org/2000/svg"'));
   const bad = await run('America/New_York', 'no/such/folder/week.svg').catch((e: { lines: string[] }) => e);
   assert.match((bad as { lines: string[] }).lines[0]!, /no\/such\/folder\/week\.svg.*: cannot write it/);
+  const empty = await run('America/New_York', '').catch((e: { lines: string[]; exitCode: number }) => e);
+  assert.equal([(empty as { lines: string[] }).lines, (empty as { exitCode: number }).exitCode], [['--svg needs a file name, e.g. --svg week.svg'], 2]);
 });
 
 // ---- the SVG, drawn by rsvg-convert ----

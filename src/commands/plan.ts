@@ -3,6 +3,7 @@
 // of fires the gate closes; --svg writes the same picture as an SVG file. Reads the spec,
 // the host's zone and the clock; changes nothing but the SVG file it is asked to write.
 import { posix } from 'node:path';
+import { UserError } from '../errors.ts';
 import { hostZone, hostZoneProblem, plannedHostZone } from '../host/clock.ts';
 import { fsError, writeAtomic } from '../host/fsx.ts';
 import type { HostIO } from '../host/io.ts';
@@ -11,6 +12,7 @@ import { week, weekSvg, weekText } from '../week.ts';
 import { line, loadFor } from './common.ts';
 
 export async function planCmd(argv: { spec: string; svg?: string }, io: HostIO): Promise<number> {
+  if (argv.svg === '') throw new UserError(['--svg needs a file name, e.g. --svg week.svg'], 2);
   const { spec } = loadFor(io, argv.spec);
   const sched = SCHEDULERS[spec.schedule.scheduler];
   // cron and launchd read the host clock: the picture shows it as it runs here, and says
