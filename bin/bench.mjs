@@ -105,11 +105,16 @@ const never = { start: `${String(h).padStart(2, '0')}:00`, end: `${String(h + 1)
 const full = wrapperCase('full', '/usr/local/bin:/usr/bin:/bin', always);
 const closed = wrapperCase('closed', '/usr/local/bin:/usr/bin:/bin', never);
 const noTools = wrapperCase('bare', bare, always);
+// Paused by the plan's limit (issue 17): a pause a day long in the state folder.
+const paused = wrapperCase('paused', '/usr/local/bin:/usr/bin:/bin', always);
+const pausedAt = Math.floor(Date.now() / 1000);
+writeFileSync(join(dirname(paused), 'paused'), `${pausedAt + 86400} ${pausedAt}\nYou've hit your session limit\n`);
 const sh = ['/bin/sh'];
 group('one wake of heartbeat.sh (/bin/sh = dash, agent /bin/true) vs /bin/true', [
   { label: '/bin/true', run: () => time(['/bin/true']) },
   { label: 'wake, window open, flock + timeout on PATH', run: () => time([...sh, full]), goal: '≤ 12 ms added' },
   { label: 'wake outside working hours', run: () => time([...sh, closed]), goal: '≤ 5 ms added' },
+  { label: "wake paused by the plan's limit (skip-limit)", run: () => time([...sh, paused]), goal: '≤ 5 ms added' },
   { label: 'wake, PATH without flock/timeout (mkdir lock, sh watchdog)', run: () => time([...sh, noTools]), goal: '≤ 25 ms added' },
 ]);
 

@@ -7,11 +7,12 @@ import { renderClaimSh, renderHeartbeatSh, renderWindowSh } from '../src/gen/tem
 import { STATUS_ARGV, billingClient, billingTimeout, hasSetupToken, notPlan, timedOut } from '../src/billing.ts';
 import { harnessArgs, promptSeparator } from '../src/harness.ts';
 import { openDays } from '../src/schedule.ts';
-import { repeatsWallClock } from '../src/zone-offsets.ts';
+import { offsetAt, repeatsWallClock, transitions } from '../src/zone-offsets.ts';
 import { clockMinutes, seconds } from '../src/spec.ts';
 import { sh } from '../src/escape.ts';
 import { LOCK_OWNER_PRINTF, LOG_DATE_FORMAT, LOG_MAX_BYTES, LOG_PRINTF, pad2 } from '../src/formats.ts';
 import type { RenderContext, RenderedFile } from './types.ts';
+import { type LimitContext, limitContext } from './limit.ts';
 
 /** Step 1 of heartbeat.sh: who it is, where its files are, its limits, its log format. */
 export interface EnvironmentContext {
@@ -125,7 +126,20 @@ export interface WindowContext {
   firstPass: boolean;
 }
 
-export type WrapperContext = WindowContext & EnvironmentContext & GateContext & LockContext & WakeContext & BillingContext & OutcomeContext & RotateContext;
+/** Step 3's window end (no spill into protected time): when the window a scheduled wake started in ends. */
+export interface WindowEndContext {
+  /** minRun in seconds, and as the spec says it (for the skip-window line). */
+  minRun: number;
+  minRunText: string;
+  /** The window is open all day (00:00-24:00): it ends only at a midnight before a day off. */
+  wholeDay: boolean;
+  /** Open all day on every day: the window never ends, and no deadline is clamped. */
+  neverEnds: boolean;
+  /** The largest change of the zone's UTC offset, in seconds (0: its clocks never change). */
+  clockShift: number;
+}
+
+export type WrapperContext = WindowContext & EnvironmentContext & GateContext & LockContext & WakeContext & BillingContext & OutcomeContext & WindowEndContext & LimitContext & RotateContext;
 
 export interface ClaimContext extends LockContext {
   header: string;
@@ -232,7 +246,26 @@ export function wrapperContext(ctx: RenderContext): WrapperContext {
     ...wakeContext(ctx),
     ...billingContext(ctx),
     ...outcomeContext(ctx),
+    ...windowEndContext(ctx),
+    ...limitContext(ctx),
     ...rotateContext(ctx),
+  };
+}
+
+function windowEndContext(ctx: RenderContext): WindowEndContext {
+  const h = ctx.spec.schedule.hours;
+  // Over the span the zone table covers (the years an install can live), from its data.
+  let clockShift = 0;
+  for (const t of transitions(h.timezone)) {
+    clockShift = Math.max(clockShift, Math.abs(offsetAt(h.timezone, t) - offsetAt(h.timezone, t - 60_000)) * 60);
+  }
+  const wholeDay = clockMinutes(h.start) === 0 && clockMinutes(h.end) === 1440;
+  return {
+    minRun: seconds(ctx.spec.minRun),
+    minRunText: ctx.spec.minRun,
+    wholeDay,
+    neverEnds: wholeDay && openDays(ctx.spec).length === 7,
+    clockShift,
   };
 }
 

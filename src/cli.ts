@@ -73,7 +73,9 @@ function hostCommands(y: Argv, run: Run): Argv {
       run(lifecycle('stop')),
     )
     .command('resume [spec]', 'reinstall the recorded install after the panel and consent', (y) =>
-      consentOptions(y, 'resume').option('reset-cap', { type: 'boolean', describe: 'also zero the wake counter, so that a spec whose cap was reached wakes again' }), run(lifecycle('resume')))
+      consentOptions(y, 'resume')
+        .option('reset-cap', { type: 'boolean', describe: 'also zero the wake counter, so that a spec whose cap was reached wakes again' })
+        .option('now', { type: 'boolean', describe: "only end the pause after the plan's usage limit, so that the next wake runs (no reinstall)" }), run(lifecycle('resume')))
     .command('wake [spec]', 'run one heartbeat now through the installed wrapper', (y) => y.positional('spec', specArg), run(lifecycle('wake')))
     .command(
       'log [spec]',

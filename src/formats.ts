@@ -61,7 +61,7 @@ export const ANY_CRON_MARKER = /^# (BEGIN|END) hbgen [a-z0-9]+(-[a-z0-9]+)*$/;
 // ------------------------------------------------------------------ runtime.log
 
 /** Every outcome a runtime.log line can carry. */
-export const OUTCOMES = ['start', 'ok', 'quiet', 'fail', 'timeout', 'skip-window', 'skip-gate', 'skip-locked', 'skip-cap', 'error'] as const;
+export const OUTCOMES = ['start', 'ok', 'quiet', 'fail', 'timeout', 'skip-window', 'skip-gate', 'skip-locked', 'skip-cap', 'error', 'limit', 'skip-limit'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
 /**

@@ -27,6 +27,7 @@ const DESCRIPTIONS: Record<string, string> = {
   'schedule.hours.days': 'Days on which the window opens (default every day).',
   'schedule.hostTimezone': 'Zone the host clock of launchd or cron is set to (default: hours.timezone).',
   timeout: 'Hard limit of one wake, e.g. "25m"; timeout + killAfter must be shorter than every.',
+  minRun: 'Shortest run worth starting, below timeout (default "5m", or the timeout when that is 5m or shorter): a scheduled wake with less of its working window left is skipped (skip-window), and every wake ends by the window\'s end.',
   killAfter: 'Grace between TERM and KILL at the timeout (default "30s").',
   env: 'The agent\'s whole environment; HOME and PATH required. Metered credentials (API keys) are refused.',
   stateDir: 'Folder for wrapper, gate, log, lock and state: relative to repo (no ..) or absolute. Default: outside the repo, $XDG_STATE_HOME/hbgen/<name> (~/.local/state/hbgen/<name>; launchd: ~/Library/Application Support/hbgen/<name>), where the agent cannot edit it.',
@@ -35,6 +36,7 @@ const DESCRIPTIONS: Record<string, string> = {
   logMaxBytes: 'runtime.log is rotated to runtime.log.1 (one generation kept) once it is larger than this many bytes (default 10485760, 10 MiB; 65536 to 536870912).',
   gate: 'Argv of an extra gate program; a non-zero exit skips the wake.',
   shared: 'True when several agents share the folder: adds claim.sh.',
+  limitBackoff: "How long the wakes pause when the agent's client says the plan's usage limit is reached but names no reset time (default 1h; at most 8 days are used).",
 };
 
 type Node = { properties?: Record<string, Node>; description?: string };

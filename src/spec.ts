@@ -351,6 +351,9 @@ export const SpecSchema = z
     schedule: z.strictObject(schedule.shape, { error: (i) => (i.input === undefined ? 'required: the schedule {scheduler, every, hours}' : 'must be an object') }),
     timeout: duration('choose the hard time limit of one wake, shorter than every minus killAfter, e.g. "25m"'),
     killAfter: duration('the grace between TERM and KILL').optional(),
+    // The shortest run worth starting: a scheduled wake with less of its working window
+    // left is skipped (skip-window). The default is in minRunDefault.
+    minRun: duration('the shortest run worth starting, below timeout').optional(),
     env,
     stateDir: stateDir.optional(),
     lock: z.enum(['auto', 'flock', 'mkdir'], { error: 'must be one of auto flock mkdir' }).optional(),
@@ -362,6 +365,9 @@ export const SpecSchema = z
       .min(1, { error: 'must hold at least the program; leave the field out for no gate' })
       .optional(),
     shared: z.boolean({ error: 'must be true or false' }).optional(),
+    // How long the wakes pause when the agent's client says the plan's limit is reached
+    // but names no reset time (issue 17); default 1h, at most 8 days are used.
+    limitBackoff: duration('how long to pause after a limit whose reset time is unknown, e.g. "1h"').optional(),
   }, { error: (i) => (i.code === 'invalid_type' ? 'must be a JSON object holding the spec; see `hbgen schema`' : undefined) })
   // Cross-field rules run even when some field is wrong, so that one run reports every
   // problem; each rule looks only at fields whose own form is already right.
@@ -377,6 +383,16 @@ export const SpecSchema = z
         code: 'custom',
         path: ['timeout'],
         message: `timeout ${s.timeout} + killAfter ${s.killAfter ?? '30s'} must be shorter than every ${sch.every}; shorten the timeout or lengthen the interval`,
+      });
+    }
+    const minRun = dur(s.minRun);
+    // minRun equal to a timeout of 5m or less is the default itself (minRunDefault), as a
+    // normalized spec holds it: state.json records one, and it is validated again.
+    if (minRun !== undefined && timeout !== undefined && minRun >= timeout && !(minRun === timeout && timeout <= 300)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['minRun'],
+        message: `minRun ${s.minRun} must be shorter than timeout ${s.timeout}; a wake with less than minRun of its working window left is skipped, so shorten minRun or lengthen the timeout`,
       });
     }
     const m = sch.minute;
@@ -406,10 +422,11 @@ export type SpecInput = z.input<typeof SpecSchema>;
 type Parsed = z.output<typeof SpecSchema>;
 
 /** A validated spec with every default applied. */
-export interface Spec extends Omit<Parsed, 'killAfter' | 'stateDir' | 'lock' | 'shared' | 'env' | 'agent'> {
+export interface Spec extends Omit<Parsed, 'killAfter' | 'minRun' | 'stateDir' | 'lock' | 'shared' | 'env' | 'agent'> {
   agent: Parsed['agent'] & { args: string[] };
   env: Record<string, string>;
   killAfter: string;
+  minRun: string;
   stateDir: string;
   lock: 'auto' | 'flock' | 'mkdir';
   shared: boolean;
@@ -434,6 +451,15 @@ export function defaultStateDir(s: { name?: unknown; env?: unknown; schedule?: u
   const xdg = env.XDG_STATE_HOME;
   const base = typeof xdg === 'string' && xdg.startsWith('/') ? posix.normalize(xdg) : posix.join(home, '.local/state');
   return posix.join(base, 'hbgen', name);
+}
+
+/**
+ * minRun when the spec names none: 5m, or the timeout itself when that is 5m or shorter,
+ * so that a short-timeout spec stays valid (a scheduled wake then either gets its whole
+ * timeout before its working window ends, or is skipped).
+ */
+export function minRunDefault(timeout: string): string {
+  return seconds(timeout) <= 300 ? timeout : '5m';
 }
 
 /** A field's path the way every message names it: `schedule.hours.start`, `gate[0]`. */
@@ -468,6 +494,7 @@ export function validateSpec(raw: unknown): { spec: Spec; errors?: undefined } |
     agent: { ...s.agent, args: s.agent.args ?? [] },
     env: s.env as Record<string, string>,
     killAfter: s.killAfter ?? '30s',
+    minRun: s.minRun ?? minRunDefault(s.timeout),
     stateDir: s.stateDir ?? defaultStateDir(s),
     lock: s.lock ?? 'auto',
     shared: s.shared ?? false,

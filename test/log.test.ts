@@ -26,10 +26,10 @@ const DATES = ['2026-11-25', '2026-11-26', '2026-11-27', '2026-11-28', '2026-11-
  */
 function fabricate() {
   const lines: string[] = [];
-  const want = new Map<string, { started: number; ok: number; quiet: number; fail: number; timeout: number; error: number; skips: Record<string, number>; silent: number[] }>();
+  const want = new Map<string, { started: number; ok: number; quiet: number; fail: number; timeout: number; limit: number; error: number; skips: Record<string, number>; silent: number[] }>();
   let wake = 0;
   for (const date of DATES) {
-    const w = { started: 0, ok: 0, quiet: 0, fail: 0, timeout: 0, error: 0, skips: {} as Record<string, number>, silent: [] as number[] };
+    const w = { started: 0, ok: 0, quiet: 0, fail: 0, timeout: 0, limit: 0, error: 0, skips: {} as Record<string, number>, silent: [] as number[] };
     want.set(date, w);
     for (let k = 0; k < 30; k++) {
       const t = Date.parse(`${date}T07:07:00Z`) + k * 30 * MIN;
@@ -60,18 +60,25 @@ function fabricate() {
           skip('skip-locked');
           break;
         case 5:
-          skip('skip-limit'); // a kind this hbgen does not know: counted by its own name
+          // skip-limit, or a kind this hbgen does not know: counted by its own name.
+          skip(k % 2 ? 'skip-limit' : 'skip-future');
           break;
         case 6:
           lines.push(`${at(0)} hbgen docs error billing the client says it is logged in with an API key`);
           w.error++;
           break;
+        case 8:
+          if (k % 2) {
+            w.silent.push(t); // the machine was asleep
+            break;
+          }
+          lines.push(`${at(0)} hbgen docs start wake ${++wake}`, `${at(30)} hbgen docs limit until 2026-12-01T18:00:00Z`);
+          w.started++, w.limit++;
+          break;
         case 7:
           lines.push(`${at(0)} hbgen docs skip-gate exit 1`);
           w.skips['skip-gate'] = (w.skips['skip-gate'] ?? 0) + 1;
           break;
-        default:
-          w.silent.push(t); // the machine was asleep
       }
     }
   }
@@ -92,14 +99,14 @@ test('dailyCounts: per day in the working zone, skips by kind (an unknown skip-*
   assert.equal(days.map((d) => d.date), DATES);
   for (const d of days) {
     const w = want.get(d.date)!;
-    assert.equal([d.started, d.ok, d.quiet, d.fail, d.timeout, d.error], [w.started, w.ok, w.quiet, w.fail, w.timeout, w.error], d.date);
-    for (const k of ['skip-window', 'skip-gate', 'skip-locked', 'skip-cap', 'skip-limit']) assert.is(d.skipped[k] ?? 0, w.skips[k] ?? 0, `${d.date} ${k}`);
-    assert.ok(w.skips['skip-limit'], 'the unknown kind occurs each day');
+    assert.equal([d.started, d.ok, d.quiet, d.fail, d.timeout, d.limit, d.error], [w.started, w.ok, w.quiet, w.fail, w.timeout, w.limit, w.error], d.date);
+    for (const k of ['skip-window', 'skip-gate', 'skip-locked', 'skip-cap', 'skip-limit', 'skip-future']) assert.is(d.skipped[k] ?? 0, w.skips[k] ?? 0, `${d.date} ${k}`);
     // Missed: the silent fires at or after the install; the day before it is not known.
     if (d.date === '2026-11-25') assert.is(d.missed, null);
     else assert.is(d.missed, w.silent.filter((t) => t >= INSTALLED).length, d.date);
   }
   assert.ok(days.slice(1).some((d) => d.missed! > 0), 'some fires were missed');
+  assert.ok(days.some((d) => d.skipped['skip-future']) && days.some((d) => d.skipped['skip-limit']) && days.some((d) => d.limit), 'the week has every kind');
   // Without a plan (not installed), nothing is known about missed fires.
   const none = dailyCounts({ lines: historyLines(text, 'docs'), zone: 'Europe/Berlin', now: NOW, days: 2, expected: null });
   assert.equal(none.map((d) => [d.date, d.missed]), [['2026-11-30', null], ['2026-12-01', null]]);
@@ -141,10 +148,10 @@ test('hbgen log: both generations read, a table per day, the last wakes with tim
   const out = o.out();
   if (process.env.SHOW) console.log(out);
   assert.match(out, new RegExp(`^hbgen log: "docs", the last 7 days in Europe/Berlin \\(${n.log}\\.1 and ${n.log}\\)\\n`));
-  assert.match(out, /\n {2}day +started {2}ok {2}quiet {2}fail {2}timeout {2}error {2}skip-window {2}skip-gate {2}skip-locked {2}skip-cap {2}skip-limit {2}missed\n/);
+  assert.match(out, /\n {2}day +started {2}ok {2}quiet {2}fail {2}timeout {2}limit {2}error {2}skip-window {2}skip-gate {2}skip-locked {2}skip-cap {2}skip-limit {2}skip-future {2}missed\n/);
   const w = want.get('2026-11-30')!;
   const row = out.split('\n').find((l) => l.includes('Mon 2026-11-30'))!;
-  assert.equal(row.trim().split(/\s+/).slice(2), [w.started, w.ok, w.quiet, w.fail, w.timeout, w.error, 0, w.skips['skip-gate'] ?? 0, w.skips['skip-locked'] ?? 0, 0, w.skips['skip-limit'] ?? 0, w.silent.length].map(String));
+  assert.equal(row.trim().split(/\s+/).slice(2), [w.started, w.ok, w.quiet, w.fail, w.timeout, w.limit, w.error, 0, w.skips['skip-gate'] ?? 0, w.skips['skip-locked'] ?? 0, 0, w.skips['skip-limit'] ?? 0, w.skips['skip-future'] ?? 0, w.silent.length].map(String));
   assert.match(out.split('\n').find((l) => l.includes('Wed 2026-11-25'))!, / -$/, 'before the install: not known');
   // The last wakes, in the working zone: the fabricated log's last five starts.
   const starts = text.split('\n').filter((l) => / start wake /.test(l)).slice(-5);
@@ -153,7 +160,7 @@ test('hbgen log: both generations read, a table per day, the last wakes with tim
   const last = starts.at(-1)!;
   const t = Date.parse(last.slice(0, 20));
   const local = new Date(t + 60 * MIN).toISOString();
-  assert.match(lastBlock, new RegExp(`wake ${/wake (\d+)/.exec(last)![1]}  ${local.slice(0, 10)} ${local.slice(11, 16)}  \\d+ s  (ok|quiet|fail 3|timeout 124)\\n`));
+  assert.match(lastBlock, new RegExp(`wake ${/wake (\d+)/.exec(last)![1]}  ${local.slice(0, 10)} ${local.slice(11, 16)}  \\d+ s  (ok|quiet|fail 3|timeout 124|limit until \\S+)\\n`));
   // --json: the same, as data.
   const j = io(h);
   assert.is(await logCmd({ spec: h.specFile, days: 3, json: true }, j.x), 0);
@@ -162,7 +169,7 @@ test('hbgen log: both generations read, a table per day, the last wakes with tim
   assert.equal(r.files, [`${n.log}.1`, n.log]);
   assert.is(r.expectedCounted, true);
   assert.equal(r.days.map((d) => d.date), ['2026-11-29', '2026-11-30', '2026-12-01']);
-  assert.equal(Object.keys(r.days[0]!), ['date', 'started', 'ok', 'quiet', 'fail', 'timeout', 'error', 'skipped', 'missed']);
+  assert.equal(Object.keys(r.days[0]!), ['date', 'started', 'ok', 'quiet', 'fail', 'timeout', 'limit', 'error', 'skipped', 'missed']);
   assert.is(r.days[1]!.started, w.started);
   assert.is(r.days[1]!.missed, w.silent.length);
   assert.is(r.lastWakes.length, 5);

@@ -119,6 +119,40 @@ test('durations and the interval', () => {
   ok((s) => ((s.schedule.every = '5m'), (s.schedule.minute = 4), (s.timeout = '4m')));
 });
 
+test('minRun: below timeout; default 5m, or the timeout itself when that is 5m or shorter', () => {
+  fails((s) => (s.minRun = '30m'), 'minRun: minRun 30m must be shorter than timeout 25m; a wake with less than minRun of its working window left is skipped, so shorten minRun or lengthen the timeout');
+  fails((s) => (s.minRun = '25m'), /^minRun: minRun 25m must be shorter than timeout 25m;/);
+  fails((s) => (s.minRun = '1500s'), /^minRun: minRun 1500s must be shorter than timeout 25m;/);
+  for (const d of ['0m', '5', '1.5m']) fails((s) => (s.minRun = d), /^minRun: must be a whole number of s, m or h/);
+  fails((s) => (s.minRun = 5), /^minRun: must be a duration string/);
+  ok((s) => (s.minRun = '24m'));
+  ok((s) => (s.minRun = '1s'));
+  const spec = (mut: (s: any) => void) => {
+    const s = base();
+    mut(s);
+    const r = validateSpec(s);
+    assert.ok(r.spec, String(r.errors));
+    return r.spec!;
+  };
+  assert.is(spec(() => {}).minRun, '5m');
+  assert.is(spec((s) => (s.minRun = '10m')).minRun, '10m');
+  // A short timeout stays valid without a minRun: the default is the timeout itself.
+  for (const t of ['5m', '4m', '90s', '2s']) {
+    assert.is(spec((s) => ((s.schedule.every = '10m'), (s.timeout = t))).minRun, t);
+  }
+  assert.is(spec((s) => ((s.schedule.every = '10m'), (s.timeout = '301s'))).minRun, '5m');
+  // A normalized spec (as state.json records it) is valid again, with the default written out.
+  for (const t of ['25m', '5m', '2s']) {
+    const once = spec((s) => ((s.schedule.every = '30m'), (s.timeout = t)));
+    assert.equal(validateSpec(once).spec, once, t);
+  }
+  ok((s) => ((s.schedule.every = '10m'), (s.timeout = '5m'), (s.minRun = '5m')));
+  fails((s) => ((s.schedule.every = '10m'), (s.timeout = '301s'), (s.minRun = '301s')), /^minRun: minRun 301s must be shorter than timeout 301s;/);
+  fails((s) => ((s.schedule.every = '10m'), (s.timeout = '2m'), (s.minRun = '3m')), /^minRun: minRun 3m must be shorter than timeout 2m;/);
+  const schema = jsonSchema() as { properties: Record<string, { description?: string; type?: string }> };
+  assert.match(schema.properties.minRun!.description ?? '', /^Shortest run worth starting, below timeout \(default "5m"/);
+});
+
 test('minute: 1–59, below the interval when it is under an hour', () => {
   fails((s) => (s.schedule.minute = 0), /^schedule\.minute: must be from 1 to 59/);
   fails((s) => (s.schedule.minute = 60), /^schedule\.minute: must be from 1 to 59/);

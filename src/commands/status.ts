@@ -15,6 +15,7 @@ import { homeOf, type HostIO } from '../host/io.ts';
 import { heartbeatRunningNow, lockInfo } from '../host/proc.ts';
 import { hostEntries } from '../host/inventory.ts';
 import { lastOutcome, logHistory, wakesDone } from '../host/runtime-log.ts';
+import { activePause } from '../host/pause.ts';
 import { allHostPaths, lookEverywhere, lostStateText, readStateOrNote, trustedSpec, untrustedRecords } from '../host/found.ts';
 import { type State, specHash, statePath, writeState } from '../host/state.ts';
 import { toolsPresent } from '../host/tools.ts';
@@ -26,7 +27,7 @@ import type { Spec } from '../spec.ts';
 import { line, loadFor } from './common.ts';
 
 /** The lines of runtime.log that end a wake (`error` included: a fault after `start`). */
-const ENDS_A_WAKE: ReadonlySet<string> = new Set(['ok', 'quiet', 'fail', 'timeout', 'error']);
+const ENDS_A_WAKE: ReadonlySet<string> = new Set(['ok', 'quiet', 'fail', 'timeout', 'error', 'limit']);
 
 /**
  * The last wake's `start` line when no line after it ends a wake (the skips of other fires
@@ -211,6 +212,7 @@ function wakeHealth(spec: Spec, n: Names, s: State, present: boolean, text: stri
       `failing: the last ${streak.count} wakes in a row ended fail, timeout or error (latest: ${l.outcome}${l.detail ? ` ${l.detail}` : ''} at ${l.time})${tail.length ? `; its last output: ${tail.map((t) => JSON.stringify(t)).join(' ')}` : ''}; see ${n.log}, fix it, then check with \`hbgen wake\``,
     );
   }
+  pauseInfo(spec, n, io, f);
   const done = wakesDone(n.wakes);
   if (spec.cap && done !== null && done >= spec.cap) {
     f.problems.push(`cap reached: ${done} of ${spec.cap} wakes done, so every wake is skipped (skip-cap) while the scheduler still fires; \`hbgen resume --reset-cap\` zeroes the counter after the panel, or raise "cap"`);
@@ -296,6 +298,13 @@ function hostClockCheck(spec: Spec, s: State, io: HostIO, f: Findings): void {
   if (!clash || zone === null) return;
   const missed = wakesMissedIn(plan(spec), spec.schedule.hours.timezone, zone, io.now().getTime());
   f.problems.push(`host clock: ${clash}; in the next 24 hours that would miss ${missed} of the expected wakes`);
+}
+
+/** The plan's limit: wakes wait for its reset (healthy, the plan working as designed). */
+function pauseInfo(spec: Spec, n: Names, io: HostIO, f: Findings): void {
+  const p = activePause(n.stateDir, io.now());
+  if (!p) return;
+  f.info.push(`paused by the plan's limit until ${localText(p.until, spec.schedule.hours.timezone)}${p.message ? ` (the agent's client said: ${JSON.stringify(p.message)})` : ''}: wakes until then are skipped (skip-limit); \`hbgen resume --now\` ends the pause by hand`);
 }
 
 /** status is unhealthy after this many failing wakes in a row. */

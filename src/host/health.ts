@@ -18,7 +18,7 @@ export function wakes(lines: LogLine[]): { start: LogLine; end?: LogLine }[] {
     if (isWakeStart(l)) {
       cur = { start: l };
       out.push(cur);
-    } else if (cur && !cur.end && ['ok', 'quiet', 'fail', 'timeout', 'error'].includes(l.outcome)) {
+    } else if (cur && !cur.end && ['ok', 'quiet', 'fail', 'timeout', 'error', 'limit'].includes(l.outcome)) {
       cur.end = l;
     }
   }
@@ -27,9 +27,13 @@ export function wakes(lines: LogLine[]): { start: LogLine; end?: LogLine }[] {
 
 const failed = (l?: LogLine): boolean => !!l && ['fail', 'timeout', 'error'].includes(l.outcome);
 
-/** How many of the latest counted wakes ended fail, timeout or error, in a row, and the latest of them. */
+/**
+ * How many of the latest counted wakes ended fail, timeout or error, in a row, and the latest
+ * of them. A wake that hit the plan's limit (`limit until …`) is the plan working as designed:
+ * it neither counts nor breaks the streak.
+ */
 export function failStreak(lines: LogLine[]): { count: number; latest?: LogLine } {
-  const w = wakes(lines).filter((x) => x.end);
+  const w = wakes(lines).filter((x) => x.end && x.end.outcome !== 'limit');
   let count = 0;
   for (let i = w.length - 1; i >= 0 && failed(w[i]!.end); i--) count++;
   return { count, latest: count ? w[w.length - 1]!.end : undefined };

@@ -10,7 +10,7 @@ const MIN = 60_000;
 const DAY = 1440 * MIN;
 
 /** The skip kinds every day reports (0 when none); others (any `skip-…` the wrapper writes) are added as seen. */
-export const SKIP_KINDS = ['skip-window', 'skip-gate', 'skip-locked', 'skip-cap'] as const;
+export const SKIP_KINDS = ['skip-window', 'skip-gate', 'skip-locked', 'skip-cap', 'skip-limit'] as const;
 
 /** One day of the history, in the working zone. */
 export interface DayCounts {
@@ -22,6 +22,8 @@ export interface DayCounts {
   quiet: number;
   fail: number;
   timeout: number;
+  /** Wakes that ended at the plan's usage limit (`limit until …`). */
+  limit: number;
   /** `error` lines: faults of the setup, the gates, the billing check or a wake. */
   error: number;
   /** Skips by kind, e.g. {"skip-window": 12, "skip-gate": 0, …}. */
@@ -110,7 +112,7 @@ export function dailyCounts(h: HistoryInput): DayCounts[] {
   const from = dayStart(dates[0]!, h.zone);
   const byDate = new Map<string, DayCounts>();
   for (const date of dates) {
-    byDate.set(date, { date, started: 0, ok: 0, quiet: 0, fail: 0, timeout: 0, error: 0, skipped: Object.fromEntries(SKIP_KINDS.map((k) => [k, 0])), missed: h.expected ? 0 : null });
+    byDate.set(date, { date, started: 0, ok: 0, quiet: 0, fail: 0, timeout: 0, limit: 0, error: 0, skipped: Object.fromEntries(SKIP_KINDS.map((k) => [k, 0])), missed: h.expected ? 0 : null });
   }
   h.lines.forEach((l, i) => {
     const t = Date.parse(l.time);
@@ -120,7 +122,7 @@ export function dailyCounts(h: HistoryInput): DayCounts[] {
     const o = l.outcome as string;
     if (o === 'start') {
       if (/^wake \d+/.test(l.detail)) day.started++;
-    } else if (o === 'ok' || o === 'quiet' || o === 'fail' || o === 'timeout' || o === 'error') day[o]++;
+    } else if (o === 'ok' || o === 'quiet' || o === 'fail' || o === 'timeout' || o === 'limit' || o === 'error') day[o]++;
     else if (o.startsWith('skip-')) day.skipped[o] = (day.skipped[o] ?? 0) + 1;
   });
   if (h.expected) {

@@ -13,6 +13,7 @@ import { dirname, join } from 'node:path';
 import { renderNow } from './render.ts';
 import { validateSpec } from '../../src/spec.ts';
 import { shellcheckPath } from './tools.ts';
+import { subscriptionAnswers } from './clients.ts';
 
 export interface Shell {
   name: string;
@@ -42,7 +43,7 @@ export const shell = (name: string): Shell => SHELLS.find((s) => s.name === name
 // A PATH without flock, timeout, gtimeout and setsid, as on macOS.
 const BARE_TOOLS = [
   'env', 'date', 'sleep', 'mkdir', 'rmdir', 'rm', 'mv', 'find', 'head', 'ps', 'awk', 'cat', 'nice',
-  'ls', 'touch', '[', 'test', 'echo', 'readlink', 'tr', 'wc', 'grep', 'sed', 'chmod', 'ln', 'pwd', 'printf', 'kill', 'true', 'false', 'cksum',
+  'ls', 'touch', '[', 'test', 'echo', 'readlink', 'tr', 'wc', 'grep', 'sed', 'chmod', 'ln', 'pwd', 'printf', 'kill', 'true', 'false', 'cksum', 'tail',
 ];
 function toolDir(name: string, tools: string[]): string {
   const dir = join(root, name);
@@ -67,8 +68,10 @@ export const PATHS = {
 // test (bind-mounted over /usr/bin/dash) nor the bash shim adds anything to its environ.
 export const agentShell = join(root, 'agent-dash');
 writeFileSync(agentShell, readFileSync('/usr/bin/dash'), { mode: 0o755 });
+// It first answers the clients' own status questions as a subscription login (the
+// wrapper's billing check asks them before a claude-code or codex wake), then records.
 const AGENT = `#!${agentShell}
-d=$HBTEST_DIR
+${subscriptionAnswers()}d=$HBTEST_DIR
 for a in "$0" "$@"; do printf '%s\\000' "$a"; done >"$d/argv.$$"
 mv -f "$d/argv.$$" "$d/argv"
 cat /proc/$$/environ >"$d/env"

@@ -1,0 +1,39 @@
+// The plan's limit (issue 17): what the wrapper's steps 3b (the pause check, partial
+// heartbeat/35-limit) and 8b (recognising the client's limit message, heartbeat/85-limit)
+// read from the spec. Which message forms count depends on the harness, known at render.
+import { seconds } from '../src/spec.ts';
+import type { RenderContext } from './types.ts';
+
+/** The longest pause the wrapper writes, and the furthest one it believes when it reads the
+ * state folder: a weekly limit resets within 7 days, so 8 days bounds a garbled or planted
+ * time, which then can never stop the wakes for longer. */
+export const LIMIT_MAX_PAUSE = 8 * 86400;
+
+/** limitBackoff when the spec leaves it out. */
+export const LIMIT_BACKOFF_DEFAULT = '1h';
+
+export interface LimitContext {
+  /** Claude Code's forms ("You've hit your session limit · resets 4:20am (Europe/Warsaw)"). */
+  limitClaude: boolean;
+  /** Codex's forms ("You’ve hit your usage limit. Try again at 4:20 PM."). */
+  limitCodex: boolean;
+  /** A `command` agent asks for a pause itself: exit 75, last line `retry-after: …`. */
+  limitCommand: boolean;
+  /** Seconds to pause when the message names no reset time. */
+  limitBackoff: number;
+  limitBackoffText: string;
+  limitMaxPause: number;
+}
+
+export function limitContext(ctx: RenderContext): LimitContext {
+  const h = ctx.spec.agent.harness;
+  const backoff = ctx.spec.limitBackoff ?? LIMIT_BACKOFF_DEFAULT;
+  return {
+    limitClaude: h === 'claude-code',
+    limitCodex: h === 'codex',
+    limitCommand: h === 'command',
+    limitBackoff: Math.min(seconds(backoff), LIMIT_MAX_PAUSE),
+    limitBackoffText: backoff,
+    limitMaxPause: LIMIT_MAX_PAUSE,
+  };
+}
