@@ -10,7 +10,7 @@ import { openDays } from '../src/schedule.ts';
 import { offsetAt, repeatsWallClock, transitions } from '../src/zone-offsets.ts';
 import { clockMinutes, seconds } from '../src/spec.ts';
 import { sh } from '../src/escape.ts';
-import { LOCK_OWNER_PRINTF, LOG_DATE_FORMAT, LOG_PRINTF, pad2 } from '../src/formats.ts';
+import { LOCK_OWNER_PRINTF, LOG_DATE_FORMAT, LOG_MAX_BYTES, LOG_PRINTF, pad2 } from '../src/formats.ts';
 import type { RenderContext, RenderedFile } from './types.ts';
 import { type LimitContext, limitContext } from './limit.ts';
 
@@ -91,6 +91,14 @@ export interface BillingContext {
   billingSetupToken: boolean;
 }
 
+/** Step 4b: log rotation. */
+export interface RotateContext {
+  /** runtime.log is rotated once larger than this (the spec's logMaxBytes, else LOG_MAX_BYTES). */
+  logMaxBytes: number;
+  /** Its number of digits (the wrapper compares sizes by length first). */
+  logMaxDigits: number;
+}
+
 /** Step 8: change detection. */
 export interface OutcomeContext {
   /** Folders inside the repo that change detection skips, as find(1) -path patterns. */
@@ -136,7 +144,7 @@ export interface WindowEndContext {
   clockShift: number;
 }
 
-export type WrapperContext = WindowContext & EnvironmentContext & GateContext & LockContext & WakeContext & BillingContext & OutcomeContext & WindowEndContext & LimitContext;
+export type WrapperContext = WindowContext & EnvironmentContext & GateContext & LockContext & WakeContext & BillingContext & OutcomeContext & WindowEndContext & LimitContext & RotateContext;
 
 export interface ClaimContext extends LockContext {
   header: string;
@@ -224,6 +232,11 @@ function billingContext(ctx: RenderContext): BillingContext {
   return { billingCheck: true, billingClientName: client, billingArgv: [...STATUS_ARGV[client]], billingTimeout: t, billingTimedOut: timedOut(client, t), billingNotPlan: notPlan(client), billingSetupToken: hasSetupToken(ctx.spec.env) || (ctx.spec.kubernetes?.secretKeys ?? []).includes('CLAUDE_CODE_OAUTH_TOKEN') };
 }
 
+function rotateContext(ctx: RenderContext): RotateContext {
+  const max = ctx.spec.logMaxBytes ?? LOG_MAX_BYTES;
+  return { logMaxBytes: max, logMaxDigits: String(max).length };
+}
+
 function outcomeContext(ctx: RenderContext): OutcomeContext {
   // What change detection skips besides .git, as find(1) -path patterns (glob characters
   // escaped): the state folder where it sits inside the repo, and the shared folder's
@@ -246,6 +259,7 @@ export function wrapperContext(ctx: RenderContext): WrapperContext {
     ...outcomeContext(ctx),
     ...windowEndContext(ctx),
     ...limitContext(ctx),
+    ...rotateContext(ctx),
   };
 }
 

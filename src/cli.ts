@@ -9,13 +9,14 @@ import { VERSION } from './version.ts';
 const renderCmds = () => import('./commands/render.ts');
 
 // The host lifecycle: install, status, stop, resume, wake (and list, which takes no spec).
-type SpecArgv = { spec: string; yes?: boolean; dryRun?: boolean; all?: boolean; apply?: boolean; json?: boolean };
+type SpecArgv = { spec: string; yes?: boolean; dryRun?: boolean; all?: boolean; apply?: boolean; days?: number; json?: boolean };
 const COMMANDS = {
   install: async () => (await import('./commands/install.ts')).install,
   status: async () => (await import('./commands/status.ts')).status,
   stop: async () => (await import('./commands/stop.ts')).stop,
   resume: async () => (await import('./commands/resume.ts')).resume,
   wake: async () => (await import('./commands/wake.ts')).wake,
+  log: async () => (await import('./commands/log.ts')).log,
 };
 const lifecycle = (name: keyof typeof COMMANDS) => async (argv: SpecArgv) => {
   const { processIO } = await import('./host/io.ts');
@@ -92,6 +93,18 @@ function hostCommands(y: Argv, run: Run): Argv {
         .option('reset-cap', { type: 'boolean', describe: 'also zero the wake counter, so that a spec whose cap was reached wakes again' })
         .option('now', { type: 'boolean', describe: "only end the pause after the plan's usage limit, so that the next wake runs (no reinstall)" }), run(lifecycle('resume')))
     .command('wake [spec]', 'run one heartbeat now through the installed wrapper', (y) => y.positional('spec', specArg), run(lifecycle('wake')))
+    .command(
+      'log [spec]',
+      'the wake history from runtime.log: per day the wakes started, ok, quiet, fail, timeout, skipped by kind, errors and missed fires; then the last wakes',
+      (y) => y.positional('spec', specArg).option('days', { type: 'number', default: 7, describe: 'how many days back, today included' }).option('json', { type: 'boolean', describe: 'one JSON document (fields in the README)' }),
+      run(lifecycle('log')),
+    )
+    .command(
+      'plan [spec]',
+      "the next 7 days as a grid of days × hours with a mark where a wake fires (and on the host's clock when its zone differs), with the fires the gate closes",
+      (y) => y.positional('spec', specArg).option('svg', { type: 'string', describe: 'write the same picture as SVG to this file' }),
+      run(async (a: { spec: string; svg?: string }) => (await import('./commands/plan.ts')).planCmd(a, (await import('./host/io.ts')).processIO())),
+    )
     .command('list', 'every hbgen install of this user on this host, with or without its spec file', (y) => y.option('json', { type: 'boolean', describe: 'an array of objects, one per install' }), run(list));
 }
 

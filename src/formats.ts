@@ -72,6 +72,9 @@ export type Outcome = (typeof OUTCOMES)[number];
 export const LOG_PRINTF = '%s hbgen %s %s\\n';
 export const LOG_DATE_FORMAT = '+%Y-%m-%dT%H:%M:%SZ';
 
+/** The size past which the wrapper rotates runtime.log to runtime.log.1, without the spec's logMaxBytes (10 MiB). */
+export const LOG_MAX_BYTES = 10 * 1024 * 1024;
+
 export interface LogLine {
   /** UTC, seconds precision, e.g. 2026-12-01T08:07:00Z. */
   time: string;
@@ -90,7 +93,7 @@ export function formatLogLine(l: LogLine): string {
 // on a full disk, or a plain `printf done`): the wrapper's next line then ends that line.
 // So the line's own start is the last timestamp on it from which the rest parses (`.*` is
 // greedy), not the start of the text line.
-const LOG_LINE = /^.*(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ) hbgen ([a-z0-9]+(?:-[a-z0-9]+)*) (\S+)(?: (.*))?$/;
+export const LOG_LINE = /^.*(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ) hbgen ([a-z0-9]+(?:-[a-z0-9]+)*) (\S+)(?: (.*))?$/;
 
 /** One runtime.log line, or null for anything else (the agent's own output shares the file). */
 export function parseLogLine(line: string): LogLine | null {

@@ -18,7 +18,7 @@ import { lstatOrNull, mode4, readOrNull, sha256, writeAtomic } from '../host/fsx
 import { homeOf, type HostIO } from '../host/io.ts';
 import { heartbeatRunningNow, lockInfo, runningWrappers } from '../host/proc.ts';
 import { hostEntries } from '../host/inventory.ts';
-import { lastOutcome, logText, wakesDone } from '../host/runtime-log.ts';
+import { lastOutcome, logHistory, wakesDone } from '../host/runtime-log.ts';
 import { activePause } from '../host/pause.ts';
 import { allHostPaths, lookEverywhere, lostStateText, readStateOrNote, trustedSpec, untrustedRecords } from '../host/found.ts';
 import { type State, specHash, statePath, writeState } from '../host/state.ts';
@@ -141,8 +141,8 @@ export async function findings(argv: { spec: string }, io: HostIO): Promise<Find
   f.billing = billingOf(s);
   f.cap = spec.cap ?? null;
   f.wakes = wakesDone(n.wakes);
-  // runtime.log read once, never through a link (lockAndLastOutcome reports one).
-  const text = logText(n.log);
+  // runtime.log (and its rotated generation) read once, never through a link (lockAndLastOutcome reports one).
+  const text = logHistory(n.log);
   const last = lastWakeOf(text, s.name);
   f.lastWake = !last ? null : { time: last.start.time, outcome: last.end?.outcome ?? null, number: Number(/^wake (\d+)/.exec(last.start.detail)?.[1]) || null, endedAt: last.end?.time ?? null };
   f.heart = heartOf(spec, n);

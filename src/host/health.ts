@@ -64,12 +64,12 @@ export function schedulerClock(p: Plan, workZone: string, hostClock: boolean): {
 }
 
 /**
- * Fires the scheduler was due to make in the last 24 hours (after `since`, and at least
+ * Fires the scheduler was due to make in the last 24 hours (`span`; after `since`, and at least
  * `grace` ago) that left no line in the log: a wake that ran, or was skipped by the gate,
  * the lock or the cap, writes one within seconds of its fire.
  */
-export function missedFires(lines: LogLine[], clock: { entries: CalEntry[]; zone: string }, since: number, now: number, grace = 2 * MIN): number[] {
-  const from = Math.max(since, now - 24 * 60 * MIN);
+export function missedFires(lines: LogLine[], clock: { entries: CalEntry[]; zone: string }, since: number, now: number, grace = 2 * MIN, span = 24 * 60 * MIN): number[] {
+  const from = Math.max(since, now - span);
   const expected = firesBetween(clock.entries, clock.zone, from, now - grace);
   const seen = lines.map((l) => Date.parse(l.time)).filter((t) => t >= from - MIN);
   return expected.filter((t) => !seen.some((x) => x >= t - MIN && x < t + grace));

@@ -23,6 +23,17 @@ export function logText(log: string): string {
   return readOrNull(log)?.toString('utf8') ?? '';
 }
 
+/**
+ * Both generations of runtime.log, the rotated one (runtime.log.1, see the wrapper's step
+ * 4b) first, as one text; either is '' when missing or a symbolic link (never read through).
+ */
+export function logHistory(log: string): string {
+  const old = logText(`${log}.1`);
+  // The old generation may end without a newline (the agent's last write): end it, so that
+  // its last line and the new log's first stay two lines.
+  return old && !old.endsWith('\n') ? `${old}\n${logText(log)}` : old + logText(log);
+}
+
 /** The last outcome of `name` in the log file `log`; null without one, and for a log that is a symbolic link. */
 export function lastOutcomeIn(log: string, name: string): LogLine | null {
   return lastOutcome(parseLog(logText(log), name));

@@ -1,0 +1,97 @@
+// hbgen log [SPEC] [--days N] [--json]: how the heartbeat has been doing, from runtime.log
+// and its rotated generation runtime.log.1 (never read through a link): per day in the
+// working zone the wakes started and how they ended, the skips by kind, the errors and
+// the scheduler's fires that left no line; then the last wakes. Read-only; exit 0.
+import { UserError } from '../errors.ts';
+import { type DayCounts, SKIP_KINDS, dailyCounts, historyLines, lastWakes, localParts, type WakeRow } from '../host/history.ts';
+import { schedulerClock } from '../host/health.ts';
+import type { HostIO } from '../host/io.ts';
+import { lstatOrNull } from '../host/fsx.ts';
+import { logHistory } from '../host/runtime-log.ts';
+import { readStateOrNote, trustedSpec } from '../host/found.ts';
+import { names } from '../names.ts';
+import { plan } from '../schedule.ts';
+import { SCHEDULERS, type SchedulerId } from '../schedulers.ts';
+import { line, loadFor } from './common.ts';
+
+/** How many of the latest wakes the log lists. */
+export const LAST_WAKES = 5;
+
+/** What `hbgen log --json` prints (README: "hbgen log"). */
+export interface LogReport {
+  name: string;
+  /** The files read, the rotated generation first (a missing one or a link is left out). */
+  files: string[];
+  timezone: string;
+  /** Whether fires the scheduler was due to make are counted (installed per state.json). */
+  expectedCounted: boolean;
+  days: DayCounts[];
+  lastWakes: (WakeRow & { startLocal: string })[];
+}
+
+/** Control characters of the log (the agent writes there too) never reach the terminal as such. */
+const clean = (s: string) => s.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
+
+export async function log(argv: { spec: string; days?: number; json?: boolean }, io: HostIO): Promise<number> {
+  const days = argv.days ?? 7;
+  if (!Number.isInteger(days) || days < 1 || days > 366) throw new UserError([`--days must be a whole number of days from 1 to 366${Number.isNaN(days) ? '' : `, got ${days}`}`], 2);
+  const { spec: fileSpec } = loadFor(io, argv.spec);
+  // Paths come from the spec file (as status); the plan from what was installed when that is readable.
+  const n = names(fileSpec);
+  const { s } = readStateOrNote(n);
+  const { spec } = trustedSpec(s, fileSpec);
+  const text = logHistory(n.log);
+  const lines = historyLines(text, fileSpec.name);
+  const zone = spec.schedule.hours.timezone;
+  const now = io.now().getTime();
+  let expected = null;
+  if (s?.status === 'installed' && SCHEDULERS[s.scheduler as SchedulerId]) {
+    const installed = Date.parse(s.installedAt ?? s.time);
+    // Fires before the oldest line kept (a rotated-away generation) cannot be judged.
+    const first = lines.length ? Math.min(...lines.map((l) => Date.parse(l.time))) - 60_000 : installed;
+    const since = Math.max(installed, first);
+    if (Number.isFinite(since)) expected = { clock: schedulerClock(plan(spec), zone, SCHEDULERS[s.scheduler as SchedulerId].hostClock), since };
+  }
+  const report: LogReport = {
+    name: fileSpec.name,
+    files: [`${n.log}.1`, n.log].filter((f) => lstatOrNull(f)?.isFile()),
+    timezone: zone,
+    expectedCounted: expected !== null,
+    days: dailyCounts({ lines, zone, now, days, expected }),
+    lastWakes: lastWakes(lines, LAST_WAKES).map((w) => ({ ...w, startLocal: `${localParts(Date.parse(w.start), zone).date} ${localParts(Date.parse(w.start), zone).hm}` })),
+  };
+  if (argv.json) {
+    io.out(`${JSON.stringify(report, null, 2)}\n`);
+    return 0;
+  }
+  human(io, report, days);
+  return 0;
+}
+
+function human(io: HostIO, r: LogReport, days: number): void {
+  const read = r.files.length ? r.files.join(' and ') : 'no runtime.log yet';
+  line(io, `hbgen log: "${r.name}", the last ${days} day${days === 1 ? '' : 's'} in ${r.timezone} (${read})`);
+  const kinds = [...SKIP_KINDS, ...[...new Set(r.days.flatMap((d) => Object.keys(d.skipped)))].filter((k) => !(SKIP_KINDS as readonly string[]).includes(k)).sort()];
+  const head = ['day', 'started', 'ok', 'quiet', 'fail', 'timeout', 'limit', 'error', ...kinds, 'missed'];
+  const rows = r.days.map((d) => {
+    const wd = new Date(`${d.date}T12:00:00Z`).toUTCString().slice(0, 3);
+    return [`${wd} ${d.date}`, ...[d.started, d.ok, d.quiet, d.fail, d.timeout, d.limit, d.error, ...kinds.map((k) => d.skipped[k] ?? 0)].map(String), d.missed === null ? '-' : String(d.missed)];
+  });
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((x) => x[i]!.length)));
+  const fmt = (cells: string[]) => `  ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')}`;
+  line(io, fmt(head));
+  for (const row of rows) line(io, fmt(row));
+  if (!r.expectedCounted) line(io, '  missed (fires that left no line): not counted, state.json does not say installed');
+  else if (r.days.some((d) => d.missed === null)) line(io, '  missed (fires that left no line): "-" before the install, or before the oldest line the log keeps');
+  else line(io, '  missed: fires the scheduler was due to make that left no line (asleep, off, or no scheduler)');
+  line(io);
+  if (r.lastWakes.length === 0) {
+    line(io, 'no wake has run yet');
+    return;
+  }
+  line(io, `the last ${r.lastWakes.length === 1 ? 'wake' : `${r.lastWakes.length} wakes`} (${r.timezone}):`);
+  for (const w of r.lastWakes) {
+    const what = w.outcome ? `${w.outcome}${w.detail ? ` ${clean(w.detail)}` : ''}` : 'no outcome (running, or its wrapper was killed)';
+    line(io, `  wake ${w.wake}${w.byHand ? ' (by hand)' : ''}  ${w.startLocal}  ${w.seconds === null ? '' : `${w.seconds} s  `}${what}`);
+  }
+}
