@@ -6,7 +6,7 @@
 // zone, cron and launchd on the host clock), so the picture shows what will happen.
 import { pad2 } from './formats.ts';
 import { firesBetween } from './host/health.ts';
-import { localParts } from './host/history.ts';
+import { dayStart, localParts } from './host/history.ts';
 import { openDays, plan } from './schedule.ts';
 import { clockMinutes, type Spec } from './spec.ts';
 import { offsetAt, transitions } from './zone-offsets.ts';
@@ -62,15 +62,6 @@ export interface WeekInput {
 /** The local date after `date` (YYYY-MM-DD). */
 const nextDate = (date: string): string => new Date(Date.parse(`${date}T12:00:00Z`) + DAY).toISOString().slice(0, 10);
 
-/** UTC ms at which local `date` begins in `zone` (its first minute that exists). */
-function dayStartIn(date: string, zone: string): number {
-  const wall = Date.parse(`${date}T00:00:00Z`);
-  let t = wall - offsetAt(zone, wall) * MIN;
-  t = wall - offsetAt(zone, t) * MIN;
-  while (localParts(t - MIN, zone).date === date) t -= MIN;
-  while (localParts(t, zone).date < date) t += MIN;
-  return t;
-}
 
 /** The working window as a test on a local (weekday, minute of day) of the working zone. */
 function windowTest(spec: Pick<Spec, 'schedule'>): (dow: number, m: number) => boolean {
@@ -103,8 +94,8 @@ export function week(input: WeekInput): Week {
   const today = localParts(input.now, workZone).date;
   let end = today;
   for (let i = 0; i < 7; i++) end = nextDate(end);
-  const from = dayStartIn(today, workZone);
-  const to = dayStartIn(end, workZone);
+  const from = dayStart(today, workZone);
+  const to = dayStart(end, workZone);
   const clockZone = scheduler.hostClock ? input.hostZone : workZone;
   const entries = scheduler.hostClock ? p.hostEntries : p.zoneEntries;
   const expected = firesBetween(p.zoneEntries, workZone, from, to);
