@@ -13,6 +13,7 @@ import { sh } from '../src/escape.ts';
 import { LOCK_OWNER_PRINTF, LOG_DATE_FORMAT, LOG_PRINTF, pad2 } from '../src/formats.ts';
 import type { RenderContext, RenderedFile } from './types.ts';
 import { type LimitContext, limitContext } from './limit.ts';
+import { type NotifyContext, notifyContext } from './notify.ts';
 
 /** Step 1 of heartbeat.sh: who it is, where its files are, its limits, its log format. */
 export interface EnvironmentContext {
@@ -131,7 +132,7 @@ export interface WindowEndContext {
   clockShift: number;
 }
 
-export type WrapperContext = WindowContext & EnvironmentContext & GateContext & LockContext & WakeContext & BillingContext & OutcomeContext & WindowEndContext & LimitContext;
+export type WrapperContext = WindowContext & EnvironmentContext & GateContext & LockContext & WakeContext & BillingContext & OutcomeContext & WindowEndContext & LimitContext & NotifyContext;
 
 export interface ClaimContext extends LockContext {
   header: string;
@@ -235,6 +236,7 @@ export function wrapperContext(ctx: RenderContext): WrapperContext {
     ...outcomeContext(ctx),
     ...windowEndContext(ctx),
     ...limitContext(ctx),
+    ...notifyContext(ctx),
   };
 }
 
