@@ -52,6 +52,25 @@ test('wakes and failStreak: the install check and skips do not count; three fail
   assert.equal(wakes(L('2027-01-04T09:07:00Z hbgen docs start wake 1')).map((w) => w.end), [undefined], 'a wake with no outcome line');
 });
 
+test('failStreak: an error before a wake started (setup, billing, lock) counts; a limit, skips, the install check and a signal before the agent do not break it; an ok does', () => {
+  const log = [
+    '2027-01-04T09:07:00Z hbgen docs start wake 1',
+    '2027-01-04T09:08:00Z hbgen docs fail 2',
+    '2027-01-04T09:37:00Z hbgen docs error repo /srv/docs is missing or not an accessible folder; mount or create it, or fix "repo" in the spec',
+    '2027-01-04T09:50:00Z hbgen docs start smoke',
+    '2027-01-04T09:50:02Z hbgen docs quiet smoke',
+    '2027-01-04T10:07:00Z hbgen docs skip-window',
+    '2027-01-04T10:17:00Z hbgen docs fail 143 signal TERM',
+    '2027-01-04T10:37:00Z hbgen docs start wake 2',
+    '2027-01-04T10:38:00Z hbgen docs limit until 2027-01-04T12:00:00Z',
+    '2027-01-04T11:07:00Z hbgen docs error billing claude auth status says not logged in: the agent was not run',
+  ].join('\n');
+  const s = failStreak(L(log));
+  assert.is(s.count, 3);
+  assert.match(s.latest!.detail, /^billing /);
+  assert.is(failStreak(L(`${log}\n2027-01-04T11:37:00Z hbgen docs start wake 3\n2027-01-04T11:38:00Z hbgen docs ok`)).count, 0);
+});
+
 test('missedFires: a fire with no line in the log is missed; a skip counts as a line; fires before the install or inside the grace do not count', () => {
   const spec: any = { name: 'docs', schedule: { scheduler: 'cron', every: '30m', minute: 7, hours: { start: '08:00', end: '12:00', timezone: 'UTC' } } };
   const clock = schedulerClock(plan(spec), 'UTC', true);

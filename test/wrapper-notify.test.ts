@@ -251,5 +251,7 @@ test('without notify and ping nothing of it is rendered', () => {
   assert.not.match(n.files['heartbeat.sh']!, /hb_ping/);
 });
 
-test.after(() => server.close());
+test.after(() => {
+  server.close();
+});
 test.run();
