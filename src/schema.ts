@@ -36,6 +36,9 @@ const DESCRIPTIONS: Record<string, string> = {
   gate: 'Argv of an extra gate program; a non-zero exit skips the wake.',
   shared: 'True when several agents share the folder: adds claim.sh.',
   limitBackoff: "How long the wakes pause when the agent's client says the plan's usage limit is reached but names no reset time (default 1h; at most 8 days are used).",
+  notify: 'Argv of a program (absolute path first) run when notifyAfter wakes in a row ended fail, timeout or error (HBGEN_EVENT=failing) and at the success after them (recovered); env: the spec\'s plus HBGEN_EVENT, HBGEN_STREAK, HBGEN_OUTCOME, HBGEN_LOG, HBGEN_NAME, HBGEN_REPO.',
+  notifyAfter: 'Failing wakes in a row before notify runs (default 3); only with notify.',
+  ping: 'A healthchecks-style URL (https; http only for 127.0.0.1 or localhost): URL/start before the agent, URL after a success, URL/fail after a failure, by curl or wget.',
 };
 
 type Node = { properties?: Record<string, Node>; description?: string };
