@@ -66,6 +66,8 @@ test('failStreak: an error before a wake started (setup, billing, lock) counts; 
     '2027-01-04T10:37:00Z hbgen docs start wake 2',
     '2027-01-04T10:38:00Z hbgen docs limit until 2027-01-04T12:00:00Z',
     '2027-01-04T11:07:00Z hbgen docs error billing claude auth status says not logged in: the agent was not run',
+    // The scheduler entry's own line: the wrapper did not run, so neither counts it.
+    '2027-01-04T11:37:00Z hbgen docs error wrapper changed',
   ].join('\n');
   const s = failStreak(L(log));
   assert.is(s.count, 3);

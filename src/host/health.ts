@@ -2,6 +2,7 @@
 // plan and the clock (status reads the log and asks these): failing wakes in a row, the
 // cap, and fires the plan expected that left no line.
 import type { LogLine } from '../formats.ts';
+import { WRAPPER_CHANGED } from '../../generators/entry.ts';
 import type { CalEntry, Plan } from '../schedule.ts';
 import { offsetAt } from '../zone-offsets.ts';
 
@@ -35,14 +36,16 @@ const failed = (l?: LogLine): boolean => !!l && ['fail', 'timeout', 'error'].inc
  * plan's limit (`limit until …`) is the plan working as designed: it neither counts nor
  * breaks the streak, nor do skips, the install check, a wake with no outcome line, and a
  * signal before the agent started. The wrapper keeps the same count in <stateDir>/streak
- * for notify (heartbeat/17-notify): both must agree.
+ * for notify (heartbeat/17-notify): both must agree, so the scheduler entry's own
+ * `error wrapper changed` (the wrapper was not run, and could not count it) is left out
+ * too; status reports that line as the last outcome and the wrapper as drifted anyway.
  */
 export function failStreak(lines: LogLine[]): { count: number; latest?: LogLine } {
   const ends: LogLine[] = [];
   let open = false;
   for (const l of lines) {
     if (isWakeStart(l)) open = true;
-    else if (l.outcome === 'error' || (open && ['ok', 'quiet', 'fail', 'timeout', 'limit'].includes(l.outcome))) {
+    else if ((l.outcome === 'error' && l.detail !== WRAPPER_CHANGED) || (open && ['ok', 'quiet', 'fail', 'timeout', 'limit'].includes(l.outcome))) {
       ends.push(l);
       open = false;
     }
