@@ -68,6 +68,8 @@ interface TellCase extends Case {
   id: string;
   calls(): string[];
   pings(): string[];
+  /** The session of the last wake's wrapper. */
+  lastPid?: number;
   /** The wrapper's exit status for one wake whose agent runs `behave`. */
   wake(behave: string, sh?: Shell, args?: string[]): Promise<number | null>;
 }
@@ -96,7 +98,7 @@ function tellCase(o: { path?: string; spec?: Record<string, unknown>; ping?: str
   t.pings = () => pings.get(id) ?? [];
   t.wake = async (behave, sh = dash, args = []) => {
     writeFileSync(join(first.rec, 'behave'), behave);
-    const r = await run(c, sh, { args });
+    const r = await run(c, sh, { args, onSpawn: (p) => (t.lastPid = p) });
     return r.code;
   };
   return t;
@@ -119,6 +121,9 @@ for (const path of ['full', 'bare'] as const) {
       assert.equal(c.calls(), [], 'two failures and a skip: no notify yet');
       assert.is(await c.wake(FAIL, sh), 1, 'the exit status is the agent\'s');
       assert.equal(c.calls(), ['failing 3']);
+      // The watcher sleeps a second at a time: it is gone a second after the wake.
+      await sleep(1200);
+      assert.equal(survivors([c.lastPid!]), [], 'the bound\'s watcher and its sleep are gone with the wake');
       assert.is(readFileSync(join(c.state, 'streak'), 'utf8'), '3\n');
       assert.is(await c.wake(FAIL, sh), 1);
       assert.equal(c.calls(), ['failing 3'], 'not again at the 4th');
@@ -212,7 +217,7 @@ test('a notify that hangs is stopped after 10 s, one that fails is noted; neithe
     assert.is(r.code, 1, `${sh.name}: ${r.stderr}\n${c.log()}`);
     assert.ok(ms >= 9500 && ms < 16000, `${sh.name}: ${ms} ms`);
     assert.equal(notes(c), ['notify failing 1: no exit within 10s, stopped']);
-    await sleep(300);
+    await sleep(1200);
     assert.equal(survivors([pid]), [], `${sh.name}: nothing left behind`);
     writeFileSync(join(c.rec, 'notify-behave'), 'exit 3\n');
     rmSync(join(c.state, 'streak'));
