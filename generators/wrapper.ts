@@ -13,6 +13,7 @@ import { sh } from '../src/escape.ts';
 import { LOCK_OWNER_PRINTF, LOG_DATE_FORMAT, LOG_MAX_BYTES, LOG_PRINTF, pad2 } from '../src/formats.ts';
 import type { RenderContext, RenderedFile } from './types.ts';
 import { type LimitContext, limitContext } from './limit.ts';
+import { type NotifyContext, notifyContext } from './notify.ts';
 
 /** Step 1 of heartbeat.sh: who it is, where its files are, its limits, its log format. */
 export interface EnvironmentContext {
@@ -144,7 +145,7 @@ export interface WindowEndContext {
   clockShift: number;
 }
 
-export type WrapperContext = WindowContext & EnvironmentContext & GateContext & LockContext & WakeContext & BillingContext & OutcomeContext & WindowEndContext & LimitContext & RotateContext;
+export type WrapperContext = WindowContext & EnvironmentContext & GateContext & LockContext & WakeContext & BillingContext & OutcomeContext & WindowEndContext & LimitContext & RotateContext & NotifyContext;
 
 export interface ClaimContext extends LockContext {
   header: string;
@@ -260,6 +261,7 @@ export function wrapperContext(ctx: RenderContext): WrapperContext {
     ...windowEndContext(ctx),
     ...limitContext(ctx),
     ...rotateContext(ctx),
+    ...notifyContext(ctx),
   };
 }
 

@@ -61,7 +61,9 @@ export const ANY_CRON_MARKER = /^# (BEGIN|END) hbgen [a-z0-9]+(-[a-z0-9]+)*$/;
 // ------------------------------------------------------------------ runtime.log
 
 /** Every outcome a runtime.log line can carry. */
-export const OUTCOMES = ['start', 'ok', 'quiet', 'fail', 'timeout', 'skip-window', 'skip-gate', 'skip-locked', 'skip-cap', 'error', 'limit', 'skip-limit'] as const;
+// `note` is no outcome: a line the wrapper adds after one (how notify or a ping went,
+// heartbeat/17-notify), read as the log's and never as the agent's output.
+export const OUTCOMES = ['start', 'ok', 'quiet', 'fail', 'timeout', 'skip-window', 'skip-gate', 'skip-locked', 'skip-cap', 'error', 'limit', 'skip-limit', 'note'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
 /**

@@ -46,6 +46,9 @@ const DESCRIPTIONS: Record<string, string> = {
   'kubernetes.pvc': 'An existing PersistentVolumeClaim holding the repo, mounted at repo (exactly one of git, pvc); with a relative stateDir the state outlives the pod.',
   'kubernetes.serviceAccountName': 'ServiceAccount of the pod (default: none mounted).',
   'kubernetes.resources': 'CPU and memory, as requests = limits, e.g. {"cpu": "1", "memory": "2Gi"}.',
+  notify: 'Argv of a program (absolute path first) run when notifyAfter wakes in a row ended fail, timeout or error (HBGEN_EVENT=failing) and at the success after them (recovered); env: the spec\'s plus HBGEN_EVENT, HBGEN_STREAK, HBGEN_OUTCOME, HBGEN_LOG, HBGEN_NAME, HBGEN_REPO.',
+  notifyAfter: 'Failing wakes in a row before notify runs (default 3); only with notify.',
+  ping: 'A healthchecks-style URL (https; http only for 127.0.0.1 or localhost): URL/start before the agent, URL after a success, URL/fail after a failure, by curl or wget.',
 };
 
 type Node = { properties?: Record<string, Node>; description?: string };

@@ -9,6 +9,7 @@ import { SCHEDULER_IDS } from './schedulers.ts';
 import { didYouMean } from './suggest.ts';
 import { legacyZoneAdvice, zoneSuggestion } from './zone-advice.ts';
 import { isKnownZone } from './zones.ts';
+import { pingProblem } from './notify.ts';
 
 z.config({ jitless: true });
 
@@ -497,6 +498,17 @@ export const SpecSchema = z
     // but names no reset time (issue 17); default 1h, at most 8 days are used.
     limitBackoff: duration('how long to pause after a limit whose reset time is unknown, e.g. "1h"').optional(),
     kubernetes: z.strictObject(kubernetes.shape, { error: 'must be an object {image, namespace?, secretName?, secretKeys?, git | pvc, serviceAccountName?, resources?}' }).optional(),
+    // Being told when the wakes stop working (issue 15): a program run at the notifyAfter-th
+    // failing wake in a row and at the success after it, and a healthchecks-style URL.
+    notify: z
+      .array(text('an argument'), { error: 'must be an argv array such as ["/usr/bin/notify-send", "hbgen"]' })
+      .min(1, { error: 'must hold at least the program; leave the field out for no notification' })
+      .optional(),
+    notifyAfter: z.number({ error: 'must be a whole number of wakes' }).int({ error: 'must be a whole number of wakes' }).min(1, { error: 'must be at least 1' }).optional(),
+    ping: text('the URL to ping').check((ctx) => {
+      const why = CONTROL.test(ctx.value) ? undefined : pingProblem(ctx.value);
+      if (why) ctx.issues.push({ code: 'custom', input: ctx.value, message: why });
+    }).optional(),
   }, { error: (i) => (i.code === 'invalid_type' ? 'must be a JSON object holding the spec; see `hbgen schema`' : undefined) })
   // Cross-field rules run even when some field is wrong, so that one run reports every
   // problem; each rule looks only at fields whose own form is already right.
@@ -541,6 +553,12 @@ export const SpecSchema = z
     }
     if (Array.isArray(s.gate) && typeof s.gate[0] === 'string' && !s.gate[0].startsWith('/')) {
       ctx.addIssue({ code: 'custom', path: ['gate', 0], message: `must be an absolute path to the gate program, got "${s.gate[0]}"` });
+    }
+    if (Array.isArray(s.notify) && typeof s.notify[0] === 'string' && !s.notify[0].startsWith('/')) {
+      ctx.addIssue({ code: 'custom', path: ['notify', 0], message: `must be an absolute path to the program to run, got "${s.notify[0]}"` });
+    }
+    if (s.notifyAfter !== undefined && s.notify === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['notifyAfter'], message: 'applies only with notify; add notify or remove notifyAfter' });
     }
     pathInRepoIssues(s, ctx);
     agentIssues(s, ctx);

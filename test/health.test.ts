@@ -5,6 +5,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { type LogLine, parseLog } from '../src/formats.ts';
 import { failStreak, firesBetween, missedFires, schedulerClock, wakes } from '../src/host/health.ts';
+import { lastOutcome } from '../src/host/runtime-log.ts';
+import { wakeLine } from '../src/commands/wake.ts';
 import { plan } from '../src/schedule.ts';
 import { renderNow } from './helpers/render.ts';
 import { loadFixtures, sdCalendar } from './helpers/tools.ts';
@@ -50,6 +52,41 @@ test('wakes and failStreak: the install check and skips do not count; three fail
   assert.is(s.latest?.outcome, 'error');
   assert.is(failStreak(L(`${log}\n2027-01-04T11:37:00Z hbgen docs start wake 5\n2027-01-04T11:38:00Z hbgen docs quiet`)).count, 0);
   assert.equal(wakes(L('2027-01-04T09:07:00Z hbgen docs start wake 1')).map((w) => w.end), [undefined], 'a wake with no outcome line');
+});
+
+test('failStreak: an error before a wake started (setup, billing, lock) counts; a limit, skips, the install check and a signal before the agent do not break it; an ok does', () => {
+  const log = [
+    '2027-01-04T09:07:00Z hbgen docs start wake 1',
+    '2027-01-04T09:08:00Z hbgen docs fail 2',
+    '2027-01-04T09:37:00Z hbgen docs error repo /srv/docs is missing or not an accessible folder; mount or create it, or fix "repo" in the spec',
+    '2027-01-04T09:50:00Z hbgen docs start smoke',
+    '2027-01-04T09:50:02Z hbgen docs quiet smoke',
+    '2027-01-04T10:07:00Z hbgen docs skip-window',
+    '2027-01-04T10:17:00Z hbgen docs fail 143 signal TERM',
+    '2027-01-04T10:37:00Z hbgen docs start wake 2',
+    '2027-01-04T10:38:00Z hbgen docs limit until 2027-01-04T12:00:00Z',
+    '2027-01-04T11:07:00Z hbgen docs error billing claude auth status says not logged in: the agent was not run',
+    // The scheduler entry's own line: the wrapper did not run, so neither counts it.
+    '2027-01-04T11:37:00Z hbgen docs error wrapper changed',
+  ].join('\n');
+  const s = failStreak(L(log));
+  assert.is(s.count, 3);
+  assert.match(s.latest!.detail, /^billing /);
+  assert.is(failStreak(L(`${log}\n2027-01-04T11:37:00Z hbgen docs start wake 3\n2027-01-04T11:38:00Z hbgen docs ok`)).count, 0);
+});
+
+test('note lines (how notify or a ping went) are the log\'s own: never the last outcome, never a wake\'s end', () => {
+  const log = L([
+    '2027-01-04T09:07:00Z hbgen docs start wake 1',
+    '2027-01-04T09:08:00Z hbgen docs fail 1',
+    '2027-01-04T09:08:00Z hbgen docs note notify failing 3: exit 0',
+    '2027-01-04T09:08:01Z hbgen docs note ping /fail failed: curl exit 7',
+  ].join('\n'));
+  assert.equal(log.map((l) => l.outcome), ['start', 'fail', 'note', 'note']);
+  assert.is(lastOutcome(log)?.outcome, 'fail');
+  assert.is(failStreak(log).count, 1);
+  assert.equal(wakes(log).map((w) => w.end?.outcome), ['fail']);
+  assert.is(wakeLine(log, '/x/runtime.log', 1), 'wake 1: fail 1 after 60 s (see /x/runtime.log)', 'hbgen wake says the outcome, not the note');
 });
 
 test('missedFires: a fire with no line in the log is missed; a skip counts as a line; fires before the install or inside the grace do not count', () => {

@@ -100,6 +100,32 @@ test('paths: absolute and normalized', () => {
   fails((s) => (s.gate = ['on_ac_power']), 'gate[0]: must be an absolute path to the gate program, got "on_ac_power"');
 });
 
+test('notify, notifyAfter and ping (issue 15): an argv with an absolute program, a whole number >= 1 with notify only, an https URL (http only on this machine)', () => {
+  ok((s) => {
+    s.notify = ['/usr/bin/notify-send', 'hbgen'];
+    s.notifyAfter = 1;
+    s.ping = 'https://hc-ping.com/0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0';
+  });
+  for (const u of ['http://127.0.0.1:8000/hc/abc', 'http://localhost/ping', 'http://[::1]:9/x', 'https://ntfy.example.org/hb/abc']) ok((s) => (s.ping = u));
+  fails((s) => (s.notify = []), 'notify: must hold at least the program; leave the field out for no notification');
+  fails((s) => (s.notify = 'notify-send'), 'notify: must be an argv array such as ["/usr/bin/notify-send", "hbgen"]');
+  fails((s) => (s.notify = ['notify-send']), 'notify[0]: must be an absolute path to the program to run, got "notify-send"');
+  fails((s) => (s.notify = ['/usr/bin/notify-send', 'a\nb']), /^notify\[1\]: contains a control character/);
+  fails((s) => ((s.notify = ['/bin/true']), (s.notifyAfter = 0)), 'notifyAfter: must be at least 1');
+  fails((s) => ((s.notify = ['/bin/true']), (s.notifyAfter = 2.5)), 'notifyAfter: must be a whole number of wakes');
+  fails((s) => (s.notifyAfter = 3), 'notifyAfter: applies only with notify; add notify or remove notifyAfter');
+  fails((s) => (s.ping = 'http://hc-ping.com/abc'), 'ping: must be an https URL (plain http only for 127.0.0.1 or localhost, where no network carries it), got "http://hc-ping.com/abc"');
+  fails((s) => (s.ping = 'ftp://example.org/x'), 'ping: must be an https URL, got "ftp://example.org/x"');
+  fails((s) => (s.ping = 'hc-ping.com/abc'), 'ping: must be a URL such as "https://hc-ping.com/<uuid>", got "hc-ping.com/abc"');
+  fails((s) => (s.ping = 'https://user:secret@example.org/p'), /^ping: must not hold a user name or password/);
+  fails((s) => (s.ping = 'https://example.org/p?rid=1'), /^ping: must not have a \?query or #fragment/);
+  fails((s) => (s.ping = 'https://example.org/p#x'), /^ping: must not have a \?query or #fragment/);
+  fails((s) => (s.ping = 'https://example.org/p/'), 'ping: must not end with "/": the wrapper appends /start and /fail to it; write "https://example.org/p"');
+  fails((s) => (s.ping = 'https://exämple.org/p'), /^ping: must be a URL in printable ASCII with no spaces/);
+  fails((s) => (s.ping = 'https://example.org/a b'), /^ping: must be a URL in printable ASCII with no spaces/);
+  fails((s) => (s.ping = 42), 'ping: must be a string (the URL to ping)');
+});
+
 test('time zones: exact names from the system zoneinfo only', () => {
   for (const z of ['Asia/Kathmandu', 'Australia/Lord_Howe', 'Pacific/Chatham', 'UTC', 'America/Argentina/Buenos_Aires']) {
     ok((s) => (s.schedule.hours.timezone = z));

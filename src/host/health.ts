@@ -2,6 +2,7 @@
 // plan and the clock (status reads the log and asks these): failing wakes in a row, the
 // cap, and fires the plan expected that left no line.
 import type { LogLine } from '../formats.ts';
+import { WRAPPER_CHANGED } from '../../generators/entry.ts';
 import type { CalEntry, Plan } from '../schedule.ts';
 import { offsetAt } from '../zone-offsets.ts';
 
@@ -28,15 +29,31 @@ export function wakes(lines: LogLine[]): { start: LogLine; end?: LogLine }[] {
 const failed = (l?: LogLine): boolean => !!l && ['fail', 'timeout', 'error'].includes(l.outcome);
 
 /**
- * How many of the latest counted wakes ended fail, timeout or error, in a row, and the latest
- * of them. A wake that hit the plan's limit (`limit until …`) is the plan working as designed:
- * it neither counts nor breaks the streak.
+ * How many of the latest wakes ended fail, timeout or error, in a row, and the latest of
+ * them. A wake ends with the outcome line after its `start wake` line, or with an `error`
+ * line wherever it stands: a fault before the wake started (the repo missing, the billing
+ * check, the lock) stops the heartbeat as surely as a failing agent. A wake that hit the
+ * plan's limit (`limit until …`) is the plan working as designed: it neither counts nor
+ * breaks the streak, nor do skips, the install check, a wake with no outcome line, and a
+ * signal before the agent started. The wrapper keeps the same count in <stateDir>/streak
+ * for notify (heartbeat/17-notify): both must agree, so the scheduler entry's own
+ * `error wrapper changed` (the wrapper was not run, and could not count it) is left out
+ * too; status reports that line as the last outcome and the wrapper as drifted anyway.
  */
 export function failStreak(lines: LogLine[]): { count: number; latest?: LogLine } {
-  const w = wakes(lines).filter((x) => x.end && x.end.outcome !== 'limit');
+  const ends: LogLine[] = [];
+  let open = false;
+  for (const l of lines) {
+    if (isWakeStart(l)) open = true;
+    else if ((l.outcome === 'error' && l.detail !== WRAPPER_CHANGED) || (open && ['ok', 'quiet', 'fail', 'timeout', 'limit'].includes(l.outcome))) {
+      ends.push(l);
+      open = false;
+    }
+  }
+  const w = ends.filter((l) => l.outcome !== 'limit');
   let count = 0;
-  for (let i = w.length - 1; i >= 0 && failed(w[i]!.end); i--) count++;
-  return { count, latest: count ? w[w.length - 1]!.end : undefined };
+  for (let i = w.length - 1; i >= 0 && failed(w[i]); i--) count++;
+  return { count, latest: count ? w[w.length - 1] : undefined };
 }
 
 /** Whole minutes in [from, to) at which the entries fire, read in `zone`; a wall-clock minute the clocks repeat fires once, at its first pass. */

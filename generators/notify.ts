@@ -1,0 +1,44 @@
+// Being told when the heartbeat stops working (issue 15, part 4): what the wrapper's step
+// 1c (partial heartbeat/17-notify) reads from the spec. Nothing of it is rendered when the
+// spec has neither notify nor ping, so that such a wake costs nothing extra.
+import type { RenderContext } from './types.ts';
+
+/** notifyAfter when the spec leaves it out: the third failing wake in a row, as status counts. */
+export const NOTIFY_AFTER_DEFAULT = 3;
+/** Seconds the notify program gets before it is stopped (TERM, then KILL a second later). */
+export const NOTIFY_SECONDS = 10;
+/** curl's -m and wget's -T for one ping, and the bound the wrapper keeps around either. */
+export const PING_SECONDS = 5;
+export const PING_BOUND = 10;
+
+export interface NotifyContext {
+  /** Either of notify and ping is set: step 1c is rendered, and the calls to hb_tell. */
+  tellOn: boolean;
+  notifyOn: boolean;
+  notifyArgv: string[];
+  /** env(1) reads a first word with `=` as an assignment: such a path is started through nice. */
+  notifyHasEq: boolean;
+  notifyAfter: number;
+  notifySeconds: number;
+  pingOn: boolean;
+  pingUrl: string;
+  pingSeconds: number;
+  pingBound: number;
+}
+
+export function notifyContext(ctx: RenderContext): NotifyContext {
+  const argv = ctx.spec.notify ?? [];
+  const ping = ctx.spec.ping ?? '';
+  return {
+    tellOn: argv.length > 0 || ping !== '',
+    notifyOn: argv.length > 0,
+    notifyArgv: argv,
+    notifyHasEq: (argv[0] ?? '').includes('='),
+    notifyAfter: ctx.spec.notifyAfter ?? NOTIFY_AFTER_DEFAULT,
+    notifySeconds: NOTIFY_SECONDS,
+    pingOn: ping !== '',
+    pingUrl: ping,
+    pingSeconds: PING_SECONDS,
+    pingBound: PING_BOUND,
+  };
+}
