@@ -255,7 +255,9 @@ test('issue 12: hbgen wake says in one line what happened (ok, quiet, fail N, ti
   assert.is(cli(h, ['install', '--yes']).code, 0);
   const log = names(h.spec).log.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const cases: [string, number, RegExp][] = [
-    [`#!/bin/sh\necho work >> ${h.repo}/README\n`, 0, new RegExp(`^wake 1: ok after \\d+ s \\(see ${log}\\)\\n$`)],
+    // The agent works a moment first: file times advance by the kernel's clock tick (a few
+    // ms), so a write within the tick of the wake's marker is not newer than it (README).
+    [`#!/bin/sh\nsleep 0.1\necho work >> ${h.repo}/README\n`, 0, new RegExp(`^wake 1: ok after \\d+ s \\(see ${log}\\)\\n$`)],
     ['#!/bin/sh\necho nothing\n', 0, new RegExp(`^wake 2: quiet after \\d+ s \\(see ${log}\\)\\n$`)],
     ['#!/bin/sh\necho Not logged in >&2\nexit 3\n', 3, new RegExp(`^wake 3: fail 3 after \\d+ s \\(see ${log}\\)\\n$`)],
     ['#!/bin/sh\nsleep 30\n', 124, new RegExp(`^wake 4: timeout after 2s \\(see ${log}\\)\\n$`)],
