@@ -421,7 +421,7 @@ function about(spec: Spec, n: Names, s: State, drifted: Set<string>, w: Wake | u
     ['repo', spec.repo],
     ['hours', `${h.start}–${h.end} ${h.timezone}, ${h.days ? h.days.join(' ') : 'every day'}; every ${spec.schedule.every}, timeout ${spec.timeout}`],
     ['wrapper', drifted.has(n.wrapper) ? 'changed since install (see below)' : `${n.wrapper}, as installed`],
-    ['billing', billingText(s)],
+    ['billing', billingText(f.billing)],
   ];
   if (w) {
     const took = w.end ? `, ${w.end.outcome}${w.end.detail ? ` ${w.end.detail}` : ''} after ${Math.round((Date.parse(w.end.time) - Date.parse(w.start.time)) / 1000)} s` : ', no outcome yet';
@@ -451,9 +451,8 @@ function heartOf(spec: Spec, n: Names): Findings['heart'] {
   return { changed: sum ? sum !== posixCksum(heart) : null };
 }
 
-/** What the client said of its login at install; the wrapper asks again before every wake (a refusal is an `error billing` line). */
-function billingText(s: State): string {
-  const b = s.billing as Partial<State['billing']> | undefined;
+/** The billing row, from the findings' record (billingOf): what the client said of its login at install; the wrapper asks again before every wake (a refusal is an `error billing` line). */
+function billingText(b: Findings['billing']): string {
   if (b?.result === 'subscription' && b.identity) return `${b.identity} at install (${b.checkedAt ?? 'time not recorded'}); the wrapper asks the client again before every wake`;
   if (b?.result === 'subscription') return 'judged by the environment only, by an earlier hbgen; `hbgen install` has the client itself asked, at install and before every wake';
   return 'not checked (custom command)';
