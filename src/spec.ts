@@ -513,6 +513,9 @@ export const SpecSchema = z
   // Cross-field rules run even when some field is wrong, so that one run reports every
   // problem; each rule looks only at fields whose own form is already right.
   .superRefine((s, ctx) => {
+    // With `when` this runs on any JSON value: `null`, a number or a string already has its
+    // one "must be a JSON object" issue, and reading a field of null would throw.
+    if (typeof s !== 'object' || s === null || Array.isArray(s)) return;
     const dur = (d: unknown) => (typeof d === 'string' && DURATION.test(d) ? seconds(d) : undefined);
     const sch = (typeof s?.schedule === 'object' && s.schedule) || ({} as Partial<typeof s.schedule>);
     const hrs = (typeof sch.hours === 'object' && sch.hours) || ({} as Partial<typeof sch.hours>);
