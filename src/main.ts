@@ -7,6 +7,27 @@ import { fastParse } from './fastparse.ts';
 import { runCommand } from './errors.ts';
 import { VERSION } from './version.ts';
 
+/**
+ * A reader that stops reading (`hbgen status | head -1`) is not a failure of the command: the
+ * write to the closed pipe fails with EPIPE, asynchronously, as an 'error' event that would
+ * otherwise end Node with a stack trace. From then on that stream's output is dropped and
+ * the command runs to its end with its own exit status: it is never cut half-way (an
+ * install piped into `head` still finishes or undoes itself). Any other failure to write
+ * (a full disk under `> file`) is kept for one line on stderr at the end.
+ */
+let outputFailure: string | undefined;
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE' && e.code !== 'ERR_STREAM_DESTROYED' && stream === process.stdout) outputFailure ??= e.code ?? e.message;
+  });
+}
+// The error event may come after the command returned its status: decided at exit.
+process.once('exit', (code) => {
+  if (!outputFailure) return;
+  process.stderr.write(`hbgen: the output could not be written (${outputFailure}); check where standard output goes (a full disk, a closed file)\n`);
+  if (code === 0) process.exitCode = 74;
+});
+
 async function main(args: string[]): Promise<number> {
   if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
     process.stdout.write(`${VERSION}\n`);
