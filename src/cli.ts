@@ -88,7 +88,7 @@ function hostCommands(y: Argv, run: Run): Argv {
           .option('apply', { type: 'boolean', describe: 'kubernetes: run the kubectl delete, instead of printing it' }),
       run(lifecycle('stop')),
     )
-    .command('resume [spec]', 'reinstall the recorded install after the panel and consent', (y) =>
+    .command('resume [spec]', 'install a stopped install again from the spec file (state.json is only its record), after the panel and consent', (y) =>
       consentOptions(y, 'resume')
         .option('reset-cap', { type: 'boolean', describe: 'also zero the wake counter, so that a spec whose cap was reached wakes again' })
         .option('now', { type: 'boolean', describe: "only end the pause after the plan's usage limit, so that the next wake runs (no reinstall)" }), run(lifecycle('resume')))

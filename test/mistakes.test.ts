@@ -189,7 +189,7 @@ test('after stop, the message lists exactly what is kept: every entry of the sta
   const said = line!.slice(`  kept in ${n.stateDir}: `.length).split(', ').map((e) => e.replace(/ \(.*\)$/, '').replace(/\/$/, ''));
   assert.equal(said, readdirSync(n.stateDir).sort());
   assert.match(line!, /runtime\.log \(the wake log\)/);
-  assert.match(line!, /state\.json \(marked stopped: what `hbgen resume` reinstalls\)/);
+  assert.match(line!, /state\.json \(marked stopped: the record `hbgen resume` looks for\)/);
   assert.match(line!, /wakes \(the wake counter: 1\)/);
   assert.match(line!, /heartbeat\.sh \(the wrapper: nothing runs it now\)/);
   assert.match(r.out, new RegExp(`\\n {2}kept ${h.repo} as it is: stop never touches the repo`));

@@ -1,4 +1,4 @@
-// hbgen install [SPEC] [--yes] [--dry-run], and hbgen resume (the same from state.json).
+// hbgen install [SPEC] [--yes] [--dry-run], and hbgen resume (the same, for an install state.json records).
 // The order matters, so that a refusal never comes after the question (but one: a heartbeat
 // still running after the wait below) and a failure never leaves half an install: validate →
 // host facts → render → every read-only check of the scheduler → panel → one question
@@ -14,7 +14,7 @@ import { shownWord } from '../escape.ts';
 import { sleep } from '../formats.ts';
 import { Journal, type Backend, type Ctx, type FilePlan, type Preflight, planFile, record, writePlanned } from '../host/backend.ts';
 import { type Facts, hostFacts, permissionMode } from '../host/facts.ts';
-import { type Look, identityDiffers, lookEverywhere, lookRenamed } from '../host/found.ts';
+import { type Look, lookEverywhere, lookRenamed, resumeNotes } from '../host/found.ts';
 import { lstatOrNull, missingDirs, mkdirs, readOrNull, sha256, writeAtomic } from '../host/fsx.ts';
 import type { HostIO } from '../host/io.ts';
 import { type BillingRecord, checkBilling } from '../host/billing.ts';
@@ -65,7 +65,7 @@ interface InstallPlan {
   others: Look[];
   /** Diffs of hbgen's files edited since install, which install puts back. */
   edits: string[];
-  /** Caveats of resume itself (the spec file changed since install). */
+  /** Caveats of resume itself (the spec file changed since the recorded install). */
   notes: string[];
   /** What the agent's client said of its login (or "not checked" for `command`). */
   billing: BillingRecord;
@@ -78,7 +78,7 @@ export async function install(argv: InstallArgs, io: HostIO, verb: Verb = 'insta
   const reset = verb === 'resume' && argv.resetCap === true;
   const same = alreadyInstalled(p);
   if (same && !reset) {
-    line(io, `hbgen: "${p.spec.name}" is already installed as ${verb === 'resume' ? 'recorded' : `${p.specFile} says`}; nothing changed`);
+    line(io, `hbgen: "${p.spec.name}" is already installed as ${p.specFile} says; nothing changed`);
     return 0;
   }
   io.out(showPanel(p));
@@ -124,34 +124,26 @@ function counterText(p: InstallPlan): string {
   return p.spec.cap ? `${done} of ${p.spec.cap} wakes done` : `${done} wakes done, no cap`;
 }
 
-/** The spec to install: the file's, or for resume the one state.json recorded. */
+/**
+ * The spec to install: always the spec file's. For resume, state.json must record an install
+ * of this spec (the same name, repo and state folder) and is compared with the file, never
+ * installed from: it sits in a folder the agent may write.
+ */
 function resolveSpec(argv: InstallArgs, io: HostIO, verb: Verb): { spec: Spec; specFile: string; prev: State | null; notes: string[] } {
   const { spec: fileSpec, file: specFile } = loadFor(io, argv.spec);
   const stateDir = names(fileSpec).stateDir;
   const prev = readState(stateDir);
-  if (verb === 'install') {
-    // The default state folder is named after the spec: a spec of the same name in another
-    // repo would land in the same folder and take over that install's entries.
-    const other = prev && typeof prev.spec === 'object' && prev.spec !== null ? (prev.spec as { repo?: unknown }).repo : undefined;
-    if (typeof other === 'string' && other !== fileSpec.repo) {
-      throw new UserError([
-        `${statePath(stateDir)} records the install of "${fileSpec.name}" for the repo ${other}, not ${fileSpec.repo}: two repos cannot share one name's state folder; give this spec another "name" (or its own "stateDir"), or first run \`hbgen stop\` with that repo's spec and delete ${stateDir}`,
-        NOTHING,
-      ]);
-    }
-    return { spec: fileSpec, specFile, prev, notes: [] };
+  if (verb === 'resume') return { spec: fileSpec, specFile, prev, notes: resumeNotes(prev, fileSpec, specFile, argv.spec) };
+  // The default state folder is named after the spec: a spec of the same name in another
+  // repo would land in the same folder and take over that install's entries.
+  const other = prev && typeof prev.spec === 'object' && prev.spec !== null ? (prev.spec as { repo?: unknown }).repo : undefined;
+  if (typeof other === 'string' && other !== fileSpec.repo) {
+    throw new UserError([
+      `${statePath(stateDir)} records the install of "${fileSpec.name}" for the repo ${other}, not ${fileSpec.repo}: two repos cannot share one name's state folder; give this spec another "name" (or its own "stateDir"), or first run \`hbgen stop\` with that repo's spec and delete ${stateDir}`,
+      NOTHING,
+    ]);
   }
-  if (!prev) {
-    throw new UserError([`${statePath(stateDir)}: no install of "${fileSpec.name}" is recorded there, so there is nothing to resume; install it with \`hbgen install ${shownWord(argv.spec)}\``]);
-  }
-  const v = validateSpec(prev.spec);
-  if (v.errors) throw new UserError([`${statePath(stateDir)}: the recorded spec is not valid for this hbgen (${v.errors[0]}); install from the spec file with \`hbgen install ${shownWord(argv.spec)}\``]);
-  // The host entries are named after the spec file's name and folder: a record of another is not this install's.
-  const differs = identityDiffers(prev, v.spec, fileSpec);
-  if (differs.length) throw new UserError([`${statePath(stateDir)}: it records another ${differs.join(', ')} than ${specFile}, so resume will not trust it; install from the spec file with \`hbgen install ${shownWord(argv.spec)}\``]);
-  const notes =
-    specHash(fileSpec) !== prev.specHash ? [`${specFile} changed since it was installed; resume reinstalls the recorded settings: run \`hbgen install\` to apply the file instead`] : [];
-  return { spec: v.spec, specFile, prev, notes };
+  return { spec: fileSpec, specFile, prev, notes: [] };
 }
 
 /** Every read-only check, then the plan; any refusal is thrown before anything changes. */

@@ -1,17 +1,40 @@
-// hbgen resume [SPEC]: reinstall what state.json records, after the panel and consent.
+// hbgen resume [SPEC]: install again, from the spec file, an install that state.json records
+// (a stopped one, typically), after the same panel and consent as install. state.json is only
+// a record: it sits in a folder the agent may write, so nothing in it is installed (issue 22).
 // hbgen resume --now [SPEC]: only end the pause the plan's limit put on the wakes (issue 17):
 // it removes <stateDir>/paused and nothing else (no panel, no reinstall).
+import { statSync } from 'node:fs';
 import { UserError } from '../errors.ts';
+import { shownWord } from '../escape.ts';
 import type { HostIO } from '../host/io.ts';
 import { localText } from '../host/next.ts';
 import { activePause, clearPause } from '../host/pause.ts';
 import { names } from '../names.ts';
 import { install, type InstallArgs } from './install.ts';
-import { line, loadFor } from './common.ts';
+import { line, loadFor, specPath } from './common.ts';
 
 export function resume(argv: InstallArgs & { now?: boolean }, io: HostIO): Promise<number> {
+  specFileThere(argv, io);
   if (argv.now) return Promise.resolve(endPause(argv, io));
   return install(argv, io, 'resume');
+}
+
+/**
+ * resume goes by the spec file, and a person who lost it might expect state.json's copy
+ * to stand in: say that it does not, and what to do, before anything else.
+ */
+function specFileThere(argv: InstallArgs, io: HostIO): void {
+  const file = specPath(io, argv.spec);
+  try {
+    statSync(file);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') return; // loadSpec names any other failure
+    const shown = io.cwd === process.cwd() ? argv.spec : file;
+    throw new UserError([
+      `${shown}: no such file; resume reads the settings from the spec file, never from state.json (a record only), so pass the path of the spec this install was made from, or restore that file (from git or a backup) and run \`hbgen resume ${shownWord(argv.spec)}\` again`,
+    ]);
+  }
 }
 
 function endPause(argv: InstallArgs, io: HostIO): number {

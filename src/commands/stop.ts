@@ -106,7 +106,7 @@ async function finish(io: HostIO, ctx: Ctx & { names: Names; spec: Spec }, s: St
 /** What each file hbgen leaves in the state folder is, for the "kept" line (no commas: they separate the entries). */
 const KEPT: Record<string, string> = {
   'runtime.log': 'the wake log',
-  'state.json': 'marked stopped: what `hbgen resume` reinstalls',
+  'state.json': 'marked stopped: the record `hbgen resume` looks for',
   wakes: 'the wake counter',
   'heartbeat.sh': 'the wrapper: nothing runs it now',
   'window.sh': 'the gate',

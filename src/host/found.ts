@@ -11,7 +11,8 @@ import { type Spec, validateSpec } from '../spec.ts';
 import type { Backend, Ctx, HostPaths, StopPlan } from './backend.ts';
 import { lstatOrNull } from './fsx.ts';
 import { UserError } from '../errors.ts';
-import { type State, readState, statePath, writeState } from './state.ts';
+import { shownWord } from '../escape.ts';
+import { type State, readState, specHash, statePath, writeState } from './state.ts';
 import { toolsPresent } from './tools.ts';
 import { hostEntries, listInstalls } from './inventory.ts';
 
@@ -33,6 +34,23 @@ export function trustedSpec(s: State | null, fileSpec: Spec): { spec: Spec; note
   const differs = identityDiffers(s, v.spec, fileSpec);
   if (differs.length === 0) return { spec: v.spec, notes: [] };
   return { spec: fileSpec, notes: [`state.json records another ${differs.join(', ')} than the spec file; ignored: hbgen goes by the spec file`] };
+}
+
+/**
+ * resume: state.json must record an install of this spec file (the same spec name, repo and
+ * state folder), or there is nothing to resume. It is only compared: what resume installs
+ * is the spec file, as install does (the agent may write state.json, and anything read
+ * from it would run from the scheduler). Returns the panel's caveats.
+ */
+export function resumeNotes(prev: State | null, fileSpec: Spec, specFile: string, arg: string): string[] {
+  const n = names(fileSpec);
+  const again = `install from the spec file with \`hbgen install ${shownWord(arg)}\``;
+  if (!prev) throw new UserError([`${statePath(n.stateDir)}: no install of "${fileSpec.name}" is recorded there, so there is nothing to resume; install it with \`hbgen install ${shownWord(arg)}\``]);
+  // The recorded spec is not validated (it is not used); a record that is not an object names nothing.
+  const recorded = (typeof prev.spec === 'object' && prev.spec !== null ? prev.spec : {}) as Spec;
+  const differs = identityDiffers(prev, recorded, fileSpec);
+  if (differs.length) throw new UserError([`${statePath(n.stateDir)}: it records another ${differs.join(', ')} than ${specFile}, so resume will not trust it; ${again}`]);
+  return prev.specHash === specHash(fileSpec) ? [] : [`${specFile} changed since the recorded install; resume installs the file as it is now (state.json is only a record)`];
 }
 
 /** Which of name, repo and state folder the recorded spec has other than the spec file. */

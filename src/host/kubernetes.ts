@@ -18,7 +18,6 @@ import { names, type Names } from '../names.ts';
 import { renderSpec, type RenderResult } from '../pipeline.ts';
 import type { OffHost } from '../schedulers.ts';
 import type { Spec } from '../spec.ts';
-import { validateSpec } from '../spec.ts';
 import { VERSION } from '../version.ts';
 import { line, loadFor } from '../commands/common.ts';
 import { type Backend, type FilePlan, Journal, nothingToStop, planFile, record, writePlanned } from './backend.ts';
@@ -26,6 +25,8 @@ import { permissionMode } from './facts.ts';
 import { lstatOrNull, mkdirs, mode4, readOrNull, sha256, writeAtomic } from './fsx.ts';
 import type { HostIO } from './io.ts';
 import { acquireOpLock } from './lock.ts';
+import { argsRow, otherRuns } from './panel.ts';
+import { resumeNotes } from './found.ts';
 import { askConsent } from './prompt.ts';
 import { type State, readState, specHash, statePath, writeState } from './state.ts';
 import { type ToolResult, findOnPath, firstLine, runTool } from './tools.ts';
@@ -94,17 +95,19 @@ function kubectlSaid(r: ToolResult): string {
   return last || firstLine(r);
 }
 
-function panel(verb: string, spec: Spec, n: Names, file: string, r: RenderResult, files: FilePlan[], objects: string[], apply: boolean): string {
+function panel(verb: string, spec: Spec, n: Names, file: string, r: RenderResult, files: FilePlan[], objects: string[], apply: boolean, notes: string[]): string {
   const k = spec.kubernetes!;
   const h = spec.schedule.hours;
   const rows: [string, string][] = [
     ['repo', `${spec.repo} in the pod: ${k.git ? `a fresh clone of ${k.git.url}${k.git.branch ? ` (${k.git.branch})` : ''} for every wake` : `the PersistentVolumeClaim ${k.pvc}`}`],
     ['agent', `${spec.agent.harness}: ${spec.agent.bin} in the image ${k.image}; ${permissionMode(spec.agent)}`],
+    argsRow(spec),
     ['billing', spec.agent.harness === 'command' ? 'not checked (custom command)' : "asked of the client in the pod before every wake (not here: the login is in the cluster's Secret)"],
     ['secret', k.secretName ? `${k.secretName} (never read by hbgen)${k.secretKeys ? `; the agent gets ${k.secretKeys.join(', ')}` : ''}` : 'none'],
     ['hours', `${h.start}–${h.end} ${h.timezone}, ${h.days ? h.days.join(' ') : 'every day'}`],
     ['interval', `every ${spec.schedule.every}: ${r.summary}`],
     ['timeout', `${spec.timeout}, then TERM, and KILL ${spec.killAfter} later; the Job ends at ${spec.timeout} + ${spec.killAfter} whatever happens`],
+    ...otherRuns(spec),
     ['scheduler', `kubernetes, namespace ${namespaceOf(spec)}: ${objects.join(', ')}`],
     ['state', `${n.stateDir} (in the pod; on this machine it holds the manifest and state.json)`],
   ];
@@ -118,6 +121,7 @@ function panel(verb: string, spec: Spec, n: Names, file: string, r: RenderResult
   out.push(`  ${shownArgv(applyArgv(spec, n))}`);
   out.push(`undo it later with: hbgen stop ${shownWord(file)} --apply (or the \`kubectl delete\` that \`hbgen stop\` prints)`);
   out.push('caveats:');
+  for (const c of notes) out.push(`  - ${c}`);
   out.push('  - the cluster schedules the wakes: concurrencyPolicy Forbid, startingDeadlineSeconds, activeDeadlineSeconds, backoffLimit 0 (see README "Kubernetes")');
   if (!k.pvc || spec.stateDir.startsWith('/')) out.push('  - the state folder (runtime.log, the wake counter) lasts one pod: use kubernetes.pvc and a relative stateDir to keep it');
   return `${out.join('\n')}\n`;
@@ -125,7 +129,7 @@ function panel(verb: string, spec: Spec, n: Names, file: string, r: RenderResult
 
 type InstallArgv = { spec: string; yes?: boolean; dryRun?: boolean; apply?: boolean; resetCap?: boolean };
 
-/** What install decided before it asks: the spec (the file's, or for resume the recorded one), its render, the files. */
+/** What install decided before it asks: the spec file's spec (resume's too), its render, the files. */
 interface K8sPlan {
   argv: InstallArgv;
   verb: 'install' | 'resume';
@@ -136,6 +140,8 @@ interface K8sPlan {
   r: RenderResult;
   plans: FilePlan[];
   objects: string[];
+  /** Caveats of resume itself (the spec file changed since the recorded install). */
+  notes: string[];
 }
 
 /** Every check before the panel; a refusal changes nothing. */
@@ -144,14 +150,11 @@ async function planK8s(argv: InstallArgv, io: HostIO, verb: 'install' | 'resume'
   if (argv.resetCap) {
     throw new UserError([`--reset-cap: the wake counter of "${fileSpec.name}" is in the pod's state folder (${names(fileSpec).wakes}, on the PersistentVolumeClaim), which hbgen does not reach; write 0 there from a pod that mounts the claim, then \`hbgen resume --apply\``], 2);
   }
-  let spec = fileSpec;
+  // resume applies the spec file too: state.json only says there is an install to resume.
+  const spec = fileSpec;
   const n = names(fileSpec);
   const prev = readState(n.stateDir);
-  if (verb === 'resume') {
-    const v = prev ? validateSpec(prev.spec) : null;
-    if (!prev || !v?.spec) throw new UserError([`${statePath(n.stateDir)}: no install of "${fileSpec.name}" is recorded there that this hbgen can read, so there is nothing to resume; install it with \`hbgen install ${shownWord(argv.spec)}\``]);
-    spec = v.spec;
-  }
+  const notes = verb === 'resume' ? resumeNotes(prev, fileSpec, file, argv.spec) : [];
   const r = await renderSpec(spec);
   if (r.errors.length) throw new UserError(r.errors.map((l) => `${file}: ${l}`));
   const refusals: string[] = [];
@@ -167,13 +170,13 @@ async function planK8s(argv: InstallArgv, io: HostIO, verb: 'install' | 'resume'
     else plans.push(pf.plan!);
   }
   if (refusals.length) throw new UserError([...refusals, NOTHING]);
-  return { argv, verb, spec, file, n, prev, r, plans, objects: objectsOf(spec, r) };
+  return { argv, verb, spec, file, n, prev, r, plans, objects: objectsOf(spec, r), notes };
 }
 
 /** install and resume: write the rendered tree and state.json here, print (or with --apply run) kubectl apply. */
 async function install(argv: InstallArgv, io: HostIO, verb: 'install' | 'resume'): Promise<number> {
   const p = await planK8s(argv, io, verb);
-  io.out(panel(verb, p.spec, p.n, p.file, p.r, p.plans, p.objects, argv.apply === true));
+  io.out(panel(verb, p.spec, p.n, p.file, p.r, p.plans, p.objects, argv.apply === true, p.notes));
   if (argv.dryRun) {
     line(io, `--dry-run: ${NOTHING}`);
     return 0;

@@ -9,6 +9,7 @@ import type { BinFacts } from './facts.ts';
 import { shownArgv, shownWord } from '../escape.ts';
 import { mode4 } from './fsx.ts';
 import { SMOKE_ARGV } from './smoke.ts';
+import { NOTIFY_AFTER_DEFAULT } from '../../generators/notify.ts';
 
 export interface PanelInput {
   verb: 'install' | 'resume';
@@ -35,6 +36,25 @@ function fileLines(files: FilePlan[]): string[] {
   return files.map((f) => `  ${f.path.padEnd(w)}  ${mode4(f.mode)}  ${what(f)}`);
 }
 
+/** The agent's own arguments, as the spec file gives them (the preset's flags come first). */
+export function argsRow(spec: Spec): [string, string] {
+  return ['args', spec.agent.args.length ? shownArgv(spec.agent.args) : 'none'];
+}
+
+/**
+ * Every program the wakes run besides the agent, and the URL they call: the person consents
+ * to what the panel names, so nothing the scheduler runs may be missing from it.
+ */
+export function otherRuns(spec: Spec): [string, string][] {
+  return [
+    ['gate', spec.gate ? `${shownArgv(spec.gate)}, before every wake` : 'none'],
+    ['notify', spec.notify ? `${shownArgv(spec.notify)}, at the ${ordinal(spec.notifyAfter ?? NOTIFY_AFTER_DEFAULT)} failing wake in a row and at the success after it` : 'none'],
+    ['ping', spec.ping ? `${shownWord(spec.ping)} (its /start before the agent, itself after a success, its /fail after a failure)` : 'none'],
+  ];
+}
+
+const ordinal = (k: number): string => `${k}${k % 100 >= 11 && k % 100 <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][k % 10] ?? 'th')}`;
+
 // codex's sandbox modes; any other mode is Claude Code's permission mode.
 const SANDBOX_MODES = ['read-only', 'workspace-write', 'danger-full-access'];
 
@@ -60,11 +80,13 @@ export function panel(p: PanelInput): string {
   const rows: [string, string][] = [
     ['repo', spec.repo],
     ['agent', `${spec.agent.harness}: ${bin}${p.bin.interpreter ? ` (run by ${p.bin.interpreter})` : ''}; ${SANDBOX_MODES.includes(p.permissionMode) ? 'sandbox' : 'permission mode'} ${p.permissionMode}`],
+    argsRow(spec),
     ['model', modelRow(spec.agent)],
     ['billing', billingRow(p.billing)],
     ['hours', `${h.start}–${h.end} ${h.timezone}, ${days}`],
     ['interval', `every ${spec.schedule.every}: ${p.summary}`],
     ['timeout', `${spec.timeout}, then TERM, and KILL ${spec.killAfter} later`],
+    ...otherRuns(spec),
     ['scheduler', `${spec.schedule.scheduler} (${ids})`],
     ['state', n.stateDir],
   ];
