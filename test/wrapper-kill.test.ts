@@ -4,11 +4,14 @@
 // This is the case that caught a wrapper variable meaning "kill accepts --" being
 // overwritten by the date arithmetic: busybox then read the agent's group as gone and
 // skipped the KILL.
+// Also the watchdog's own files and the agent record: a FIFO or a link the agent plants
+// there never blocks the wrapper nor gets written through.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PATHS, SHELLS, makeCase, run, sleep, waitFor } from './helpers/wrapper.ts';
+import { PATHS, SHELLS, makeCase, run, shell, sleep, survivors, waitFor } from './helpers/wrapper.ts';
 
 const TIMEOUT_S = 2;
 const KILL_AFTER_S = 1;
@@ -58,5 +61,87 @@ for (const sh of SHELLS) {
     }
   }
 }
+
+// The watchdog's files (issue 22 §7), in a state folder the agent can write: while it runs,
+// the agent replaces timer.1 (the deadline's) and timer.2 (killAfter's) with a FIFO, a
+// symbolic link or a hard link to a victim file, and ignores TERM. The wrapper must still
+// end the wake by timeout + killAfter, never block on the FIFO, and never write the victim.
+const VICTIM_TEXT = 'victim: these bytes must stay as they are\n';
+const PLANTS = {
+  FIFO: (f: string, _v: string) => `/usr/bin/mkfifo '${f}'`,
+  'symbolic link': (f: string, v: string) => `ln -s '${v}' '${f}'`,
+  'hard link': (f: string, v: string) => `ln '${v}' '${f}'`,
+};
+const WATCHDOG_SHELLS = [
+  [shell('dash'), 'bare', PATHS.bare],
+  [shell('busybox sh'), 'bare', PATHS.bare],
+  [shell('mksh'), 'bare', PATHS.bare],
+  [shell('posh'), 'bare', PATHS.bare],
+  [shell('yash'), 'setsid', PATHS.setsid],
+] as const;
+
+for (const [what, plant] of Object.entries(PLANTS)) {
+  test(`a ${what} planted at timer.1 and timer.2 while the agent runs: the wake ends by its deadline, nothing is written through it (watchdog, 5 shells)`, async () => {
+    const results = await Promise.all(
+      WATCHDOG_SHELLS.map(async ([sh, tname, path]) => {
+        const c = makeCase({ path, spec: { timeout: `${TIMEOUT_S}s`, killAfter: `${KILL_AFTER_S}s` } });
+        const victim = join(c.dir, 'victim');
+        writeFileSync(victim, VICTIM_TEXT);
+        const steps = ['1', '2'].map((n) => `rm -f '${c.state}/timer.${n}'\n${plant(`${c.state}/timer.${n}`, victim)}`).join('\n');
+        // After the wrapper's timer wrote its first line; the agent then ignores TERM.
+        c.behave(`sleep 0.3\n${steps}\n: >"$HBTEST_DIR/planted"\ntrap "" TERM\nwhile :; do sleep 1; done\n`);
+        const r = await run(c, sh, { limitMs: 30000 });
+        await sleep(150);
+        const agent = Number(readFileSync(join(c.rec, 'started'), 'utf8'));
+        const left = survivors([r.pid, agent]);
+        for (const p of left) process.kill(p.pid, 'SIGKILL');
+        return { what: `${sh.name}/${tname}`, c, r, left, victim };
+      }),
+    );
+    for (const { what: w, c, r, left, victim } of results) {
+      assert.ok(existsSync(join(c.rec, 'planted')), `${w}: the agent planted nothing`);
+      assert.is(r.code, 124, `${w}: ${c.log()}`);
+      assert.ok(r.ms < (TIMEOUT_S + KILL_AFTER_S) * 1000 + 2500, `${w}: the wake took ${r.ms} ms; timeout + killAfter is ${(TIMEOUT_S + KILL_AFTER_S) * 1000} ms`);
+      assert.equal(left.map((p) => p.args), [], `${w}: survivors`);
+      assert.is(readFileSync(victim, 'utf8'), VICTIM_TEXT, `${w}: the victim was written`);
+    }
+  });
+}
+
+// agent.$$, the agent record's file aside: a link planted ahead under the wrapper's PID.
+for (const [what, how] of [
+  ['symbolic link', 'ln -s'],
+  ['hard link', 'ln'],
+] as const) {
+  test(`a ${what} planted at agent.<PID> before the wake: the victim is untouched (dash, mksh; bare PATH)`, async () => {
+    for (const sh of [shell('dash'), shell('mksh')]) {
+      const c = makeCase({ path: PATHS.bare });
+      const victim = join(c.dir, 'victim');
+      writeFileSync(victim, VICTIM_TEXT);
+      const r = await run(c, sh, { pre: `${how} '${victim}' '${c.state}/agent.'$$` });
+      assert.is(r.code, 0, c.log());
+      assert.equal(c.outcomes(), ['start wake 1', 'quiet'], c.log());
+      assert.is(readFileSync(victim, 'utf8'), VICTIM_TEXT, `${sh.name}: the victim was written`);
+    }
+  });
+}
+
+// The lock owner record: a stale lock whose owner file is a hard link to a victim (which
+// holds a dead PID, so the lock is taken over) and a symbolic link to one.
+test('a hard or symbolic link at the mkdir lock\'s owner: the victim is untouched', async () => {
+  for (const sh of [shell('dash'), shell('posh')]) {
+    for (const how of ['ln', 'ln -s']) {
+      const c = makeCase({ spec: { lock: 'mkdir' } });
+      const victim = join(c.dir, 'victim');
+      const text = `999999 ${Math.floor(Date.now() / 1000) - 600}\n`;
+      writeFileSync(victim, text);
+      mkdirSync(join(c.state, 'heartbeat.lock.d'));
+      spawnSync('/bin/sh', ['-c', `${how} '${victim}' '${c.state}/heartbeat.lock.d/owner'`]);
+      const r = await run(c, sh);
+      assert.is(r.code, 0, c.log());
+      assert.is(readFileSync(victim, 'utf8'), text, `${sh.name}/${how}: the victim was written`);
+    }
+  }
+});
 
 test.run();

@@ -2,10 +2,10 @@
 // fd, and the deadline (timeout(1) and the portable watchdog), across the shell matrix.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PATHS, SHELLS, makeCase, run, shell, sleep, survivors, type Case, type Shell } from './helpers/wrapper.ts';
+import { JUNK_ENV, PATHS, SHELLS, makeCase, run, shell, sleep, survivors, waitFor, type Case, type Shell } from './helpers/wrapper.ts';
 
 async function tenAtOnce(c: Case, sh: Shell) {
   c.behave('sleep 1\n');
@@ -32,6 +32,73 @@ for (const sh of [shell('dash'), shell('mksh'), shell('bash --posix'), shell('ya
   });
 }
 
+
+// State paths in several scripts and encodings. ps in the C locale (the wrapper's own
+// tools run in it) shows each non-ASCII byte as "?": a live wake's command line never reads
+// back as its path, and the wrapper must still know it for a wake (issue 22 §2: a live
+// mkdir lock was taken over, two `start` lines from 10 simultaneous wakes).
+const NAMES: [string, string][] = [
+  ['accents', 'état-josé'],
+  ['CJK', '状態フォルダ'],
+  ['Cyrillic', 'состояние'],
+  ['emoji', 'beat-🫀-💓'],
+  // Valid UTF-8 and no ASCII byte in the odd ones: a no-break space, a zero-width space, a
+  // combining accent; nothing of it prints.
+  ['invisible', 'a\u00a0b\u200bc\u0301'],
+];
+const ALL = NAMES.map(([, n]) => n).join('-');
+
+/** What ps prints for PID with LC_ALL=C: the proof that the path is re-encoded there. */
+function psC(pid: number): string {
+  return spawnSync('ps', ['-ww', '-o', 'args=', '-p', String(pid)], { encoding: 'latin1', env: { ...process.env, LC_ALL: 'C' } }).stdout.trim();
+}
+
+// yash refuses a non-ASCII path in the C locale (install refuses it there, see the README);
+// it runs these in C.UTF-8, as it would have to.
+const callerEnv = (sh: Shell) => (sh.name === 'yash' ? { ...JUNK_ENV, LC_ALL: 'C.UTF-8' } : JUNK_ENV);
+
+for (const sh of SHELLS) {
+  test(`${sh.name}: 10 simultaneous wakes, mkdir lock (auto, PATH without flock), state path in five scripts: 1 run`, async () => {
+    const c = makeCase({ path: PATHS.bare, stateName: ALL });
+    c.behave('sleep 1\n');
+    const rs = await Promise.all(Array.from({ length: 10 }, () => run(c, sh, { env: callerEnv(sh) })));
+    for (const r of rs) assert.is(r.code, 0, c.log());
+    const out = c.outcomes();
+    assert.is(out.filter((o) => o.startsWith('start')).length, 1, c.log());
+    assert.is(c.runs().length, 1, c.log());
+    assert.is(out.filter((o) => o.startsWith('skip-locked')).length, 9, c.log());
+  });
+
+  test(`${sh.name}: a live wake's mkdir lock under a non-ASCII state path is never taken over`, async () => {
+    const c = makeCase({ spec: { lock: 'mkdir', timeout: '20s' }, stateName: ALL });
+    c.behave('sleep 3\n');
+    let pid = 0;
+    const first = run(c, sh, { env: callerEnv(sh), onSpawn: (x) => (pid = x), limitMs: 30000 });
+    await waitFor(() => existsSync(join(c.rec, 'started')), 5000, 'agent started');
+    const owner = readFileSync(join(c.state, 'heartbeat.lock.d', 'owner'), 'utf8');
+    assert.is(owner.split(' ')[0], String(pid));
+    assert.not.ok(psC(pid).includes(c.state), `ps in the C locale printed the path as is: ${psC(pid)}`);
+    const second = await run(c, sh, { env: callerEnv(sh) });
+    assert.is(second.code, 0, c.log());
+    // Not "skip-locked the previous wake's agent …": that is a wake that took the lock.
+    assert.equal(c.outcomes(), ['start wake 1', 'skip-locked'], c.log());
+    assert.is(readFileSync(join(c.state, 'heartbeat.lock.d', 'owner'), 'utf8'), owner, 'the owner record is unchanged');
+    assert.is((await first).code, 0, c.log());
+    assert.equal(c.outcomes(), ['start wake 1', 'skip-locked', 'quiet'], c.log());
+  });
+}
+
+for (const [what, name] of NAMES) {
+  test(`dash: 10 simultaneous wakes, lock "mkdir", state path in ${what}: 1 run`, async () => {
+    const c = makeCase({ spec: { lock: 'mkdir' }, stateName: name });
+    c.behave('sleep 1\n');
+    const rs = await Promise.all(Array.from({ length: 10 }, () => run(c, shell('dash'))));
+    for (const r of rs) assert.is(r.code, 0, c.log());
+    assert.is(c.outcomes().filter((o) => o.startsWith('start')).length, 1, c.log());
+    assert.is(c.runs().length, 1, c.log());
+  });
+}
+
 function lockCase(owner: string | null, ageSeconds = 0) {
   const c = makeCase({ spec: { lock: 'mkdir', timeout: '60s', killAfter: '30s' } });
   const d = join(c.state, 'heartbeat.lock.d');
@@ -48,17 +115,28 @@ function lockCase(owner: string | null, ageSeconds = 0) {
 for (const sh of [shell('dash'), shell('busybox sh'), shell('posh'), shell('yash'), shell('mksh')]) {
   test(`${sh.name}: mkdir lock: live owner respected; dead PID, too old, old empty owner taken over`, async () => {
     const now = Math.floor(Date.now() / 1000);
-    // A live owner is a process running this wrapper (its command line names the script);
-    // even an hour-old one is respected: a clock stepped forward looks the same.
-    const live = lockCase(null);
-    const holder = spawn('/bin/sh', ['-c', 'sleep 30', join(live.state, 'heartbeat.sh')], { stdio: 'ignore' });
+    // A live owner is a process running this wrapper (a wake now), and even an hour-old
+    // one is respected: a clock stepped forward looks the same.
+    const live = makeCase({ spec: { lock: 'mkdir', timeout: '60s', killAfter: '30s' } });
+    live.behave('sleep 3\n');
+    let holder = 0;
+    const first = run(live, sh, { onSpawn: (x) => (holder = x), limitMs: 30000 });
+    await waitFor(() => existsSync(join(live.rec, 'started')), 5000, 'agent started');
+    writeFileSync(join(live.state, 'heartbeat.lock.d', 'owner'), `${holder} ${now - 3600}`);
+    assert.is((await run(live, sh)).code, 0);
+    assert.equal(live.outcomes(), ['start wake 1', 'skip-locked']);
+    assert.is(readFileSync(join(live.state, 'heartbeat.lock.d', 'owner'), 'utf8'), `${holder} ${now - 3600}`);
+    await first;
+
+    // A process whose command line names the script without running it is a stranger.
+    const named = lockCase(null);
+    const other = spawn('/bin/sh', ['-c', 'sleep 30', join(named.state, 'heartbeat.sh')], { stdio: 'ignore' });
     try {
-      writeFileSync(join(live.state, 'heartbeat.lock.d', 'owner'), `${holder.pid} ${now - 3600}`);
-      assert.is((await run(live, sh)).code, 0);
-      assert.equal(live.outcomes(), ['skip-locked']);
-      assert.is(readFileSync(join(live.state, 'heartbeat.lock.d', 'owner'), 'utf8'), `${holder.pid} ${now - 3600}`);
+      writeFileSync(join(named.state, 'heartbeat.lock.d', 'owner'), `${other.pid} ${now}`);
+      assert.is((await run(named, sh)).code, 0);
+      assert.equal(named.outcomes(), ['start wake 1', 'quiet']);
     } finally {
-      holder.kill('SIGKILL');
+      other.kill('SIGKILL');
     }
 
     const dead = lockCase(`999999 ${now}`);

@@ -7,9 +7,10 @@
 // - a clock stepped forward (faketime +2h) never makes a live mkdir lock look stale.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PATHS, SHELLS, makeCase, run, sleep, waitFor } from './helpers/wrapper.ts';
+import { JUNK_ENV, PATHS, SHELLS, makeCase, run, shell, sleep, waitFor } from './helpers/wrapper.ts';
 import { renderNow } from './helpers/render.ts';
 import { validateSpec } from '../src/spec.ts';
 
@@ -114,6 +115,69 @@ for (const sh of SHELLS) {
     assert.ok(c.outcomes().includes('skip-locked'), c.log());
     assert.ok(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ hbgen \S+ skip-locked/.test(c.log()), c.log());
     assert.is(one.code, 0, c.log());
+  });
+}
+
+// The watchdog of a wrapper killed with SIGKILL (no timeout(1) on PATH) signals only what it
+// proves is this wake's agent (issue 22 §6). Made deterministic in a PID namespace of its
+// own, whose PID 1 (a bash driver) reaps the orphans: the wrapper is killed, the agent ends
+// on its own, and a stranger is started at the agent's PID (ns_last_pid), leading its own
+// process group, so it holds both the recorded PID and the recorded group id. It starts a
+// second later than the agent (start times are read to the second). At the deadline and
+// killAfter later the watchdog finds the wrapper gone; the stranger must survive both.
+const ORPHAN_DRIVER = `set -u
+mount --bind "$1" /usr/bin/dash || exit 90
+st=$2 rec=$3 wait_s=$4
+/bin/sh "$st/heartbeat.sh" </dev/null >/dev/null 2>&1 &
+w=$!
+i=0
+while [ ! -s "$rec/started" ] || [ ! -s "$st/agent" ]; do sleep 0.02; i=$((i + 1)); [ $i -lt 500 ] || exit 91; done
+a=$(cat "$rec/started")
+read -r ra rg <"$st/agent"
+kill -KILL "$w"
+wait "$w" 2>/dev/null
+: >"$rec/end"
+i=0
+while [ -e "/proc/$a" ]; do sleep 0.02; i=$((i + 1)); [ $i -lt 500 ] || exit 92; done
+sleep 1.1
+echo $((a - 1)) >/proc/sys/kernel/ns_last_pid
+setsid sleep 60 &
+s=$!
+pg=$(ps -o pgid= -p "$s" | tr -d ' ')
+echo "agent=$a recorded=$ra/$rg stranger=$s pgid=$pg" >"$rec/stranger"
+sleep "$wait_s"
+if kill -0 "$s" 2>/dev/null; then echo alive >"$rec/verdict"; else echo dead >"$rec/verdict"; fi
+kill -KILL "$s" 2>/dev/null
+exit 0
+`;
+
+for (const [sh, tname, path] of [
+  [shell('dash'), 'bare (no group: the agent by PID)', PATHS.bare],
+  [shell('posh'), 'bare (no group: the agent by PID)', PATHS.bare],
+  [shell('mksh'), 'bare (job control: the agent\'s group)', PATHS.bare],
+  [shell('bash --posix'), 'bare (job control: the agent\'s group)', PATHS.bare],
+  [shell('yash'), 'setsid (a session of its own)', PATHS.setsid],
+] as const) {
+  test(`${sh.name} / ${tname}: the orphaned watchdog leaves a stranger at the agent's PID and group id alone`, async () => {
+    const T = 3;
+    const K = 1;
+    const c = makeCase({ path, spec: { timeout: `${T}s`, killAfter: `${K}s` } });
+    c.behave('while [ ! -e "$HBTEST_DIR/end" ]; do sleep 0.05; done\nexit 0\n');
+    const driver = join(c.dir, 'driver.sh');
+    writeFileSync(driver, ORPHAN_DRIVER);
+    const r = spawnSync('/usr/bin/unshare', ['-m', '-p', '-f', '--mount-proc', '/usr/bin/bash', driver, sh.file, c.state, c.rec, String(T + K + 2)], {
+      env: JUNK_ENV,
+      encoding: 'utf8',
+      timeout: 30000,
+    });
+    assert.is(r.status, 0, `driver: ${r.status} ${r.stderr}\n${c.log()}`);
+    const who = readFileSync(join(c.rec, 'stranger'), 'utf8').trim();
+    const m = /^agent=(\d+) recorded=(\d+)\/(\d*) stranger=(\d+) pgid=(\d+)$/.exec(who);
+    assert.ok(m, who);
+    assert.is(m![4], m![1], `the stranger did not get the agent's PID: ${who}`);
+    assert.is(m![5], m![1], `the stranger does not lead a group of the agent's PID: ${who}`);
+    assert.is(m![2], m![1], `the agent record names another PID: ${who}`);
+    assert.is(readFileSync(join(c.rec, 'verdict'), 'utf8').trim(), 'alive', `the watchdog signalled the stranger (${who})\n${c.log()}`);
   });
 }
 

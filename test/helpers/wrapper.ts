@@ -113,6 +113,8 @@ export interface CaseOptions {
   binName?: string;
   /** Install the scripts (default true). */
   install?: boolean;
+  /** The state folder: this name (any bytes a path may hold) in the case's folder, outside the repo. */
+  stateName?: string;
 }
 
 let seq = 0;
@@ -140,6 +142,7 @@ export function makeCase(opts: CaseOptions = {}): Case {
     killAfter: '1s',
     env: { HOME: dir, PATH: opts.path ?? PATHS.full, HBTEST_DIR: rec, ...(opts.env ?? {}) },
   };
+  if (opts.stateName !== undefined) base.stateDir = join(dir, opts.stateName);
   const raw = merge(base, opts.spec ?? {});
   const v = validateSpec(raw);
   if (!v.spec) throw new Error(`spec invalid: ${v.errors.join('; ')}`);
@@ -242,6 +245,9 @@ export interface RunOptions {
    * must see: the namespace's mounts are gone once it ends). With it the wrapper does not
    * lead its group, as with leader false. */
   wrap?: { before: string; after: string };
+  /** sh run as root by the process that then becomes the wrapper (exec), so $$ there is
+   * the wrapper's PID: e.g. plant a link under a name the wrapper derives from its PID. */
+  pre?: string;
 }
 
 /**
@@ -254,7 +260,7 @@ export function run(c: Case | null, sh: Shell, opts: RunOptions = {}): Promise<R
     ? `${opts.wrap.before}\nmount --bind "$0" /usr/bin/dash && "$@"\nhbtest_rc=$?\n${opts.wrap.after}\nexit $hbtest_rc`
     : opts.leader === false
       ? 'mount --bind "$0" /usr/bin/dash && "$@"; exit $?'
-      : 'mount --bind "$0" /usr/bin/dash && exec "$@"';
+      : `${opts.pre ?? ''}\nmount --bind "$0" /usr/bin/dash && exec "$@"`;
   const argv = ['-m', '/bin/sh', '-c', start, sh.file, '/bin/sh', script, ...(opts.args ?? [])];
   const started = Date.now();
   return new Promise((resolve, reject) => {
