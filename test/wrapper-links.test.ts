@@ -9,7 +9,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, existsSync, linkSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, linkSync, lstatSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PATHS, SHELLS, type Case, makeCase, run } from './helpers/wrapper.ts';
 import { names } from '../src/names.ts';
@@ -63,6 +63,25 @@ for (const sh of SHELLS) {
     assert.equal(c.runs(), [], 'the agent did not run');
   });
 }
+
+test('without find(1) on PATH the link count comes from ls -ldn: a hard-linked log is still refused, a plain one works', async () => {
+  const dir = join(PATHS.bare, '..', 'no-find');
+  if (!existsSync(dir)) {
+    mkdirSync(dir);
+    for (const t of readdirSync(PATHS.bare)) if (t !== 'find') symlinkSync(join(PATHS.bare, t), join(dir, t));
+  }
+  for (const sh of [SHELLS[0]!, SHELLS[5]!]) {
+    const c = inRepo(dir);
+    assert.is((await run(c, sh)).code, 0, c.log());
+    const v = victim(c, 'victim4', 'mine\n');
+    rmSync(join(c.state, 'runtime.log'));
+    linkSync(v, join(c.state, 'runtime.log'));
+    const r = await run(c, sh);
+    assert.is(r.code, 78, `${sh.name}: ${r.stderr}`);
+    assert.match(r.stderr, /is not a plain file with one name/);
+    assert.is(readFileSync(v, 'utf8'), 'mine\n');
+  }
+});
 
 test('the rotation: a hard link planted at runtime.log.1 loses only its name, and the fresh runtime.log is a file of its own', async () => {
   const c = makeCase({ spec: { stateDir: '.agent-platform', logMaxBytes: 65536 } });
