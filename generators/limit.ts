@@ -9,6 +9,12 @@ import type { RenderContext } from './types.ts';
  * time, which then can never stop the wakes for longer. */
 export const LIMIT_MAX_PAUSE = 8 * 86400;
 
+/** A pause whose reset is further away than this is "far": only a weekly limit needs one
+ * (a session limit resets within 5 hours). A far pause right after another, with no
+ * successful wake between, is not believed (heartbeat/85-limit, hb_limitfar), and
+ * `hbgen status` reports two in a row (src/host/health.ts farPauses). */
+export const LIMIT_FAR = 86400;
+
 /** limitBackoff when the spec leaves it out. */
 export const LIMIT_BACKOFF_DEFAULT = '1h';
 
@@ -23,6 +29,10 @@ export interface LimitContext {
   limitBackoff: number;
   limitBackoffText: string;
   limitMaxPause: number;
+  limitFar: number;
+  /** The pause instead of a far one not believed: limitBackoff, at most LIMIT_FAR. */
+  limitDistrust: number;
+  limitDistrustText: string;
 }
 
 export function limitContext(ctx: RenderContext): LimitContext {
@@ -35,5 +45,8 @@ export function limitContext(ctx: RenderContext): LimitContext {
     limitBackoff: Math.min(seconds(backoff), LIMIT_MAX_PAUSE),
     limitBackoffText: backoff,
     limitMaxPause: LIMIT_MAX_PAUSE,
+    limitFar: LIMIT_FAR,
+    limitDistrust: Math.min(seconds(backoff), LIMIT_FAR),
+    limitDistrustText: seconds(backoff) > LIMIT_FAR ? '1d' : backoff,
   };
 }

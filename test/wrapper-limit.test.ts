@@ -6,7 +6,7 @@
 // it, and moves it past the reset.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { PATHS, SHELLS, type Case, type Shell, makeCase, run, shell, shellcheck } from './helpers/wrapper.ts';
@@ -292,6 +292,37 @@ test('the pause survives as a file: a planted one too far away, garbage or a lin
   writeFileSync(paused(c), `${now + 3600} ${now}\nby hand\n`);
   await run(c, dash);
   assert.is(last(c), `skip-limit until ${iso((now + 3600) * 1000)}`);
+});
+
+// Issue 22 §16: an agent that keeps printing a far reset paused the wakes for 8 days, again
+// and again. A weekly limit does not strike twice without a wake that ran on the reset plan.
+test('a far pause is believed once; the next far one with no ok or quiet wake between is cut to limitBackoff and says so; a near one is not cut; an ok wake starts the count again', async () => {
+  const c = limitCase();
+  const limits = () => readFileSync(join(c.state, 'limits'), 'utf8');
+  assert.is(await wakeAt(c, '2026-12-01T10:00:00Z', "You've hit your weekly limit · resets Dec 8, 10am (Europe/Warsaw)\n"), 'limit until 2026-12-08T09:00:00Z');
+  assert.is(limits(), '1 1\n');
+  // Past the reset the agent prints the same again, a week further: not believed.
+  let out = await wakeAt(c, '2026-12-08T09:30:00Z', "You've hit your weekly limit · resets Dec 15, 10am (Europe/Warsaw)\n");
+  let m = /^limit until (\S+) \(a second far reset in a row with no ok or quiet wake between: not believed, paused for 1h\)$/.exec(out);
+  assert.ok(m, out);
+  near(`limit until ${m![1]}`, '2026-12-08T10:30:00Z');
+  assert.is(limits(), '2 2\n');
+  assert.is(Number(readFileSync(paused(c), 'utf8').split(' ')[0]) * 1000, Date.parse(m![1]!), 'the pause file holds the cut time');
+  // A session limit (hours away) is believed as ever.
+  assert.is(await wakeAt(c, '2026-12-08T10:40:00Z', "You've hit your session limit · resets 1pm (Europe/Warsaw)\n"), 'limit until 2026-12-08T12:00:00Z');
+  assert.is(limits(), '3 2\n');
+  // A wake that ran on the plan: the count starts again, and a weekly limit is believed.
+  assert.is(await wakeAt(c, '2026-12-08T13:00:00Z', 'all done\n', dash, 0), 'quiet');
+  assert.not.ok(existsSync(join(c.state, 'limits')));
+  assert.is(await wakeAt(c, '2026-12-09T10:00:00Z', "You've hit your weekly limit · resets Dec 15, 10am (Europe/Warsaw)\n"), 'limit until 2026-12-15T09:00:00Z');
+  // A failing wake between two far pauses does not break the run; garbage counts as none.
+  out = await wakeAt(c, '2026-12-15T09:30:00Z', 'boom\n', dash, 1);
+  assert.is(out, 'fail 1');
+  out = await wakeAt(c, '2026-12-15T09:40:00Z', "You've hit your weekly limit · resets Dec 22, 10am (Europe/Warsaw)\n");
+  assert.match(out, /not believed, paused for 1h\)$/);
+  writeFileSync(join(c.state, 'limits'), 'x y\n');
+  rmSync(paused(c));
+  assert.is(await wakeAt(c, '2026-12-15T11:00:00Z', "You've hit your weekly limit · resets Dec 22, 10am (Europe/Warsaw)\n"), 'limit until 2026-12-22T09:00:00Z');
 });
 
 test('--smoke ignores the pause', async () => {

@@ -14,8 +14,15 @@ const dash = shell('dash');
 // --- The ping server -----------------------------------------------------------------
 // /hc/ID, /hc/ID/start, /hc/ID/fail answer 200 and are recorded by ID; /hang/... never answers.
 const pings = new Map<string, string[]>();
+// /g/...: every request recorded whole, with the header a client's config file would add.
+const raw: { url: string; rc: string | undefined }[] = [];
 const server = createServer((req, res) => {
   const url = req.url ?? '';
+  if (url.startsWith('/g/')) {
+    raw.push({ url, rc: req.headers['x-from-config'] as string | undefined });
+    res.end('OK');
+    return;
+  }
   const m = /^\/hc\/([a-z0-9-]+)(\/start|\/fail)?$/.exec(url);
   if (m) {
     const list = pings.get(m[1]!) ?? [];
@@ -158,24 +165,26 @@ test('the notify program gets exactly the spec env plus HBGEN_NAME, REPO, EVENT,
   assert.match(c.log(), /\ntold: failing\n/);
 });
 
-test('a fault (error) counts and notifies, and the success after it recovers; --smoke and the plan\'s limit neither count nor break the streak', async () => {
+test('a fault (error) counts and notifies, and the success after it recovers; --smoke and the plan\'s limit neither count nor break the streak (a pause notifies on its own)', async () => {
   const c = tellCase({ spec: { notifyAfter: 2 } });
   assert.is(await c.wake(FAIL), 1);
   // The plan's limit: a `command` agent exits 75.
   assert.is(await c.wake('exit 75\n'), 0);
-  assert.match(c.outcomes().at(-1)!, /^limit until /);
+  assert.match(c.outcomes().at(-2)!, /^limit until /);
+  assert.match(c.outcomes().at(-1)!, /^note notify limit 1: exit 0$/);
   rmSync(join(c.state, 'paused'));
   assert.is(await c.wake('', dash, ['--smoke']), 0);
-  assert.equal(c.calls(), []);
+  assert.equal(c.calls(), ['limit 1'], 'the pause told, the streak not');
+  assert.is(readFileSync(join(c.state, 'streak'), 'utf8'), '1\n');
   // The agent's binary is gone: a setup fault, exit 78.
   const keep = readFileSync(c.bin);
   rmSync(c.bin);
   assert.is(await c.wake(FAIL), 78);
-  assert.equal(c.calls(), ['failing 2']);
+  assert.equal(c.calls(), ['limit 1', 'failing 2']);
   assert.match(readFileSync(join(c.rec, 'notify-env'), 'utf8'), /\0HBGEN_OUTCOME=error agent binary \S+ is missing or not executable; install it or fix agent.bin\0/);
   writeFileSync(c.bin, keep, { mode: 0o755 });
   assert.is(await c.wake(QUIET), 0);
-  assert.equal(c.calls(), ['failing 2', 'recovered 2']);
+  assert.equal(c.calls(), ['limit 1', 'failing 2', 'recovered 2']);
   assert.equal(c.pings(), ['/start', '/fail', '/start', '/fail', '/start', '/']);
 });
 
@@ -246,6 +255,80 @@ test('wget pings as curl does; a refused connection is a note, not a failure', a
   const d = tellCase({ notify: false, ping: 'http://127.0.0.1:1/nothing-listens' });
   assert.is(await d.wake(QUIET), 0);
   assert.equal(notes(d), ['ping /start failed: curl exit 7', 'ping (success) failed: curl exit 7']);
+});
+
+// Issue 22 §12: only the notify program's PID was signalled; a child it forked lived on
+// after the wake. Its tree is now a group of its own (setsid(1), or bash/mksh job control)
+// or, without either, found with ps; what is left when it exits is ended too.
+const alive = (pid: number) => {
+  try {
+    return !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+};
+const pidsIn = (f: string) => (existsSync(f) ? readFileSync(f, 'utf8').split(/\s+/).filter(Boolean).map(Number) : []);
+
+for (const [name, path] of [['dash', 'full'], ['dash', 'bare'], ['bash', 'bare'], ['mksh', 'bare'], ['posh', 'bare'], ['yash', 'bare'], ['busybox sh', 'bare']] as const) {
+  test(`${name}, ${path} PATH: children the notify program forks (one that ignores TERM) do not outlive the wake, when it exits at once${name === 'dash' || name === 'bash' ? ' and when it runs into its bound' : ''}`, async () => {
+    const sh = shell(name);
+    // Running into the bound takes 10 s: once for each way the tree is found.
+    for (const hang of name === 'dash' || name === 'bash' ? [false, true] : [false]) {
+      const c = tellCase({ spec: { notifyAfter: 1 }, path: PATHS[path], ping: null });
+      // A child that sleeps, one that ignores TERM, and a grandchild whose parent exits
+      // at once (re-parented away from the tree).
+      writeFileSync(
+        join(c.rec, 'notify-behave'),
+        `sleep 300 & echo $! >>"$d/kids"
+(trap '' TERM; exec sleep 301) & echo $! >>"$d/kids"
+${agentShell} -c 'sleep 302 & echo $! >>"$1/kids"' - "$d"
+${hang ? 'while :; do sleep 1; done' : 'exit 0'}
+`,
+      );
+      let pid = 0;
+      writeFileSync(join(c.rec, 'behave'), FAIL);
+      const r = await run(c, sh, { onSpawn: (p) => (pid = p), limitMs: 30000 });
+      assert.is(r.code, 1, `${r.stderr}\n${c.log()}`);
+      const kids = pidsIn(join(c.rec, 'kids'));
+      assert.is(kids.length, 3, c.log());
+      assert.equal(notes(c), [hang ? 'notify failing 1: no exit within 10s, stopped' : 'notify failing 1: exit 0']);
+      assert.equal(kids.filter(alive), [], `${name}, hang ${hang}: the notify program's children are gone with the wake`);
+      await sleep(1200);
+      assert.equal(survivors([pid]), [], 'nothing else left behind');
+    }
+  });
+}
+
+// Issue 22 §13: the ping URL went to curl without --globoff: "x[1-5]" made 5 requests.
+test('a ping URL with [] and {} is requested once, as written, by curl and by wget; neither reads a config file in HOME', async () => {
+  for (const path of [PATHS.full, wgetPath]) {
+    const tag = `p${ids}`;
+    const c = tellCase({ notify: false, path, ping: `http://127.0.0.1:${port}/g/${tag}x[1-5]{a,b}` });
+    // The spec's HOME holds a config file that would add a header (and, for curl, options).
+    writeFileSync(join(c.dir, '.curlrc'), 'header = "X-From-Config: curlrc"\n');
+    writeFileSync(join(c.dir, '.wgetrc'), 'header = X-From-Config: wgetrc\n');
+    raw.length = 0;
+    assert.is(await c.wake(QUIET), 0);
+    const base = `/g/${tag}x[1-5]{a,b}`;
+    assert.equal(raw.map((x) => decodeURI(x.url)), [`${base}/start`, base], `${path === wgetPath ? 'wget' : 'curl'}: ${JSON.stringify(raw)}`);
+    assert.equal(raw.map((x) => x.rc), [undefined, undefined], 'no config file was read');
+    assert.equal(notes(c), []);
+  }
+});
+
+// Issue 22 §16: a pause at the plan's limit told nobody.
+test('every pause at the plan\'s limit runs notify (HBGEN_EVENT=limit, HBGEN_STREAK the pauses in a row); a second far one is cut and says so', async () => {
+  const c = tellCase({ ping: null });
+  const far = 'echo "retry-after: 691200"\nexit 75\n';
+  assert.is(await c.wake(far), 0);
+  assert.match(c.outcomes().at(-2)!, /^limit until \S+$/);
+  assert.equal(c.calls(), ['limit 1']);
+  assert.match(readFileSync(join(c.rec, 'notify-env'), 'utf8'), /\0HBGEN_OUTCOME=limit until \S+\0/);
+  rmSync(join(c.state, 'paused'));
+  assert.is(await c.wake(far), 0);
+  assert.match(c.outcomes().at(-2)!, /^limit until \S+ \(a second far reset in a row with no ok or quiet wake between: not believed, paused for 1h\)$/);
+  assert.equal(c.calls(), ['limit 1', 'limit 2']);
+  assert.is(c.outcomes().at(-1), 'note notify limit 2: exit 0');
 });
 
 test('without notify and ping nothing of it is rendered', () => {

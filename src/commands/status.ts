@@ -8,7 +8,7 @@ import { UserError } from '../errors.ts';
 import { type LogLine, pad2, parseLog, parseLogLine } from '../formats.ts';
 import { posixCksum } from '../host/cksum.ts';
 import { hostZone, hostZoneProblem, wakesMissedIn } from '../host/clock.ts';
-import { failStreak, missedFires, schedulerClock, wakes } from '../host/health.ts';
+import { failStreak, farPauses, missedFires, schedulerClock, wakes } from '../host/health.ts';
 import { localText, nextFire } from '../host/next.ts';
 import { colourOn, palette } from '../colour.ts';
 import { offsetAt } from '../zone-offsets.ts';
@@ -198,6 +198,7 @@ async function audit(fileSpec: Spec, spec: Spec, file: string, s: State, n: Name
   binaryCheck(spec, s, io, f);
   const present = (SCHEDULER_IDS as readonly string[]).includes(s.scheduler) ? await schedulerAudit(spec, n, s, io, f) : false;
   await lockAndLastOutcome(spec, n, s, text, io, f);
+  stateFileShapes(n, f);
   wakeHealth(spec, n, s, present, text, io, f);
   f.about = about(spec, n, s, drifted, last, f);
   if (present && s.status === 'installed') f.nextFire = nextFireOf(spec, s, io.now());
@@ -379,6 +380,15 @@ function wakeHealth(spec: Spec, n: Names, s: State, present: boolean, text: stri
       `failing: the last ${streak.count} wakes in a row ended fail, timeout or error (latest: ${l.outcome}${l.detail ? ` ${l.detail}` : ''} at ${l.time})${tail.length ? `; its last output: ${tail.map((t) => JSON.stringify(t)).join(' ')}` : ''}; see ${n.log}, fix it, then check with \`hbgen wake\``,
     );
   }
+  const far = farPauses(lines);
+  if (far.count >= 2 && far.latest) {
+    const l = far.latest;
+    add(
+      f,
+      'limit-repeated',
+      `repeated far pauses: ${far.count} wakes in a row hit the plan's limit with a reset more than a day away and no ok or quiet wake between (latest: limit ${l.detail} at ${l.time}); a weekly limit does not strike twice like that, so the agent's output may be imitating its client's message: read ${n.log}, and \`hbgen resume --now\` ends a pause`,
+    );
+  }
   pauseInfo(spec, n, io, f);
   const done = wakesDone(n.wakes);
   if (spec.cap && done !== null && done >= spec.cap) {
@@ -515,6 +525,28 @@ function likelyCause(id: SchedulerId): string {
 }
 
 /** The wrapper's lock (held, stale) and the last outcome in runtime.log. */
+/**
+ * The files the wrapper writes in the state folder, as the wrapper needs them: plain files
+ * with one name. A hard link there shares its content with a file elsewhere (the wrapper
+ * would append to it, or truncate it), a FIFO or device would block or redirect it. The
+ * wrapper refuses such a runtime.log (every wake exits 78) and replaces the others without
+ * writing through them; either way someone put it there. A symbolic link at runtime.log
+ * is lockAndLastOutcome's problem.
+ */
+function stateFileShapes(n: Names, f: Findings): void {
+  for (const base of ['runtime.log', 'runtime.log.1', 'wake.marker', 'wakes', 'heart.sum', 'streak', 'paused', 'limits']) {
+    const p = posix.join(n.stateDir, base);
+    const st = lstatOrNull(p);
+    if (!st || (base === 'runtime.log' && st.isSymbolicLink())) continue;
+    const then = base === 'runtime.log' ? 'it refuses this one, so every wake exits 78' : 'it does not write through this one';
+    let what: string | undefined;
+    if (st.isSymbolicLink()) what = 'is a symbolic link';
+    else if (!st.isFile()) what = 'is not a plain file (a FIFO, a device, a socket or a folder)';
+    else if (st.nlink > 1) what = `has ${st.nlink} names: a hard link shares its content with another file`;
+    if (what) add(f, 'state-link', `${p} ${what}: the wrapper never makes one, and ${then}; remove it (someone put it there), and keep the state folder where the agent cannot write`);
+  }
+}
+
 async function lockAndLastOutcome(spec: Spec, n: Names, s: State, text: string, io: HostIO, f: Findings): Promise<void> {
   const lk = await lockInfo(io, spec, n);
   if (lk.held || lk.overdue) f.running = { pid: lk.pid || (await runningWrappers(io, n)).running[0]?.wrapper.pid || null };

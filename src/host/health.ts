@@ -5,6 +5,7 @@ import type { LogLine } from '../formats.ts';
 import { WRAPPER_CHANGED } from '../../generators/entry.ts';
 import type { CalEntry, Plan } from '../schedule.ts';
 import { offsetAt } from '../zone-offsets.ts';
+import { LIMIT_FAR } from '../../generators/limit.ts';
 
 const MIN = 60_000;
 
@@ -54,6 +55,41 @@ export function failStreak(lines: LogLine[]): { count: number; latest?: LogLine 
   let count = 0;
   for (let i = w.length - 1; i >= 0 && failed(w[i]); i--) count++;
   return { count, latest: count ? w[w.length - 1] : undefined };
+}
+
+/** A `limit until T` line whose reset was more than a day after it (or that the wrapper cut as not believed). */
+const farPause = (l: LogLine): boolean => {
+  if (l.outcome !== 'limit') return false;
+  if (/not believed/.test(l.detail)) return true;
+  const until = Date.parse(/^until (\S+)/.exec(l.detail)?.[1] ?? '');
+  return Number.isFinite(until) && until - Date.parse(l.time) > LIMIT_FAR * 1000;
+};
+
+/**
+ * Far pauses at the plan's limit (a reset more than a day away) since the last wake that
+ * ended ok or quiet, and the latest of them. The wrapper believes one (a weekly limit) and
+ * cuts the next (heartbeat/85-limit, hb_limitfar): a weekly limit does not strike twice
+ * without a wake that ran on the reset plan, so two in a row say that the agent's output,
+ * not its client, may be asking for them. Failing wakes and skips in between do not
+ * break the run.
+ */
+export function farPauses(lines: LogLine[]): { count: number; latest?: LogLine } {
+  let count = 0;
+  let latest: LogLine | undefined;
+  let open = false;
+  for (const l of lines) {
+    if (isWakeStart(l)) open = true;
+    else if (open && (l.outcome === 'ok' || l.outcome === 'quiet')) {
+      count = 0;
+      latest = undefined;
+      open = false;
+    } else if (open && farPause(l)) {
+      count++;
+      latest = l;
+      open = false;
+    }
+  }
+  return { count, latest };
 }
 
 /** Whole minutes in [from, to) at which the entries fire, read in `zone`; a wall-clock minute the clocks repeat fires once, at its first pass. */
