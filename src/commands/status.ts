@@ -14,7 +14,7 @@ import { colourOn, palette } from '../colour.ts';
 import { offsetAt } from '../zone-offsets.ts';
 import type { Ctx } from '../host/backend.ts';
 import { checkBin } from '../host/facts.ts';
-import { READ_MAX, lstatOrNull, mode4, readOrNull, readSoft, sha256, takeSkipped, writeAtomic } from '../host/fsx.ts';
+import { READ_MAX, linkOnTheWay, lstatOrNull, mode4, readOrNull, readSoft, sha256, takeSkipped, writeAtomic } from '../host/fsx.ts';
 import { homeOf, type HostIO } from '../host/io.ts';
 import { heartbeatRunningNow, lockInfo, runningWrappers } from '../host/proc.ts';
 import { hostEntries } from '../host/inventory.ts';
@@ -154,6 +154,7 @@ export async function findings(argv: { spec: string }, io: HostIO): Promise<Find
   }
   const { spec, notes } = trustedSpec(s, fileSpec);
   f.header = `hbgen status: "${s.name}" (${s.scheduler}), ${s.status} at ${s.time}, by hbgen ${s.hbgenVersion}`;
+  folderLinks(n, f);
   f.billing = billingOf(s);
   f.cap = spec.cap ?? null;
   f.wakes = wakesDone(n.wakes);
@@ -314,6 +315,8 @@ async function installedRender(spec: Spec): Promise<Map<string, string>> {
 function repair(r: { path: string; sha256: string; mode: number }, n: Names, installed: Map<string, string>): string | null {
   const content = installed.get(r.path);
   if (!r.path.startsWith(`${n.stateDir}/`) || content === undefined || sha256(Buffer.from(content)) !== r.sha256) return null;
+  // Only into a real folder: never through a state folder or host/ that is a link (reported by folderLinks).
+  if (linkOnTheWay(n.stateDir, posix.dirname(r.path))) return null;
   const st = lstatOrNull(r.path);
   if (st && !st.isFile()) return null;
   try {
@@ -349,6 +352,21 @@ function recordedDrift(s: State, n: Names, hostFiles: string[], f: Findings, ins
     }
   }
   return drifted;
+}
+
+/**
+ * The state folder and its host/ must be real folders: the wrapper refuses a state folder
+ * that is a link (every wake exits 78), and status never repairs through one (repair,
+ * recordHealth), so each is a problem to fix by hand, never healed.
+ */
+function folderLinks(n: Names, f: Findings): void {
+  const top = linkOnTheWay(n.stateDir, n.stateDir);
+  if (top) {
+    add(f, 'state-link', `${top}, which the wrapper refuses (every wake exits 78) and hbgen never writes through; replace it by a real folder (move the folder it points to into its place), then run \`hbgen install\``);
+    return;
+  }
+  const host = linkOnTheWay(n.stateDir, posix.join(n.stateDir, 'host'));
+  if (host) add(f, 'state-link', `${host}, which hbgen never writes through, so it repaired nothing there; remove it, then run \`hbgen install\` to write the real folder again`);
 }
 
 /** A file's bytes, or the sentence saying why hbgen did not read it (not a regular file, too large, a link when `noFollow`). */
@@ -438,6 +456,7 @@ function recordHealth(n: Names, s: State, f: Findings, io: HostIO): void {
   const healthy = f.problems.length === 0;
   const problems = f.problems.map((p) => p.message);
   if (s.health && s.health.healthy === healthy && s.health.problems.join('\n') === problems.join('\n')) return;
+  if (linkOnTheWay(n.stateDir, n.stateDir)) return; // never through a link (folderLinks says it)
   try {
     writeState(n.stateDir, { ...s, health: { checkedAt: io.now().toISOString(), healthy, problems } });
   } catch {

@@ -193,3 +193,24 @@ export function namesIn(dir: string): string[] {
     return [];
   }
 }
+
+/**
+ * Whether hbgen may write into `dir`, a folder at or under `base` (the state folder): every
+ * component from `base` down to `dir`, `base` included, must be a real folder, never a
+ * symbolic link (a write would land wherever the link points) nor anything else. Returns
+ * the first offending component as a sentence, or null; a missing component is no finding
+ * here (a write there fails on its own, and says so).
+ */
+export function linkOnTheWay(base: string, dir: string): string | null {
+  if (dir !== base && !dir.startsWith(`${base}/`)) return `${dir} is outside ${base}`;
+  const parts = dir.slice(base.length).split('/').filter(Boolean);
+  let p = base;
+  for (let i = 0; i <= parts.length; i++) {
+    if (i > 0) p = `${p}/${parts[i - 1]}`;
+    const st = lstatOrNull(p);
+    if (!st) return null;
+    if (st.isSymbolicLink()) return `${p} is a symbolic link`;
+    if (!st.isDirectory()) return `${p} is not a folder`;
+  }
+  return null;
+}
