@@ -67,6 +67,6 @@ export function lastOutcomeIn(log: string, name: string): LogLine | null {
 /** The wakes counted so far (the wrapper's counter file), null when it is absent or holds no number. */
 export function wakesDone(wakes: string): number | null {
   // The counter is a few digits: 4 KiB is more than it ever holds.
-  const t = readSoft(wakes, 4096)?.toString('utf8').trim() ?? '';
+  const t = readSoft(wakes, 4096, { noFollow: true })?.toString('utf8').trim() ?? '';
   return /^\d+$/.test(t) ? Number(t) : null;
 }
