@@ -13,6 +13,7 @@
 // render stays byte-deterministic.
 import { posix } from 'node:path';
 import { Document } from 'yaml';
+import { LOG_MAX_BYTES } from '../src/formats.ts';
 import type { Names } from '../src/names.ts';
 import { within } from '../src/names.ts';
 import { seconds } from '../src/spec.ts';
@@ -26,6 +27,23 @@ export const SCRIPTS_MOUNT = '/hbgen';
 export const LOGIN_MOUNT = '/hbgen-login';
 /** The user and group the pod runs as: not root, and the owner (fsGroup) of its volumes. */
 export const POD_UID = 1000;
+
+/**
+ * Every emptyDir's sizeLimit unless kubernetes.sizeLimits says otherwise: a pod that writes
+ * past it is evicted instead of filling the node's disk. The clone gets room for a working
+ * tree with its build products; HOME for the clients' settings, sessions and caches; /tmp
+ * for scratch. The state folder, when it has a volume of its own, holds runtime.log and its
+ * rotated generation (2 × logMaxBytes) and a few small files (stateSizeLimit).
+ */
+export const EMPTYDIR_SIZE = { repo: '4Gi', home: '1Gi', tmp: '1Gi' } as const;
+
+/**
+ * The init containers' requests and limits when kubernetes.resources names none: a clone
+ * and a copy need little, and a limit keeps a huge or hostile repo from taking the node.
+ * With kubernetes.resources they get the main container's (the pod's request is the larger
+ * of the init containers' and the main one's, so that costs no extra room).
+ */
+export const INIT_RESOURCES = { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '1', memory: '1Gi' } } as const;
 
 export const MANAGED_BY = 'app.kubernetes.io/managed-by';
 export const NAME_LABEL = 'hbgen.dev/name';
@@ -59,20 +77,21 @@ function codexHome(spec: Spec): string {
 function volumes(spec: Spec, n: Names): { volumes: Obj[]; mounts: Obj[]; initMounts: Obj[] } {
   const k = spec.kubernetes!;
   const home = spec.env.HOME!;
+  const size = { ...EMPTYDIR_SIZE, ...k.sizeLimits };
   const vols: Obj[] = [{ name: 'hbgen', configMap: { name: `hbgen-${spec.name}`, defaultMode: 0o555 } }];
   const mounts: Obj[] = [{ name: 'hbgen', mountPath: SCRIPTS_MOUNT, readOnly: true }];
-  vols.push(k.pvc ? { name: 'repo', persistentVolumeClaim: { claimName: k.pvc } } : { name: 'repo', emptyDir: {} });
+  vols.push(k.pvc ? { name: 'repo', persistentVolumeClaim: { claimName: k.pvc } } : { name: 'repo', emptyDir: { sizeLimit: size.repo } });
   mounts.push({ name: 'repo', mountPath: spec.repo });
   if (!within(spec.repo, home)) {
-    vols.push({ name: 'home', emptyDir: {} });
+    vols.push({ name: 'home', emptyDir: { sizeLimit: size.home } });
     mounts.push({ name: 'home', mountPath: home });
   }
   if (spec.repo !== '/tmp' && home !== '/tmp') {
-    vols.push({ name: 'tmp', emptyDir: {} });
+    vols.push({ name: 'tmp', emptyDir: { sizeLimit: size.tmp } });
     mounts.push({ name: 'tmp', mountPath: '/tmp' });
   }
   if (!within(spec.repo, n.stateDir) && !within(home, n.stateDir) && !within('/tmp', n.stateDir)) {
-    vols.push({ name: 'state', emptyDir: {} });
+    vols.push({ name: 'state', emptyDir: { sizeLimit: stateSizeLimit(spec) } });
     mounts.push({ name: 'state', mountPath: n.stateDir });
   }
   // claim.sh where the wake prompt says it is (the state folder), from the ConfigMap.
@@ -83,6 +102,17 @@ function volumes(spec: Spec, n: Names): { volumes: Obj[]; mounts: Obj[]; initMou
     initMounts.push({ name: 'login', mountPath: LOGIN_MOUNT, readOnly: true });
   }
   return { volumes: vols, mounts, initMounts };
+}
+
+/** The state folder's own emptyDir: both generations of runtime.log (2 × logMaxBytes) and 32 MiB for the rest, in whole MiB. */
+export function stateSizeLimit(spec: Spec): string {
+  return `${Math.ceil((2 * (spec.logMaxBytes ?? LOG_MAX_BYTES)) / 1048576) + 32}Mi`;
+}
+
+/** The main container's requests and limits (requests = limits), or undefined when the spec names none. */
+function mainResources(spec: Spec): Obj | undefined {
+  const r = spec.kubernetes!.resources;
+  return r && (r.cpu || r.memory) ? { requests: { ...r }, limits: { ...r } } : undefined;
 }
 
 const containerSecurity: Obj = {
@@ -101,12 +131,15 @@ function containerEnv(spec: Spec): Obj[] {
 
 function initContainers(spec: Spec, initMounts: Obj[]): Obj[] {
   const k = spec.kubernetes!;
-  const base = (command: string[]) => ({ image: k.image, command, env: containerEnv(spec), securityContext: containerSecurity, volumeMounts: initMounts });
+  const resources = mainResources(spec) ?? structuredClone(INIT_RESOURCES);
+  const base = (command: string[], envFrom?: Obj[]) => ({ image: k.image, command, env: containerEnv(spec), ...(envFrom ? { envFrom } : {}), resources, securityContext: containerSecurity, volumeMounts: initMounts });
   const out: Obj[] = [];
   if (k.git) {
     // `git clone URL DIR` into the empty mount; `--` keeps a URL from being read as an option.
+    // The URL carries no credential (spec validation): a private repo's token comes from the
+    // Secret, whose keys the clone gets for a credential helper set in the image's git config.
     const argv = ['git', 'clone', '--quiet', ...(k.git.branch ? ['--branch', k.git.branch, '--single-branch'] : []), '--', k.git.url, spec.repo];
-    out.push({ name: 'clone', ...base(argv) });
+    out.push({ name: 'clone', ...base(argv, k.secretName ? [{ secretRef: { name: k.secretName } }] : undefined) });
   }
   if (spec.agent.harness === 'codex' && k.secretName) {
     // codex refreshes its login in auth.json: it needs a writable copy, not the Secret's read-only file.
@@ -122,7 +155,7 @@ function initContainers(spec: Spec, initMounts: Obj[]): Obj[] {
 function podSpec(spec: Spec, n: Names): Obj {
   const k = spec.kubernetes!;
   const v = volumes(spec, n);
-  const resources = k.resources && (k.resources.cpu || k.resources.memory) ? { requests: { ...k.resources }, limits: { ...k.resources } } : undefined;
+  const resources = mainResources(spec);
   const container: Obj = {
     name: 'heartbeat',
     image: k.image,

@@ -150,3 +150,62 @@ export function knownCredentials(client?: Client): string[] {
 export function whyItBills(c: Credential): string {
   return `${c.name} is ${c.what}: ${c.bills}`;
 }
+
+// Secrets that bill nothing but give whoever reads them write access to code or packages:
+// forge and package-registry tokens. The spec's env is written in clear into heartbeat.sh,
+// state.json, every `hbgen render` (whose output `hbgen check` expects committed) and, on
+// Kubernetes, the ConfigMap and the CronJob's pod spec, which anyone allowed to read
+// ConfigMaps or CronJobs in the namespace sees. So these are refused in env on every
+// scheduler. Each is read by a tool an agent commonly runs, and each tool keeps a login of
+// its own outside env (named in `login`), which the agent's HOME gives it on a host; on
+// Kubernetes the Secret (kubernetes.secretName + secretKeys) is the place.
+// Sources: gh (`gh help environment`: GH_TOKEN, GITHUB_TOKEN, GH_ENTERPRISE_TOKEN,
+// GITHUB_ENTERPRISE_TOKEN), glab (GITLAB_TOKEN, GITLAB_ACCESS_TOKEN; GL_TOKEN is
+// semantic-release's name for it), Bitbucket and Gitea's CLIs, npm's `.npmrc`
+// `${NPM_TOKEN}` / setup-node's NODE_AUTH_TOKEN, cargo (CARGO_REGISTRY_TOKEN), twine
+// (TWINE_PASSWORD), huggingface_hub (HF_TOKEN, HUGGING_FACE_HUB_TOKEN).
+
+/** A forge or registry token: not metered, but a secret that must not be written in clear. */
+export interface ForgeToken {
+  name: string;
+  /** What it is, after "is": "a GitHub token". */
+  what: string;
+  /** The tool's own login that keeps the token out of env: "`gh auth login`". */
+  login: string;
+}
+
+const gh = { what: 'a GitHub token', login: '`gh auth login` (or a git credential helper)' };
+const gl = { what: 'a GitLab token', login: '`glab auth login` (or a git credential helper)' };
+const FORGE: Record<string, Omit<ForgeToken, 'name'>> = {
+  GH_TOKEN: gh,
+  GITHUB_TOKEN: gh,
+  GH_ENTERPRISE_TOKEN: { ...gh, what: 'a GitHub Enterprise token' },
+  GITHUB_ENTERPRISE_TOKEN: { ...gh, what: 'a GitHub Enterprise token' },
+  GITLAB_TOKEN: gl,
+  GITLAB_ACCESS_TOKEN: gl,
+  GL_TOKEN: gl,
+  BITBUCKET_TOKEN: { what: 'a Bitbucket token', login: 'a git credential helper' },
+  BITBUCKET_APP_PASSWORD: { what: 'a Bitbucket app password', login: 'a git credential helper' },
+  GITEA_TOKEN: { what: 'a Gitea token', login: '`tea login add` (or a git credential helper)' },
+  NPM_TOKEN: { what: 'an npm registry token', login: '`npm login` (it keeps the token in ~/.npmrc)' },
+  NODE_AUTH_TOKEN: { what: 'an npm registry token', login: '`npm login` (it keeps the token in ~/.npmrc)' },
+  CARGO_REGISTRY_TOKEN: { what: 'a crates.io token', login: '`cargo login` (it keeps the token in ~/.cargo/credentials.toml)' },
+  TWINE_PASSWORD: { what: 'a PyPI password or token', login: '~/.pypirc' },
+  HF_TOKEN: { what: 'a Hugging Face token', login: '`huggingface-cli login`' },
+  HUGGING_FACE_HUB_TOKEN: { what: 'a Hugging Face token', login: '`huggingface-cli login`' },
+};
+
+/** The forge or registry token a variable name carries, or undefined. */
+export function forgeToken(name: string): ForgeToken | undefined {
+  return Object.hasOwn(FORGE, name) ? { name, ...FORGE[name]! } : undefined;
+}
+
+/**
+ * Whether a name looks like it holds a secret (…_TOKEN, …_PASSWORD, …_SECRET, …_CREDENTIALS,
+ * …_PAT, …_PRIVATE_KEY). Refused in a Kubernetes env, where the Secret is the place for it
+ * and moving it there costs nothing; on a host such a name may have no other way in, so only
+ * the named tokens above are refused there.
+ */
+export function looksSecret(name: string): boolean {
+  return /(^|_)(TOKEN|PASSWORD|PASSWD|SECRET|CREDENTIALS?|PAT|PRIVATE_KEY)$/.test(name);
+}

@@ -2,7 +2,7 @@
 // types, the validation and `hbgen schema` all come from here.
 import { posix } from 'node:path';
 import * as z from 'zod';
-import { credential, whyItBills } from './credentials.ts';
+import { credential, forgeToken, looksSecret, whyItBills } from './credentials.ts';
 import { DAYS, NAME_PATTERN, pad2 } from './formats.ts';
 import { ALL_EFFORTS, EFFORTS, bypassArgs } from './harness.ts';
 import { SCHEDULER_IDS } from './schedulers.ts';
@@ -280,6 +280,21 @@ const secretKey = z.string().check((ctx) => {
   else if (credential(k)) ctx.issues.push({ code: 'custom', input: k, message: `${whyItBills(credential(k)!)}; remove it from the Secret and from secretKeys` });
   else if (SHELL_KEYS.has(k) || k.startsWith('HBGEN_')) ctx.issues.push({ code: 'custom', input: k, message: `${k} is read or set by the wrapper itself; remove it` });
 });
+/**
+ * What in a git URL may be a credential, or undefined. In a URL form, the userinfo before
+ * "@": over http(s) and git:// a name alone is how a token is passed (https://<token>@host,
+ * the way GitHub takes one), and a name without its password could only prompt, which a pod
+ * cannot answer, so any userinfo is refused; over ssh:// a login name (git@) is no secret,
+ * only "name:password@" is. A query string or fragment: git appends its own path and query
+ * to the URL (…/info/refs?service=…), so one never works and may carry ?access_token=….
+ */
+export function gitUrlSecret(url: string): string | undefined {
+  const m = /^([a-z]+):\/\/([^/?#]*)@/.exec(url);
+  if (m && (m[1] !== 'ssh' || m[2]!.includes(':'))) return m[1] === 'ssh' ? 'carries a password before "@" (ssh://user:password@…)' : `carries a user name, token or password before "@" (${m[1]}://<token>@…)`;
+  if (/^[a-z]+:\/\/[^?#]*[?#]/.test(url)) return 'carries a query string or fragment (?… or #…), which git cannot clone from and which may hold a token';
+  return undefined;
+}
+
 const kubernetes = z.strictObject({
   image: text('the container image that holds the agent CLI, git and a POSIX sh, e.g. "ghcr.io/acme/agent:1.2"').check((ctx) => {
     if (!CONTROL.test(ctx.value) && !/^[^\s]+$/.test(ctx.value)) ctx.issues.push({ code: 'custom', input: ctx.value, message: `must be an image reference without spaces, such as "ghcr.io/acme/agent:1.2", got ${JSON.stringify(ctx.value)}` });
@@ -298,7 +313,10 @@ const kubernetes = z.strictObject({
           const v = ctx.value;
           if (CONTROL.test(v)) return;
           if (!/^(https?|ssh|git):\/\/[^\s]+$|^[A-Za-z0-9._-]+@[^\s:]+:[^\s]+$/.test(v)) ctx.issues.push({ code: 'custom', input: v, message: `must be a git URL such as "https://github.com/acme/docs.git" or "git@github.com:acme/docs.git", got ${JSON.stringify(v)}` });
-          else if (/^[a-z]+:\/\/[^/@]*:[^/@]*@/.test(v)) ctx.issues.push({ code: 'custom', input: v, message: 'carries a password or token, which would be stored in the manifest; remove it and give the cluster its git credentials another way' });
+          else {
+            const why = gitUrlSecret(v);
+            if (why) ctx.issues.push({ code: 'custom', input: v, message: `${why}, which would be stored in the manifest and shown in the clone container's command line; remove it, and give the clone its credentials from the Secret (kubernetes.secretName: the clone container gets its keys, for a credential helper in the image such as \`gh auth git-credential\`) or clone over ssh` });
+          }
         }),
         branch: text('a branch name').regex(/^[A-Za-z0-9._/-]+$/, { error: 'must be a branch name such as "main"' }).refine((b) => !b.startsWith('-'), { error: 'must not start with "-"' }).optional(),
       },
@@ -309,6 +327,10 @@ const kubernetes = z.strictObject({
   serviceAccountName: k8sName('a ServiceAccount name', false).optional(),
   resources: z
     .strictObject({ cpu: quantity('cpu').optional(), memory: quantity('memory').optional() }, { error: 'must be an object {cpu?, memory?}' })
+    .optional(),
+  // The emptyDirs' sizeLimit (defaults in generators/kubernetes.ts EMPTYDIR_SIZE): a pod past it is evicted, not the node's disk filled.
+  sizeLimits: z
+    .strictObject({ repo: quantity('size').optional(), home: quantity('size').optional(), tmp: quantity('size').optional() }, { error: 'must be an object {repo?, home?, tmp?}, each a size such as "4Gi"' })
     .optional(),
 });
 
@@ -348,6 +370,28 @@ function kubernetesIssues(s: Record<string, any>, ctx: z.RefinementCtx): void {
   const st = typeof s.stateDir === 'string' ? s.stateDir : undefined;
   if (s.cap !== undefined && !(k.pvc !== undefined && st !== undefined && !st.startsWith('/'))) {
     ctx.addIssue({ code: 'custom', path: ['cap'], message: 'counts wakes in the state folder, which on kubernetes lasts only one pod unless it is on the PersistentVolumeClaim: set kubernetes.pvc and a stateDir relative to repo (e.g. ".hbgen"), or remove cap' });
+  }
+}
+
+/**
+ * Secrets that bill nothing in env (src/credentials.ts forgeToken, looksSecret): env is
+ * written in clear into heartbeat.sh, state.json and every render, and on Kubernetes into
+ * the ConfigMap and the CronJob's pod spec. Forge and registry tokens are refused on every
+ * scheduler (their tools keep a login of their own); on Kubernetes any secret-looking name
+ * is, since the Secret (secretName + secretKeys) carries it at no cost.
+ */
+function envSecretIssues(s: Record<string, any>, ctx: z.RefinementCtx): void {
+  const env = typeof s.env === 'object' && s.env !== null && !Array.isArray(s.env) ? (s.env as Record<string, unknown>) : {};
+  const onK8s = typeof s.schedule === 'object' && s.schedule !== null && s.schedule.scheduler === 'kubernetes';
+  const inSecret = 'put it in the Secret (kubernetes.secretName) and name it in kubernetes.secretKeys, so that the wrapper passes it on';
+  for (const k of Object.keys(env)) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k) || credential(k)) continue; // envKey says these
+    const t = forgeToken(k);
+    if (onK8s && (t || looksSecret(k))) {
+      ctx.addIssue({ code: 'custom', path: ['env', k], message: `${k} ${t ? `is ${t.what}` : 'names a secret'}, and env is written in clear into the ConfigMap's heartbeat.sh and the CronJob's pod spec, which whoever may read them in the namespace sees; remove it from env and ${inSecret}` });
+    } else if (t) {
+      ctx.addIssue({ code: 'custom', path: ['env', k], message: `${k} is ${t.what}, and env is written in clear into heartbeat.sh, state.json and every render (often committed); remove it from env and let the tool keep its own login: ${t.login}, which the agent finds under its HOME` });
+    }
   }
 }
 
@@ -497,7 +541,7 @@ export const SpecSchema = z
     // How long the wakes pause when the agent's client says the plan's limit is reached
     // but names no reset time (issue 17); default 1h, at most 8 days are used.
     limitBackoff: duration('how long to pause after a limit whose reset time is unknown, e.g. "1h"').optional(),
-    kubernetes: z.strictObject(kubernetes.shape, { error: 'must be an object {image, namespace?, secretName?, secretKeys?, git | pvc, serviceAccountName?, resources?}' }).optional(),
+    kubernetes: z.strictObject(kubernetes.shape, { error: 'must be an object {image, namespace?, secretName?, secretKeys?, git | pvc, serviceAccountName?, resources?, sizeLimits?}' }).optional(),
     // Being told when the wakes stop working (issue 15): a program run at the notifyAfter-th
     // failing wake in a row and at the success after it, and a healthchecks-style URL.
     notify: z
@@ -567,6 +611,7 @@ export const SpecSchema = z
     agentIssues(s, ctx);
     commandLineIssues(s, ctx);
     kubernetesIssues(s, ctx);
+    envSecretIssues(s, ctx);
   }, { when: () => true });
 
 export type SpecInput = z.input<typeof SpecSchema>;

@@ -78,7 +78,7 @@ test('kubernetes refusals name the field: no image, both or neither of git and p
   assert.ok(with_({ ...k, namespace: 'Agents' }).some((e) => e.startsWith('kubernetes.namespace: must be a Kubernetes label name')));
   assert.ok(with_({ ...k, image: 'ghcr.io/a b' }).some((e) => e.startsWith('kubernetes.image: must be an image reference without spaces')));
   assert.ok(with_({ ...k, resources: { cpu: 'lots' } }).some((e) => e.startsWith('kubernetes.resources.cpu: must be a Kubernetes quantity')));
-  assert.ok(with_({ ...k, git: { url: 'https://bob:s3cret@github.com/acme/docs.git' } }).some((e) => e.startsWith('kubernetes.git.url: carries a password or token')));
+  assert.ok(with_({ ...k, git: { url: 'https://bob:s3cret@github.com/acme/docs.git' } }).some((e) => e.startsWith('kubernetes.git.url: carries a user name, token or password')));
   assert.ok(with_({ ...k, bogus: 1 }).includes('kubernetes.bogus: unknown field; remove it or check its spelling'));
   assert.ok(with_(k, { schedule: { ...base().schedule, hostTimezone: 'UTC' } }).some((e) => e.startsWith('schedule.hostTimezone: does not apply to kubernetes')));
   assert.ok(with_(k, { cap: 10 }).some((e) => e.startsWith('cap: counts wakes in the state folder, which on kubernetes lasts only one pod')));
@@ -205,6 +205,87 @@ test('the Secret: envFrom its name, and for codex its auth.json copied into a wr
   const login = x.initContainers.find((i: Raw) => i.name === 'codex-login');
   assert.equal(login.command.slice(-2), ['/home/agent/.codex', '/hbgen-login/auth.json']);
   assert.ok(x.volumes.some((v: Raw) => v.secret?.secretName === 'codex-login'));
+});
+
+test('kubernetes.git.url: any user name, token or password before "@", and any query string, is refused naming the field and the Secret; ssh login names pass (issue 22 §9)', () => {
+  const k = base().kubernetes;
+  const urlErrors = (url: string) => errorsOf(base({ kubernetes: { ...k, git: { url } } })).filter((e) => e.startsWith('kubernetes.git.url: '));
+  for (const url of ['https://ghp_0123456789abcdef@github.com/acme/docs.git', 'https://x-access-token@github.com/acme/docs.git', 'http://bob:s3cret@git.example/docs.git', 'git://tok@git.example/docs.git', 'ssh://git:hunter2@github.com/acme/docs.git']) {
+    const e = urlErrors(url);
+    assert.is(e.length, 1, `${url}: ${e.join(' | ')}`);
+    assert.match(e[0]!, /before "@"/);
+    assert.match(e[0]!, /stored in the manifest/);
+    assert.match(e[0]!, /kubernetes\.secretName/);
+  }
+  for (const url of ['https://github.com/acme/docs.git?access_token=ghp_0123', 'https://github.com/acme/docs.git#tok']) {
+    const e = urlErrors(url);
+    assert.is(e.length, 1, url);
+    assert.match(e[0]!, /query string or fragment/);
+  }
+  for (const url of ['https://github.com/acme/docs.git', 'ssh://git@github.com/acme/docs.git', 'git@github.com:acme/docs.git', 'https://git.example:8443/acme/docs.git']) assert.equal(urlErrors(url), [], url);
+  // What is refused never reaches a manifest; what passes lands in the clone's command line as given.
+  const spec = specOf(base({ kubernetes: { ...k, git: { url: 'ssh://git@github.com/acme/docs.git' } } }));
+  const clone = objectsOf(manifestOf(spec).yaml)[1]!.spec.jobTemplate.spec.template.spec.initContainers[0];
+  assert.ok(clone.command.includes('ssh://git@github.com/acme/docs.git'));
+});
+
+test('env: forge and registry tokens are refused on every scheduler; on kubernetes every secret-looking name, pointing at the Secret; secretKeys takes them (issue 22 §9)', () => {
+  const k = base().kubernetes;
+  const withEnv = (extra: Raw, over: Raw = {}) => errorsOf(base({ env: { ...base().env, ...extra }, ...over }));
+  for (const key of ['GH_TOKEN', 'GITHUB_TOKEN', 'GITLAB_TOKEN', 'NPM_TOKEN']) {
+    const e = withEnv({ [key]: 'secret-value' });
+    assert.equal(e.length, 1, e.join('\n'));
+    assert.ok(e[0]!.startsWith(`env.${key}: ${key} is a`), e[0]);
+    assert.match(e[0]!, /ConfigMap/);
+    assert.match(e[0]!, /kubernetes\.secretKeys/);
+  }
+  // Names no tool reads but that say what they hold: the Secret is the place on kubernetes.
+  for (const key of ['CLAUDE_CODE_OAUTH_TOKEN', 'DEPLOY_PASSWORD', 'MY_SECRET', 'JIRA_TOKEN']) {
+    const e = withEnv({ [key]: 'v' }, { kubernetes: { ...k, secretKeys: undefined } });
+    assert.ok(e.some((x) => x.startsWith(`env.${key}: ${key} names a secret`) && x.includes('kubernetes.secretKeys')), `${key}: ${e.join(' | ')}`);
+  }
+  // On a host: the named tokens are refused with the tool's own login; other names are the user's call.
+  const { kubernetes: _k, ...hostRaw } = base({ schedule: { ...base().schedule, scheduler: 'cron' } });
+  const onHost = (extra: Raw) => errorsOf({ ...hostRaw, env: { ...hostRaw.env, ...extra } });
+  const gh = onHost({ GH_TOKEN: 'ghp_x' });
+  assert.equal(gh.length, 1, gh.join('\n'));
+  assert.match(gh[0]!, /^env\.GH_TOKEN: GH_TOKEN is a GitHub token, .*heartbeat\.sh, state\.json .*`gh auth login`/);
+  assert.equal(onHost({ CLAUDE_CODE_OAUTH_TOKEN: 't', JIRA_TOKEN: 't', AWS_REGION: 'eu-west-1' }), []);
+  // The Secret carries them: accepted in secretKeys, and the wrapper passes them on by name only.
+  const spec = specOf(base({ kubernetes: { ...k, secretKeys: ['CLAUDE_CODE_OAUTH_TOKEN', 'GH_TOKEN'] } }));
+  const objs = objectsOf(manifestOf(spec).yaml);
+  assert.not.match(JSON.stringify(objs), /"name":"GH_TOKEN","value"/);
+  assert.ok(objs[0]!.data['heartbeat.sh'].includes('${GH_TOKEN+"GH_TOKEN=$GH_TOKEN"}'));
+});
+
+test('every init container has requests and limits and every emptyDir a sizeLimit; sizeLimits overrides them, and the clone gets the Secret for a credential helper (issue 22 §9)', () => {
+  const withSizes = base({ kubernetes: { ...base().kubernetes, sizeLimits: { repo: '20Gi', tmp: '512Mi' } } });
+  for (const [label, raw] of [...variants, ['sizeLimits', withSizes] as [string, Raw]]) {
+    const spec = specOf(raw);
+    for (const o of objectsOf(manifestOf(spec).yaml).slice(1)) {
+      new CronJob(o as never).validate();
+      const pod = o.spec.jobTemplate.spec.template.spec;
+      for (const c of pod.initContainers ?? []) {
+        assert.ok(c.resources?.requests?.cpu && c.resources?.requests?.memory && c.resources?.limits?.cpu && c.resources?.limits?.memory, `${label}: ${c.name} has resources`);
+        // With kubernetes.resources, the same as the main container.
+        if (spec.kubernetes!.resources) assert.equal(c.resources, pod.containers[0].resources, `${label}: ${c.name}`);
+      }
+      const dirs = pod.volumes.filter((v: Raw) => 'emptyDir' in v);
+      assert.ok(dirs.length >= 1, label);
+      for (const v of dirs) assert.match(v.emptyDir.sizeLimit ?? '', /^\d+(Mi|Gi)$/, `${label}: ${v.name}`);
+    }
+  }
+  const pod = (raw: Raw) => objectsOf(manifestOf(specOf(raw)).yaml)[1]!.spec.jobTemplate.spec.template.spec;
+  const sizes = (raw: Raw) => Object.fromEntries(pod(raw).volumes.filter((v: Raw) => v.emptyDir).map((v: Raw) => [v.name, v.emptyDir.sizeLimit]));
+  assert.equal(sizes(base()), { repo: '4Gi', home: '1Gi', tmp: '1Gi' });
+  assert.equal(sizes(withSizes), { repo: '20Gi', home: '1Gi', tmp: '512Mi' });
+  // The state folder's own volume holds both generations of runtime.log.
+  const outside = variants[3]![1];
+  assert.equal(sizes(outside).state, '52Mi');
+  assert.equal(sizes({ ...outside, logMaxBytes: 536870912 }).state, '1056Mi');
+  assert.equal(pod(base()).initContainers[0].resources, { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '1', memory: '1Gi' } });
+  assert.equal(pod(base()).initContainers[0].envFrom, [{ secretRef: { name: 'claude-login' } }]);
+  assert.ok(errorsOf(base({ kubernetes: { ...base().kubernetes, sizeLimits: { repo: 'big' } } })).some((e) => e.startsWith('kubernetes.sizeLimits.repo: must be a Kubernetes quantity')));
 });
 
 test('the wrapper passes the Secret key on by name; other schedulers render no such words', () => {

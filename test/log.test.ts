@@ -165,7 +165,7 @@ test('hbgen log: both generations read, a table per day, the last wakes with tim
   const j = io(h);
   assert.is(await logCmd({ spec: h.specFile, days: 3, json: true }, j.x), 0);
   const r = JSON.parse(j.out()) as LogReport;
-  assert.equal(Object.keys(r), ['name', 'files', 'timezone', 'expectedCounted', 'days', 'lastWakes']);
+  assert.equal(Object.keys(r), ['name', 'files', 'skipped', 'timezone', 'expectedCounted', 'days', 'lastWakes']);
   assert.equal(r.files, [`${n.log}.1`, n.log]);
   assert.is(r.expectedCounted, true);
   assert.equal(r.days.map((d) => d.date), ['2026-11-29', '2026-11-30', '2026-12-01']);

@@ -6,7 +6,7 @@ import { UserError } from '../errors.ts';
 import { type DayCounts, SKIP_KINDS, dailyCounts, historyLines, lastWakes, localParts, type WakeRow } from '../host/history.ts';
 import { schedulerClock } from '../host/health.ts';
 import type { HostIO } from '../host/io.ts';
-import { lstatOrNull } from '../host/fsx.ts';
+import { lstatOrNull, takeSkipped } from '../host/fsx.ts';
 import { logHistory } from '../host/runtime-log.ts';
 import { readStateOrNote, trustedSpec } from '../host/found.ts';
 import { names } from '../names.ts';
@@ -22,6 +22,8 @@ export interface LogReport {
   name: string;
   /** The files read, the rotated generation first (a missing one or a link is left out). */
   files: string[];
+  /** What was not read, or read only in part (a FIFO or device there, a log larger than hbgen reads), one sentence each. */
+  skipped: string[];
   timezone: string;
   /** Whether fires the scheduler was due to make are counted (installed per state.json). */
   expectedCounted: boolean;
@@ -38,7 +40,8 @@ export async function log(argv: { spec: string; days?: number; json?: boolean },
   const { spec: fileSpec } = loadFor(io, argv.spec);
   // Paths come from the spec file (as status); the plan from what was installed when that is readable.
   const n = names(fileSpec);
-  const { s } = readStateOrNote(n);
+  takeSkipped(); // only what this command skips is said
+  const { s, notes } = readStateOrNote(n);
   const { spec } = trustedSpec(s, fileSpec);
   const text = logHistory(n.log);
   const lines = historyLines(text, fileSpec.name);
@@ -55,6 +58,7 @@ export async function log(argv: { spec: string; days?: number; json?: boolean },
   const report: LogReport = {
     name: fileSpec.name,
     files: [`${n.log}.1`, n.log].filter((f) => lstatOrNull(f)?.isFile()),
+    skipped: [...notes, ...takeSkipped().map((k) => k.message)],
     timezone: zone,
     expectedCounted: expected !== null,
     days: dailyCounts({ lines, zone, now, days, expected }),
@@ -69,8 +73,9 @@ export async function log(argv: { spec: string; days?: number; json?: boolean },
 }
 
 function human(io: HostIO, r: LogReport, days: number): void {
-  const read = r.files.length ? r.files.join(' and ') : 'no runtime.log yet';
+  const read = r.files.length ? r.files.join(' and ') : r.skipped.length ? 'runtime.log not read, see below' : 'no runtime.log yet';
   line(io, `hbgen log: "${r.name}", the last ${days} day${days === 1 ? '' : 's'} in ${r.timezone} (${read})`);
+  for (const k of r.skipped) line(io, `  note: ${clean(k)}`);
   const kinds = [...SKIP_KINDS, ...[...new Set(r.days.flatMap((d) => Object.keys(d.skipped)))].filter((k) => !(SKIP_KINDS as readonly string[]).includes(k)).sort()];
   const head = ['day', 'started', 'ok', 'quiet', 'fail', 'timeout', 'limit', 'error', ...kinds, 'missed'];
   const rows = r.days.map((d) => {

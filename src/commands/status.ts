@@ -14,7 +14,7 @@ import { colourOn, palette } from '../colour.ts';
 import { offsetAt } from '../zone-offsets.ts';
 import type { Ctx } from '../host/backend.ts';
 import { checkBin } from '../host/facts.ts';
-import { lstatOrNull, mode4, readOrNull, sha256, writeAtomic } from '../host/fsx.ts';
+import { READ_MAX, linkOnTheWay, lstatOrNull, mode4, readOrNull, readSoft, sha256, takeSkipped, writeAtomic } from '../host/fsx.ts';
 import { homeOf, type HostIO } from '../host/io.ts';
 import { heartbeatRunningNow, lockInfo, runningWrappers } from '../host/proc.ts';
 import { hostEntries } from '../host/inventory.ts';
@@ -124,8 +124,23 @@ export async function status(argv: { spec: string; json?: boolean }, io: HostIO)
 
 const healthy = (f: Findings) => f.problems.length === 0 && !f.verdict;
 
+/**
+ * The files the audit did not read (src/host/fsx.ts readSoft: a FIFO, a device, a link
+ * where none is followed, too large), one line each: a problem, since hbgen and its wrapper
+ * write only regular files there; a log read only in part is said as it is.
+ */
+function saySkipped(f: Findings): void {
+  for (const k of takeSkipped()) {
+    // A file a check of its own already names (runtime.log as a link: log-link) is said once.
+    if (f.problems.some((p) => p.message.startsWith(`${k.path} `))) continue;
+    if (k.partial) f.info.push(k.message);
+    else add(f, 'unreadable-file', k.message);
+  }
+}
+
 /** The audit, read-only but for the repairs of hbgen's own state-folder files and the health record. */
 export async function findings(argv: { spec: string }, io: HostIO): Promise<Findings> {
+  takeSkipped(); // what an earlier command in this process skipped is not this audit's
   const { spec: fileSpec, file } = loadFor(io, argv.spec);
   // Paths and names come from the spec file, never from state.json (src/host/found.ts).
   const n = names(fileSpec);
@@ -134,10 +149,12 @@ export async function findings(argv: { spec: string }, io: HostIO): Promise<Find
   const f = blank(fileSpec, n, s, io.now());
   if (!s) {
     await lostState(fileSpec, n, ctx, unread, f);
+    saySkipped(f);
     return f;
   }
   const { spec, notes } = trustedSpec(s, fileSpec);
   f.header = `hbgen status: "${s.name}" (${s.scheduler}), ${s.status} at ${s.time}, by hbgen ${s.hbgenVersion}`;
+  folderLinks(n, f);
   f.billing = billingOf(s);
   f.cap = spec.cap ?? null;
   f.wakes = wakesDone(n.wakes);
@@ -157,10 +174,12 @@ export async function findings(argv: { spec: string }, io: HostIO): Promise<Find
     add(f, 'unowned', `unowned: ${e.scheduler} runs this install's wrapper under the name "${e.name}" (${e.where.join(', ')}); \`hbgen stop --all\` removes it`);
   }
   if (s.status === 'stopped') {
+    saySkipped(f);
     if (f.problems.length === 0) f.verdict = { code: 'stopped', message: 'stopped: there is no scheduler entry; `hbgen resume` installs it again' };
     return f;
   }
   await audit(fileSpec, spec, file, s, n, ctx, paths, text, last, f);
+  saySkipped(f);
   recordHealth(n, s, f, io);
   return f;
 }
@@ -297,6 +316,8 @@ async function installedRender(spec: Spec): Promise<Map<string, string>> {
 function repair(r: { path: string; sha256: string; mode: number }, n: Names, installed: Map<string, string>): string | null {
   const content = installed.get(r.path);
   if (!r.path.startsWith(`${n.stateDir}/`) || content === undefined || sha256(Buffer.from(content)) !== r.sha256) return null;
+  // Only into a real folder: never through a state folder or host/ that is a link (reported by folderLinks).
+  if (linkOnTheWay(n.stateDir, posix.dirname(r.path))) return null;
   const st = lstatOrNull(r.path);
   if (st && !st.isFile()) return null;
   try {
@@ -315,9 +336,12 @@ function recordedDrift(s: State, n: Names, hostFiles: string[], f: Findings, ins
   for (const r of files) {
     const st = lstatOrNull(r.path);
     let problem: string | undefined;
+    // State-folder files are never read through a link (the wrapper refuses one there); none is read when it is not a regular file.
+    const read = st ? readOrProblem(r.path, r.path.startsWith(`${n.stateDir}/`)) : null;
     if (!st) problem = `drift: ${r.path} is missing; run \`hbgen install\` to put it back`;
+    else if (typeof read === 'string') problem = `drift: ${read}`;
     else {
-      const h = sha256(readOrNull(r.path)!);
+      const h = sha256(read!);
       if (h !== r.sha256) problem = `drift: ${r.path} changed since install (sha256 ${h.slice(0, 12)}…, state.json ${r.sha256.slice(0, 12)}…); run \`hbgen install\` to restore it`;
       else if ((st.mode & 0o7777) !== r.mode) problem = `drift: ${r.path} has mode ${mode4(st.mode)}, installed ${mode4(r.mode)}; run \`hbgen install\` to restore it`;
     }
@@ -331,6 +355,31 @@ function recordedDrift(s: State, n: Names, hostFiles: string[], f: Findings, ins
   return drifted;
 }
 
+/**
+ * The state folder and its host/ must be real folders: the wrapper refuses a state folder
+ * that is a link (every wake exits 78), and status never repairs through one (repair,
+ * recordHealth), so each is a problem to fix by hand, never healed.
+ */
+function folderLinks(n: Names, f: Findings): void {
+  const top = linkOnTheWay(n.stateDir, n.stateDir);
+  if (top) {
+    add(f, 'state-link', `${top}, which the wrapper refuses (every wake exits 78) and hbgen never writes through; replace it by a real folder (move the folder it points to into its place), then run \`hbgen install\``);
+    return;
+  }
+  const host = linkOnTheWay(n.stateDir, posix.join(n.stateDir, 'host'));
+  if (host) add(f, 'state-link', `${host}, which hbgen never writes through, so it repaired nothing there; remove it, then run \`hbgen install\` to write the real folder again`);
+}
+
+/** A file's bytes, or the sentence saying why hbgen did not read it (not a regular file, too large, a link when `noFollow`). */
+function readOrProblem(path: string, noFollow: boolean): Buffer | string | null {
+  try {
+    return readOrNull(path, READ_MAX, { noFollow });
+  } catch (e) {
+    if (e instanceof UserError) return e.lines[0]!;
+    throw e;
+  }
+}
+
 /** The spec file against the install, and a fresh render of it against the installed files. */
 async function renderDrift(fileSpec: Spec, file: string, s: State, n: Names, drifted: Set<string>, f: Findings): Promise<void> {
   if (specHash(fileSpec) !== s.specHash) add(f, 'drift', `drift: ${file} changed since install; run \`hbgen install\` to apply it`);
@@ -339,7 +388,7 @@ async function renderDrift(fileSpec: Spec, file: string, s: State, n: Names, dri
   for (const r of fresh.files) {
     const p = posix.join(n.stateDir, r.path);
     if (drifted.has(p)) continue;
-    const cur = readOrNull(p);
+    const cur = readSoft(p, READ_MAX, { noFollow: true });
     if (cur !== null && !cur.equals(Buffer.from(r.content))) add(f, 'drift', `drift: a fresh render of ${file} differs from the installed ${p}; run \`hbgen install\` to update it`);
   }
 }
@@ -417,6 +466,7 @@ function recordHealth(n: Names, s: State, f: Findings, io: HostIO): void {
   const healthy = f.problems.length === 0;
   const problems = f.problems.map((p) => p.message);
   if (s.health && s.health.healthy === healthy && s.health.problems.join('\n') === problems.join('\n')) return;
+  if (linkOnTheWay(n.stateDir, n.stateDir)) return; // never through a link (folderLinks says it)
   try {
     writeState(n.stateDir, { ...s, health: { checkedAt: io.now().toISOString(), healthy, problems } });
   } catch {
@@ -438,7 +488,7 @@ function about(spec: Spec, n: Names, s: State, drifted: Set<string>, w: Wake | u
     out.push(['last wake', `${w.start.detail.replace(/^wake /, '')} at ${w.start.time}${took}`]);
   }
   if (f.heart) out.push(['HEART.md', f.heart.changed === null ? 'no wake has read it yet' : f.heart.changed ? 'changed since the last wake: the next one reads it' : 'unchanged since the last wake']);
-  const state = readOrNull(posix.join(spec.repo, 'STATE.md'))?.toString('utf8');
+  const state = readSoft(posix.join(spec.repo, 'STATE.md'))?.toString('utf8');
   for (const [label, section] of [['next', 'Next'], ['blockers', 'Blockers']] as const) {
     const first = state ? firstLineOf(state, section) : undefined;
     if (first) out.push([label, `${first} (STATE.md)`]);
@@ -455,9 +505,9 @@ function lastWakeOf(text: string, name: string): Wake | undefined {
 
 /** HEART.md against the checksum the last wake left: changed (the next wake reads it), null before any wake read it; null without a HEART.md. */
 function heartOf(spec: Spec, n: Names): Findings['heart'] {
-  const heart = readOrNull(posix.join(spec.repo, 'HEART.md'));
+  const heart = readSoft(posix.join(spec.repo, 'HEART.md'));
   if (!heart) return null;
-  const sum = readOrNull(posix.join(n.stateDir, 'heart.sum'))?.toString('utf8').trim();
+  const sum = readSoft(posix.join(n.stateDir, 'heart.sum'), 4096, { noFollow: true })?.toString('utf8').trim();
   return { changed: sum ? sum !== posixCksum(heart) : null };
 }
 

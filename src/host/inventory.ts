@@ -12,7 +12,7 @@ import type { LogLine } from '../formats.ts';
 import { SCHEDULER_IDS, SCHEDULERS, type SchedulerId } from '../schedulers.ts';
 import { defaultStateDir } from '../spec.ts';
 import type { HostEntry } from './backend.ts';
-import { readOrNull, sha256 } from './fsx.ts';
+import { READ_MAX, lstatOrNull, readSoft, sha256, takeSkipped } from './fsx.ts';
 import type { HostIO } from './io.ts';
 import { lastOutcomeIn } from './runtime-log.ts';
 import { type State, readState, statePath } from './state.ts';
@@ -94,10 +94,11 @@ function stateOf(dir: string, notes: string[], cache: Map<string, State | null>)
  */
 function inStep(e: FoundEntry, s: State, dir: string): boolean {
   const rec = s.files.find((r) => r?.path === e.wrapper);
-  const cur = readOrNull(e.wrapper!);
+  // Never through a link, never what is not a regular file (recorded, and said by list).
+  const cur = readSoft(e.wrapper!, READ_MAX, { noFollow: true });
   const sum = cur ? sha256(cur) : '';
   if (!rec || !cur || sum !== rec.sha256 || !e.copies.some((c) => c.bytes.includes(sum))) return false;
-  return e.copies.every((c) => readOrNull(posix.join(dir, 'host', c.copy))?.equals(c.bytes) === true);
+  return e.copies.every((c) => readSoft(posix.join(dir, 'host', c.copy), READ_MAX, { noFollow: true })?.equals(c.bytes) === true);
 }
 
 /** One entry's row: unowned unless the state.json beside its wrapper records it as installed. */
@@ -114,6 +115,20 @@ function row(name: string, scheduler: string, dir: string | null, s: State | nul
   return { name, scheduler, repo, stateDir: dir, state, lastOutcome: last ? { outcome: last.outcome, detail: last.detail, time: last.time } : null, entries };
 }
 
+/**
+ * One folder's row, or null; a fault reading it (permissions, an I/O error) becomes a note
+ * naming it, so that one bad state folder never fails the whole list.
+ */
+function oneFolder(where: string, notes: string[], look: () => InstallRow | null): InstallRow | null {
+  try {
+    return look();
+  } catch (e) {
+    if (!(e instanceof UserError) && !(e as NodeJS.ErrnoException)?.code) throw e;
+    notes.push(`skipped ${where}: ${e instanceof UserError ? e.lines[0] : (e as Error).message}`);
+    return null;
+  }
+}
+
 /** Every state folder with a state.json directly under the default roots. */
 function stateFolders(roots: string[]): string[] {
   const out: string[] = [];
@@ -124,7 +139,14 @@ function stateFolders(roots: string[]): string[] {
     } catch {
       continue;
     }
-    for (const n of names) if (readOrNull(statePath(posix.join(r, n))) !== null) out.push(posix.join(r, n));
+    // Any state.json there, whatever it is: stateOf reads it (or says why it did not).
+    for (const n of names) {
+      try {
+        if (lstatOrNull(statePath(posix.join(r, n)))) out.push(posix.join(r, n));
+      } catch {
+        // a folder hbgen may not look into is no install it can show
+      }
+    }
   }
   return out;
 }
@@ -133,21 +155,29 @@ function stateFolders(roots: string[]): string[] {
 export async function listInstalls(io: HostIO, home: string): Promise<Installs> {
   const found = await hostEntries(io, home);
   const cache = new Map<string, State | null>();
-  const rows = found.entries.map((e) => entryRow(e, e.wrapper ? stateOf(posix.dirname(e.wrapper), found.notes, cache) : null));
+  const rows: InstallRow[] = [];
+  for (const e of found.entries) {
+    const r = oneFolder(e.wrapper ? posix.dirname(e.wrapper) : e.where.join(', '), found.notes, () => entryRow(e, e.wrapper ? stateOf(posix.dirname(e.wrapper), found.notes, cache) : null));
+    if (r) rows.push(r);
+  }
   const roots = stateRoots(io, home);
   const dirs = [...new Set([...found.entries.flatMap((e) => (e.wrapper ? [posix.dirname(e.wrapper)] : [])), ...stateFolders(roots)])];
   const lookedAt = new Set<string>(found.looked.map((l) => l.id));
   for (const dir of dirs) {
-    const s = stateOf(dir, found.notes, cache);
-    if (!s) continue;
-    const here = found.entries.filter((e) => e.wrapper === posix.join(dir, 'heartbeat.sh'));
-    // Written where the agent may write: shown, never followed.
-    const scheduler = String(s.scheduler);
-    if (s.status === 'stopped' && here.length === 0) rows.push(row(s.name, scheduler, dir, s, 'stopped', []));
-    else if (s.status !== 'stopped' && !here.some((e) => e.name === s.name && e.scheduler === scheduler)) {
-      rows.push(row(s.name, scheduler, dir, s, lookedAt.has(scheduler) ? 'orphan' : 'unknown', []));
-    }
+    const r = oneFolder(dir, found.notes, () => {
+      const s = stateOf(dir, found.notes, cache);
+      if (!s) return null;
+      const here = found.entries.filter((e) => e.wrapper === posix.join(dir, 'heartbeat.sh'));
+      // Written where the agent may write: shown, never followed.
+      const scheduler = String(s.scheduler);
+      if (s.status === 'stopped' && here.length === 0) return row(s.name, scheduler, dir, s, 'stopped', []);
+      if (s.status !== 'stopped' && !here.some((e) => e.name === s.name && e.scheduler === scheduler)) return row(s.name, scheduler, dir, s, lookedAt.has(scheduler) ? 'orphan' : 'unknown', []);
+      return null;
+    });
+    if (r) rows.push(r);
   }
+  // What was not read (a FIFO, a device, a link, a log read only in part), one note per file.
+  found.notes.push(...takeSkipped().map((k) => k.message));
   rows.sort((a, b) => a.name.localeCompare(b.name) || a.scheduler.localeCompare(b.scheduler) || (a.stateDir ?? '').localeCompare(b.stateDir ?? ''));
   return { ...found, rows, roots };
 }

@@ -25,7 +25,7 @@ import {
   writePlanned,
 } from './backend.ts';
 import { NAME_PATTERN } from '../formats.ts';
-import { lstatOrNull, namesIn, readOrNull } from './fsx.ts';
+import { lstatOrNull, namesIn, readOrNull, readSoft } from './fsx.ts';
 import { nextFireText } from './next.ts';
 import { firstLine, runTool } from './tools.ts';
 import type { State } from './state.ts';
@@ -51,7 +51,7 @@ function agentEntries(dir: string): HostEntry[] {
   const out: HostEntry[] = [];
   for (const f of files) {
     const name = /^dev\.hbgen\.(.+)\.plist$/.exec(f)?.[1];
-    const bytes = name && NAME_PATTERN.test(name) ? readOrNull(posix.join(dir, f)) : null;
+    const bytes = name && NAME_PATTERN.test(name) ? readSoft(posix.join(dir, f)) : null;
     if (!name || bytes === null) continue;
     const text = bytes.toString('utf8');
     out.push({ name, where: [posix.join(dir, f)], wrapper: wrapperIn(text, name, lastProgramArgument(text), xmlText), copies: [{ copy: f, bytes }] });

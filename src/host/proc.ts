@@ -10,12 +10,12 @@
 // PID, which proves nothing by itself (the PID is reused once the owner is gone, and the
 // agent may write the file): its owner counts only when that PID is such a wrapper and
 // started before the lock was taken, else the lock is stale and nothing is signalled.
-import { readFileSync, rmSync, statSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
 import { posix } from 'node:path';
 import { parseLockOwner, sleep } from '../formats.ts';
 import type { Names } from '../names.ts';
 import { seconds, type Spec } from '../spec.ts';
-import { lstatOrNull } from './fsx.ts';
+import { lstatOrNull, readSoft } from './fsx.ts';
 import type { HostIO } from './io.ts';
 import { pidRunning } from './lock.ts';
 import { type Proc, type ProcSource, processInfo, processes, programOf, startedBy, stillSame } from './ps.ts';
@@ -54,8 +54,10 @@ export async function lockInfo(io: HostIO, spec: Spec, n: Names, source: ProcSou
   const d = lstatOrNull(n.lockDir);
   if (d?.isDirectory()) {
     let owner = '';
+    // The owner record is "PID EPOCH" (and a token): 4 KiB is more than it holds. A FIFO or
+    // device planted there is recorded and read as no owner, never waited on.
     try {
-      owner = readFileSync(posix.join(n.lockDir, 'owner'), 'utf8').trim();
+      owner = readSoft(posix.join(n.lockDir, 'owner'), 4096, { noFollow: true })?.toString('utf8').trim() ?? '';
     } catch {
       owner = '';
     }

@@ -1,6 +1,16 @@
 // What runtime.log says last, for status and list.
+import { UserError } from '../errors.ts';
 import { type LogLine, parseLog } from '../formats.ts';
-import { lstatOrNull, readOrNull } from './fsx.ts';
+import { noteSkipped, readSoft, readTail } from './fsx.ts';
+
+/**
+ * How much of each generation of runtime.log status, log and list read: its last 16 MiB.
+ * The wrapper rotates the log past logMaxBytes (default 10 MiB), so this is all of it
+ * unless logMaxBytes is larger or one wake wrote more; a year of hbgen's own lines at every
+ * 5 minutes fits several times over. More would only slow the commands (a 3 GiB log once
+ * made `hbgen list` fail as a whole).
+ */
+export const LOG_READ_MAX = 16 * 1024 * 1024;
 
 /**
  * The last outcome in runtime.log: not "start", and not the install check's own lines
@@ -17,11 +27,26 @@ export function lastOutcome(all: LogLine[]): LogLine | null {
   return null;
 }
 
-/** runtime.log's text; '' when it is missing, and for a log that is a symbolic link (never read through). */
+/**
+ * runtime.log's text, at most its last LOG_READ_MAX bytes (from a whole line; the cut is
+ * recorded, see fsx.ts takeSkipped); '' when it is missing, and for a log that is a symbolic
+ * link (never read through) or not a regular file (a FIFO would block the read: recorded).
+ */
 export function logText(log: string): string {
-  if (lstatOrNull(log)?.isSymbolicLink()) return '';
-  return readOrNull(log)?.toString('utf8') ?? '';
+  let t: ReturnType<typeof readTail>;
+  try {
+    t = readTail(log, LOG_READ_MAX);
+  } catch (e) {
+    if (!(e instanceof UserError)) throw e;
+    noteSkipped(log, e.lines[0]!);
+    return '';
+  }
+  if (!t) return '';
+  if (t.cut) noteSkipped(log, `${log} is ${mib(t.size)}, more than hbgen reads: only its last ${mib(LOG_READ_MAX)} were read (the wrapper rotates it past logMaxBytes, so something else made it this large)`, true);
+  return t.bytes.toString('utf8');
 }
+
+const mib = (n: number) => `${(n / 1048576).toFixed(n < 10 * 1048576 ? 1 : 0)} MiB`;
 
 /**
  * Both generations of runtime.log, the rotated one (runtime.log.1, see the wrapper's step
@@ -41,6 +66,7 @@ export function lastOutcomeIn(log: string, name: string): LogLine | null {
 
 /** The wakes counted so far (the wrapper's counter file), null when it is absent or holds no number. */
 export function wakesDone(wakes: string): number | null {
-  const t = readOrNull(wakes)?.toString('utf8').trim() ?? '';
+  // The counter is a few digits: 4 KiB is more than it ever holds.
+  const t = readSoft(wakes, 4096, { noFollow: true })?.toString('utf8').trim() ?? '';
   return /^\d+$/.test(t) ? Number(t) : null;
 }

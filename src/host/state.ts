@@ -78,9 +78,13 @@ export function statePath(stateDir: string): string {
   return posix.join(stateDir, STATE_FILE);
 }
 
+/** state.json holds the spec (at most 1 MiB) and a few records: 4 MiB is read at most, never more. */
+const STATE_MAX = 4 * 1024 * 1024;
+
 export function readState(stateDir: string): State | null {
   const p = statePath(stateDir);
-  const b = readOrNull(p);
+  // Not a regular file (a FIFO, /dev/zero) or too large: a UserError naming it (fsx.ts SkippedFile), never a hang.
+  const b = readOrNull(p, STATE_MAX);
   if (b === null) return null;
   let s: State;
   try {

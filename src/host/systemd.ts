@@ -26,7 +26,7 @@ import {
 } from './backend.ts';
 import { systemdArg } from '../escape.ts';
 import { NAME_PATTERN } from '../formats.ts';
-import { lstatOrNull, namesIn, readOrNull } from './fsx.ts';
+import { lstatOrNull, namesIn, readOrNull, readSoft } from './fsx.ts';
 import { firstLine, runTool, type ToolResult } from './tools.ts';
 import type { State } from './state.ts';
 
@@ -150,7 +150,8 @@ function unitEntries(dir: string): HostEntry[] {
   for (const f of files) {
     const m = /^hbgen-(.+)\.(service|timer)$/.exec(f);
     if (!m || !NAME_PATTERN.test(m[1]!)) continue;
-    const bytes = readOrNull(posix.join(dir, f));
+    // A unit file that is not a regular file is recorded (list and status say it) and passed over, never waited on.
+    const bytes = readSoft(posix.join(dir, f));
     if (bytes === null) continue;
     const e = byName.get(m[1]!) ?? { name: m[1]!, where: [], wrapper: null, copies: [] };
     byName.set(e.name, e);
