@@ -14,6 +14,7 @@ import type { Spec } from '../spec.ts';
 import { claudeSettingsRefusals } from './claude-settings.ts';
 import { lstatOrNull } from './fsx.ts';
 import { hostZone, hostZoneProblem, plannedHostZone } from './clock.ts';
+import { codeInRepoProblems, stateInRepoProblem } from './reach.ts';
 import { yashPathProblem } from './shell.ts';
 import { homeOf, type HostIO } from './io.ts';
 import { findOnPath, isExecutableFile, toolsPresent } from './tools.ts';
@@ -188,7 +189,16 @@ export function hostFacts(spec: Spec, io: HostIO): Facts {
 
   const binCheck = checkBin(spec.agent.bin, 'agent.bin', spec.env.PATH!, io);
   problems.push(...binCheck.problems);
-  if (spec.gate) problems.push(...checkBin(spec.gate[0]!, 'gate[0]', spec.env.PATH!, io).problems);
+  const gateCheck = spec.gate ? checkBin(spec.gate[0]!, 'gate[0]', spec.env.PATH!, io) : null;
+  if (gateCheck) problems.push(...gateCheck.problems);
+  // Nothing hbgen runs, and not its state folder, may be where the agent writes (src/host/reach.ts).
+  const interpreters = [
+    ...(binCheck.facts.interpreter ? [{ field: 'agent.bin', path: binCheck.facts.interpreter }] : []),
+    ...(gateCheck?.facts.interpreter ? [{ field: 'gate[0]', path: gateCheck.facts.interpreter }] : []),
+  ];
+  problems.push(...codeInRepoProblems(spec, interpreters));
+  const inRepo = stateInRepoProblem(spec, n);
+  if (inRepo) problems.push(inRepo);
 
   const repo = lstatOrNull(spec.repo) && statSync(spec.repo);
   if (!repo || !repo.isDirectory()) problems.push(`repo: ${spec.repo} does not exist or is not a folder; create or mount it, or fix "repo" in the spec`);

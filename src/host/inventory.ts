@@ -56,7 +56,7 @@ export function stateRoots(io: HostIO, home: string): string[] {
   return [...new Set(roots)];
 }
 
-export type InstallState = 'active' | 'stopped' | 'orphan' | 'unowned' | 'drifted' | 'unknown';
+export type InstallState = 'active' | 'stopped' | 'orphan' | 'unowned' | 'drifted' | 'tampered' | 'unknown';
 
 export interface InstallRow {
   name: string;
@@ -100,11 +100,21 @@ function inStep(e: FoundEntry, s: State, dir: string): boolean {
   return e.copies.every((c) => readOrNull(posix.join(dir, 'host', c.copy))?.equals(c.bytes) === true);
 }
 
+/**
+ * Something changes what the entry runs without changing its file (a drop-in, the
+ * scheduler's environment: src/host/tamper.ts), or status found hbgen's files edited and put
+ * them back (state.json's repairs, or its last health record says so): not healthy.
+ */
+function tampered(e: FoundEntry, s: State): boolean {
+  if (e.tampered?.length || (Array.isArray(s.repairs) && s.repairs.length)) return true;
+  return Array.isArray(s.health?.problems) && s.health.problems.some((p) => typeof p === 'string' && p.startsWith('tampered:'));
+}
+
 /** One entry's row: unowned unless the state.json beside its wrapper records it as installed. */
 function entryRow(e: FoundEntry, s: State | null): InstallRow {
   const dir = e.wrapper ? posix.dirname(e.wrapper) : null;
   let state: InstallState = 'unowned';
-  if (dir && s && s.name === e.name && s.scheduler === e.scheduler && s.status !== 'stopped') state = inStep(e, s, dir) ? 'active' : 'drifted';
+  if (dir && s && s.name === e.name && s.scheduler === e.scheduler && s.status !== 'stopped') state = tampered(e, s) ? 'tampered' : inStep(e, s, dir) ? 'active' : 'drifted';
   return row(e.name, e.scheduler, dir, s, state, e.where);
 }
 
