@@ -16,6 +16,7 @@ import { readOrNull, sha256 } from './fsx.ts';
 import type { HostIO } from './io.ts';
 import { lastOutcomeIn } from './runtime-log.ts';
 import { type State, readState, statePath } from './state.ts';
+import { managerEnvProblems } from './tamper.ts';
 import { toolsPresent } from './tools.ts';
 
 export interface FoundEntry extends HostEntry {
@@ -142,6 +143,11 @@ function stateFolders(roots: string[]): string[] {
 /** Every install this user has on this host, one row per entry, and per state folder whose entry is gone. */
 export async function listInstalls(io: HostIO, home: string): Promise<Installs> {
   const found = await hostEntries(io, home);
+  // The user manager's environment reaches every systemd entry (src/host/tamper.ts).
+  if (found.entries.some((e) => e.scheduler === 'systemd-user') && toolsPresent('systemd-user', io.env.PATH, 'inspect').ok) {
+    const env = (await managerEnvProblems(io)).problems;
+    for (const e of found.entries) if (e.scheduler === 'systemd-user') e.tampered = [...(e.tampered ?? []), ...env];
+  }
   const cache = new Map<string, State | null>();
   const rows = found.entries.map((e) => entryRow(e, e.wrapper ? stateOf(posix.dirname(e.wrapper), found.notes, cache) : null));
   const roots = stateRoots(io, home);

@@ -27,6 +27,7 @@ import {
 import { systemdArg } from '../escape.ts';
 import { NAME_PATTERN } from '../formats.ts';
 import { lstatOrNull, namesIn, readOrNull } from './fsx.ts';
+import { reachesRepo } from './reach.ts';
 import { managerEnvProblems, systemdOverrides } from './tamper.ts';
 import { firstLine, runTool, type ToolResult } from './tools.ts';
 import type { State } from './state.ts';
@@ -289,7 +290,8 @@ export const systemd: Backend<SystemdData> = {
     // A state.json inside the repo may have been written by the agent: there it cannot
     // make stop turn lingering off, it only earns the advice.
     const lingerOurs = s?.systemd?.lingerEnabledByHbgen === true && otherTimers(c).length === 0;
-    const dropLinger = lingerOurs && !c.names.stateInRepo;
+    // Resolved through links: a state folder that reaches the repo by a link is inside it too.
+    const dropLinger = lingerOurs && !reachesRepo(c.names.stateDir, c.spec.repo);
     if (lingerOurs && !dropLinger) {
       notes.push(`state.json says install turned lingering on; it sits inside the repo, where the agent can write, so hbgen leaves lingering as it is: run \`loginctl disable-linger ${c.io.user}\` if nothing else needs it`);
     }
@@ -365,8 +367,8 @@ export const systemd: Backend<SystemdData> = {
     const dir = unitDir(c);
     const looked = toolsOnPath || lstatOrNull(dir) !== null;
     const entries = looked ? unitEntries(dir) : [];
-    const env = entries.length && toolsOnPath ? (await managerEnvProblems(c.io)).problems : [];
-    for (const e of entries) e.tampered = [...systemdOverrides(c.home, c.io, [`hbgen-${e.name}.service`, `hbgen-${e.name}.timer`]), ...env];
+    // Files only: the manager's environment is asked by `hbgen list` itself (src/host/inventory.ts), once.
+    for (const e of entries) e.tampered = systemdOverrides(c.home, c.io, [`hbgen-${e.name}.service`, `hbgen-${e.name}.timer`]);
     return { place: dir, looked, entries, notes: [] };
   },
 };
