@@ -10,6 +10,8 @@ import { didYouMean } from './suggest.ts';
 import { legacyZoneAdvice, zoneSuggestion } from './zone-advice.ts';
 import { isKnownZone } from './zones.ts';
 import { pingProblem } from './notify.ts';
+import { within } from './names.ts';
+import { PRELOAD_VARS, pathsIn, preloadWordProblem } from './preload.ts';
 
 z.config({ jitless: true });
 
@@ -491,6 +493,39 @@ function pathInRepoIssues(s: { repo?: unknown; env?: unknown }, ctx: z.Refinemen
   }
 }
 
+/** What each program field is to hbgen, for the refusal of one inside the repo. */
+const PROGRAMS: [path: (string | number)[], runs: string][] = [
+  [['agent', 'bin'], 'hbgen runs it for every wake, and the billing check runs it outside the agent\'s sandbox'],
+  [['gate', 0], 'the wrapper runs the gate before every wake, outside the agent\'s sandbox'],
+  [['notify', 0], 'the wrapper runs it outside the agent\'s sandbox'],
+];
+
+/**
+ * Programs and loaded code the agent could rewrite: a program field (agent.bin, gate[0],
+ * notify[0]) inside the repo, and a path of a preload variable (src/preload.ts) that is
+ * relative or inside the repo. Lexical only: src/host/reach.ts resolves links on the host.
+ */
+function repoCodeIssues(s: { repo?: unknown; agent?: unknown; gate?: unknown; notify?: unknown; env?: unknown }, ctx: z.RefinementCtx): void {
+  if (typeof s.repo !== 'string' || !s.repo.startsWith('/')) return;
+  const repo = s.repo;
+  for (const [path, runs] of PROGRAMS) {
+    let v: unknown = s;
+    for (const k of path) v = typeof v === 'object' && v !== null ? (v as Record<string | number, unknown>)[k] : undefined;
+    if (typeof v === 'string' && v.startsWith('/') && within(repo, v)) {
+      ctx.addIssue({ code: 'custom', path, message: `"${v}" is inside repo, where the agent can write, so it could replace this program (${runs}): install the program outside the repo and point ${formatPath(path)} there` });
+    }
+  }
+  const e = s.env;
+  if (typeof e !== 'object' || e === null) return;
+  for (const [k, v] of Object.entries(e as Record<string, unknown>)) {
+    if (!(k in PRELOAD_VARS) || typeof v !== 'string' || CONTROL.test(v)) continue;
+    for (const p of pathsIn(k, v)) {
+      const why = preloadWordProblem(k, p, repo);
+      if (why) ctx.addIssue({ code: 'custom', path: ['env', k], message: why });
+    }
+  }
+}
+
 /**
  * The agent's own rules across fields: an effort level the harness's client takes, and no
  * argument that switches off the client's permission checks or sandbox (any harness: a
@@ -608,6 +643,7 @@ export const SpecSchema = z
       ctx.addIssue({ code: 'custom', path: ['notifyAfter'], message: 'applies only with notify; add notify or remove notifyAfter' });
     }
     pathInRepoIssues(s, ctx);
+    repoCodeIssues(s, ctx);
     agentIssues(s, ctx);
     commandLineIssues(s, ctx);
     kubernetesIssues(s, ctx);

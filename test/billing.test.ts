@@ -16,6 +16,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { type BillingClient, billingTimeout, notPlan, verdict } from '../src/billing.ts';
 import { CLAUDE_SUBSCRIPTION_STATUS, CLIENT_PATH, realClients, subscriptionAnswers, subscriptionLogin } from './helpers/clients.ts';
+import { names } from '../src/names.ts';
 import { hb, makeHost, rewriteSpec } from './helpers/lifecycle.ts';
 import { PATHS, SHELLS, agentShell, type Case, makeCase, run, shell } from './helpers/wrapper.ts';
 
@@ -211,7 +212,7 @@ test('status: a wake refused on billing is "last wake could not run", and the pa
   s = await hb(h, 'status');
   assert.is(s.code, 1);
   assert.match(s.out + s.err, /last wake could not run: error billing claude auth status says not logged in: not a subscription login, so the agent is not run on it; run `claude`, then \/login/);
-  assert.match(readFileSync(join(h.repo, '.agent-platform', 'runtime.log'), 'utf8'), / error billing claude auth status says not logged in: [^\n]*\n$/, 'the wake ended there, no agent');
+  assert.match(readFileSync(join(names(h.spec).stateDir, 'runtime.log'), 'utf8'), / error billing claude auth status says not logged in: [^\n]*\n$/, 'the wake ended there, no agent');
 });
 
 test('install: a client too old for the status command, or one whose answer cannot be read, is refused with what to do (stand-ins)', async () => {
@@ -362,7 +363,7 @@ t('install with the real claude: logged out is refused in one line; a subscripti
   r = await hb(h, 'install', { yes: true });
   assert.is(r.code, 0, r.err);
   assert.match(r.out, /\n {2}billing {4}Claude subscription login \(pro\), as `\S+ auth status` says in the agent's environment \(\d+\.\d+\.\d+ \(Claude Code\)\); asked again before every wake\n/);
-  const st = JSON.parse(readFileSync(join(h.repo, '.agent-platform', 'state.json'), 'utf8'));
+  const st = JSON.parse(readFileSync(join(names(h.spec).stateDir, 'state.json'), 'utf8'));
   assert.is(st.billing.result, 'subscription');
   assert.is(st.billing.method, 'claude.ai');
   assert.is(st.billing.provider, 'firstParty');

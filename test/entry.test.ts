@@ -11,7 +11,9 @@
 //   shell of the matrix as /bin/sh: the installed wrapper runs, as exactly `/bin/sh
 //   <stateDir>/heartbeat.sh`; a wrapper with one byte appended, or with a line that would
 //   create a file, never runs: `error wrapper changed` in runtime.log, one line on stderr,
-//   exit 78. Without sha256sum on PATH it uses shasum; with neither it refuses. A missing
+//   exit 78. A sha256sum (or a shell function) that the scheduler's environment puts first
+//   says "match" in vain: the entry sets its own PATH and runs /usr/bin/sha256sum, else
+//   /usr/bin/shasum -a 256, else /bin/busybox sha256sum; with none it refuses. A missing
 //   wrapper is refused the same way, and the refusal never writes through a runtime.log
 //   planted as a link.
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -25,7 +27,7 @@ import { cksumLine } from './helpers/cksum.ts';
 import { expectedEntry } from './helpers/entry.ts';
 import { forgeSameCksum } from './helpers/forge.ts';
 import { execDollar, plistOracles, run as runTool, sdDecodedExecStart, sdVerify, tmp } from './helpers/tools.ts';
-import { type Case, SHELLS, makeCase, run, shell, shellcheck } from './helpers/wrapper.ts';
+import { type Case, JUNK_ENV, SHELLS, makeCase, run, shell, shellcheck } from './helpers/wrapper.ts';
 
 // ---------------------------------------------------------------- checksums
 
@@ -272,27 +274,89 @@ test('a wrapper forged to the installed one\'s length and cksum never runs throu
   assert.ok(existsSync(pwned), 'control: run directly, the forgery runs');
 });
 
-/** A folder with only these tools of /usr/bin, for the entry's PATH. */
-function toolsOnly(tools: string[]): string {
-  const d = tmp('hbgen-entry-path');
-  mkdirSync(join(d, 'bin'));
-  for (const t of tools) symlinkSync(`/usr/bin/${t}`, join(d, 'bin', t));
-  return join(d, 'bin');
+/**
+ * What an attacker who can change the scheduler's environment (a PATH= line above hbgen's
+ * crontab block, `systemctl --user set-environment PATH=…`, a drop-in's Environment=) puts
+ * first on that PATH: a sha256sum, shasum and busybox that print the expected sum for any
+ * input, and a date, that would each make an edited wrapper look installed.
+ */
+function liarsOnPath(c: Case, sum: string): string {
+  const d = join(tmp('hbgen-entry-liars'), 'bin');
+  mkdirSync(d);
+  for (const t of ['sha256sum', 'shasum', 'busybox', 'date', 'printf', 'env']) {
+    writeFileSync(join(d, t), `#!/bin/sh\necho liar ran >>'${join(c.rec, 'LIAR')}'\nprintf '%s  -\\n' ${sum}\n`, { mode: 0o755 });
+  }
+  return d;
 }
 
-test('without sha256sum on the scheduler\'s PATH the entry checks with shasum -a 256 (macOS); with neither it refuses', async () => {
+test('a sha256sum (or shasum, busybox) earlier on the scheduler\'s PATH that says "match" never makes an edited wrapper run; the entry uses its own PATH and tools at absolute paths', async () => {
+  const { createHash } = await import('node:crypto');
+  for (const target of ['cron', 'systemd-user', 'launchd'] as const) {
+    const c = makeCase({ spec: { schedule: { scheduler: target } } });
+    const entry = decodedEntry(target, c);
+    const sum = createHash('sha256').update(c.files['heartbeat.sh']!).digest('hex');
+    const liars = liarsOnPath(c, sum);
+    const env = { ...JUNK_ENV, PATH: `${liars}:/usr/bin:/bin` };
+    // Control: the PATH's sha256sum does say the installed sum.
+    assert.is(runTool(join(liars, 'sha256sum'), []).stdout.trim(), `${sum}  -`);
+    rmSync(join(c.rec, 'LIAR'));
+    const ok = await run(c, shell('dash'), { script: entry[1], args: entry.slice(2), env });
+    assert.is(ok.code, 0, `${target}, unmodified: ${ok.stderr}`);
+    assert.is(c.runs().length, 1, `${target}: the installed wrapper ran`);
+    const pwned = join(c.rec, 'PWNED');
+    writeFileSync(join(c.state, 'heartbeat.sh'), c.files['heartbeat.sh']!.replace('\n', `\ntouch '${pwned}'\n`));
+    assertRefused(c, await run(c, shell('dash'), { script: entry[1], args: entry.slice(2), env }), `${target}, edited, liars on PATH`);
+    assert.not.ok(existsSync(pwned), `${target}: the edited wrapper did not run`);
+    assert.not.ok(existsSync(join(c.rec, 'LIAR')), `${target}: no program of the scheduler's PATH ran`);
+    assert.is(c.runs().length, 1, target);
+  }
+});
+
+test('bash as /bin/sh: functions in the scheduler\'s environment named sha256sum, test or printf do not make an edited wrapper run', async () => {
+  const c = makeCase({ spec: { schedule: { scheduler: 'launchd' } } });
+  const entry = decodedEntry('launchd', c);
+  const sum = (await import('node:crypto')).createHash('sha256').update(c.files['heartbeat.sh']!).digest('hex');
+  const pwned = join(c.rec, 'PWNED');
+  const liar = join(c.rec, 'LIAR');
+  writeFileSync(join(c.state, 'heartbeat.sh'), c.files['heartbeat.sh']!.replace('\n', `\ntouch '${pwned}'\n`));
+  const env = {
+    PATH: JUNK_ENV.PATH!,
+    'BASH_FUNC_sha256sum%%': `() { echo ${sum}  -; }`,
+    'BASH_FUNC_test%%': `() { touch '${liar}'; return 0; }`,
+    'BASH_FUNC_printf%%': `() { touch '${liar}'; }`,
+  };
+  // bash started as `sh` (macOS, Fedora): run directly, since dash, which starts the matrix's
+  // runs, drops variables whose names are not names.
+  const { spawnSync } = await import('node:child_process');
+  const r = spawnSync('/usr/bin/bash', entry.slice(1), { argv0: 'sh', env, encoding: 'utf8' });
+  assert.is(r.status, 78, r.stderr);
+  assert.match(r.stderr, /differs from the wrapper hbgen installed/);
+  assert.not.ok(existsSync(pwned), 'the edited wrapper did not run');
+  assert.not.ok(existsSync(liar), 'no function of the environment ran');
+});
+
+/** `mount --bind` a file that cannot run over each of these tools, in the run's own mount namespace. */
+const without = (tools: string[], c: Case) => {
+  const dud = join(c.dir, 'dud');
+  writeFileSync(dud, 'not a program\n', { mode: 0o644 });
+  return { before: tools.map((t) => `mount --bind '${dud}' ${t} || exit 99`).join('\n'), after: '' };
+};
+
+test('without /usr/bin/sha256sum (macOS) the entry checks with /usr/bin/shasum -a 256, then /bin/busybox sha256sum; with none it refuses', async () => {
   const c = makeCase({ spec: { schedule: { scheduler: 'systemd-user' } } });
   const entry = decodedEntry('systemd-user', c);
-  // The entry started with only these tools on PATH (the mount helper needs its own).
-  const withPath = (tools: string[]) => run(c, shell('dash'), { script: '-c', args: [`PATH=${toolsOnly(tools)}; export PATH; exec "$0" "$@"`, ...entry] });
-  const ok = await withPath(['shasum', 'date']);
-  assert.is(ok.code, 0, ok.stderr);
+  const go = (tools: string[]) => run(c, shell('dash'), { script: entry[1], args: entry.slice(2), wrap: without(tools, c) });
+  const shasum = await go(['/usr/bin/sha256sum', '/bin/busybox']);
+  assert.is(shasum.code, 0, shasum.stderr);
   assert.is(c.runs().length, 1, 'shasum checked, the wrapper ran');
+  const busybox = await go(['/usr/bin/sha256sum', '/usr/bin/shasum']);
+  assert.is(busybox.code, 0, busybox.stderr);
+  assert.is(c.runs().length, 2, 'busybox checked, the wrapper ran');
   appendFileSync(join(c.state, 'heartbeat.sh'), '\n');
-  assertRefused(c, await withPath(['shasum', 'date']), 'edited, shasum');
+  assertRefused(c, await go(['/usr/bin/sha256sum', '/bin/busybox']), 'edited, shasum');
   writeFileSync(join(c.state, 'heartbeat.sh'), c.files['heartbeat.sh']!);
-  assertRefused(c, await withPath(['date']), 'no sha256 tool');
-  assert.is(c.runs().length, 1, 'without a tool to check, nothing ran');
+  assertRefused(c, await go(['/usr/bin/sha256sum', '/usr/bin/shasum', '/bin/busybox']), 'no sha256 tool');
+  assert.is(c.runs().length, 2, 'without a tool to check, nothing ran');
 });
 
 test('yash as /bin/sh in the C locale with a non-ASCII state path: the entry fails closed (exit 78, the wrapper does not run)', async () => {

@@ -15,7 +15,7 @@ const uid = process.getuid!();
 const plist = (h: Host) => join(h.home, 'Library/LaunchAgents', `${LABEL}.plist`);
 // Read-only commands, including stop's and status's look at the other schedulers by name.
 const changing = (calls: string[]) => calls.filter((c) => !c.startsWith('launchctl print') && !/^systemctl --user (show|is-enabled|is-active) /.test(c));
-const snapshot = (h: Host) => ({ home: tree(h.home), repo: tree(h.repo), standins: tree(join(h.tools.bin, 'state')) });
+const snapshot = (h: Host) => ({ home: tree(h.home), repo: tree(h.repo), state: tree(names(h.spec).stateDir), standins: tree(join(h.tools.bin, 'state')) });
 
 test('stand-in launchctl: install creates ~/Library/LaunchAgents (missing on a fresh Mac), writes the plist and bootstraps gui/<uid>', async () => {
   const h = makeHost('launchd');
@@ -137,7 +137,7 @@ test('stand-in launchctl, mkdir lock: resume waits for a wake running now and re
   // A plist deleted by hand: resume would put it back, but a wake is running.
   rmSync(plist(h));
   const before = snapshot(h);
-  delete before.repo['.agent-platform/runtime.log'];
+  delete before.state['runtime.log'];
   const logBefore = readFileSync(log);
   h.tools.clearCalls();
   const t0 = Date.now();
@@ -146,7 +146,7 @@ test('stand-in launchctl, mkdir lock: resume waits for a wake running now and re
   assert.match(r.out, /hbgen: a heartbeat of "docs" is running now \(PID \d+, started [^)]+\); waiting up to 30 s/);
   assert.match(r.err, /^hbgen: a heartbeat is running now \(PID \d+, started [^)]+\); retry after it ends, or `hbgen stop .*` ends it\nhbgen: nothing was changed on this host\n$/);
   const after = snapshot(h);
-  delete after.repo['.agent-platform/runtime.log'];
+  delete after.state['runtime.log'];
   assert.equal(after, before, 'no plist written, the state folder and launchd as they were');
   assert.ok(readFileSync(log).equals(logBefore), 'runtime.log holds exactly what the wake wrote');
   assert.equal(changing(h.tools.calls()), []);

@@ -3,7 +3,7 @@
 // real heartbeat.sh (a STAND-IN wrapper only where a test makes the install check fail).
 // Commands run in-process.
 import { spawn } from 'node:child_process';
-import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -14,8 +14,8 @@ const UNIT = 'hbgen-docs';
 const unitDir = (h: Host) => join(h.home, '.config/systemd/user');
 const stateDir = (h: Host) => names(h.spec).stateDir;
 // Read-only commands, including stop's and status's look at the other schedulers by name.
-const changing = (calls: string[]) => calls.filter((c) => !/ (show|is-enabled|is-active|list-timers|show-user|print) /.test(`${c} `));
-const snapshot = (h: Host) => ({ home: tree(h.home), repo: tree(h.repo), standins: tree(join(h.tools.bin, 'state')) });
+const changing = (calls: string[]) => calls.filter((c) => !/ (show|show-environment|is-enabled|is-active|list-timers|show-user|print) /.test(`${c} `));
+const snapshot = (h: Host) => ({ home: tree(h.home), repo: tree(h.repo), state: tree(names(h.spec).stateDir), standins: tree(join(h.tools.bin, 'state')) });
 
 test('stand-in systemctl: --dry-run, a refused answer, an empty answer and no terminal change nothing', async () => {
   const h = makeHost('systemd-user');
@@ -98,7 +98,7 @@ test('stand-in systemctl: --yes installs the units, runs exactly these commands,
     assert.is(statSync(f.path).mode & 0o7777, f.mode, `${f.path} mode`);
   }
   assert.is(tree(stateDir(h))['state.json']!.split(' ')[1], '600');
-  assert.is(tree(h.repo)['.agent-platform/'], 'dir 700', 'the state folder is created 0700');
+  assert.is(statSync(stateDir(h)).mode & 0o7777, 0o700, 'the state folder is created 0700');
   assert.not.ok(existsSync(join(h.home, '.hbgen.lock')), 'the operation lock is gone');
 });
 
@@ -235,16 +235,19 @@ test('stand-in systemctl: status is healthy (exit 0), then reports drift, a miss
 
   const w = join(stateDir(h), 'heartbeat.sh');
   const orig = readFileSync(w);
-  // A state-folder file hbgen wrote, edited: status puts the installed bytes back (issue 12).
+  // A state-folder file hbgen wrote, edited: status puts the installed bytes back (issue 12),
+  // and says it as a problem: someone wrote hbgen's own file (issue 22), until an install.
   appendFileSync(w, '# edited by hand\n');
   s = await hb(h, 'status');
-  assert.is(s.code, 0, s.out);
-  assert.match(s.out, new RegExp(`ok {7}repaired: ${w} differed from what hbgen installed \\(changed\\); hbgen put the installed bytes back\n`));
+  assert.is(s.code, 1, s.out);
+  assert.match(s.out, new RegExp(`problem {2}tampered: ${w} differed from what hbgen installed \\(changed\\); hbgen put the installed bytes back, but only a process with your rights could have changed it`));
   assert.ok(readFileSync(w).equals(orig), 'the wrapper is as installed again');
   rmSync(join(stateDir(h), 'window.sh'));
   s = await hb(h, 'status');
-  assert.match(s.out, /ok {7}repaired: .*window\.sh differed from what hbgen installed \(missing\)/);
-  assert.is(s.code, 0);
+  assert.match(s.out, /problem {2}tampered: .*window\.sh differed from what hbgen installed \(missing\)/);
+  assert.is(s.code, 1);
+  assert.is((await hb(h, 'install', { yes: true })).code, 0, 'an install clears the record');
+  assert.is((await hb(h, 'status')).code, 0);
 
   rmSync(h.bin);
   s = await hb(h, 'status');
@@ -393,7 +396,7 @@ const readLog = (h: Host) => (existsSync(logOf(h)) ? readFileSync(logOf(h)) : Bu
 // Everything but runtime.log, which a running wake keeps writing.
 const allButLog = (h: Host) => {
   const s = snapshot(h);
-  delete s.repo['.agent-platform/runtime.log'];
+  delete s.state['runtime.log'];
   return s;
 };
 
@@ -468,9 +471,25 @@ test('stand-in systemctl: a re-install whose install check fails keeps runtime.l
   assert.ok(h.tools.enabled(`${UNIT}.timer`) && h.tools.active(`${UNIT}.timer`));
 });
 
-test('stand-in systemctl: a state.json inside the repo (agent-writable) cannot make stop turn lingering off; stop says what to run', async () => {
-  const h = makeHost('systemd-user');
+/**
+ * An install whose state folder reaches into the repo, as one made before hbgen refused that
+ * (issue 22): made outside the repo through a linked parent folder, then moved into the repo
+ * with the link pointed after it. The spec and every path hbgen recorded stay as they were.
+ */
+async function inRepoInstall(h: Host): Promise<void> {
+  const outside = join(h.root, 'real-parent');
+  mkdirSync(outside);
+  symlinkSync(outside, join(h.root, 'parent'));
+  rewriteSpec(h, { stateDir: join(h.root, 'parent/state') });
   assert.is((await hb(h, 'install', { yes: true })).code, 0);
+  renameSync(outside, join(h.repo, 'agent-parent'));
+  rmSync(join(h.root, 'parent'));
+  symlinkSync(join(h.repo, 'agent-parent'), join(h.root, 'parent'));
+}
+
+test('stand-in systemctl: a state.json inside the repo (agent-writable, reached through a link) cannot make stop turn lingering off; stop says what to run', async () => {
+  const h = makeHost('systemd-user');
+  await inRepoInstall(h);
   h.tools.clearCalls();
   const r = await hb(h, 'stop');
   assert.is(r.code, 0, r.err);
@@ -572,14 +591,16 @@ test('issue 12, stand-in systemctl: the same spec name from a second repo cannot
   assert.ok(readFileSync(join(stateDir(a), 'state.json')).equals(before), 'the first install is untouched');
 });
 
-test('stand-in systemctl: upgrading from the old in-repo default state folder follows the README: install refuses to take over, stop with the old stateDir, then install moves it', async () => {
+test('stand-in systemctl: upgrading from an old in-repo state folder follows the README: install refuses it, stop with the old stateDir, then install moves it', async () => {
   const h = makeHost('systemd-user');
-  assert.is((await hb(h, 'install', { yes: true })).code, 0);
+  await inRepoInstall(h);
+  const old = h.spec.stateDir;
   rewriteSpec(h, { stateDir: undefined });
   const r = await hb(h, 'install', { yes: true });
   assert.is(r.code, 1);
   assert.match(r.err, /hbgen-docs\.(service|timer) was written by another hbgen install of a spec named "docs"/);
-  rewriteSpec(h, { stateDir: '.agent-platform' });
+  rewriteSpec(h, { stateDir: old });
+  assert.match((await hb(h, 'install', { yes: true })).err, /stateDir: .* is inside the repo/, 'the old place is refused');
   assert.is((await hb(h, 'stop')).code, 0);
   rewriteSpec(h, { stateDir: undefined });
   const moved = await hb(h, 'install', { yes: true });

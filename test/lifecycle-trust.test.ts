@@ -8,6 +8,8 @@
 // - host paths come from the name, never from state.json (item 2);
 // - lost state is found (item 11): the state folder gone, stop and status still find
 //   hbgen's entries by name; a left-over ~/.hbgen.lock is taken over at once.
+// The state folder is outside the repo (install refuses one inside it since issue 22): the
+// tests that write it play a stronger attacker than the agent, a process with the user's rights.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -125,7 +127,8 @@ test('item 2: stop goes by the spec name: a state.json naming systemd-user and ~
   mkdirSync(join(h.home, '.ssh'), { mode: 0o700 });
   writeFileSync(keys, 'ssh-ed25519 AAAA the user\'s key\n', { mode: 0o600 });
   const hash = sha(keys);
-  // What the agent can write: state.json in the state folder.
+  // A stronger attacker than the agent (which can no longer reach a state folder outside the
+  // repo, issue 22): a process with the user's rights that edits state.json there.
   const sp = join(stateDir(h), 'state.json');
   const s = JSON.parse(readFileSync(sp, 'utf8'));
   s.scheduler = 'systemd-user';

@@ -194,6 +194,8 @@ function alreadyInstalled(p: InstallPlan): boolean {
     pre.unchanged &&
     p.stateFiles.every((f) => f.action === 'same') &&
     prev?.status === 'installed' &&
+    // A repaired (so edited) file is cleared by an install that writes state.json afresh.
+    !prev.repairs?.length &&
     prev.specHash === specHash(p.spec) &&
     sameRecords(prev.files, p.stateFiles.map(record)) &&
     sameRecords(prev.hostFiles, pre.hostFiles.map(record))

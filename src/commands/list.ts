@@ -11,6 +11,7 @@ const HINTS: Record<InstallRow['state'], string> = {
   stopped: 'stopped: `hbgen stop` removed its entries and kept its state; `hbgen resume SPEC` installs it again',
   orphan: 'orphan: state.json says installed, but the scheduler entry is gone; `hbgen status SPEC` says more, `hbgen install SPEC` puts it back',
   unowned: 'unowned: an entry no state.json records (its state folder or state.json is gone, or state.json names another scheduler or name); `hbgen stop SPEC` removes it by its name, `hbgen stop --all SPEC` also what runs the spec\'s wrapper under another name',
+  tampered: 'tampered: something changes what the scheduler runs without changing hbgen\'s files (a systemd drop-in, a variable in the scheduler\'s environment or above the crontab block), or hbgen\'s files were edited and put back; `hbgen status SPEC` says what',
   drifted: 'drifted: the wrapper or a host file differs from what hbgen installed; `hbgen status SPEC` shows which',
   unknown: 'unknown: state.json says installed on a scheduler hbgen could not look at here',
 };

@@ -18,6 +18,7 @@ import { READ_MAX, linkOnTheWay, lstatOrNull, mode4, readOrNull, readSoft, sha25
 import { homeOf, type HostIO } from '../host/io.ts';
 import { heartbeatRunningNow, lockInfo, runningWrappers } from '../host/proc.ts';
 import { hostEntries } from '../host/inventory.ts';
+import { codeInRepoProblems, stateInRepoProblem } from '../host/reach.ts';
 import { lastOutcome, logHistory, wakesDone } from '../host/runtime-log.ts';
 import { activePause } from '../host/pause.ts';
 import { allHostPaths, lookEverywhere, lostStateText, readStateOrNote, trustedSpec, untrustedRecords } from '../host/found.ts';
@@ -94,6 +95,7 @@ const KINDS: [RegExp, string][] = [
   [/^duplicate\b/, 'duplicate'],
   [/^unowned:/, 'unowned'],
   [/^missing binary:/, 'missing-binary'],
+  [/^tampered:/, 'tampered'],
 ];
 
 export function problemOf(message: string, fallback: string): Problem {
@@ -153,6 +155,7 @@ export async function findings(argv: { spec: string }, io: HostIO): Promise<Find
     return f;
   }
   const { spec, notes } = trustedSpec(s, fileSpec);
+  reachProblems(fileSpec, n, f);
   f.header = `hbgen status: "${s.name}" (${s.scheduler}), ${s.status} at ${s.time}, by hbgen ${s.hbgenVersion}`;
   folderLinks(n, f);
   f.billing = billingOf(s);
@@ -178,10 +181,21 @@ export async function findings(argv: { spec: string }, io: HostIO): Promise<Find
     if (f.problems.length === 0) f.verdict = { code: 'stopped', message: 'stopped: there is no scheduler entry; `hbgen resume` installs it again' };
     return f;
   }
-  await audit(fileSpec, spec, file, s, n, ctx, paths, text, last, f);
+  const repairs: Repair[] = [];
+  await audit(fileSpec, spec, file, s, n, ctx, paths, text, last, f, repairs);
   saySkipped(f);
-  recordHealth(n, s, f, io);
+  recordHealth(n, repairs.length ? { ...s, repairs: [...(s.repairs ?? []), ...repairs] } : s, f, io, repairs.length > 0);
   return f;
+}
+
+/**
+ * An install whose state folder, programs or loaded code the agent can rewrite (install,
+ * resume and wake refuse these now; an install made before they did may still be so).
+ */
+function reachProblems(spec: Spec, n: Names, f: Findings): void {
+  const st = stateInRepoProblem(spec, n);
+  if (st) add(f, 'state-in-repo', `${st} (first run \`hbgen stop\` with the spec as it is, then change it and run \`hbgen install\`)`);
+  for (const p of codeInRepoProblems(spec)) add(f, 'code-in-repo', `${p}, then run \`hbgen install\``);
 }
 
 /** Findings before any check: the install as the spec file names it. */
@@ -209,10 +223,10 @@ function blank(fileSpec: Spec, n: Names, s: State | null, now: Date): Findings {
 }
 
 /** The checks of an install that is not stopped: files, binary, scheduler, lock, log, clock. */
-async function audit(fileSpec: Spec, spec: Spec, file: string, s: State, n: Names, ctx: Ctx, paths: Awaited<ReturnType<typeof allHostPaths>>, text: string, last: Wake | undefined, f: Findings): Promise<void> {
+async function audit(fileSpec: Spec, spec: Spec, file: string, s: State, n: Names, ctx: Ctx, paths: Awaited<ReturnType<typeof allHostPaths>>, text: string, last: Wake | undefined, f: Findings, repairs: Repair[]): Promise<void> {
   const io = ctx.io;
   if (s.status === 'installing') add(f, 'unfinished', 'unfinished: an install did not finish (state.json says installing); run `hbgen install` again, or `hbgen stop` to remove what it wrote');
-  const drifted = recordedDrift(s, n, paths.files, f, await installedRender(spec));
+  const drifted = recordedDrift(s, n, paths.files, f, await installedRender(spec), repairs);
   await renderDrift(fileSpec, file, s, n, drifted, f);
   binaryCheck(spec, s, io, f);
   const present = (SCHEDULER_IDS as readonly string[]).includes(s.scheduler) ? await schedulerAudit(spec, n, s, io, f) : false;
@@ -325,12 +339,19 @@ function repair(r: { path: string; sha256: string; mode: number }, n: Names, ins
   } catch {
     return null;
   }
-  return `repaired: ${r.path} differed from what hbgen installed (${st ? 'changed' : 'missing'}); hbgen put the installed bytes back`;
+  return `${r.path} differed from what hbgen installed (${st ? 'changed' : 'missing'}); hbgen put the installed bytes back`;
 }
 
-/** The installed files against state.json; repairs what it can; returns the paths still drifted. */
-function recordedDrift(s: State, n: Names, hostFiles: string[], f: Findings, installed: Map<string, string>): Set<string> {
+type Repair = NonNullable<State['repairs']>[number];
+
+/** The installed files against state.json; repairs what it can (each a problem, recorded in `repairs`); returns the paths still drifted. */
+function recordedDrift(s: State, n: Names, hostFiles: string[], f: Findings, installed: Map<string, string>, repairs: Repair[]): Set<string> {
   const drifted = new Set<string>();
+  const now = f.checkedAt;
+  // Repairs of earlier runs stay problems until an install (which writes state.json afresh).
+  for (const r of s.repairs ?? []) {
+    add(f, 'tampered', `tampered: ${r.path} differed from what hbgen installed and was put back at ${r.at}, but only a process with your rights could have changed it: find out which, then run \`hbgen install\` to clear this`);
+  }
   // Only paths hbgen writes for this name: state.json may name others (reported, ignored).
   const files = [...s.files.filter((r) => r.path.startsWith(`${n.stateDir}/`)), ...s.hostFiles.filter((r) => hostFiles.includes(r.path))];
   for (const r of files) {
@@ -346,8 +367,11 @@ function recordedDrift(s: State, n: Names, hostFiles: string[], f: Findings, ins
       else if ((st.mode & 0o7777) !== r.mode) problem = `drift: ${r.path} has mode ${mode4(st.mode)}, installed ${mode4(r.mode)}; run \`hbgen install\` to restore it`;
     }
     const fixed = problem ? repair(r, n, installed) : null;
-    if (fixed) f.info.push(fixed);
-    else if (problem) {
+    if (fixed) {
+      // Put back, but someone wrote hbgen's own file: that is a problem, not a note.
+      add(f, 'tampered', `tampered: ${fixed}, but only a process with your rights could have changed it (an agent's process left running, another program): find out which, then run \`hbgen install\` to clear this`);
+      repairs.push({ path: r.path, at: now });
+    } else if (problem) {
       add(f, 'drift', problem);
       drifted.add(r.path);
     }
@@ -462,10 +486,10 @@ function wakeHealth(spec: Spec, n: Names, s: State, present: boolean, text: stri
  * state.json keeps what the last status concluded (read by `hbgen list` and by a person),
  * rewritten only when that changed, so that a healthy install is not rewritten each time.
  */
-function recordHealth(n: Names, s: State, f: Findings, io: HostIO): void {
+function recordHealth(n: Names, s: State, f: Findings, io: HostIO, repaired = false): void {
   const healthy = f.problems.length === 0;
   const problems = f.problems.map((p) => p.message);
-  if (s.health && s.health.healthy === healthy && s.health.problems.join('\n') === problems.join('\n')) return;
+  if (!repaired && s.health && s.health.healthy === healthy && s.health.problems.join('\n') === problems.join('\n')) return;
   if (linkOnTheWay(n.stateDir, n.stateDir)) return; // never through a link (folderLinks says it)
   try {
     writeState(n.stateDir, { ...s, health: { checkedAt: io.now().toISOString(), healthy, problems } });

@@ -9,6 +9,7 @@ import { UserError } from '../errors.ts';
 import { type LogLine, parseLog } from '../formats.ts';
 import { readOrNull, sha256 } from '../host/fsx.ts';
 import type { HostIO } from '../host/io.ts';
+import { codeInRepoProblems, stateInRepoProblem } from '../host/reach.ts';
 import { readState, statePath } from '../host/state.ts';
 import { wrapperRefusal } from '../host/wrapper-check.ts';
 import { names } from '../names.ts';
@@ -24,6 +25,9 @@ export async function wake(argv: { spec: string }, io: HostIO): Promise<number> 
   if (off) return off.wake(argv, io);
   const { spec } = loadFor(io, argv.spec);
   const n = names(spec);
+  // What the agent could have rewritten is not run by hand either (src/host/reach.ts).
+  const reach = [stateInRepoProblem(spec, n), ...codeInRepoProblems(spec)].filter((p): p is string => p !== null);
+  if (reach.length) throw new UserError([...reach, 'hbgen wake ran nothing'], REFUSED);
   const s = readState(n.stateDir);
   if (!s) throw new UserError([`"${spec.name}" is not installed (no ${statePath(n.stateDir)}); install it with \`hbgen install\` first`]);
   const rec = s.files.find((f) => f.path === n.wrapper);

@@ -101,6 +101,8 @@ export interface HostEntry {
   wrapper: string | null;
   /** Its bytes, each with the name of the copy install keeps in <stateDir>/host/. */
   copies: { copy: string; bytes: Buffer }[];
+  /** What changes the entry without changing its file (src/host/tamper.ts): drop-ins, the scheduler's environment. */
+  tampered?: string[];
 }
 
 /** What one backend found of hbgen's entries, whatever their name. */

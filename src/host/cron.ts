@@ -21,6 +21,7 @@ import {
   writeCrontab,
 } from './crontab.ts';
 import { nextFireText } from './next.ts';
+import { crontabEnvProblems } from './tamper.ts';
 import type { State } from './state.ts';
 import { findOnPath } from './tools.ts';
 
@@ -139,7 +140,8 @@ function blockEntries(table: Buffer): { entries: HostEntry[]; notes: string[] } 
       const jobs = text.split('\n').filter((l) => l.trim() && !l.startsWith('#'));
       const runs = new Set(jobs.map((l) => wrapperIn(text, name, lastWordBack(l, `hbgen-${name}`, cronWord, cronWordBack), cronWord)));
       const wrapper = runs.size === 1 ? [...runs][0]! : null;
-      entries.push({ name, where: [`lines ${b.begin + 1}–${b.end + 1} of your crontab`], wrapper, copies: [{ copy: 'crontab', bytes }] });
+      const tampered = crontabEnvProblems(table.toString('utf8'), b.end, name);
+      entries.push({ name, where: [`lines ${b.begin + 1}–${b.end + 1} of your crontab`], wrapper, copies: [{ copy: 'crontab', bytes }], tampered });
     }
   }
   return { entries, notes };
@@ -282,6 +284,7 @@ export const cron: Backend<CronData> = {
       problems.push(`orphan: state.json says installed, but your crontab holds no block "${c.spec.name}" (a \`crontab -e\` may have dropped it); run \`hbgen install\` to put it back`);
     } else if (scan.blocks.length === 1 && s.cron) {
       const b = scan.blocks[0]!;
+      problems.push(...crontabEnvProblems(table!.toString('utf8'), b.end, c.spec.name));
       if (!table!.subarray(b.start, b.endByte).equals(Buffer.from(s.cron.block))) problems.push(`drift: lines ${b.begin + 1}–${b.end + 1} of your crontab, hbgen's block, differ from what hbgen installed; run \`hbgen install\``);
       else info.push(`your crontab holds hbgen's block "${c.spec.name}" at lines ${b.begin + 1}–${b.end + 1}`);
     }

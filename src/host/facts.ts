@@ -14,6 +14,7 @@ import type { Spec } from '../spec.ts';
 import { claudeSettingsRefusals } from './claude-settings.ts';
 import { lstatOrNull } from './fsx.ts';
 import { hostZone, hostZoneProblem, plannedHostZone } from './clock.ts';
+import { codeInRepoProblems, stateInRepoProblem } from './reach.ts';
 import { yashPathProblem } from './shell.ts';
 import { homeOf, type HostIO } from './io.ts';
 import { findOnPath, isExecutableFile, toolsPresent } from './tools.ts';
@@ -173,6 +174,16 @@ export function permissionMode(agent: Spec['agent']): string {
   return mode || (agent.harness === 'command' ? 'not set by hbgen (harness "command": your args decide)' : 'the harness default');
 }
 
+/** Nothing hbgen runs (nor a #! interpreter of it), and not its state folder, may be where the agent writes (src/host/reach.ts). */
+function repoReach(spec: Spec, bin: BinFacts, gate: BinFacts | undefined): string[] {
+  const interpreters = [
+    ...(bin.interpreter ? [{ field: 'agent.bin', path: bin.interpreter }] : []),
+    ...(gate?.interpreter ? [{ field: 'gate[0]', path: gate.interpreter }] : []),
+  ];
+  const inRepo = stateInRepoProblem(spec);
+  return [...codeInRepoProblems(spec, interpreters), ...(inRepo ? [inRepo] : [])];
+}
+
 const TCC_DIRS = ['Documents', 'Desktop', 'Downloads', 'Library/Mobile Documents'];
 
 export function hostFacts(spec: Spec, io: HostIO): Facts {
@@ -188,7 +199,9 @@ export function hostFacts(spec: Spec, io: HostIO): Facts {
 
   const binCheck = checkBin(spec.agent.bin, 'agent.bin', spec.env.PATH!, io);
   problems.push(...binCheck.problems);
-  if (spec.gate) problems.push(...checkBin(spec.gate[0]!, 'gate[0]', spec.env.PATH!, io).problems);
+  const gateCheck = spec.gate ? checkBin(spec.gate[0]!, 'gate[0]', spec.env.PATH!, io) : null;
+  if (gateCheck) problems.push(...gateCheck.problems);
+  problems.push(...repoReach(spec, binCheck.facts, gateCheck?.facts));
 
   const repo = lstatOrNull(spec.repo) && statSync(spec.repo);
   if (!repo || !repo.isDirectory()) problems.push(`repo: ${spec.repo} does not exist or is not a folder; create or mount it, or fix "repo" in the spec`);

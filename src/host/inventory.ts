@@ -16,6 +16,7 @@ import { READ_MAX, lstatOrNull, readSoft, sha256, takeSkipped } from './fsx.ts';
 import type { HostIO } from './io.ts';
 import { lastOutcomeIn } from './runtime-log.ts';
 import { type State, readState, statePath } from './state.ts';
+import { managerEnvProblems } from './tamper.ts';
 import { toolsPresent } from './tools.ts';
 
 export interface FoundEntry extends HostEntry {
@@ -56,7 +57,7 @@ export function stateRoots(io: HostIO, home: string): string[] {
   return [...new Set(roots)];
 }
 
-export type InstallState = 'active' | 'stopped' | 'orphan' | 'unowned' | 'drifted' | 'unknown';
+export type InstallState = 'active' | 'stopped' | 'orphan' | 'unowned' | 'drifted' | 'tampered' | 'unknown';
 
 export interface InstallRow {
   name: string;
@@ -101,11 +102,21 @@ function inStep(e: FoundEntry, s: State, dir: string): boolean {
   return e.copies.every((c) => readSoft(posix.join(dir, 'host', c.copy), READ_MAX, { noFollow: true })?.equals(c.bytes) === true);
 }
 
+/**
+ * Something changes what the entry runs without changing its file (a drop-in, the
+ * scheduler's environment: src/host/tamper.ts), or status found hbgen's files edited and put
+ * them back (state.json's repairs, or its last health record says so): not healthy.
+ */
+function tampered(e: FoundEntry, s: State): boolean {
+  if (e.tampered?.length || (Array.isArray(s.repairs) && s.repairs.length)) return true;
+  return Array.isArray(s.health?.problems) && s.health.problems.some((p) => typeof p === 'string' && p.startsWith('tampered:'));
+}
+
 /** One entry's row: unowned unless the state.json beside its wrapper records it as installed. */
 function entryRow(e: FoundEntry, s: State | null): InstallRow {
   const dir = e.wrapper ? posix.dirname(e.wrapper) : null;
   let state: InstallState = 'unowned';
-  if (dir && s && s.name === e.name && s.scheduler === e.scheduler && s.status !== 'stopped') state = inStep(e, s, dir) ? 'active' : 'drifted';
+  if (dir && s && s.name === e.name && s.scheduler === e.scheduler && s.status !== 'stopped') state = tampered(e, s) ? 'tampered' : inStep(e, s, dir) ? 'active' : 'drifted';
   return row(e.name, e.scheduler, dir, s, state, e.where);
 }
 
@@ -154,6 +165,11 @@ function stateFolders(roots: string[]): string[] {
 /** Every install this user has on this host, one row per entry, and per state folder whose entry is gone. */
 export async function listInstalls(io: HostIO, home: string): Promise<Installs> {
   const found = await hostEntries(io, home);
+  // The user manager's environment reaches every systemd entry (src/host/tamper.ts).
+  if (found.entries.some((e) => e.scheduler === 'systemd-user') && toolsPresent('systemd-user', io.env.PATH, 'inspect').ok) {
+    const env = (await managerEnvProblems(io)).problems;
+    for (const e of found.entries) if (e.scheduler === 'systemd-user') e.tampered = [...(e.tampered ?? []), ...env];
+  }
   const cache = new Map<string, State | null>();
   const rows: InstallRow[] = [];
   for (const e of found.entries) {

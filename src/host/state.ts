@@ -50,6 +50,8 @@ export interface State {
   heart?: { sha256: string | null };
   /** What the last `hbgen status` concluded. */
   health?: { checkedAt: string; healthy: boolean; problems: string[] };
+  /** Files of the state folder that `hbgen status` found changed and put back: problems until the next install. */
+  repairs?: { path: string; at: string }[];
   // Each backend adds its own record here (a key named after it, e.g. `cron`), declared
   // next to its code with `declare module './state.ts'`, so this file names no scheduler.
 }

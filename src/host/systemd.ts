@@ -27,6 +27,8 @@ import {
 import { systemdArg } from '../escape.ts';
 import { NAME_PATTERN } from '../formats.ts';
 import { lstatOrNull, namesIn, readOrNull, readSoft } from './fsx.ts';
+import { reachesRepo } from './reach.ts';
+import { managerEnvProblems, systemdOverrides } from './tamper.ts';
 import { firstLine, runTool, type ToolResult } from './tools.ts';
 import type { State } from './state.ts';
 
@@ -289,7 +291,8 @@ export const systemd: Backend<SystemdData> = {
     // A state.json inside the repo may have been written by the agent: there it cannot
     // make stop turn lingering off, it only earns the advice.
     const lingerOurs = s?.systemd?.lingerEnabledByHbgen === true && otherTimers(c).length === 0;
-    const dropLinger = lingerOurs && !c.names.stateInRepo;
+    // Resolved through links: a state folder that reaches the repo by a link is inside it too.
+    const dropLinger = lingerOurs && !reachesRepo(c.names.stateDir, c.spec.repo);
     if (lingerOurs && !dropLinger) {
       notes.push(`state.json says install turned lingering on; it sits inside the repo, where the agent can write, so hbgen leaves lingering as it is: run \`loginctl disable-linger ${c.io.user}\` if nothing else needs it`);
     }
@@ -345,6 +348,11 @@ export const systemd: Backend<SystemdData> = {
       problems.push(`orphan: state.json says installed, but ${c.names.timer} is ${e} and ${a}; run \`hbgen install\` to enable it again`);
     } else info.push(`${c.names.timer} is enabled and active`);
     for (const p of shadows(c)) problems.push(`duplicate: ${p} is a second unit named ${posix.basename(p)}; remove it or give the spec another name`);
+    // What runs in place of the entry, or under it, without a byte of hbgen's files changed.
+    problems.push(...systemdOverrides(c.home, c.io, [c.names.service, c.names.timer]));
+    const env = await managerEnvProblems(c.io);
+    problems.push(...env.problems);
+    info.push(...env.info);
     const lt = await sc(c, 'list-timers', c.names.timer, '--all', '--no-pager');
     const row = lt.stdout.split('\n').find((l) => l.includes(c.names.timer));
     const next = row ? /^\s*(\S+ \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \S+)/.exec(row)?.[1] : undefined;
@@ -359,6 +367,9 @@ export const systemd: Backend<SystemdData> = {
   async inventory(c, toolsOnPath) {
     const dir = unitDir(c);
     const looked = toolsOnPath || lstatOrNull(dir) !== null;
-    return { place: dir, looked, entries: looked ? unitEntries(dir) : [], notes: [] };
+    const entries = looked ? unitEntries(dir) : [];
+    // Files only: the manager's environment is asked by `hbgen list` itself (src/host/inventory.ts), once.
+    for (const e of entries) e.tampered = systemdOverrides(c.home, c.io, [`hbgen-${e.name}.service`, `hbgen-${e.name}.timer`]);
+    return { place: dir, looked, entries, notes: [] };
   },
 };

@@ -44,7 +44,7 @@ process.on('exit', () => {
 /** Where a test host's state folder is: inside the repo (the default here, the harder case for trust), or in a folder of its own outside repo and HOME. */
 export type StatePlace = 'repo' | 'outside';
 
-export function baseSpec(root: string, scheduler: Spec['schedule']['scheduler'], over: Partial<SpecInput> = {}, place: StatePlace = 'repo'): SpecInput {
+export function baseSpec(root: string, scheduler: Spec['schedule']['scheduler'], over: Partial<SpecInput> = {}, place: StatePlace = 'outside'): SpecInput {
   return {
     version: 1,
     name: 'docs',
@@ -60,7 +60,7 @@ export function baseSpec(root: string, scheduler: Spec['schedule']['scheduler'],
   };
 }
 
-export function makeHost(scheduler: Spec['schedule']['scheduler'], over: Partial<SpecInput> = {}, place: StatePlace = 'repo'): Host {
+export function makeHost(scheduler: Spec['schedule']['scheduler'], over: Partial<SpecInput> = {}, place: StatePlace = 'outside'): Host {
   const root = mkdtempSync(join(tmpdir(), 'hbgen-life.'));
   chmodSync(root, 0o755);
   made.push(root);

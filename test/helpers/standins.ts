@@ -29,6 +29,10 @@ now=; if [ "$1" = --now ]; then now=1; shift; fi
 u=$1
 case $sub in
 show) echo "Version=252"; exit 0 ;;
+show-environment)
+  # The manager's environment: state/environment when a test set one (set-environment), else a default.
+  if [ -f "$d/environment" ]; then cat "$d/environment"; else printf 'HOME=%s\\nLANG=C.UTF-8\\nPATH=/usr/local/bin:/usr/bin:/bin\\n' "$HOME"; fi; exit 0 ;;
+set-environment) for a; do printf '%s\\n' "$a" >> "$d/environment"; done; exit 0 ;;
 daemon-reload) exit 0 ;;
 enable)
   [ -f "$units/$u" ] || { echo "Failed to enable unit: Unit file $u does not exist." >&2; exit 1; }
