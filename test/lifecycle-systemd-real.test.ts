@@ -271,14 +271,14 @@ real('issue 22: re-installing "tick" after its real fire, with a changed hours.e
   const before = lines(logOf(tick));
   const r = M.hb(tick, 'install', { yes: true });
   ok(r, 'the re-install');
-  assert.match(r.out, /\n {2}systemctl --user disable --now hbgen-tick\.timer {3}\(so that systemd forgets its last fire and starts no wake now\)\n {2}systemctl --user daemon-reload\n {2}systemctl --user enable --now hbgen-tick\.timer\n/);
-  assert.match(r.out, /ok {4}lock: the second run found the lock held and logged skip-locked smoke\n/);
   assert.match(r.out, /hbgen: installed "tick"/);
   assert.is.not(readFileSync(timerFile, 'utf8'), oldTimer, 'the new calendar is installed');
   // A wake the manager started at once would be logged within a moment: give it 3 s.
   await sleep(3_000);
   const added = lines(logOf(tick)).slice(before.length);
   assert.equal(added.filter((l) => !/ smoke$/.test(l)), [], `no wake started by the re-install: ${added.join(' | ')}`);
+  assert.match(r.out, /\n {2}systemctl --user disable --now hbgen-tick\.timer {3}\(so that systemd forgets its last fire and starts no wake now\)\n {2}systemctl --user daemon-reload\n {2}systemctl --user enable --now hbgen-tick\.timer\n/);
+  assert.match(r.out, /ok {4}lock: the second run found the lock held and logged skip-locked smoke\n/);
   assert.equal(show('hbgen-tick.timer', 'UnitFileState', 'ActiveState', 'LastTriggerUSec'), { UnitFileState: 'enabled', ActiveState: 'active', LastTriggerUSec: '' }, 'a fresh timer: the manager forgot the fire before it, and none since');
   assert.ok(epoch(listedNext('hbgen-tick.timer')!) > Date.now(), 'the next fire is ahead');
   ok(M.hb(tick, 'status'), 'status after the re-install');
