@@ -666,4 +666,18 @@ test('issue 22, stand-in systemctl: a real wake that meets the smoke test\'s loc
   assert.equal(checks.map((c) => [c.what, c.ok]), [['exit status', true], ['lock', true], ['runtime.log', true]], JSON.stringify(checks));
 });
 
+test('issue 22, stand-in systemctl: a timer systemd still holds after disable --now and daemon-reload is never started (it would fire at once): the re-install undoes itself and says what to do', async () => {
+  const h = makeHost('systemd-user', {}, 'outside');
+  assert.is((await hb(h, 'install', { yes: true })).code, 0);
+  rewriteSpec(h, { schedule: { scheduler: 'systemd-user', every: '1h', minute: 12, hours: { start: '09:00', end: '17:00', timezone: 'Europe/Berlin' } } });
+  h.tools.flag('held');
+  h.tools.clearCalls();
+  const r = await hb(h, 'install', { yes: true });
+  assert.is(r.code, 1, r.out);
+  assert.match(r.err, /installing failed: systemd still holds hbgen-docs\.timer after `systemctl --user disable --now` and daemon-reload \(another unit wants it\? `systemctl --user list-dependencies --reverse hbgen-docs\.timer` shows which\), so hbgen did not start it/);
+  assert.not.ok(h.tools.calls().some((c) => / (enable --now|start|restart) /.test(`${c} `)), `no timer was started: ${h.tools.calls().join(' | ')}`);
+  assert.match(readFileSync(join(unitDir(h), `${UNIT}.timer`), 'utf8'), /OnCalendar=\*-\*-\* 08\.\.22:07,37:00 Europe\/Berlin/, 'the earlier timer file is back');
+  h.tools.flag('held', null);
+});
+
 test.run();
