@@ -195,7 +195,7 @@ test('CLI end to end with the REAL heartbeat.sh and stand-in systemctl, the defa
   const homeBefore = tree(h.home);
   const r = cli(h, ['install', '--yes']);
   assert.is(r.code, 0, r.stdout + r.stderr);
-  assert.match(r.stdout, /ok {4}lock: the second run found the lock held and logged skip-locked/);
+  assert.match(r.stdout, /ok {4}lock: the second run found the lock held and logged skip-locked smoke/);
   const s = cli(h, ['status']);
   assert.is(s.code, 0, s.stdout);
   const w = cli(h, ['wake']);

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { names } from '../src/names.ts';
-import { type Host, lines } from './helpers/lifecycle.ts';
+import { type Host, lines, rewriteSpec } from './helpers/lifecycle.ts';
 import { realOrFail, startUserManager, type UserManager } from './helpers/systemd-user.ts';
 
 const real = realOrFail(test, 'lifecycle-systemd-real');
@@ -246,7 +246,7 @@ real('real manager: stop ends a wake the manager is running now, and leaves list
   ok(M.hb(docs, 'status'), 'healthy after resume');
 });
 
-real('real timer fire: "tick" fires at its planned minute, the real wrapper logs the wake and the agent ran; stopping both leaves no hbgen timer, no unit and lingering off', async () => {
+real('real timer fire: "tick" fires at its planned minute, the real wrapper logs the wake and the agent ran', async () => {
   const fired = () => log(tick).split('\n').find((l) => / hbgen tick start wake( \d+)?$/.test(l));
   const deadline = tickAt + 45_000;
   while (!fired() && Date.now() < deadline) await sleep(500);
@@ -255,8 +255,36 @@ real('real timer fire: "tick" fires at its planned minute, the real wrapper logs
   assert.is(line!.slice(0, 16), new Date(tickAt).toISOString().slice(0, 16), 'fired at the planned minute');
   while (!/ hbgen tick quiet$/m.test(log(tick)) && Date.now() < deadline + 15_000) await sleep(200);
   assert.equal(lines(logOf(tick)).filter((l) => !/smoke|skip-locked/.test(l)), ['hbgen tick start wake 1', 'agent ran', 'hbgen tick quiet']);
-  assert.is.not(show('hbgen-tick.timer', 'LastTriggerUSec').LastTriggerUSec, 'n/a', 'the manager recorded the trigger');
+  assert.match(show('hbgen-tick.timer', 'LastTriggerUSec').LastTriggerUSec, /^\S+ \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/, 'the manager recorded the trigger');
+});
 
+real('issue 22: re-installing "tick" after its real fire, with a changed hours.end, starts no wake and stays installed (systemd 252 fires a restarted timer that fired before)', async () => {
+  // The window now ends after the hour that fired (at 23 h it starts an hour later
+  // instead), so the slot that fired is in the new calendar too: the slot that a
+  // `restart` fires again at once.
+  const h = new Date(tickAt).getUTCHours();
+  const hours = h < 23 ? { start: '00:00', end: `${String(h + 1).padStart(2, '0')}:00` } : { start: '01:00', end: '24:00' };
+  const timerFile = join(unitDir(), 'hbgen-tick.timer');
+  const oldTimer = readFileSync(timerFile, 'utf8');
+  rewriteSpec(tick, { schedule: { ...tick.spec.schedule, hours: { ...hours, timezone: 'UTC' } } });
+  M.user.own(tick);
+  const before = lines(logOf(tick));
+  const r = M.hb(tick, 'install', { yes: true });
+  ok(r, 'the re-install');
+  assert.match(r.out, /hbgen: installed "tick"/);
+  assert.is.not(readFileSync(timerFile, 'utf8'), oldTimer, 'the new calendar is installed');
+  // A wake the manager started at once would be logged within a moment: give it 3 s.
+  await sleep(3_000);
+  const added = lines(logOf(tick)).slice(before.length);
+  assert.equal(added.filter((l) => !/ smoke$/.test(l)), [], `no wake started by the re-install: ${added.join(' | ')}`);
+  assert.match(r.out, /\n {2}systemctl --user disable --now hbgen-tick\.timer {3}\(so that systemd forgets its last fire and starts no wake now\)\n {2}systemctl --user daemon-reload\n {2}systemctl --user enable --now hbgen-tick\.timer\n/);
+  assert.match(r.out, /ok {4}lock: the second run found the lock held and logged skip-locked smoke\n/);
+  assert.equal(show('hbgen-tick.timer', 'UnitFileState', 'ActiveState', 'LastTriggerUSec'), { UnitFileState: 'enabled', ActiveState: 'active', LastTriggerUSec: '' }, 'a fresh timer: the manager forgot the fire before it, and none since');
+  assert.ok(epoch(listedNext('hbgen-tick.timer')!) > Date.now(), 'the next fire is ahead');
+  ok(M.hb(tick, 'status'), 'status after the re-install');
+});
+
+real('stop both: no hbgen timer, no unit and lingering off', async () => {
   ok(M.hb(docs, 'stop'), 'stop docs');
   M.linger.clearCalls();
   ok(M.hb(tick, 'stop'), 'stop tick');

@@ -14,7 +14,7 @@ const UNIT = 'hbgen-docs';
 const unitDir = (h: Host) => join(h.home, '.config/systemd/user');
 const stateDir = (h: Host) => names(h.spec).stateDir;
 // Read-only commands, including stop's and status's look at the other schedulers by name.
-const changing = (calls: string[]) => calls.filter((c) => !/ (show|show-environment|is-enabled|is-active|list-timers|show-user|print) /.test(`${c} `));
+const changing = (calls: string[]) => calls.filter((c) => !/ (show|show-environment|is-enabled|is-active|list-timers|list-units|show-user|print) /.test(`${c} `));
 const snapshot = (h: Host) => ({ home: tree(h.home), repo: tree(h.repo), state: tree(names(h.spec).stateDir), standins: tree(join(h.tools.bin, 'state')) });
 
 test('stand-in systemctl: --dry-run, a refused answer, an empty answer and no terminal change nothing', async () => {
@@ -73,10 +73,10 @@ test('stand-in systemctl: --yes installs the units, runs exactly these commands,
     assert.is(tree(unitDir(h))[`${UNIT}.${u}`]!.split(' ')[1], '644');
   }
   assert.ok(h.tools.enabled(`${UNIT}.timer`) && h.tools.active(`${UNIT}.timer`) && h.tools.has('linger'));
-  for (const check of [/ok {4}exit status: first run exit 0, second run exit 0/, /ok {4}lock: the second run found the lock held and logged skip-locked/, /ok {4}runtime\.log: .* grew by 3 lines/, /ok {4}state\.json: .* status installed/, /ok {4}scheduler: is-enabled hbgen-docs\.timer: enabled; list-timers: Tue 2026-12-01 08:07:00 UTC/]) {
+  for (const check of [/ok {4}exit status: first run exit 0, second run exit 0/, /ok {4}lock: the second run found the lock held and logged skip-locked smoke/, /ok {4}runtime\.log: .* grew by 3 lines/, /ok {4}state\.json: .* status installed/, /ok {4}scheduler: is-enabled hbgen-docs\.timer: enabled; list-timers: Tue 2026-12-01 08:07:00 UTC/]) {
     assert.match(r.out, check);
   }
-  assert.equal(lines(join(stateDir(h), 'runtime.log')).sort(), ['hbgen docs quiet smoke', 'hbgen docs skip-locked', 'hbgen docs start smoke']);
+  assert.equal(lines(join(stateDir(h), 'runtime.log')).sort(), ['hbgen docs quiet smoke', 'hbgen docs skip-locked smoke', 'hbgen docs start smoke']);
   const s = JSON.parse(readFileSync(join(stateDir(h), 'state.json'), 'utf8'));
   assert.is(s.status, 'installed');
   assert.is(s.format, 2);
@@ -102,7 +102,7 @@ test('stand-in systemctl: --yes installs the units, runs exactly these commands,
   assert.not.ok(existsSync(join(h.home, '.hbgen.lock')), 'the operation lock is gone');
 });
 
-test('stand-in systemctl: installing twice is a no-op; a changed spec replaces the units and restarts the timer', async () => {
+test('stand-in systemctl: installing twice is a no-op; a changed spec replaces the units and starts the timer afresh (disable --now, daemon-reload, enable --now: never restart)', async () => {
   const h = makeHost('systemd-user');
   assert.is((await hb(h, 'install', { yes: true })).code, 0);
   const before = snapshot(h);
@@ -118,7 +118,8 @@ test('stand-in systemctl: installing twice is a no-op; a changed spec replaces t
   const r = await hb(h, 'install', { yes: true });
   assert.is(r.code, 0, r.err);
   assert.match(r.out, /hbgen-docs\.timer +0644 {2}replaced \(hbgen wrote it\)/);
-  assert.equal(changing(h.tools.calls()), ['systemctl --user daemon-reload', `systemctl --user restart ${UNIT}.timer`]);
+  assert.equal(changing(h.tools.calls()), [`systemctl --user disable --now ${UNIT}.timer`, 'systemctl --user daemon-reload', `systemctl --user enable --now ${UNIT}.timer`]);
+  assert.ok(h.tools.calls().indexOf(`systemctl --user list-units --all --plain --no-legend -- ${UNIT}.timer`) > h.tools.calls().indexOf('systemctl --user daemon-reload'), 'it looked that systemd forgot the timer before it started it');
   assert.match(readFileSync(join(unitDir(h), `${UNIT}.timer`), 'utf8'), /OnCalendar=\*-\*-\* 09\.\.16:12:00 Europe\/Berlin/);
   assert.equal(readdirNames(unitDir(h)), [`${UNIT}.service`, `${UNIT}.timer`], 'still one entry');
 });
@@ -186,7 +187,7 @@ test('stand-in systemctl, stand-in wrapper: a failing smoke test (wrapper exits 
   const r = await hb(h, 'install', { yes: true });
   assert.is(r.code, 1);
   assert.match(r.out, /FAIL {2}exit status: first run exit 78 \(hbgen docs: agent binary .* is missing or not executable\), second run exit 78/);
-  assert.match(r.out, /FAIL {2}runtime\.log: .* grew by 0 lines \(expected start smoke, quiet smoke, skip-locked\)/);
+  assert.match(r.out, /FAIL {2}runtime\.log: .* grew by 0 lines \(expected start smoke, quiet smoke, skip-locked smoke\)/);
   assert.match(r.err, /the install check failed \(exit status, lock, runtime\.log\), so "docs" is not installed\nhbgen: hbgen undid everything it did: the host is as it was before\n/);
   assert.equal(snapshot(h), before, 'HOME (units, .config), repo (no state folder) and the scheduler as before');
   assert.equal(changing(h.tools.calls()), [
@@ -464,7 +465,7 @@ test('stand-in systemctl: a re-install whose install check fails keeps runtime.l
   assert.not.match(r.err, /"docs" is not installed/);
   const after = readLog(h);
   assert.ok(after.length > logBefore.length && after.subarray(0, logBefore.length).equals(logBefore), 'runtime.log only grew');
-  assert.equal(lines(logOf(h)).slice(-3).sort(), ['hbgen docs quiet smoke', 'hbgen docs skip-locked', 'hbgen docs start smoke'], "the check's own lines stay, as history");
+  assert.equal(lines(logOf(h)).slice(-3).sort(), ['hbgen docs quiet smoke', 'hbgen docs skip-locked smoke', 'hbgen docs start smoke'], "the check's own lines stay, as history");
   h.tools.flag('fail-list-timers', null);
   assert.equal(allButLog(h), before, 'the old wrapper, units, state.json and timer state are back');
   assert.is(JSON.parse(readFileSync(join(stateDir(h), 'state.json'), 'utf8')).status, 'installed');
@@ -607,6 +608,97 @@ test('stand-in systemctl: upgrading from an old in-repo state folder follows the
   assert.is(moved.code, 0, moved.err);
   assert.ok(existsSync(join(h.home, '.local/state/hbgen/docs/state.json')), 'the new default state folder');
   assert.is((await hb(h, 'status')).code, 0);
+});
+
+// Issue 22 item 5: the log history survives a re-install.
+test('issue 22, stand-in systemctl: a re-install with runtime.log over logMaxBytes and the wake counter at 10 keeps every line: the smoke test never rotates the log, and the check passes', async () => {
+  const h = makeHost('systemd-user', { logMaxBytes: 65536 }, 'outside');
+  assert.is((await hb(h, 'install', { yes: true })).code, 0);
+  const old = `${'2026-12-01T08:07:00Z hbgen docs start wake 9\nagent output that fills the log\n'.repeat(1200)}2026-12-01T08:07:09Z hbgen docs quiet\n`;
+  appendFileSync(logOf(h), old);
+  const history = readLog(h);
+  assert.ok(history.length > 65536, 'runtime.log is over logMaxBytes');
+  // The counter ends in 0: a wake now measures the log's size and rotates it.
+  writeFileSync(names(h.spec).wakes, '10\n');
+  rewriteSpec(h, { timeout: '20m' });
+  const r = await hb(h, 'install', { yes: true });
+  assert.is(r.code, 0, r.out + r.err);
+  assert.match(r.out, /ok {4}runtime\.log: .* grew by 3 lines: /);
+  assert.not.ok(existsSync(`${logOf(h)}.1`), 'the smoke test did not rotate the log');
+  assert.ok(readLog(h).subarray(0, history.length).equals(history), 'runtime.log holds all of its history, then the check\'s lines');
+  assert.equal(lines(logOf(h)).slice(-3).sort(), ['hbgen docs quiet smoke', 'hbgen docs skip-locked smoke', 'hbgen docs start smoke']);
+  // The next real wake rotates it, as before.
+  assert.is((await hb(h, 'wake')).code, 0);
+  assert.ok(readFileSync(`${logOf(h)}.1`).subarray(0, history.length).equals(history), 'a wake rotated it whole to runtime.log.1');
+});
+
+test('issue 22, stand-in systemctl, stand-in wrapper: a failed re-install never deletes a runtime.log.1 that appeared during it (a wake rotated the log): the rollback keeps the log history', async () => {
+  const h = makeHost('systemd-user', {}, 'outside');
+  assert.is((await hb(h, 'install', { yes: true })).code, 0);
+  appendFileSync(logOf(h), '2026-12-01T08:07:00Z hbgen docs start wake 1\nthe earlier history\n2026-12-01T08:07:09Z hbgen docs quiet\n');
+  const history = readLog(h);
+  assert.not.ok(existsSync(`${logOf(h)}.1`));
+  rewriteSpec(h, { timeout: '20m' });
+  // The check's wrapper moves runtime.log to runtime.log.1 (what a rotation does), then fails.
+  h.wrapper = { smokeExit: 78, rotate: true };
+  const r = await hb(h, 'install', { yes: true });
+  assert.is(r.code, 1, r.out);
+  assert.match(r.err, /hbgen undid everything it did: the earlier install of "docs" is unchanged and still active/);
+  assert.ok(existsSync(`${logOf(h)}.1`), 'runtime.log.1 is still there');
+  assert.ok(readFileSync(`${logOf(h)}.1`).equals(history), 'with every line of the earlier history');
+});
+
+// Issue 22 item 0: a wake running at the install check does not roll the install back.
+test('issue 22, stand-in systemctl: a wake the manager starts as the timer is started (holding the lock through the smoke test) neither fools the install check nor rolls the install back: the check waits for it and runs again', async () => {
+  const h = makeHost('systemd-user', { lock: 'mkdir' }, 'outside');
+  const started = join(h.root, 'agent-started');
+  writeFileSync(h.bin, `#!/bin/sh\n: >'${started}'\nsleep 3\necho agent ran\n`);
+  // What the manager does on systemd 252 when a timer that fired before is started again:
+  // a wake at once. This one holds the lock (its agent runs) when the stand-in returns.
+  h.tools.flag('fire-on-start', `rm -f '${started}'\n/bin/sh '${names(h.spec).wrapper}' --now &\nwhile [ ! -e '${started}' ]; do sleep 0.05; done\n`);
+  const r = await hb(h, 'install', { yes: true });
+  assert.is(r.code, 0, r.out + r.err);
+  assert.match(r.out, /a wake held the lock during the smoke test, so it proved nothing: it runs again once that wake ended/);
+  assert.match(r.out, /waiting up to 30 s for it to end before the smoke test runs again/);
+  assert.match(r.out, /ok {4}lock: the second run found the lock held and logged skip-locked smoke\n/);
+  assert.match(r.out, /hbgen: installed "docs"/);
+  const log = lines(logOf(h));
+  assert.equal(log.filter((l) => /start wake/.test(l)), ['hbgen docs start wake 1 by hand'], 'the one wake ran');
+  assert.ok(h.tools.enabled(`${UNIT}.timer`) && h.tools.active(`${UNIT}.timer`));
+  assert.is(JSON.parse(readFileSync(join(stateDir(h), 'state.json'), 'utf8')).status, 'installed');
+});
+
+test('issue 22, stand-in systemctl: a real wake that meets the smoke test\'s lock logs skip-locked, which the check does not count as its own', async () => {
+  const h = makeHost('systemd-user', { lock: 'mkdir' }, 'outside');
+  assert.is((await hb(h, 'install', { yes: true })).code, 0);
+  const n = names(h.spec);
+  const { smokeTest } = await import('../src/host/smoke.ts');
+  const from = readLog(h).length;
+  const rendered = readFileSync(n.wrapper, 'utf8');
+  // A scheduled wake that starts while the smoke test's first run holds the lock.
+  const wake = (async () => {
+    while (!readLog(h).subarray(from).toString().includes('start smoke')) await new Promise((res) => setTimeout(res, 20));
+    return new Promise<number | null>((res) => spawn('/bin/sh', [n.wrapper, '--now'], { stdio: 'ignore' }).on('exit', res));
+  })();
+  const checks = await smokeTest(n, h.spec.name, rendered, h.specFile);
+  assert.is(await wake, 0);
+  const got = lines(logOf(h)).slice(-4);
+  assert.is(got.filter((l) => l === 'hbgen docs skip-locked').length, 1, `the wake skipped on the smoke's lock: ${got.join(' | ')}`);
+  assert.equal(checks.map((c) => [c.what, c.ok]), [['exit status', true], ['lock', true], ['runtime.log', true]], JSON.stringify(checks));
+});
+
+test('issue 22, stand-in systemctl: a timer systemd still holds after disable --now and daemon-reload is never started (it would fire at once): the re-install undoes itself and says what to do', async () => {
+  const h = makeHost('systemd-user', {}, 'outside');
+  assert.is((await hb(h, 'install', { yes: true })).code, 0);
+  rewriteSpec(h, { schedule: { scheduler: 'systemd-user', every: '1h', minute: 12, hours: { start: '09:00', end: '17:00', timezone: 'Europe/Berlin' } } });
+  h.tools.flag('held');
+  h.tools.clearCalls();
+  const r = await hb(h, 'install', { yes: true });
+  assert.is(r.code, 1, r.out);
+  assert.match(r.err, /installing failed: systemd still holds hbgen-docs\.timer after `systemctl --user disable --now` and daemon-reload \(another unit wants it\? `systemctl --user list-dependencies --reverse hbgen-docs\.timer` shows which\), so hbgen did not start it/);
+  assert.not.ok(h.tools.calls().some((c) => / (enable --now|start|restart) /.test(`${c} `)), `no timer was started: ${h.tools.calls().join(' | ')}`);
+  assert.match(readFileSync(join(unitDir(h), `${UNIT}.timer`), 'utf8'), /OnCalendar=\*-\*-\* 08\.\.22:07,37:00 Europe\/Berlin/, 'the earlier timer file is back');
+  h.tools.flag('held', null);
 });
 
 test.run();

@@ -5,8 +5,8 @@
 // (default No) → hbgen's lock → no heartbeat of this install running (waited for, bounded)
 // → state-folder files → state.json intent → host files and scheduler → install check
 // (smoke test, state.json, the scheduler lists the entry) → success only when every check
-// was observed passing; otherwise everything is undone, except runtime.log, which is never
-// cut (see the README section "Install on a host").
+// was observed passing; otherwise everything is undone, except the log history (runtime.log
+// is never cut, runtime.log.1 never removed: see the README section "Install on a host").
 import { readdirSync, rmSync } from 'node:fs';
 import { dirname, posix } from 'node:path';
 import { UserError } from '../errors.ts';
@@ -241,9 +241,17 @@ const WAIT_S = 30;
  * before the first write counts.
  */
 async function waitForHeartbeat(p: InstallPlan, io: HostIO): Promise<void> {
+  const running = await heartbeatEnded(p, io, 'before changing anything');
+  if (running) {
+    throw new UserError([`a heartbeat is running now (${running}); retry after it ends, or \`hbgen stop ${shownWord(p.argv.spec)}\` ends it`, NOTHING]);
+  }
+}
+
+/** Waits (up to WAIT_S, saying so) for a heartbeat of this install to end; what still runs then, or null. */
+async function heartbeatEnded(p: InstallPlan, io: HostIO, why: string): Promise<string | null> {
   let running = await heartbeatRunningNow(io, p.spec, p.names);
-  if (!running) return;
-  line(io, `hbgen: a heartbeat of "${p.spec.name}" is running now (${running}); waiting up to ${WAIT_S} s for it to end before changing anything`);
+  if (!running) return null;
+  line(io, `hbgen: a heartbeat of "${p.spec.name}" is running now (${running}); waiting up to ${WAIT_S} s for it to end ${why}`);
   // The host clock decides; a monotonic bound backs it, so a clock stepped back cannot stretch the wait.
   const until = io.now().getTime() + WAIT_S * 1000;
   const backstop = performance.now() + WAIT_S * 1000;
@@ -251,9 +259,7 @@ async function waitForHeartbeat(p: InstallPlan, io: HostIO): Promise<void> {
     await sleep(250);
     running = await heartbeatRunningNow(io, p.spec, p.names);
   }
-  if (running) {
-    throw new UserError([`a heartbeat is running now (${running}); retry after it ends, or \`hbgen stop ${shownWord(p.argv.spec)}\` ends it`, NOTHING]);
-  }
+  return running;
 }
 
 /** state.json as written before the scheduler is touched: status "installing". */
@@ -366,8 +372,10 @@ async function applyAll(p: InstallPlan, state: State, j: Journal): Promise<void>
 /**
  * The state folder and its files; the undo also removes what the install check left there,
  * except the wrapper's own run-time files: runtime.log is never cut or rewritten (a wake of
- * the earlier install may be writing it, and the check's lines are true history), and the
- * lock file and lock folder stay (removing a lock a wake holds would let a second agent in).
+ * the earlier install may be writing it, and the check's lines are true history), nor is
+ * runtime.log.1 removed (a wake that rotated the log meanwhile made it of the earlier
+ * history: never install's to delete), and the lock file and lock folder stay (removing a
+ * lock a wake holds would let a second agent in).
  */
 function applyStateDir(n: Names, files: FilePlan[], j: Journal): void {
   if (!lstatOrNull(n.stateDir)) {
@@ -375,8 +383,8 @@ function applyStateDir(n: Names, files: FilePlan[], j: Journal): void {
     j.push(`removed ${made[0]}`, () => rmSync(made[0]!, { recursive: true, force: true }));
   } else {
     const before = new Set(readdirSync(n.stateDir));
-    const kept = new Set([n.log, n.lock, n.lockDir]);
-    j.push('removed what the install check left in the state folder (runtime.log kept as it is)', () => {
+    const kept = new Set([n.log, `${n.log}.1`, n.lock, n.lockDir]);
+    j.push('removed what the install check left in the state folder (runtime.log and runtime.log.1 kept as they are)', () => {
       for (const e of readdirSync(n.stateDir)) {
         const path = posix.join(n.stateDir, e);
         if (!before.has(e) && !kept.has(path)) rmSync(path, { recursive: true, force: true });
@@ -388,13 +396,23 @@ function applyStateDir(n: Names, files: FilePlan[], j: Journal): void {
 
 const failure = (e: unknown) => (e as UserError).lines?.join('; ') ?? (e as Error).message;
 
-/** The install check, as observed: the smoke test, state.json read back, the scheduler's listing. */
+/**
+ * The install check, as observed: the smoke test, state.json read back, the scheduler's
+ * listing. A smoke test that met another wake's lock proved nothing either way: it runs
+ * once more after that wake ended (waited for as before the first write).
+ */
 async function installChecks(p: InstallPlan, state: State, io: HostIO): Promise<Check[]> {
-  let checks: Check[];
-  try {
-    checks = await smokeTest(p.names, p.spec.name, p.render.files.find((f) => f.path === 'heartbeat.sh')!.content, p.specFile);
-  } catch (e) {
-    checks = [{ ok: false, what: 'smoke test', observed: `could not run the wrapper (${(e as Error).message})` }];
+  const smoke = async (): Promise<Check[]> => {
+    try {
+      return await smokeTest(p.names, p.spec.name, p.render.files.find((f) => f.path === 'heartbeat.sh')!.content, p.specFile);
+    } catch (e) {
+      return [{ ok: false, what: 'smoke test', observed: `could not run the wrapper (${(e as Error).message})` }];
+    }
+  };
+  let checks = await smoke();
+  if (checks.some((c) => c.busy)) {
+    line(io, '  (a wake held the lock during the smoke test, so it proved nothing: it runs again once that wake ended)');
+    if (!(await heartbeatEnded(p, io, 'before the smoke test runs again'))) checks = await smoke();
   }
   checks.push(stateCheck(p.names, { ...state, status: 'installed', time: io.now().toISOString(), installedAt: io.now().toISOString() }));
   let listing;

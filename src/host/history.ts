@@ -93,6 +93,7 @@ const nextDate = (date: string): string => new Date(Date.parse(`${date}T12:00:00
 
 const isInstallCheck = (all: LogLine[], i: number): boolean => {
   const l = all[i]!;
+  // "skip-locked smoke" too; an untagged skip next to a smoke line is one of a log written before the tag.
   if (l.detail === 'smoke') return true;
   return l.outcome === 'skip-locked' && (all[i - 1]?.detail === 'smoke' || all[i + 1]?.detail === 'smoke');
 };

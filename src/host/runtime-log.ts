@@ -14,7 +14,8 @@ export const LOG_READ_MAX = 16 * 1024 * 1024;
 
 /**
  * The last outcome in runtime.log: not "start", and not the install check's own lines
- * ("start smoke", "quiet smoke" and the skip-locked of its second run).
+ * ("start smoke", "quiet smoke", "skip-locked smoke"; before the check tagged its skip, the
+ * skip-locked next to a smoke line).
  */
 export function lastOutcome(all: LogLine[]): LogLine | null {
   const smoke = (i: number) => all[i]?.detail === 'smoke';

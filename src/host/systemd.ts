@@ -1,5 +1,5 @@
 // systemd (user): ~/.config/systemd/user/hbgen-<name>.{service,timer}, daemon-reload,
-// enable --now of the timer, and lingering (`loginctl show-user -p Linger`; the fix
+// enable --now of a timer the manager has forgotten (see rearm below), and lingering (`loginctl show-user -p Linger`; the fix
 // `loginctl enable-linger` runs inside the same consent). Without a user bus
 // (`systemctl --user` over su, sudo or a bare ssh session cannot reach the user manager)
 // nothing is written. A unit of the same name elsewhere on the unit path would be
@@ -21,6 +21,7 @@ import {
   lastWordBack,
   leftAlone,
   planFile,
+  pollUntil,
   wrapperIn,
   writePlanned,
 } from './backend.ts';
@@ -51,6 +52,10 @@ interface SystemdData {
   enableLinger: boolean;
   changed: boolean;
   timerChanged: boolean;
+  /** The timer must be started (again): it is off, or its calendar changed. */
+  rearm: boolean;
+  /** Before that the manager must forget it (disable --now, daemon-reload): it knows the timer now. */
+  forget: boolean;
 }
 
 export function unitDir(c: Pick<Ctx, 'home'>): string {
@@ -75,6 +80,34 @@ function busRefusal(c: Ctx, r: ToolResult): string {
 async function must(c: Ctx, args: string[]): Promise<void> {
   const r = await sc(c, ...args);
   if (r.code !== 0) throw new UserError([`\`systemctl --user ${args.join(' ')}\` failed (${firstLine(r)}); see \`journalctl --user -xe\``]);
+}
+
+/**
+ * Does the user manager hold the timer in memory (loaded, whatever its state)?
+ * `list-units` only lists what is loaded; unlike `show` it never loads a unit itself.
+ */
+async function held(c: Ctx): Promise<boolean> {
+  const args = ['list-units', '--all', '--plain', '--no-legend', '--', c.names.timer];
+  const r = await sc(c, ...args);
+  if (r.code !== 0) throw new UserError([`\`systemctl --user ${args.join(' ')}\` failed (${firstLine(r)}); see \`journalctl --user -xe\``]);
+  return r.stdout.split('\n').some((l) => l.trim().split(/\s+/)[0] === c.names.timer);
+}
+
+/**
+ * Why the timer is started only once the manager has forgotten it. A timer that has fired
+ * keeps its last fire and the time it was first started; `restart`, `stop` + `start` and
+ * `enable --now` of a timer still loaded compute the next fire from those, so a slot between
+ * them and now (the one that already fired included) fires at once: an unscheduled wake
+ * (systemd 252 and later, upstream issue 31231; a daemon-reload with a changed calendar
+ * does the same, issue 16732). A timer that was disabled and stopped is unloaded by the
+ * daemon-reload after it (nothing refers to it any more), and a fresh start counts from
+ * now. So: disable --now, daemon-reload, make sure the manager forgot it, enable --now.
+ */
+async function forgotten(c: Ctx): Promise<void> {
+  if (await pollUntil(async () => !(await held(c)), 3_000)) return;
+  throw new UserError([
+    `systemd still holds ${c.names.timer} after \`systemctl --user disable --now\` and daemon-reload (another unit wants it? \`systemctl --user list-dependencies --reverse ${c.names.timer}\` shows which), so hbgen did not start it: a timer started again while systemd remembers its last fire runs a wake at once; remove what holds it, then run the command again`,
+  ]);
 }
 
 async function linger(c: Ctx): Promise<{ value: 'yes' | 'no' | 'unknown'; why: string }> {
@@ -190,12 +223,15 @@ export const systemd: Backend<SystemdData> = {
     const l = await linger(c);
     const changed = plans.some((p) => p.action !== 'same');
     const timerChanged = plans.some((p) => p.path.endsWith('.timer') && p.action !== 'same');
-    const commands: string[][] = [];
-    if (changed) commands.push(['systemctl', '--user', 'daemon-reload']);
-    if (!enabled || !active) commands.push(['systemctl', '--user', 'enable', '--now', c.names.timer]);
-    else if (timerChanged) commands.push(['systemctl', '--user', 'restart', c.names.timer]);
+    // Never `restart`: see forgotten() for why a timer is started only once the manager forgot it.
+    const rearm = !enabled || !active || timerChanged;
+    const forget = rearm && (enabled || active || (reachable && (await held(c))));
+    const commands: { argv: string[]; note?: string }[] = [];
+    if (forget) commands.push({ argv: ['systemctl', '--user', 'disable', '--now', c.names.timer], note: '(so that systemd forgets its last fire and starts no wake now)' });
+    if (changed || forget) commands.push({ argv: ['systemctl', '--user', 'daemon-reload'] });
+    if (rearm) commands.push({ argv: ['systemctl', '--user', 'enable', '--now', c.names.timer] });
     const enableLinger = l.value === 'no';
-    if (enableLinger) commands.push(['loginctl', 'enable-linger', c.io.user]);
+    if (enableLinger) commands.push({ argv: ['loginctl', 'enable-linger', c.io.user] });
     const caveats = [
       l.value === 'yes'
         ? `lingering is on for ${c.io.user}: the timer also runs while you are logged out`
@@ -210,14 +246,14 @@ export const systemd: Backend<SystemdData> = {
       caveats,
       hostFiles: plans,
       writes: [],
-      commands: commands.map((argv) => ({ argv })),
+      commands,
       checks: [
         ['systemctl', '--user', 'is-enabled', c.names.timer],
         ['systemctl', '--user', 'list-timers', c.names.timer, '--all', '--no-pager'],
       ],
       unchanged: !changed && enabled && active && refusals.length === 0,
       ids: { service: c.names.service, timer: c.names.timer },
-      data: { enabled, active, enableLinger, changed, timerChanged },
+      data: { enabled, active, enableLinger, changed, timerChanged, rearm, forget },
       stateExtra: {
         systemd: {
           lingerBefore: prevLinger?.lingerEnabledByHbgen ? 'no' : l.value,
@@ -228,23 +264,28 @@ export const systemd: Backend<SystemdData> = {
   },
 
   async apply(c, p, j: Journal) {
-    const { enabled, active, enableLinger, changed, timerChanged } = p.data;
-    // Runs last on undo, when the previous unit files are back.
-    j.push('reloaded systemd with the previous units', async () => {
-      if (changed) await must(c, ['daemon-reload']);
-      if (active && timerChanged) await must(c, ['restart', c.names.timer]);
+    const { enabled, active, enableLinger, changed, rearm, forget } = p.data;
+    const timer = c.names.timer;
+    // Runs last on undo, when the previous unit files are back (and the timer install
+    // started is off again): the earlier timer comes back as it was, started the same way.
+    let off = false;
+    j.push(`reloaded systemd with the previous units${forget && (enabled || active) ? ` and turned ${timer} back on` : ''}`, async () => {
+      if (changed || off) await must(c, ['daemon-reload']);
+      if (off && active) {
+        await forgotten(c);
+        await must(c, enabled ? ['enable', '--now', timer] : ['start', timer]);
+      } else if (off && enabled) await must(c, ['enable', timer]);
     });
+    if (forget) {
+      await must(c, ['disable', '--now', timer]);
+      off = true;
+    }
     for (const f of p.hostFiles) writePlanned(f, j, 0o755);
-    if (changed) await must(c, ['daemon-reload']);
-    if (!enabled || !active) {
-      await must(c, ['enable', '--now', c.names.timer]);
-      j.push(`turned ${c.names.timer} back ${enabled ? 'on' : 'off'}`, async () => {
-        if (!enabled && !active) await must(c, ['disable', '--now', c.names.timer]);
-        else if (!enabled) await must(c, ['disable', c.names.timer]);
-        else if (!active) await must(c, ['stop', c.names.timer]);
-      });
-    } else if (timerChanged) {
-      await must(c, ['restart', c.names.timer]);
+    if (changed || forget) await must(c, ['daemon-reload']);
+    if (rearm) {
+      await forgotten(c);
+      await must(c, ['enable', '--now', timer]);
+      j.push(`turned ${timer} off again`, () => must(c, ['disable', '--now', timer]));
     }
     if (enableLinger) {
       const r = await runTool(c.io, 'loginctl', ['enable-linger', c.io.user]);

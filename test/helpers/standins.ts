@@ -9,6 +9,10 @@
 //   nogui               launchctl: no gui/<uid> domain
 //   bootout-lag         launchctl: how many `print`s still list a label after bootout (default 2)
 //   linger              loginctl: Linger=yes
+//   held                systemctl: list-units lists the unit asked for (the manager never forgets it)
+//   fire-on-start       systemctl: enable --now, start and restart run this file with sh (a
+//                       wake the manager starts just then, as systemd 252 does on restarting
+//                       a timer that fired before)
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sh } from '../../src/escape.ts';
@@ -36,17 +40,27 @@ set-environment) for a; do printf '%s\\n' "$a" >> "$d/environment"; done; exit 0
 daemon-reload) exit 0 ;;
 enable)
   [ -f "$units/$u" ] || { echo "Failed to enable unit: Unit file $u does not exist." >&2; exit 1; }
-  touch "$d/enabled/$u"; [ -z "$now" ] || touch "$d/active/$u"; exit 0 ;;
+  touch "$d/enabled/$u"; [ -z "$now" ] || touch "$d/active/$u"
+  if [ -n "$now" ] && [ -e "$d/fire-on-start" ]; then sh "$d/fire-on-start" </dev/null >/dev/null 2>&1; fi
+  exit 0 ;;
 disable) rm -f "$d/enabled/$u"; [ -z "$now" ] || rm -f "$d/active/$u"; exit 0 ;;
 start|restart)
   [ -f "$units/$u" ] || { echo "Failed to start $u: Unit $u not found." >&2; exit 5; }
-  touch "$d/active/$u"; exit 0 ;;
+  touch "$d/active/$u"
+  if [ -e "$d/fire-on-start" ]; then sh "$d/fire-on-start" </dev/null >/dev/null 2>&1; fi
+  exit 0 ;;
 stop) rm -f "$d/active/$u"; exit 0 ;;
 is-enabled)
   if [ ! -f "$units/$u" ]; then echo "Failed to get unit file state for $u: No such file or directory" >&2; exit 1; fi
   if [ -e "$d/enabled/$u" ]; then echo enabled; exit 0; fi
   echo disabled; exit 1 ;;
 is-active) if [ -e "$d/active/$u" ]; then echo active; exit 0; fi; echo inactive; exit 3 ;;
+list-units)
+  # The manager holds a timer while it is enabled or active (or the flag "held" says it
+  # cannot forget it); the real one unloads it at the daemon-reload after disable --now.
+  for u in "$@"; do :; done
+  if [ -e "$d/enabled/$u" ] || [ -e "$d/active/$u" ] || [ -e "$d/held" ]; then echo "$u loaded inactive dead $u"; fi
+  exit 0 ;;
 list-timers)
   echo "NEXT                        LEFT       LAST PASSED UNIT ACTIVATES"
   if [ -e "$d/active/$u" ]; then
@@ -146,12 +160,14 @@ export interface StandInWrapper {
   smokeExit?: number;
   /** Seconds --smoke holds the lock (the real wrapper: about 2). */
   hold?: number;
+  /** --smoke first renames runtime.log to runtime.log.1, as a wake that rotates the log during the install would. */
+  rotate?: boolean;
 }
 
 /**
  * A STAND-IN heartbeat.sh with the interface the real wrapper provides: re-exec under
  * env -i, setup checks (exit 78 with one stderr line), the mkdir lock with "PID EPOCH"
- * owner (skip-locked when held), --smoke (start smoke … quiet smoke, holding the lock),
+ * owner (skip-locked when held; skip-locked smoke for --smoke), --smoke (start smoke … quiet smoke, holding the lock),
  * --now and the scheduled run (start, the agent, quiet or fail N).
  */
 export function standInWrapper(spec: Spec, o: StandInWrapper = {}): string {
@@ -165,8 +181,9 @@ name=${sh(spec.name)}; repo=${sh(spec.repo)}; log=${sh(n.log)}; lockd=${sh(n.loc
 hb_log() { printf '${LOG_PRINTF}' "$(date -u ${LOG_DATE_FORMAT})" "$name" "$*" >>"$log"; }
 cd "$repo" 2>/dev/null || { echo "hbgen $name: repo $repo is missing" >&2; exit 78; }
 [ -x "$bin" ] || { echo "hbgen $name: agent binary $bin is missing or not executable" >&2; hb_log "error agent binary missing"; exit 78; }
+${o.rotate ? `if [ "\${1:-}" = --smoke ] && [ -f "$log" ]; then mv -f "$log" "$log.1"; fi` : ''}
 ${o.smokeExit !== undefined ? `if [ "\${1:-}" = --smoke ]; then echo "hbgen $name: agent binary $bin is missing or not executable" >&2; exit ${o.smokeExit}; fi` : ''}
-if ! mkdir "$lockd" 2>/dev/null; then hb_log skip-locked; exit 0; fi
+if ! mkdir "$lockd" 2>/dev/null; then if [ "\${1:-}" = --smoke ]; then hb_log skip-locked smoke; else hb_log skip-locked; fi; exit 0; fi
 echo "$$ $(date +%s)" > "$lockd/owner"
 trap 'rm -rf "$lockd"' EXIT
 trap 'exit 143' TERM
