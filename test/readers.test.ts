@@ -11,8 +11,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { names } from '../src/names.ts';
 import { ROOT } from './helpers/cli.ts';
-import { makeStub } from './helpers/crontab.ts';
-import { hb, makeHost, type Host } from './helpers/lifecycle.ts';
+import { hb, installedOnStandInCrontab, type Host } from './helpers/lifecycle.ts';
 
 const DRIVER = join(ROOT, 'test/helpers/readers-driver.ts');
 
@@ -25,17 +24,9 @@ function readers(h: Host, ms = 30_000): { out: string; killed: boolean; codes: R
   return { out, killed: r.signal === 'SIGKILL', codes };
 }
 
-const stubs: (() => void)[] = [];
-test.after(() => stubs.forEach((f) => f()));
-
 /** A cron install with its state folder outside the repo, on a recording STAND-IN crontab (never a real user's table), woken once. */
 async function installed(): Promise<Host> {
-  const h = makeHost('cron', {}, 'outside');
-  const stub = makeStub();
-  stubs.push(stub.remove);
-  h.env.PATH = `${stub.dir}:${h.env.PATH}`;
-  const r = await hb(h, 'install', { yes: true });
-  assert.is(r.code, 0, r.err + r.out);
+  const h = await installedOnStandInCrontab();
   const w = await hb(h, 'wake');
   assert.ok(w.code === 0, w.err + w.out);
   return h;

@@ -8,21 +8,9 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { names } from '../src/names.ts';
-import { makeStub } from './helpers/crontab.ts';
-import { hb, makeHost, type Host } from './helpers/lifecycle.ts';
+import { hb, installedOnStandInCrontab } from './helpers/lifecycle.ts';
 
-const stubs: (() => void)[] = [];
-test.after(() => stubs.forEach((f) => f()));
-
-async function installed(): Promise<Host> {
-  const h = makeHost('cron', {}, 'outside');
-  const stub = makeStub();
-  stubs.push(stub.remove);
-  h.env.PATH = `${stub.dir}:${h.env.PATH}`;
-  const r = await hb(h, 'install', { yes: true });
-  assert.is(r.code, 0, r.err + r.out);
-  return h;
-}
+const installed = installedOnStandInCrontab;
 
 test('a changed file in a real state folder is still repaired (the rule the links below must not bend)', async () => {
   const h = await installed();

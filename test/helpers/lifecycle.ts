@@ -16,6 +16,7 @@ import { etcFor } from './etc.ts';
 import type { HostIO } from '../../src/host/io.ts';
 import { validateSpec, type Spec, type SpecInput } from '../../src/spec.ts';
 import { useWrapper } from './standin-pipeline.ts';
+import { makeStub } from './crontab.ts';
 import { makeStandIns, type StandIns, type StandInWrapper } from './standins.ts';
 
 export type { StandInWrapper };
@@ -175,4 +176,19 @@ export function sha(path: string): string {
 
 export function lines(log: string): string[] {
   return existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => l.replace(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ (?=hbgen )/, '')) : [];
+}
+
+/**
+ * A cron host whose state folder is outside the repo, installed on a recording STAND-IN
+ * crontab first on its PATH (never a real user's table; the stand-in's folder goes when the
+ * process exits).
+ */
+export async function installedOnStandInCrontab(): Promise<Host> {
+  const h = makeHost('cron', {}, 'outside');
+  const stub = makeStub();
+  made.push(stub.dir);
+  h.env.PATH = `${stub.dir}:${h.env.PATH}`;
+  const r = await hb(h, 'install', { yes: true });
+  if (r.code !== 0) throw new Error(`install on the stand-in crontab failed (exit ${r.code}): ${r.err}${r.out}`);
+  return h;
 }
