@@ -11,7 +11,7 @@ import { names } from '../names.ts';
 import { SCHEDULERS } from '../schedulers.ts';
 import { credential, knownCredentials, type Credential } from '../credentials.ts';
 import type { Spec } from '../spec.ts';
-import { claudeSettingsRefusals } from './claude-settings.ts';
+import { billingFilesRefusal, claudeSettingsRefusals } from './claude-settings.ts';
 import { lstatOrNull } from './fsx.ts';
 import { hostZone, hostZoneProblem, plannedHostZone } from './clock.ts';
 import { codeInRepoProblems, stateInRepoProblem } from './reach.ts';
@@ -195,7 +195,12 @@ export function hostFacts(spec: Spec, io: HostIO): Facts {
   const metered = meteredInShell(spec, io);
   problems.push(...metered.found.map(billingRefusal));
   // codex never reads Claude's settings; a `command` may start claude.
-  if (spec.agent.harness !== 'codex') problems.push(...claudeSettingsRefusals(spec));
+  const claudeRefusals = spec.agent.harness !== 'codex' ? claudeSettingsRefusals(spec) : [];
+  problems.push(...claudeRefusals);
+  // The same scan of the files the agent can change as the wrapper's before every wake (issue
+  // 24); for Claude only when the fuller check above found nothing (it names the same keys).
+  const filesHit = claudeRefusals.length ? undefined : billingFilesRefusal(spec);
+  if (filesHit) problems.push(filesHit);
 
   const binCheck = checkBin(spec.agent.bin, 'agent.bin', spec.env.PATH!, io);
   problems.push(...binCheck.problems);
