@@ -14,7 +14,7 @@ import * as assert from 'uvu/assert';
 import { claudeTextHit, codexTextHit, fileHitFix, verdict } from '../src/billing.ts';
 import { billingFilesRefusal } from '../src/host/claude-settings.ts';
 import { CLIENT_PATH, realClients, subscriptionAnswers, subscriptionLogin } from './helpers/clients.ts';
-import { agentShell, makeCase, run, shell } from './helpers/wrapper.ts';
+import { SHELLS, agentShell, makeCase, run, shell } from './helpers/wrapper.ts';
 import type { Spec } from '../src/spec.ts';
 
 const dash = shell('dash');
@@ -188,6 +188,21 @@ test('the wrapper\'s file scan and install\'s agree on hostile spellings (escape
         assert.equal(c.outcomes(), [`error billing ${file}: ${want.replace(/[^A-Za-z0-9 ._@/:+*-]/g, '?')} is set, and ${fileHitFix(client)}`], text);
       }
     }
+  }
+});
+
+test('every shell: a key in the repo\'s settings refuses the wake in the same words; a clean file passes', async () => {
+  for (const sh of SHELLS) {
+    const c = standIn('claude-code');
+    mkdirSync(join(c.repo, '.claude'));
+    const file = join(c.repo, '.claude', 'settings.local.json');
+    writeFileSync(file, '{"env": {"ANTHROPIC_API_KEY": "sk-x"}}');
+    let r = await run(c, sh, { args: ['--now'] });
+    assert.is(r.code, 78, `${sh.name}: ${c.log()}`);
+    assert.equal(c.outcomes(), [`error billing ${file}: ANTHROPIC_API_KEY is set, and ${fileHitFix('claude-code')}`], sh.name);
+    writeFileSync(file, '{"env": {"FOO": "1"}}');
+    r = await run(c, sh, { args: ['--now'] });
+    assert.is(r.code, 0, `${sh.name}: ${c.log()}`);
   }
 });
 

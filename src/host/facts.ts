@@ -186,6 +186,17 @@ function repoReach(spec: Spec, bin: BinFacts, gate: BinFacts | undefined): strin
 
 const TCC_DIRS = ['Documents', 'Desktop', 'Downloads', 'Library/Mobile Documents'];
 
+/**
+ * The client's settings and config files: Claude's checked in full (a command may start
+ * claude; codex never reads them), then the wrapper's own scan before every wake (issue 24),
+ * for Claude only when the fuller check found nothing (it names the same keys).
+ */
+function settingsRefusals(spec: Spec): string[] {
+  const claude = spec.agent.harness !== 'codex' ? claudeSettingsRefusals(spec) : [];
+  const hit = claude.length ? undefined : billingFilesRefusal(spec);
+  return hit ? [...claude, hit] : claude;
+}
+
 export function hostFacts(spec: Spec, io: HostIO): Facts {
   const home = homeOf(io);
   const problems: string[] = [];
@@ -194,13 +205,7 @@ export function hostFacts(spec: Spec, io: HostIO): Facts {
 
   const metered = meteredInShell(spec, io);
   problems.push(...metered.found.map(billingRefusal));
-  // codex never reads Claude's settings; a `command` may start claude.
-  const claudeRefusals = spec.agent.harness !== 'codex' ? claudeSettingsRefusals(spec) : [];
-  problems.push(...claudeRefusals);
-  // The same scan of the files the agent can change as the wrapper's before every wake (issue
-  // 24); for Claude only when the fuller check above found nothing (it names the same keys).
-  const filesHit = claudeRefusals.length ? undefined : billingFilesRefusal(spec);
-  if (filesHit) problems.push(filesHit);
+  problems.push(...settingsRefusals(spec));
 
   const binCheck = checkBin(spec.agent.bin, 'agent.bin', spec.env.PATH!, io);
   problems.push(...binCheck.problems);
