@@ -140,7 +140,7 @@ function bypassAt(args: readonly string[], i: number): string | undefined {
   if (settings.length) return `the --settings JSON: ${settings.join('; and ')}`;
   if (flag === '--dangerously-bypass-hook-trust') return `${a} runs every enabled codex hook (a program from the repo or config) with no hook trust; remove it`;
   if (flag === '--trust') return `${a} makes codex trust the repo for good, so a .codex/config.toml the agent writes there (a provider, MCP commands outside the sandbox) is loaded; remove it`;
-  if (flag === '--approve-for-me') return `${a} lets codex approve its own requests to leave the sandbox; remove it (exec already never asks)`;
+  if (flag === '--approve-for-me') return `${a} sends codex's requests for more than the sandbox allows to an automatic reviewer that may grant them, instead of refusing them; remove it (exec never asks a person)`;
   const kv = overrideAt(args, i);
   const o = kv === undefined ? undefined : configOverride(kv);
   // model_provider="openai" is the preset's own pin (a `command` running codex may repeat it).
