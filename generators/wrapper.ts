@@ -4,7 +4,7 @@
 // here from named steps, one per part of the script that reads it.
 import { posix } from 'node:path';
 import { renderClaimSh, renderHeartbeatSh, renderWindowSh } from '../src/gen/templates.ts';
-import { STATUS_ARGV, billingClient, billingTimeout, hasSetupToken, notPlan, timedOut } from '../src/billing.ts';
+import { STATUS_ARGV, billingClient, billingFiles, billingKeyNames, billingTimeout, fileHitFix, hasSetupToken, notPlan, timedOut } from '../src/billing.ts';
 import { harnessArgs, promptSeparator } from '../src/harness.ts';
 import { openDays } from '../src/schedule.ts';
 import { offsetAt, repeatsWallClock, transitions } from '../src/zone-offsets.ts';
@@ -90,6 +90,11 @@ export interface BillingContext {
   billingNotPlan: string;
   /** The spec's env sets CLAUDE_CODE_OAUTH_TOKEN: authMethod oauth_token is the plan (src/billing.ts). */
   billingSetupToken: boolean;
+  /** Issue 24: the settings/config files read before every wake, the credential names as " A B ", what to do about a hit, and the managed drop-in folder (claude). */
+  billingFiles: string[];
+  billingKeys: string;
+  billingFileFix: string;
+  billingManagedDir: boolean;
 }
 
 /** Step 4b: log rotation. */
@@ -229,8 +234,21 @@ function wakeContext(ctx: RenderContext): WakeContext {
 function billingContext(ctx: RenderContext): BillingContext {
   const client = billingClient(ctx.spec.agent);
   const t = billingTimeout(seconds(ctx.spec.timeout));
-  if (!client) return { billingCheck: false, billingClientName: '', billingArgv: [], billingTimeout: t, billingTimedOut: '', billingNotPlan: '', billingSetupToken: false };
-  return { billingCheck: true, billingClientName: client, billingArgv: [...STATUS_ARGV[client]], billingTimeout: t, billingTimedOut: timedOut(client, t), billingNotPlan: notPlan(client), billingSetupToken: hasSetupToken(ctx.spec.env) || (ctx.spec.kubernetes?.secretKeys ?? []).includes('CLAUDE_CODE_OAUTH_TOKEN') };
+  const none = { billingFiles: [], billingKeys: '', billingFileFix: '', billingManagedDir: false };
+  if (!client) return { billingCheck: false, billingClientName: '', billingArgv: [], billingTimeout: t, billingTimedOut: '', billingNotPlan: '', billingSetupToken: false, ...none };
+  return {
+    billingCheck: true,
+    billingClientName: client,
+    billingArgv: [...STATUS_ARGV[client]],
+    billingTimeout: t,
+    billingTimedOut: timedOut(client, t),
+    billingNotPlan: notPlan(client),
+    billingSetupToken: hasSetupToken(ctx.spec.env) || (ctx.spec.kubernetes?.secretKeys ?? []).includes('CLAUDE_CODE_OAUTH_TOKEN'),
+    billingFiles: billingFiles(ctx.spec),
+    billingKeys: ` ${billingKeyNames().join(' ')} `,
+    billingFileFix: fileHitFix(client),
+    billingManagedDir: client === 'claude-code',
+  };
 }
 
 function rotateContext(ctx: RenderContext): RotateContext {

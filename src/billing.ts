@@ -23,6 +23,7 @@
 //   ***", "Logged in using ChatGPT", or "Logged in using <Amazon Bedrock API key | AWS access
 //   keys | access token | personal access token | workload identity>". Only the ChatGPT
 //   login is the plan.
+import { credential, knownCredentials } from './credentials.ts';
 import type { Spec } from './spec.ts';
 
 export type BillingClient = 'claude-code' | 'codex';
@@ -126,4 +127,120 @@ export function timedOut(client: BillingClient, seconds: number): string {
 /** The refusal's tail, after what was seen: the same words in install's refusal and the wrapper's log line. */
 export function notPlan(client: BillingClient): string {
   return `not a ${client === 'codex' ? 'ChatGPT' : 'subscription'} login, so the agent is not run on it; ${BILLING_FIX[client]}`;
+}
+
+// ---- What the agent can change between wakes (issue 24, items 1-3) -------------------
+// The status commands above do not see everything that moves the run off the plan (checked
+// with Claude Code 2.1.197 and codex 0.171 against a local capture server):
+// - Claude Code applies the `env` block of every settings file to itself: an
+//   ANTHROPIC_API_KEY in the repo's .claude/settings.local.json is sent as `x-api-key` while
+//   `claude auth status` still says claude.ai / max. The agent can write that file.
+// - codex reads a provider from ~/.codex/config.toml (and from the repo's .codex/config.toml
+//   once the project is trusted) while `codex login status` says "Logged in using ChatGPT".
+// So before every wake (and at install) these files are read for the keys that do it. The
+// scan is by key name, wherever the key stands (fail closed), in the wrapper's awk and in
+// settingsHits() below with the same rules.
+
+/** Managed (policy) settings Claude Code reads on Linux and macOS; the agent cannot write them unless it runs as root. */
+export const CLAUDE_MANAGED = ['/etc/claude-code/managed-settings.json', '/Library/Application Support/ClaudeCode/managed-settings.json'] as const;
+/** Drop-in folders of managed settings (every *.json in them). */
+export const CLAUDE_MANAGED_DIRS = ['/etc/claude-code/managed-settings.d'] as const;
+
+/** The user's Claude Code folder as the agent's env gives it. */
+function claudeDir(env: Record<string, string | undefined>): string {
+  return env.CLAUDE_CONFIG_DIR?.startsWith('/') ? env.CLAUDE_CONFIG_DIR : `${env.HOME ?? ''}/.claude`;
+}
+
+/** codex's home as the agent's env gives it. */
+function codexHome(env: Record<string, string | undefined>): string {
+  return env.CODEX_HOME?.startsWith('/') ? env.CODEX_HOME : `${env.HOME ?? ''}/.codex`;
+}
+
+const join2 = (a: string, b: string) => `${a.replace(/\/+$/, '')}/${b}`;
+
+/** The files checked before every wake for a harness (existing or not; order = report order). */
+export function billingFiles(spec: Pick<Spec, 'repo' | 'env' | 'agent'>): string[] {
+  const client = billingClient(spec.agent);
+  if (client === 'codex') {
+    const args = spec.agent.args;
+    // A --profile NAME layers $CODEX_HOME/NAME.config.toml on top of config.toml.
+    const profiles = args.flatMap((a, i) => (a === '-p' || a === '--profile' ? [args[i + 1]] : a.startsWith('--profile=') ? [a.slice(10)] : [])).filter((p): p is string => !!p && !p.includes('/'));
+    return [join2(codexHome(spec.env), 'config.toml'), ...profiles.map((p) => join2(codexHome(spec.env), `${p}.config.toml`)), join2(spec.repo, '.codex/config.toml')];
+  }
+  if (client === 'claude-code') {
+    const args = spec.agent.args;
+    const given = args.flatMap((a, i) => (a === '--settings' ? [args[i + 1]] : a.startsWith('--settings=') ? [a.slice('--settings='.length)] : []));
+    const files = given.filter((f): f is string => !!f && !f.trimStart().startsWith('{')).map((f) => (f.startsWith('/') ? f : join2(spec.repo, f)));
+    return [join2(spec.repo, '.claude/settings.json'), join2(spec.repo, '.claude/settings.local.json'), join2(claudeDir(spec.env), 'settings.json'), ...files, ...CLAUDE_MANAGED];
+  }
+  return [];
+}
+
+/** The variable names whose presence as a key is a hit (the credential list; any other NAME_API_KEY too). */
+export function billingKeyNames(): string[] {
+  return knownCredentials();
+}
+
+export interface FileHit {
+  file: string;
+  key: string;
+}
+
+/**
+ * The first key in a Claude settings file's text that bills per token: a credential
+ * variable (src/credentials.ts) or apiKeyHelper, as a JSON object key anywhere in the file
+ * (a key with any backslash escape counts too: no settings key needs one, and one could spell
+ * a credential's name, as in ANTHROPIC\u005fAPI_KEY).
+ */
+export function claudeTextHit(text: string): string | undefined {
+  const re = /"((?:[^"\\]|\\.)*)"[ \t\r\n]*:/g;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    const key = m[1]!;
+    // No settings key needs an escape; one could spell a credential's name (\u005f).
+    if (key.includes('\\')) return shown(key);
+    if (key === 'apiKeyHelper' || credential(key)) return key;
+  }
+  return undefined;
+}
+
+/**
+ * The first key of a codex config.toml that chooses a provider other than "openai" or gives
+ * one a credential: model_provider with any other value, experimental_bearer_token, env_key
+ * (bare, quoted or dotted, wherever they stand; a quoted key with an escape counts too).
+ */
+export function codexTextHit(text: string): string | undefined {
+  const re = /(^|[ \t{,.'"])(experimental_bearer_token|env_key|model_provider)['"]?[ \t]*=/g;
+  for (const line of text.split('\n')) {
+    const l = line.replace(/\r$/, '');
+    if (/"[^"=]*\\[^"=]*"[ \t]*=/.test(l)) return 'a key with an escape';
+    re.lastIndex = 0;
+    for (let m = re.exec(l); m; m = re.exec(l)) {
+      if (m[2] !== 'model_provider') return m[2];
+      const rest = l.slice(m.index + m[0].length).replace(/^[ \t]*/, '');
+      if (!/^(["'])openai\1/.test(rest)) return 'model_provider';
+    }
+  }
+  return undefined;
+}
+
+/** The first hit in the files (read by the caller; a missing one is skipped). */
+export function fileHit(client: BillingClient, files: { file: string; text: string }[]): FileHit | undefined {
+  for (const { file, text } of files) {
+    if (client === 'claude-code' && text.length > 1048576) return { file, key: '(the file, larger than 1 MiB)' };
+    const key = client === 'codex' ? codexTextHit(text) : claudeTextHit(text);
+    if (key) return { file, key };
+  }
+  return undefined;
+}
+
+/** The refusal's words after "billing ": the same in install and the wrapper's log line. */
+export function fileHitMessage(client: BillingClient, hit: FileHit): string {
+  return `${hit.file}: ${hit.key} is set, and ${fileHitFix(client)}`;
+}
+
+/** What to do about a hit, after "FILE: KEY ...": the same words in install and the wrapper. */
+export function fileHitFix(client: BillingClient): string {
+  return client === 'codex'
+    ? 'codex would bill another provider or an API key instead of your ChatGPT login; remove the key (the preset pins model_provider="openai")'
+    : 'Claude Code applies it to itself and would bill an API key or another provider instead of your subscription; remove the key';
 }

@@ -43,7 +43,10 @@ export function harnessArgs(agent: Spec['agent']): string[] {
       // the workspace-write sandbox lets it write the repo (and temp) only. --full-auto is
       // gone (0.171 rejects it) and the bypass flags are never used.
       // -c parses its value as TOML: the quotes make the level a TOML string whatever it is.
-      return ['exec', '--sandbox', 'workspace-write', ...model, ...(agent.effort ? ['-c', `model_reasoning_effort="${agent.effort}"`] : [])];
+      // model_provider="openai": the built-in OpenAI provider, on the ChatGPT login, whatever
+      // ~/.codex/config.toml (or a profile) names; codex 0.171 refuses a config that redefines
+      // "openai" ("Built-in providers cannot be overridden"), so the pin cannot be re-pointed.
+      return ['exec', '--sandbox', 'workspace-write', '-c', 'model_provider="openai"', ...model, ...(agent.effort ? ['-c', `model_reasoning_effort="${agent.effort}"`] : [])];
     case 'command':
       return [];
   }
@@ -135,8 +138,16 @@ function bypassAt(args: readonly string[], i: number): string | undefined {
   if (optionValue(args, i, '--sandbox', '-s') === 'danger-full-access') return `--sandbox danger-full-access runs codex with no sandbox; ${CODEX_FIX}`;
   const settings = inlineSettingsIssues(optionValue(args, i, '--settings'));
   if (settings.length) return `the --settings JSON: ${settings.join('; and ')}`;
+  if (flag === '--dangerously-bypass-hook-trust') return `${a} runs every enabled codex hook (a program from the repo or config) with no hook trust; remove it`;
+  if (flag === '--trust') return `${a} makes codex trust the repo for good, so a .codex/config.toml the agent writes there (a provider, MCP commands outside the sandbox) is loaded; remove it`;
+  if (flag === '--approve-for-me') return `${a} sends codex's requests for more than the sandbox allows to an automatic reviewer that may grant them, instead of refusing them; remove it (exec never asks a person)`;
   const kv = overrideAt(args, i);
   const o = kv === undefined ? undefined : configOverride(kv);
+  // model_provider="openai" is the preset's own pin (a `command` running codex may repeat it).
+  const pin = o && o[0] === 'model_provider' && o[1] === 'openai';
+  if (o && !pin && (o[0] === 'model_provider' || o[0] === 'model_providers' || o[0].startsWith('model_providers.') || o[0].endsWith('.model_provider'))) {
+    return `-c ${o[0]}=… chooses or defines the model provider codex bills, and a provider other than the built-in "openai" on your ChatGPT login is billed per token; remove it (the preset pins model_provider="openai")`;
+  }
   if (o && (o[0] === 'sandbox_mode' || o[0].endsWith('.sandbox_mode')) && o[1] === 'danger-full-access') {
     return `-c ${o[0]}=danger-full-access runs codex with no sandbox; ${CODEX_FIX}`;
   }

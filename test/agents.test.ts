@@ -97,7 +97,7 @@ t('billing control: with ANTHROPIC_API_KEY in its environment the same claude ne
 
 t('codex preset: the real codex exec accepts the command line (workspace-write, pinned model) and waits for the network until the timeout', async () => {
   const prompt = '-x is how this prompt starts; the preset puts -- before it';
-  const c = makeCase({ path: PATH, spec: { agent: { harness: 'codex', bin: shim(real!.codex), model: 'gpt-5-codex', prompt }, timeout: '6s', killAfter: '2s' } });
+  const c = makeCase({ path: PATH, spec: { agent: { harness: 'codex', bin: shim(real!.codex), model: 'gpt-5.5', prompt }, timeout: '6s', killAfter: '2s' } });
   // codex exec refuses a folder that is not a git repository (without --skip-git-repo-check).
   assert.is(spawnSync('git', ['init', '-q', c.repo]).status, 0);
   const r = await run(c, dash, { limitMs: 60_000 });
@@ -105,24 +105,24 @@ t('codex preset: the real codex exec accepts the command line (workspace-write, 
   assert.is(r.code, 124, log);
   assert.equal(c.outcomes(), ['start wake 1', 'timeout after 6s'], log);
   // codex prints the settings it runs with: the preset's are in force.
-  assert.match(log, /^model: gpt-5-codex$/m);
+  assert.match(log, /^model: gpt-5.5$/m);
   assert.match(log, /^approval: never$/m);
   assert.match(log, /^sandbox: workspace-write/m);
   assert.match(log, /^-x is how this prompt starts/m);
   assert.match(log, /Reconnecting|stream disconnected|failed to connect|error sending request/i);
   assert.not.match(log, /unexpected argument|Not inside a trusted directory/);
   assert.ok(existsSync(join(c.dir, '.codex')), 'codex used the temporary HOME');
-  assert.equal(harnessArgs(c.spec.agent), ['exec', '--sandbox', 'workspace-write', '--model', 'gpt-5-codex']);
+  assert.equal(harnessArgs(c.spec.agent), ['exec', '--sandbox', 'workspace-write', '-c', 'model_provider="openai"', '--model', 'gpt-5.5']);
 });
 
 t('codex controls: a bad flag exits 2 at once; without -- a dashed prompt is read as an option', async () => {
-  const bad = makeCase({ path: PATH, spec: { agent: { harness: 'codex', bin: shim(real!.codex), model: 'gpt-5-codex', args: ['--no-such-flag'] }, timeout: '30s' } });
+  const bad = makeCase({ path: PATH, spec: { agent: { harness: 'codex', bin: shim(real!.codex), model: 'gpt-5.5', args: ['--no-such-flag'] }, timeout: '30s' } });
   spawnSync('git', ['init', '-q', bad.repo]);
   let r = await run(bad, dash, { limitMs: 60_000 });
   assert.is(r.code, 2, bad.log());
   assert.equal(bad.outcomes(), ['start wake 1', 'fail 2']);
   assert.match(bad.log(), /unexpected argument '--no-such-flag'/);
-  const agent = { harness: 'codex' as const, bin: real!.codex, model: 'gpt-5-codex', prompt: '', args: [] };
+  const agent = { harness: 'codex' as const, bin: real!.codex, model: 'gpt-5.5', prompt: '', args: [] };
   const noSep = makeCase({ path: PATH, spec: { agent: { harness: 'command', bin: real!.codex, args: harnessArgs(agent), prompt: '-x marks the spot' }, timeout: '30s' } });
   spawnSync('git', ['init', '-q', noSep.repo]);
   r = await run(noSep, dash, { limitMs: 60_000 });
@@ -151,9 +151,10 @@ function claudeDirect(args: string[]): string {
  * codex exec run directly in a fresh git repo until it has printed its settings header
  * (it then waits for the network), or until it exits; its output and exit status.
  */
-function codexHeader(args: string[]): Promise<{ out: string; code: number | null }> {
+function codexHeader(args: string[], setup?: (home: string) => void): Promise<{ out: string; code: number | null }> {
   const dir = mkdtempSync(join(tmpdir(), 'hbgen-agents-codex-'));
   spawnSync('git', ['init', '-q', dir]);
+  setup?.(dir);
   return new Promise((resolve) => {
     const p = spawn(real!.codex, ['exec', ...args, '--', 'hello'], { env: { HOME: dir, PATH }, cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let out = '';
@@ -214,9 +215,9 @@ t('claude-code effort: the real claude takes --effort with every level hbgen acc
 
 t('codex effort: the real codex exec runs with the pinned model_reasoning_effort; it takes any string (so hbgen checks the level), and a malformed override fails (control)', async () => {
   for (const effort of EFFORTS.codex) {
-    const r = await codexHeader(harnessArgs({ harness: 'codex', bin: real!.codex, prompt: '', args: [], model: 'gpt-5-codex', effort }).slice(1));
+    const r = await codexHeader(harnessArgs({ harness: 'codex', bin: real!.codex, prompt: '', args: [], model: 'gpt-5.5', effort }).slice(1));
     assert.is(header(r.out, 'reasoning effort'), effort, r.out);
-    assert.is(header(r.out, 'model'), 'gpt-5-codex', r.out);
+    assert.is(header(r.out, 'model'), 'gpt-5.5', r.out);
     assert.match(header(r.out, 'sandbox') ?? '', /^workspace-write/, r.out);
   }
   const bogus = await codexHeader(['-c', 'model_reasoning_effort="bogus"']);
@@ -252,6 +253,58 @@ t('bypass flags: every codex form hbgen refuses runs the real codex with no sand
     const r = await codexHeader([...harnessArgs({ harness: 'codex', bin: real!.codex, prompt: '', args: [] }).slice(1), ...args]);
     assert.match(header(r.out, 'sandbox') ?? '', /^workspace-write/, r.out);
   }
+});
+
+// Issue 24 item 7: codex 0.171's trust-widening flags are live (the real codex exec accepts
+// each and starts), and hbgen refuses each in agent.args, as it refuses any -c that chooses
+// or defines the model provider.
+t('trust flags: the real codex exec accepts --dangerously-bypass-hook-trust, --trust and --approve-for-me; hbgen refuses them and every -c model_provider(s) override', async () => {
+  for (const flag of ['--dangerously-bypass-hook-trust', '--trust', '--approve-for-me']) {
+    assert.is(bypassArgs([flag]).length, 1, `hbgen refuses ${flag}`);
+    assert.match(bypassArgs([flag])[0]!.message, new RegExp(`^${flag} .*; remove it`));
+    const r = await codexHeader([flag]);
+    assert.match(r.out, /^session id: /m, `${flag} is accepted by codex: ${r.out}`);
+  }
+  for (const args of [['-c', 'model_provider="metered"'], ['-cmodel_provider=azure'], ['--config', 'model_providers.x.base_url="http://127.0.0.1:9"'], ['--config=model_providers={}'], ['-c', 'profiles.p.model_provider="x"']]) {
+    assert.is(bypassArgs(args).length, 1, `hbgen refuses ${args.join(' ')}`);
+  }
+  assert.equal(bypassArgs(['-c', 'model_reasoning_effort="high"', '--skip-git-repo-check', '-c', 'model_provider="openai"']), [], 'control: the preset\'s own pin is allowed');
+});
+
+// Issue 24 item 2: a provider in ~/.codex/config.toml moves codex off the ChatGPT login
+// ("Logged in using ChatGPT" still); the preset's -c model_provider="openai" moves it back,
+// and codex itself refuses a config that redefines the built-in "openai".
+t('codex provider pin: the real codex exec runs a config\'s metered provider without the pin, "openai" with the preset\'s argv; redefining "openai" is refused by codex', async () => {
+  const metered = (home: string) => {
+    mkdirSync(join(home, '.codex'), { recursive: true });
+    writeFileSync(join(home, '.codex', 'config.toml'), 'model_provider = "metered"\n[model_providers.metered]\nname = "m"\nbase_url = "http://127.0.0.1:9/v1"\nexperimental_bearer_token = "sk-test"\n');
+  };
+  const preset = harnessArgs({ harness: 'codex', bin: real!.codex, prompt: '', args: [] }).slice(1);
+  assert.ok(preset.join(' ').includes('-c model_provider="openai"'), preset.join(' '));
+  let r = await codexHeader([], metered);
+  assert.is(header(r.out, 'provider'), 'metered', `control: the config switches the provider: ${r.out}`);
+  r = await codexHeader(preset, metered);
+  assert.is(header(r.out, 'provider'), 'openai', r.out);
+  r = await codexHeader(preset, (home) => {
+    mkdirSync(join(home, '.codex'), { recursive: true });
+    writeFileSync(join(home, '.codex', 'config.toml'), '[model_providers.openai]\nname = "o"\nbase_url = "http://127.0.0.1:9/v1"\n');
+  });
+  assert.match(r.out, /Built-in providers cannot be overridden/, r.out);
+  assert.not.match(r.out, /^session id: /m, r.out);
+});
+
+// Issue 24 item 8: the codex model the README, the fixtures and these tests name is one
+// codex 0.171 lists (`codex debug models --bundled`).
+t('codex model: every codex model the README and the codex fixture name is in the real codex\'s bundled catalog', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hbgen-agents-models-'));
+  const cat = spawnSync(real!.codex, ['debug', 'models', '--bundled'], { env: { HOME: dir, PATH }, encoding: 'utf8', timeout: 30_000 });
+  rmSync(dir, { recursive: true, force: true });
+  const slugs = new Set<string>(JSON.parse(cat.stdout).models.map((m: { slug: string }) => m.slug));
+  const root = join(import.meta.dirname, '..');
+  const named = [...readFileSync(join(root, 'README.md'), 'utf8').matchAll(/"(gpt-[a-z0-9.-]+)"/g)].map((m) => m[1]!);
+  named.push(JSON.parse(readFileSync(join(root, 'fixtures/specs/codex.json'), 'utf8')).agent.model);
+  assert.ok(named.length >= 2, String(named));
+  for (const m of named) assert.ok(slugs.has(m), `${m} is not in codex debug models --bundled: ${[...slugs].join(' ')}`);
 });
 
 t('bypass flags: every claude form hbgen refuses is the real claude\'s bypass (as root it refuses to start with it); the preset\'s acceptEdits is not (control)', () => {

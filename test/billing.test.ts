@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { type BillingClient, billingTimeout, notPlan, verdict } from '../src/billing.ts';
+import { type BillingClient, billingTimeout, fileHitFix, notPlan, verdict } from '../src/billing.ts';
 import { CLAUDE_SUBSCRIPTION_STATUS, CLIENT_PATH, realClients, subscriptionAnswers, subscriptionLogin } from './helpers/clients.ts';
 import { names } from '../src/names.ts';
 import { hb, makeHost, rewriteSpec } from './helpers/lifecycle.ts';
@@ -41,8 +41,13 @@ function standInCase(client: BillingClient, path = PATHS.full, env: Record<strin
     c.bin,
     `#!${agentShell}
 d=$HBTEST_DIR
-case "$1 \${2-}" in
-  'auth status' | 'login status')
+case "$1 \${2-} \${3-}" in
+  'auth status --text')
+    # Claude Code 2.1.197's --text line for a setup token (issue 24: asked when the env has one).
+    echo 'Auth token: CLAUDE_CODE_OAUTH_TOKEN'
+    exit 0
+    ;;
+  'auth status ' | 'login status ')
     env >"$d/billing-env"
     pwd -P >"$d/billing-pwd"
     readlink /proc/$$/fd/0 >"$d/billing-stdin"
@@ -389,10 +394,12 @@ t('install with the real codex: logged out and an API key login are refused; the
   assert.match(r.out, /\n {2}billing {4}ChatGPT login, as `\S+ login status` says in the agent's environment \(codex-cli [\d.]+\); asked again before every wake\n/);
 });
 
-t('after install the agent plants an apiKeyHelper, or a Bedrock switch, in the repo\'s Claude settings: the next wake is refused by the real claude\'s own answer, uncounted', async () => {
-  for (const [settings, saw] of [
-    ['{"apiKeyHelper": "echo sk-ant-api03-test"}', 'claude auth status says authMethod "api_key_helper", apiKeySource "apiKeyHelper"'],
-    ['{"env": {"CLAUDE_CODE_USE_BEDROCK": "1"}}', 'claude auth status says authMethod "third_party", apiProvider "bedrock"'],
+// Since issue 24 the wrapper reads the settings files before it asks the client: the key is
+// named from the file (the real claude's own answer refuses them too: the status asserts).
+t('after install the agent plants an apiKeyHelper, or a Bedrock switch, in the repo\'s Claude settings: the next wake is refused, uncounted; the real claude\'s own answer refuses them too', async () => {
+  for (const [settings, saw, key] of [
+    ['{"apiKeyHelper": "echo sk-ant-api03-test"}', 'claude auth status says authMethod "api_key_helper", apiKeySource "apiKeyHelper"', 'apiKeyHelper'],
+    ['{"env": {"CLAUDE_CODE_USE_BEDROCK": "1"}}', 'claude auth status says authMethod "third_party", apiProvider "bedrock"', 'CLAUDE_CODE_USE_BEDROCK'],
   ] as const) {
     const c = makeCase({ path: CLIENT_PATH, spec: { agent: { harness: 'claude-code', bin: real!.claude }, timeout: '60s' } });
     subscriptionLogin(c.dir, 'claude-code');
@@ -400,8 +407,11 @@ t('after install the agent plants an apiKeyHelper, or a Bedrock switch, in the r
     writeFileSync(join(c.repo, '.claude', 'settings.local.json'), settings);
     const r = await run(c, dash, { args: ['--now'], limitMs: 60_000 });
     assert.is(r.code, 78, c.log());
-    assert.equal(c.outcomes(), [`error billing ${saw}: ${notPlan('claude-code')}`]);
+    assert.equal(c.outcomes(), [`error billing ${join(c.repo, '.claude', 'settings.local.json')}: ${key} is set, and ${fileHitFix('claude-code')}`]);
     assert.not.ok(existsSync(join(c.state, 'wakes')));
+    const st = spawnSync(real!.claude, ['auth', 'status'], { env: { HOME: c.dir, PATH: CLIENT_PATH }, cwd: c.repo, encoding: 'utf8', timeout: 30_000 });
+    const v = verdict('claude-code', st.stdout, st.stderr, st.status ?? -1);
+    assert.equal(v, { ok: false, saw }, st.stdout);
   }
 });
 

@@ -171,9 +171,9 @@ test('panel: the permission mode or sandbox, the model, the effort and the tiers
   assert.is(r.code, 0, r.err);
   assert.match(r.out, /\n {2}agent {6}claude-code: \S+ \(run by \/bin\/sh\); permission mode acceptEdits\n/);
   assert.match(r.out, /\n {2}model {6}sonnet, effort high; tiers fast=haiku, strong=opus \(named in the wake prompt\)\n/);
-  r = await dryRun(host('codex', { model: 'gpt-5-codex', effort: 'xhigh' }));
+  r = await dryRun(host('codex', { model: 'gpt-5.5', effort: 'xhigh' }));
   assert.match(r.out, /\n {2}agent {6}codex: \S+ \(run by \/bin\/sh\); sandbox workspace-write\n/);
-  assert.match(r.out, /\n {2}model {6}gpt-5-codex, effort xhigh\n/);
+  assert.match(r.out, /\n {2}model {6}gpt-5.5, effort xhigh\n/);
   r = await dryRun(host('codex'));
   assert.match(r.out, /\n {2}model {6}the client's default, effort the client's default\n/);
   r = await dryRun(host('command', { models }));

@@ -339,6 +339,10 @@ for (const c of zoneCases) {
 // Under a private dash (agentShell), so that no shell under test adds to its environ.
 const CLAUDE = `#!${agentShell}
 # STAND-IN for the claude CLI, tests only: auth status answers from CLAUDE_CODE_OAUTH_TOKEN.
+if [ "$1 $2 \${3-}" = "auth status --text" ]; then
+  # Claude Code 2.1.197's --text line for a setup token (issue 24).
+  if [ -n "\${CLAUDE_CODE_OAUTH_TOKEN:-}" ]; then echo 'Auth token: CLAUDE_CODE_OAUTH_TOKEN'; exit 0; fi
+fi
 if [ "$1 $2" = "auth status" ]; then
   if [ -n "\${CLAUDE_CODE_OAUTH_TOKEN:-}" ]; then echo '{"loggedIn":true,"authMethod":"oauth_token","apiProvider":"firstParty"}'; exit 0; fi
   echo '{"loggedIn":false,"authMethod":"none","apiProvider":"firstParty"}'; exit 1

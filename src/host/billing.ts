@@ -76,6 +76,14 @@ export async function checkBilling(spec: Spec, now: string): Promise<{ record: B
   if (!v.ok) {
     return { refusal: `billing: ${v.saw}, run in the agent's environment (the spec's env, in the repo): ${notPlan(client)}; then install again` };
   }
+  if (client === 'claude-code' && v.method === 'oauth_token') {
+    // `auth status` says oauth_token for an ANTHROPIC_AUTH_TOKEN (billed per token) too; only
+    // --text names the variable in use (Claude Code 2.1.197). The wrapper asks it too.
+    const text = await run(spec, ['auth', 'status', '--text']);
+    if (!text.stdout.split('\n').some((l) => l.replace(/\r$/, '') === 'Auth token: CLAUDE_CODE_OAUTH_TOKEN')) {
+      return { refusal: `billing: claude auth status --text does not say "Auth token: CLAUDE_CODE_OAUTH_TOKEN" (an ANTHROPIC_AUTH_TOKEN from a settings file is billed per token), run in the agent's environment (the spec's env, in the repo): ${notPlan(client)}; then install again` };
+    }
+  }
   return {
     record: { result: 'subscription', method: v.method, provider: v.provider, identity: v.identity, clientVersion, checkedAt: now, command: [spec.agent.bin, ...args] },
   };

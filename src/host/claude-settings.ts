@@ -12,8 +12,9 @@
 // checked by spec validation). A file that is not valid JSON is refused too: what it
 // holds cannot be checked. The agent can write the repo's files after install; the
 // preset's explicit --permission-mode acceptEdits still wins over their defaultMode.
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { posix } from 'node:path';
+import { CLAUDE_MANAGED, billingClient, billingFiles, fileHit, fileHitMessage } from '../billing.ts';
 import { claudeSettingsIssues } from '../harness.ts';
 import type { Spec } from '../spec.ts';
 import { lstatOrNull } from './fsx.ts';
@@ -24,7 +25,7 @@ export function claudeSettingsFiles(spec: Spec): string[] {
   const args = spec.agent.args;
   const given = args.flatMap((a, i) => (a === '--settings' ? [args[i + 1]] : a.startsWith('--settings=') ? [a.slice('--settings='.length)] : []));
   const files = given.filter((f): f is string => !!f && !f.trimStart().startsWith('{')).map((f) => posix.resolve(spec.repo, f));
-  return [posix.join(spec.repo, '.claude/settings.json'), posix.join(spec.repo, '.claude/settings.local.json'), posix.join(dir, 'settings.json'), ...files];
+  return [posix.join(spec.repo, '.claude/settings.json'), posix.join(spec.repo, '.claude/settings.local.json'), posix.join(dir, 'settings.json'), ...files, ...CLAUDE_MANAGED];
 }
 
 /** Refusals for install: one sentence per problem, naming the file and the key. */
@@ -53,4 +54,33 @@ export function claudeSettingsRefusals(spec: Spec): string[] {
     out.push(...claudeSettingsIssues(parsed as Record<string, unknown>).map((m) => `${file}: ${m}`));
   }
   return out;
+}
+
+/**
+ * Install's copy of the wrapper's check before every wake (src/billing.ts billingFiles and
+ * fileHit): the first key in the client's settings or config files that moves the run off
+ * the plan, as one refusal; the files the client cannot read are skipped, as it skips them.
+ */
+export function billingFilesRefusal(spec: Spec): string | undefined {
+  const client = billingClient(spec.agent);
+  if (!client) return undefined;
+  const files: { file: string; text: string }[] = [];
+  const paths = billingFiles(spec);
+  if (client === 'claude-code') {
+    try {
+      const d = '/etc/claude-code/managed-settings.d';
+      for (const f of readdirSync(d).sort()) if (f.endsWith('.json')) paths.push(posix.join(d, f));
+    } catch {
+      // no drop-in folder
+    }
+  }
+  for (const file of paths) {
+    try {
+      files.push({ file, text: readFileSync(file, 'utf8') });
+    } catch {
+      // missing or unreadable: the client cannot read it either
+    }
+  }
+  const hit = fileHit(client, files);
+  return hit && `billing: ${fileHitMessage(client, hit)}; then install again`;
 }

@@ -11,7 +11,7 @@ import { names } from '../names.ts';
 import { SCHEDULERS } from '../schedulers.ts';
 import { credential, knownCredentials, type Credential } from '../credentials.ts';
 import type { Spec } from '../spec.ts';
-import { claudeSettingsRefusals } from './claude-settings.ts';
+import { billingFilesRefusal, claudeSettingsRefusals } from './claude-settings.ts';
 import { lstatOrNull } from './fsx.ts';
 import { hostZone, hostZoneProblem, plannedHostZone } from './clock.ts';
 import { codeInRepoProblems, stateInRepoProblem } from './reach.ts';
@@ -186,6 +186,17 @@ function repoReach(spec: Spec, bin: BinFacts, gate: BinFacts | undefined): strin
 
 const TCC_DIRS = ['Documents', 'Desktop', 'Downloads', 'Library/Mobile Documents'];
 
+/**
+ * The client's settings and config files: Claude's checked in full (a command may start
+ * claude; codex never reads them), then the wrapper's own scan before every wake (issue 24),
+ * for Claude only when the fuller check found nothing (it names the same keys).
+ */
+function settingsRefusals(spec: Spec): string[] {
+  const claude = spec.agent.harness !== 'codex' ? claudeSettingsRefusals(spec) : [];
+  const hit = claude.length ? undefined : billingFilesRefusal(spec);
+  return hit ? [...claude, hit] : claude;
+}
+
 export function hostFacts(spec: Spec, io: HostIO): Facts {
   const home = homeOf(io);
   const problems: string[] = [];
@@ -194,8 +205,7 @@ export function hostFacts(spec: Spec, io: HostIO): Facts {
 
   const metered = meteredInShell(spec, io);
   problems.push(...metered.found.map(billingRefusal));
-  // codex never reads Claude's settings; a `command` may start claude.
-  if (spec.agent.harness !== 'codex') problems.push(...claudeSettingsRefusals(spec));
+  problems.push(...settingsRefusals(spec));
 
   const binCheck = checkBin(spec.agent.bin, 'agent.bin', spec.env.PATH!, io);
   problems.push(...binCheck.problems);
