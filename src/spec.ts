@@ -189,6 +189,27 @@ const agent = z.strictObject({
     .optional(),
 });
 
+// The OS jail around the agent's process tree (issue 23, src/jail.ts): false turns it off;
+// omitted or an object keeps it on, with more hosts to reach and more paths to hide.
+const HOST_NAME = /^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/;
+const sandboxObject = z.strictObject({
+  allowHosts: z
+    .array(
+      text('a host name').check((ctx) => {
+        if (!CONTROL.test(ctx.value) && !HOST_NAME.test(ctx.value)) {
+          ctx.issues.push({ code: 'custom', input: ctx.value, message: `must be a host name such as "github.com" or "*.npmjs.org" (no scheme, port or path), got ${JSON.stringify(ctx.value)}` });
+        }
+      }),
+      { error: 'must be an array of host names such as ["github.com", "registry.npmjs.org"]' },
+    )
+    .optional(),
+  denyRead: z.array(absPath('an absolute path the agent must not read'), { error: 'must be an array of absolute paths such as ["/home/ada/secrets"]' }).optional(),
+  bin: absPath('the absolute path of the srt executable (@anthropic-ai/sandbox-runtime)').optional(),
+});
+const sandbox = z.union([z.literal(false), sandboxObject], {
+  error: (i) => (i.input === true ? 'must be false (no jail) or an object such as {"allowHosts": ["github.com"]}; leave it out for the default jail' : typeof i.input === 'object' && i.input !== null && !Array.isArray(i.input) ? undefined : 'must be false (no jail) or an object {allowHosts?, denyRead?, bin?}'),
+});
+
 const hours = z.strictObject({
   start: clock(false, 'choose when the working hours start, as HH:MM'),
   end: clock(true, 'choose when the working hours end, as HH:MM or 24:00'),
@@ -573,6 +594,7 @@ export const SpecSchema = z
       .min(1, { error: 'must hold at least the program; leave the field out for no gate' })
       .optional(),
     shared: z.boolean({ error: 'must be true or false' }).optional(),
+    sandbox: sandbox.optional(),
     // How long the wakes pause when the agent's client says the plan's limit is reached
     // but names no reset time (issue 17); default 1h, at most 8 days are used.
     limitBackoff: duration('how long to pause after a limit whose reset time is unknown, e.g. "1h"').optional(),
@@ -647,6 +669,9 @@ export const SpecSchema = z
     agentIssues(s, ctx);
     commandLineIssues(s, ctx);
     kubernetesIssues(s, ctx);
+    if (s.sandbox !== undefined && s.sandbox !== false && typeof s.schedule === 'object' && s.schedule !== null && (s.schedule as { scheduler?: unknown }).scheduler === 'kubernetes') {
+      ctx.addIssue({ code: 'custom', path: ['sandbox'], message: 'does not apply to schedule.scheduler "kubernetes": the pod is the agent\'s boundary there (see README "Kubernetes"); remove it' });
+    }
     envSecretIssues(s, ctx);
   }, { when: () => true });
 
@@ -745,6 +770,9 @@ export function validateSpec(raw: unknown): { spec: Spec; errors?: undefined } |
           const near = didYouMean(k, known);
           lines.push(`${formatPath([...issue.path, k])}: unknown field${near || '; remove it or check its spelling'}`);
         }
+      } else if (issue.code === 'invalid_union' && issue.errors.some((e) => e.length && e.every((x) => x.path.length > 0))) {
+        // `false` or an object (sandbox): the object's own problems, not a bare "Invalid input".
+        for (const sub of issue.errors.find((e) => e.length && e.every((x) => x.path.length > 0))!) lines.push(`${formatPath([...issue.path, ...sub.path])}: ${sub.message}`);
       } else if (issue.code === 'invalid_key') {
         for (const sub of issue.issues) lines.push(`${formatPath(issue.path)}: ${sub.message}`);
       } else {

@@ -141,6 +141,9 @@ export function makeCase(opts: CaseOptions = {}): Case {
     timeout: '2s',
     killAfter: '1s',
     env: { HOME: dir, PATH: opts.path ?? PATHS.full, HBTEST_DIR: rec, ...(opts.env ?? {}) },
+    // The behaviour suites test the wrapper itself, without the jail (issue 23): the jail's
+    // own suite (test/jail.test.ts) turns it on with `spec: { sandbox: {...} }`.
+    sandbox: false,
   };
   if (opts.stateName !== undefined) base.stateDir = join(dir, opts.stateName);
   const raw = merge(base, opts.spec ?? {});
