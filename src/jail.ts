@@ -92,9 +92,26 @@ export function jailSettings(p: JailPolicy): string {
 /** The policy as the panel and status print it: one line each for write, read and network. */
 export function policyLines(p: JailPolicy): string[] {
   return [
-    `write: ${p.write.join(', ')} (never: ${p.denyWrite.join(', ')})`,
-    `read: everything except ${p.denyRead.join(', ')}`,
+    `write: ${p.write.join(', ')} (never: ${p.denyWrite.join(', ')}, your crontab)`,
+    `read: everything except ${p.denyRead.join(', ')} (other users' homes: by their own permissions)`,
     `network: ${p.hosts.length ? p.hosts.join(', ') : 'none'}; nothing else`,
     'every process the agent starts (subagents, MCP servers, hooks, test runners) is in the same jail',
   ];
+}
+
+/**
+ * The jail as the panel and status show it: its first line says on or OFF (loud), the
+ * next ones what it allows. `bin`: the srt found on this host, when known.
+ */
+export function jailLines(spec: Spec, bin: string | null): string[] {
+  const p = jailPolicy(spec);
+  if (!p) {
+    if (spec.schedule.scheduler === 'kubernetes') return ['none of hbgen\'s: the pod is the boundary (see README "Kubernetes")'];
+    return [
+      'OFF ("sandbox": false): THE AGENT RUNS WITH ALL YOUR RIGHTS: it can read ~/.ssh, write anywhere you can (your crontab, your shell profile, its own settings) and reach any host',
+      ...(spec.agent.harness === 'claude-code' ? ['without the jail, claude refuses every shell command not allowed in advance (tests, builds, git commit): allow them with permissions.allow in .claude/settings.json, or turn the jail on'] : []),
+    ];
+  }
+  const how = p.platform === 'linux' ? 'bubblewrap, a seccomp filter and a proxy' : 'sandbox-exec and a proxy';
+  return [`on: ${bin ?? (p.bin || 'srt on env.PATH')} (${how}), settings in jail.json`, ...policyLines(p)];
 }
