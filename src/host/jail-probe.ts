@@ -61,7 +61,7 @@ export function probeJail(spec: Spec, settings: string): JailProbe {
   if (!isExec(bin)) return { bin, refusal: `sandbox.bin: ${bin} is missing or not executable; point it at the srt of @anthropic-ai/sandbox-runtime, ${off}` };
   if (p.platform === 'linux') {
     const missing = ['bwrap', 'rg', 'socat'].filter((t) => !onPath(t, PATH));
-    if (missing.length) return { bin, refusal: `sandbox: ${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} not on env.PATH, and the jail needs ${missing.length > 1 ? 'them' : 'it'}: ${APT} (or ${off})` };
+    if (missing.length) return { bin, refusal: `sandbox: ${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} not on env.PATH, and the jail needs ${missing.length > 1 ? 'them' : 'it'}: ${APT}, ${off}` };
   } else if (!isExec('/usr/bin/sandbox-exec')) {
     return { bin, refusal: `sandbox: /usr/bin/sandbox-exec is missing, and the jail needs it on macOS; ${off}` };
   }
