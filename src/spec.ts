@@ -361,6 +361,9 @@ const kubernetes = z.strictObject({
 function kubernetesIssues(s: Record<string, any>, ctx: z.RefinementCtx): void {
   const sch = typeof s.schedule === 'object' && s.schedule !== null ? s.schedule : {};
   const k = s.kubernetes;
+  if (sch.scheduler === 'kubernetes' && s.sandbox !== undefined && s.sandbox !== false) {
+    ctx.addIssue({ code: 'custom', path: ['sandbox'], message: 'does not apply to schedule.scheduler "kubernetes": the pod is the agent\'s boundary there (see README "Kubernetes"); remove it' });
+  }
   if (sch.scheduler !== 'kubernetes') {
     if (k !== undefined) ctx.addIssue({ code: 'custom', path: ['kubernetes'], message: `applies to schedule.scheduler "kubernetes" only; remove it, or set the scheduler to "kubernetes"` });
     return;
@@ -669,9 +672,6 @@ export const SpecSchema = z
     agentIssues(s, ctx);
     commandLineIssues(s, ctx);
     kubernetesIssues(s, ctx);
-    if (s.sandbox !== undefined && s.sandbox !== false && typeof s.schedule === 'object' && s.schedule !== null && (s.schedule as { scheduler?: unknown }).scheduler === 'kubernetes') {
-      ctx.addIssue({ code: 'custom', path: ['sandbox'], message: 'does not apply to schedule.scheduler "kubernetes": the pod is the agent\'s boundary there (see README "Kubernetes"); remove it' });
-    }
     envSecretIssues(s, ctx);
   }, { when: () => true });
 
