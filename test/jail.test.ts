@@ -19,6 +19,7 @@ import { probeJail } from '../src/host/jail-probe.ts';
 import { jailPolicy, jailSettings } from '../src/jail.ts';
 import { panel } from '../src/host/panel.ts';
 import { names } from '../src/names.ts';
+import { PATHS, SHELLS, makeCase, run } from './helpers/wrapper.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 // srt comes from package.json (a dependency installed by `npm ci`), never from a host copy.
@@ -290,9 +291,72 @@ for (const mode of ['timeout(1)', 'the sh watchdog (no timeout, no setsid on PAT
       left = userProcs(user.name);
     }
     assert.equal(left, [], `left running:\n${left.join('\n')}`);
+    // srt's placeholders (empty .bashrc, .mcp.json, … made on the host while it runs) are gone.
+    assert.equal(readdirSync(c.repo).sort(), ['.git', 'sum.js', 'sum.test.js'], 'files left in the repo');
     rmSync(dirname(bare), { recursive: true, force: true });
   });
 }
+
+// --- The shell matrix: the jail's steps of the wrapper (srt found, the private tmp, the
+// mark, the start line) under every shell as /bin/sh (also the /bin/sh inside the jail).
+for (const sh of SHELLS) {
+  test(`${sh.name}: a wake inside the jail starts, runs the agent and ends (start … jail, then quiet)`, async () => {
+    need();
+    const c = makeCase({ path: `${NODE_DIR}:${PATHS.full}`, spec: { timeout: '30s', killAfter: '2s', sandbox: { bin: SRT } } });
+    made.push(c.dir);
+    const r = await run(c, sh, { args: ['--now'], limitMs: 60_000 });
+    assert.is(r.code, 0, c.log() + r.stderr);
+    assert.match(c.log(), /hbgen tst start wake 1 by hand jail\n/, c.log());
+    assert.match(c.log(), /hbgen tst quiet\n/, c.log());
+  });
+}
+
+// --- The jail cannot start at wake time: `error jail …`, exit 78, and the agent never runs unjailed.
+test('wake: srt missing (sandbox.bin gone) → error jail, exit 78, the agent never ran', async () => {
+  const c = makeCase({ path: `${NODE_DIR}:${PATHS.full}`, spec: { sandbox: { bin: '/nonexistent/srt' } } });
+  made.push(c.dir);
+  const r = await run(c, SHELLS[0]!, { args: ['--now'] });
+  assert.is(r.code, 78, c.log());
+  assert.match(c.log(), /hbgen tst error jail cannot start: \/nonexistent\/srt is missing or not executable; /, c.log());
+  assert.equal(c.runs(), [], 'the agent ran');
+});
+
+test('wake: srt not on PATH (no sandbox.bin) → error jail naming the fix, exit 78, the agent never ran', async () => {
+  const c = makeCase({ spec: { sandbox: {} } });
+  made.push(c.dir);
+  const r = await run(c, SHELLS[0]!, { args: ['--now'] });
+  assert.is(r.code, 78, c.log());
+  assert.match(c.log(), /hbgen tst error jail cannot start: srt is not on PATH; install it \(npm install -g @anthropic-ai\/sandbox-runtime\) or set sandbox.bin/, c.log());
+  assert.equal(c.runs(), [], 'the agent ran');
+});
+
+test('wake: bwrap gone from the PATH → error jail with the apt line, exit 78, the agent never ran', async () => {
+  need();
+  const dir = mkdtempSync(join(tmpdir(), 'hbgen-nobwrap.'));
+  made.push(dir);
+  const bin = toolDir(join(dir, 'bin'), ['env', 'date', 'sleep', 'mkdir', 'rm', 'mv', 'find', 'head', 'ps', 'awk', 'cat', 'touch', 'printf', 'kill', 'rg', 'socat', 'timeout', 'setsid', 'flock', 'tr', 'sed', 'grep', 'cksum', 'tail', 'wc', 'ln', 'ls', 'chmod', 'readlink']);
+  const c = makeCase({ path: bin, spec: { sandbox: { bin: SRT } } });
+  made.push(c.dir);
+  const r = await run(c, SHELLS[0]!, { args: ['--now'] });
+  assert.is(r.code, 78, c.log());
+  assert.match(c.log(), /hbgen tst error jail cannot start: bwrap is not on PATH; install it \(apt-get install bubblewrap ripgrep socat\)\n/, c.log());
+  assert.equal(c.runs(), [], 'the agent ran');
+});
+
+test('wake: srt fails before the jail is up (a bwrap that cannot start) → error jail, exit 78, the agent never ran', async () => {
+  need();
+  const dir = mkdtempSync(join(tmpdir(), 'hbgen-badbwrap.'));
+  made.push(dir);
+  const bin = join(dir, 'bin');
+  mkdirSync(bin);
+  writeFileSync(join(bin, 'bwrap'), '#!/bin/sh\necho "bwrap: No permissions to create new namespace" >&2\nexit 1\n', { mode: 0o755 });
+  const c = makeCase({ path: `${bin}:${NODE_DIR}:${PATHS.full}`, spec: { sandbox: { bin: SRT } } });
+  made.push(c.dir);
+  const r = await run(c, SHELLS[0]!, { args: ['--now'], limitMs: 60_000 });
+  assert.is(r.code, 78, c.log());
+  assert.match(c.log(), /hbgen tst error jail cannot start: srt exited \d+ before the agent ran/, c.log());
+  assert.equal(c.runs(), [], 'the agent ran');
+});
 
 // --- install: the jail is run for real before anything is written.
 function probeSpec(path: string) {
