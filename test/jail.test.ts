@@ -52,7 +52,7 @@ interface JailCase {
 }
 
 /** A repo, a state folder and an agent for `user`, the scripts rendered and installed as install would. */
-function makeJailCase(user: ScratchUser, agent: string, over: { path?: string; timeout?: string; allowHosts?: string[] } = {}): JailCase {
+function makeJailCase(user: ScratchUser, agent: string, over: { path?: string; timeout?: string; allowHosts?: string[]; args?: string[]; prompt?: string } = {}): JailCase {
   const dir = mkdtempSync(join(tmpdir(), 'hbgen-jail.'));
   made.push(dir);
   chmodSync(dir, 0o755);
@@ -76,7 +76,7 @@ function makeJailCase(user: ScratchUser, agent: string, over: { path?: string; t
     version: 1,
     name: 'jailed',
     repo,
-    agent: { harness: 'command', bin, prompt: 'Do one chunk.' },
+    agent: { harness: 'command', bin, args: over.args ?? [], prompt: over.prompt ?? 'Do one chunk.' },
     schedule: { scheduler: 'systemd-user', every: '30m', hours: { start: '00:00', end: '24:00', timezone: 'UTC' } },
     timeout: over.timeout ?? '60s',
     killAfter: '2s',
@@ -240,6 +240,22 @@ test('works: git commit in the repo (the placeholders srt shows are ignored)', a
   assert.match(log, /^one chunk\n/, log);
   const tree = spawnSync('git', ['-c', 'safe.directory=*', '-C', s.c.repo, 'show', '--name-only', '--format=', 'HEAD'], { encoding: 'utf8' }).stdout;
   assert.is(tree, 'CHUNK.md\n', 'the commit holds only the agent\'s file');
+});
+
+// --- srt runs the command line through `bash -c`, re-quoted: every argument still arrives byte for byte.
+test('the agent\'s arguments and a hostile prompt reach it inside the jail byte for byte', async () => {
+  need();
+  const hostile = ['--', '-n', "'", '"', '$HOME', '${X}', '`id`', '$(id)', '%d', '\\', ';', '&&', '#', '*', '~', '', ']]>', 'a  b', '!x', 'ünï ✓ 🎉'];
+  const prompt = `line one 'q' "dq" $HOME \`id\` $(id) \\ !x\nline two ünï ✓ 🎉\n-leading`;
+  const user = scratchUser('hbjailq');
+  const hex = (t: string) => Buffer.from(t, 'utf8').toString('hex');
+  const c = makeJailCase(user, "#!/bin/sh\nfor a in \"$@\"; do printf 'ARG %s\\n' \"$(printf '%s' \"$a\" | od -An -tx1 | tr -d ' \\n')\"; done\n", { args: hostile, prompt });
+  const w = wake(c);
+  assert.is(w.code, 0, w.log);
+  const got = [...w.log.matchAll(/^ARG ([0-9a-f]*)$/gm)].map((m) => m[1]!);
+  assert.equal(got.slice(0, hostile.length), hostile.map(hex), w.log);
+  assert.ok(got[hostile.length]!.startsWith(hex(prompt)), `the prompt changed on its way:\n${w.log}`);
+  assert.is(got.length, hostile.length + 1, w.log);
 });
 
 // --- The deadline: nothing inside the jail outlives the wake.
