@@ -137,8 +137,21 @@ let server: ChildProcess | null = null;
 /** Folders the tests made, removed at the end. */
 const made: string[] = [];
 
+let failed: Error | null = null;
+/** The one wake the refusal and success tests read (run once; a failure is said by each). */
 async function theWake() {
   if (suite) return suite;
+  if (failed) throw failed;
+  try {
+    return await wakeOnce();
+  } catch (e) {
+    failed = e as Error;
+    server?.kill();
+    throw e;
+  }
+}
+
+async function wakeOnce() {
   need();
   // The local server runs in a process of its own: this one blocks in spawnSync during the wake.
   const hitsFile = join(mkdtempSync(join(tmpdir(), 'hbgen-jailsrv.')), 'hits');
