@@ -20,6 +20,7 @@ import { jailPolicy, jailSettings } from '../src/jail.ts';
 import { panel } from '../src/host/panel.ts';
 import { names } from '../src/names.ts';
 import { PATHS, SHELLS, makeCase, run } from './helpers/wrapper.ts';
+import { hb, makeHost, rewriteSpec } from './helpers/lifecycle.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 // srt comes from package.json (a dependency installed by `npm ci`), never from a host copy.
@@ -475,6 +476,39 @@ test('"sandbox": false: the panel says loudly that the agent runs with all your 
   const r = renderNow(spec);
   assert.not.ok(r.files.some((f) => f.path === 'jail.json'));
   assert.not.match(r.files.find((f) => f.path === 'heartbeat.sh')!.content, /srt/);
+});
+
+// --- status: the jail as the panel shows it, from an install (stand-in systemctl, the real wrapper).
+test('status: "sandbox": false is one loud line in the panel and jail.on false in --json', async () => {
+  const h = makeHost('systemd-user');
+  assert.is((await hb(h, 'install', { yes: true })).code, 0);
+  const human = await hb(h, 'status');
+  assert.match(human.out, /\n {2}jail +OFF \("sandbox": false\): THE AGENT RUNS WITH ALL YOUR RIGHTS/, human.out);
+  const doc = JSON.parse((await hb(h, 'status', { json: true })).out);
+  assert.equal(doc.jail, { on: false, bin: null, write: [], denyWrite: [], denyRead: [], hosts: [] });
+});
+
+test('status after a real jailed install and wake: the policy in the panel and in --json, the wake `start … jail`', async () => {
+  need();
+  const h = makeHost('systemd-user');
+  rewriteSpec(h, { sandbox: { bin: SRT, allowHosts: ['github.com'] }, env: { HOME: h.home, PATH: `${NODE_DIR}:/usr/bin:/bin` } });
+  const inst = await hb(h, 'install', { yes: true });
+  assert.is(inst.code, 0, inst.out + inst.err);
+  assert.match(inst.out, /\n {2}jail +on: .*node_modules\/\.bin\/srt \(bubblewrap, a seccomp filter and a proxy\), settings in jail\.json\n/, inst.out);
+  assert.ok(existsSync(join(names(h.spec).stateDir, 'jail.json')), 'jail.json installed');
+  assert.is((await hb(h, 'wake')).code, 0);
+  assert.match(readFileSync(join(names(h.spec).stateDir, 'runtime.log'), 'utf8'), / start wake 1 by hand jail\n/);
+  const human = await hb(h, 'status');
+  assert.is(human.code, 0, human.out);
+  assert.match(human.out, /\n {2}jail +on: /, human.out);
+  assert.match(human.out, /network: github\.com; nothing else\n/, human.out);
+  assert.match(human.out, /every process the agent starts \(subagents, MCP servers, hooks, test runners\) is in the same jail\n/, human.out);
+  const doc = JSON.parse((await hb(h, 'status', { json: true })).out);
+  assert.is(doc.jail.on, true);
+  assert.is(doc.jail.bin, SRT);
+  assert.equal(doc.jail.hosts, ['github.com']);
+  assert.ok(doc.jail.write.includes(h.spec.repo), JSON.stringify(doc.jail));
+  assert.ok(doc.jail.denyWrite.includes(names(h.spec).stateDir), JSON.stringify(doc.jail));
 });
 
 test.after(() => {
