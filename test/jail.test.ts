@@ -16,6 +16,7 @@ import { validateSpec } from '../src/spec.ts';
 import { renderNow } from './helpers/render.ts';
 import { scratchUser, type ScratchUser } from './helpers/cronuser.ts';
 import { probeJail } from '../src/host/jail-probe.ts';
+import { codeInRepoProblems } from '../src/host/reach.ts';
 import { jailPolicy, jailSettings } from '../src/jail.ts';
 import { panel } from '../src/host/panel.ts';
 import { names } from '../src/names.ts';
@@ -438,6 +439,17 @@ test('install refuses a jail whose bwrap cannot start (a bwrap that fails), with
   assert.match(r.refusal!, /^sandbox: the jail cannot start here: /);
   assert.match(r.refusal!, /"sandbox": false/);
   rmSync(dir, { recursive: true, force: true });
+});
+
+test('sandbox.bin reaching into the repo through a link is refused (the agent could rewrite the jail)', () => {
+  const spec = probeSpec('/usr/bin:/bin');
+  const inRepo = join(spec.repo, 'srt');
+  writeFileSync(inRepo, '#!/bin/sh\n', { mode: 0o755 });
+  const link = join(dirname(spec.repo), 'srt-link');
+  symlinkSync(inRepo, link);
+  const problems = codeInRepoProblems({ ...spec, sandbox: { bin: link } });
+  assert.equal(problems.filter((p) => p.startsWith('sandbox.bin: ')).length, 1, problems.join('\n'));
+  assert.equal(codeInRepoProblems({ ...spec, sandbox: { bin: SRT } }).filter((p) => p.startsWith('sandbox.bin')), []);
 });
 
 function panelOf(spec: ReturnType<typeof probeSpec>, jailBin: string | null): string {
