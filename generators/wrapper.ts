@@ -91,6 +91,8 @@ export interface JailContext {
   jailTmp: string;
   /** What srt shows in the repo's top folder where nothing is (git ignores them in the jail). */
   jailPlaceholders: string[];
+  /** jail.json as rendered, without its last newline: the wrapper compares the installed file with it. */
+  jailSettingsText: string;
 }
 
 /** Step 5b: the client's own billing check (claude-code and codex presets only). */
@@ -257,6 +259,7 @@ function jailContext(ctx: RenderContext): JailContext {
     jailSettingsPath: posix.join(ctx.names.stateDir, 'jail.json'),
     jailTmp: p?.tmp ?? '',
     jailPlaceholders: JAIL_PLACEHOLDERS,
+    jailSettingsText: p ? jailSettings(p).replace(/\n$/, '') : '',
   };
 }
 

@@ -352,6 +352,17 @@ test('wake: srt missing (sandbox.bin gone) → error jail, exit 78, the agent ne
   assert.equal(c.runs(), [], 'the agent ran');
 });
 
+test('wake: an edited jail.json (a wider allowWrite) never runs → error jail, exit 78, the agent never ran', async () => {
+  const c = makeCase({ path: `${NODE_DIR}:${PATHS.full}`, spec: { sandbox: { bin: SRT } } });
+  made.push(c.dir);
+  const cfg = join(c.state, 'jail.json');
+  writeFileSync(cfg, readFileSync(cfg, 'utf8').replace('"allowWrite": [', '"allowWrite": [\n      "/",'));
+  const r = await run(c, SHELLS[0]!, { args: ['--now'] });
+  assert.is(r.code, 78, c.log());
+  assert.match(c.log(), /hbgen tst error jail cannot start: .*jail\.json is not the policy rendered with this wrapper \(edited\?\); run hbgen install again\n/, c.log());
+  assert.equal(c.runs(), [], 'the agent ran');
+});
+
 test('wake: srt not on PATH (no sandbox.bin) → error jail naming the fix, exit 78, the agent never ran', async () => {
   const c = makeCase({ spec: { sandbox: {} } });
   made.push(c.dir);
