@@ -11,6 +11,7 @@ import { offsetAt, repeatsWallClock, transitions } from '../src/zone-offsets.ts'
 import { clockMinutes, seconds } from '../src/spec.ts';
 import { sh } from '../src/escape.ts';
 import { LOCK_OWNER_PRINTF, LOG_DATE_FORMAT, LOG_MAX_BYTES, LOG_PRINTF, pad2 } from '../src/formats.ts';
+import { JAIL_PLACEHOLDERS, jailPolicy, jailSettings } from '../src/jail.ts';
 import type { RenderContext, RenderedFile } from './types.ts';
 import { type LimitContext, limitContext } from './limit.ts';
 import { type NotifyContext, notifyContext } from './notify.ts';
@@ -76,6 +77,22 @@ export interface WakeContext {
   /** Everything between the binary and the prompt: harness preset, the spec's args, `--` for presets. */
   agentArgs: string[];
   binHasEq: boolean;
+}
+
+/** Steps 2 and 6: the OS jail around the agent (src/jail.ts), when it is on. */
+export interface JailContext {
+  jail: boolean;
+  /** sandbox.bin, or '' for `srt` on the spec's PATH at wake time. */
+  jailBin: string;
+  /** Linux: srt needs bwrap, socat and rg on PATH (macOS: sandbox-exec, always there). */
+  jailLinux: boolean;
+  jailSettingsPath: string;
+  /** The private tmp, made fresh by every wake. */
+  jailTmp: string;
+  /** What srt shows in the repo's top folder where nothing is (git ignores them in the jail). */
+  jailPlaceholders: string[];
+  /** jail.json as rendered, without its last newline: the wrapper compares the installed file with it. */
+  jailSettingsText: string;
 }
 
 /** Step 5b: the client's own billing check (claude-code and codex presets only). */
@@ -150,7 +167,7 @@ export interface WindowEndContext {
   clockShift: number;
 }
 
-export type WrapperContext = WindowContext & EnvironmentContext & GateContext & LockContext & WakeContext & BillingContext & OutcomeContext & WindowEndContext & LimitContext & RotateContext & NotifyContext;
+export type WrapperContext = JailContext & WindowContext & EnvironmentContext & GateContext & LockContext & WakeContext & BillingContext & OutcomeContext & WindowEndContext & LimitContext & RotateContext & NotifyContext;
 
 export interface ClaimContext extends LockContext {
   header: string;
@@ -251,6 +268,19 @@ function billingContext(ctx: RenderContext): BillingContext {
   };
 }
 
+function jailContext(ctx: RenderContext): JailContext {
+  const p = jailPolicy(ctx.spec);
+  return {
+    jail: p !== null,
+    jailBin: p?.bin ?? '',
+    jailLinux: p?.platform === 'linux',
+    jailSettingsPath: posix.join(ctx.names.stateDir, 'jail.json'),
+    jailTmp: p?.tmp ?? '',
+    jailPlaceholders: JAIL_PLACEHOLDERS,
+    jailSettingsText: p ? jailSettings(p).replace(/\n$/, '') : '',
+  };
+}
+
 function rotateContext(ctx: RenderContext): RotateContext {
   const max = ctx.spec.logMaxBytes ?? LOG_MAX_BYTES;
   return { logMaxBytes: max, logMaxDigits: String(max).length };
@@ -270,6 +300,7 @@ function outcomeContext(ctx: RenderContext): OutcomeContext {
 export function wrapperContext(ctx: RenderContext): WrapperContext {
   return {
     ...windowContext(ctx),
+    ...jailContext(ctx),
     ...environmentContext(ctx),
     ...gateContext(ctx),
     ...lockContext(ctx),
@@ -363,5 +394,7 @@ export function scriptFiles(ctx: RenderContext): RenderedFile[] {
     { path: 'window.sh', content: renderWindowSh(windowContext(ctx)), mode: 0o755 },
   ];
   if (ctx.spec.shared) files.push({ path: 'claim.sh', content: renderClaimSh(claimContext(ctx)), mode: 0o755 });
+  const jail = jailPolicy(ctx.spec);
+  if (jail) files.push({ path: 'jail.json', content: jailSettings(jail), mode: 0o644 });
   return files;
 }

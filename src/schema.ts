@@ -49,10 +49,14 @@ const DESCRIPTIONS: Record<string, string> = {
   'kubernetes.sizeLimits': 'sizeLimit of the emptyDirs (a pod past it is evicted): repo (the clone, default "4Gi"), home (default "1Gi"), tmp (default "1Gi").',
   notify: 'Argv of a program (absolute path first) run when notifyAfter wakes in a row ended fail, timeout or error (HBGEN_EVENT=failing) and at the success after them (recovered); env: the spec\'s plus HBGEN_EVENT, HBGEN_STREAK, HBGEN_OUTCOME, HBGEN_LOG, HBGEN_NAME, HBGEN_REPO.',
   notifyAfter: 'Failing wakes in a row before notify runs (default 3); only with notify.',
+  sandbox: 'The OS jail around the agent and every process it starts (@anthropic-ai/sandbox-runtime: bubblewrap on Linux, sandbox-exec on macOS, a proxy with a host allowlist). On by default (omitted or an object); false runs the agent with all your rights. Needs bwrap, rg and socat on Linux (apt-get install bubblewrap ripgrep socat).',
+  'sandbox.allowHosts': 'Hosts the agent may reach besides its client\'s own API, e.g. ["github.com", "registry.npmjs.org"] ("*.example.com" for subdomains).',
+  'sandbox.denyRead': 'More absolute paths the agent must not read (always hidden: ~/.ssh, ~/.aws, ~/.gnupg, ~/.config/gh, ~/.netrc, ~/.docker, /root).',
+  'sandbox.bin': 'Absolute path of the srt executable; default: srt on env.PATH at wake time.',
   ping: 'A healthchecks-style URL (https; http only for 127.0.0.1 or localhost): URL/start before the agent, URL after a success, URL/fail after a failure, by curl or wget.',
 };
 
-type Node = { properties?: Record<string, Node>; description?: string };
+type Node = { properties?: Record<string, Node>; anyOf?: Node[]; description?: string };
 
 function describe(node: Node, prefix: string): void {
   for (const [key, child] of Object.entries(node.properties ?? {})) {
@@ -60,6 +64,8 @@ function describe(node: Node, prefix: string): void {
     const text = DESCRIPTIONS[path];
     if (text) child.description = text;
     describe(child, path);
+    // A field that is false or an object (sandbox): its object's fields too.
+    for (const alt of child.anyOf ?? []) describe(alt, path);
   }
 }
 

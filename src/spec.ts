@@ -189,6 +189,27 @@ const agent = z.strictObject({
     .optional(),
 });
 
+// The OS jail around the agent's process tree (issue 23, src/jail.ts): false turns it off;
+// omitted or an object keeps it on, with more hosts to reach and more paths to hide.
+const HOST_NAME = /^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/;
+const sandboxObject = z.strictObject({
+  allowHosts: z
+    .array(
+      text('a host name').check((ctx) => {
+        if (!CONTROL.test(ctx.value) && !HOST_NAME.test(ctx.value)) {
+          ctx.issues.push({ code: 'custom', input: ctx.value, message: `must be a host name such as "github.com" or "*.npmjs.org" (no scheme, port or path), got ${JSON.stringify(ctx.value)}` });
+        }
+      }),
+      { error: 'must be an array of host names such as ["github.com", "registry.npmjs.org"]' },
+    )
+    .optional(),
+  denyRead: z.array(absPath('an absolute path the agent must not read'), { error: 'must be an array of absolute paths such as ["/home/ada/secrets"]' }).optional(),
+  bin: absPath('the absolute path of the srt executable (@anthropic-ai/sandbox-runtime)').optional(),
+});
+const sandbox = z.union([z.literal(false), sandboxObject], {
+  error: (i) => (i.input === true ? 'must be false (no jail) or an object such as {"allowHosts": ["github.com"]}; leave it out for the default jail' : typeof i.input === 'object' && i.input !== null && !Array.isArray(i.input) ? undefined : 'must be false (no jail) or an object {allowHosts?, denyRead?, bin?}'),
+});
+
 const hours = z.strictObject({
   start: clock(false, 'choose when the working hours start, as HH:MM'),
   end: clock(true, 'choose when the working hours end, as HH:MM or 24:00'),
@@ -340,6 +361,9 @@ const kubernetes = z.strictObject({
 function kubernetesIssues(s: Record<string, any>, ctx: z.RefinementCtx): void {
   const sch = typeof s.schedule === 'object' && s.schedule !== null ? s.schedule : {};
   const k = s.kubernetes;
+  if (sch.scheduler === 'kubernetes' && s.sandbox !== undefined && s.sandbox !== false) {
+    ctx.addIssue({ code: 'custom', path: ['sandbox'], message: 'does not apply to schedule.scheduler "kubernetes": the pod is the agent\'s boundary there (see README "Kubernetes"); remove it' });
+  }
   if (sch.scheduler !== 'kubernetes') {
     if (k !== undefined) ctx.addIssue({ code: 'custom', path: ['kubernetes'], message: `applies to schedule.scheduler "kubernetes" only; remove it, or set the scheduler to "kubernetes"` });
     return;
@@ -498,6 +522,7 @@ const PROGRAMS: [path: (string | number)[], runs: string][] = [
   [['agent', 'bin'], 'hbgen runs it for every wake, and the billing check runs it outside the agent\'s sandbox'],
   [['gate', 0], 'the wrapper runs the gate before every wake, outside the agent\'s sandbox'],
   [['notify', 0], 'the wrapper runs it outside the agent\'s sandbox'],
+  [['sandbox', 'bin'], 'it is the jail itself, run outside it'],
 ];
 
 /**
@@ -505,7 +530,7 @@ const PROGRAMS: [path: (string | number)[], runs: string][] = [
  * notify[0]) inside the repo, and a path of a preload variable (src/preload.ts) that is
  * relative or inside the repo. Lexical only: src/host/reach.ts resolves links on the host.
  */
-function repoCodeIssues(s: { repo?: unknown; agent?: unknown; gate?: unknown; notify?: unknown; env?: unknown }, ctx: z.RefinementCtx): void {
+function repoCodeIssues(s: { repo?: unknown; agent?: unknown; gate?: unknown; notify?: unknown; env?: unknown; sandbox?: unknown }, ctx: z.RefinementCtx): void {
   if (typeof s.repo !== 'string' || !s.repo.startsWith('/')) return;
   const repo = s.repo;
   for (const [path, runs] of PROGRAMS) {
@@ -573,6 +598,7 @@ export const SpecSchema = z
       .min(1, { error: 'must hold at least the program; leave the field out for no gate' })
       .optional(),
     shared: z.boolean({ error: 'must be true or false' }).optional(),
+    sandbox: sandbox.optional(),
     // How long the wakes pause when the agent's client says the plan's limit is reached
     // but names no reset time (issue 17); default 1h, at most 8 days are used.
     limitBackoff: duration('how long to pause after a limit whose reset time is unknown, e.g. "1h"').optional(),
@@ -707,12 +733,13 @@ export function formatPath(path: readonly PropertyKey[]): string {
 /** The field names the schema knows at `path` (an object's keys), for "did you mean". */
 export function fieldsAt(path: readonly PropertyKey[]): string[] {
   // zod 4 keeps each wrapper's inner schema in _zod.def: optional/default (innerType), pipe (in).
-  type Any = { shape?: Record<string, unknown>; _zod?: { def?: { type?: string; innerType?: Any; in?: Any; valueType?: Any; element?: Any } } } | undefined;
+  type Any = { shape?: Record<string, unknown>; _zod?: { def?: { type?: string; innerType?: Any; in?: Any; valueType?: Any; element?: Any; options?: Any[] } } } | undefined;
   const unwrap = (x: Any): Any => {
     for (let i = 0; i < 10 && x; i++) {
       const d = x._zod?.def;
       if (d?.innerType) x = d.innerType;
       else if (d?.type === 'pipe' && d.in) x = d.in;
+      else if (d?.type === 'union' && d.options) x = d.options.find((o) => o?.shape) ?? d.options[0];
       else break;
     }
     return x;
@@ -729,28 +756,41 @@ export function fieldsAt(path: readonly PropertyKey[]): string[] {
   return cur?.shape ? Object.keys(cur.shape) : [];
 }
 
+/** A union branch the value is of: none of its problems is the value's type or value itself. */
+function ofTheRightKind(e: readonly { path: readonly PropertyKey[]; code: string }[]): boolean {
+  return e.length > 0 && !e.some((x) => x.path.length === 0 && (x.code === 'invalid_type' || x.code === 'invalid_value'));
+}
+
 /** Validate a parsed JSON value. Returns the spec, or one message line per problem. */
 export function validateSpec(raw: unknown): { spec: Spec; errors?: undefined } | { spec?: undefined; errors: string[] } {
   const r = SpecSchema.safeParse(raw);
   if (!r.success) {
     const lines: string[] = [];
-    for (const issue of r.error.issues) {
+    // One issue as lines; an issue inside a union (sandbox: false or an object) comes with
+    // the union's path in front of its own.
+    type Issue = (typeof r.error.issues)[number];
+    const say = (issue: Issue, at: PropertyKey[]): void => {
+      const path = [...at, ...issue.path];
       if (issue.code === 'unrecognized_keys') {
         // A field already written is not what a stray key meant.
         let here: unknown = raw;
-        for (const p of issue.path) here = typeof here === 'object' && here !== null ? (here as Record<PropertyKey, unknown>)[p] : undefined;
+        for (const p of path) here = typeof here === 'object' && here !== null ? (here as Record<PropertyKey, unknown>)[p] : undefined;
         const present = typeof here === 'object' && here !== null ? Object.keys(here) : [];
-        const known = fieldsAt(issue.path).filter((x) => !present.includes(x));
+        const known = fieldsAt(path).filter((x) => !present.includes(x));
         for (const k of issue.keys) {
           const near = didYouMean(k, known);
-          lines.push(`${formatPath([...issue.path, k])}: unknown field${near || '; remove it or check its spelling'}`);
+          lines.push(`${formatPath([...path, k])}: unknown field${near || '; remove it or check its spelling'}`);
         }
+      } else if (issue.code === 'invalid_union' && issue.errors.some(ofTheRightKind)) {
+        // The branch the value is of (an object, not `false`): its own problems, not a bare "Invalid input".
+        for (const sub of issue.errors.find(ofTheRightKind)!) say(sub as Issue, path);
       } else if (issue.code === 'invalid_key') {
-        for (const sub of issue.issues) lines.push(`${formatPath(issue.path)}: ${sub.message}`);
+        for (const sub of issue.issues) lines.push(`${formatPath(path)}: ${sub.message}`);
       } else {
-        lines.push(`${formatPath(issue.path)}: ${issue.message}`);
+        lines.push(`${formatPath(path)}: ${issue.message}`);
       }
-    }
+    };
+    for (const issue of r.error.issues) say(issue, []);
     return { errors: [...new Set(lines)] };
   }
   const s = r.data;

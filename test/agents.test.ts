@@ -374,8 +374,11 @@ for (const which of ['claude', 'codex'] as const) {
     };
     assert.is(await init({}, io), 0);
     assert.match(said, /hbgen\.json is complete/, said);
-    const spec = loadSpec(join(repo, 'hbgen.json'));
-    assert.is(spec.agent.bin, which === 'claude' ? real!.claude : real!.codex);
+    const loaded = loadSpec(join(repo, 'hbgen.json'));
+    assert.is(loaded.agent.bin, which === 'claude' ? real!.claude : real!.codex);
+    // The presets' command lines against the real clients, without the jail (issue 23): the
+    // clients inside the jail are the jail-clients work's tests (src/jail-clients.ts).
+    const spec = { ...loaded, sandbox: false as const };
     const r = renderNow(spec);
     const state = names(spec).stateDir;
     install(state, Object.fromEntries(r.files.map((f) => [f.path, f.content])));

@@ -3,6 +3,7 @@
 // time) or left for the user, so that the spec does not validate until they are chosen.
 // Never overwrites. Driven through init() with injected streams and, once, through the
 // built CLI on a real terminal (script(1)).
+import { bundledSrt } from '../src/host/jail-probe.ts';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -101,7 +102,10 @@ test('no terminal: writes the control plane and a spec with the detected values;
     agent: { harness: 'claude-code', bin: real, prompt: INIT_PROMPT },
     schedule: { scheduler: 'systemd-user', hours: { timezone: 'America/Santiago' } },
     env: { HOME: w.home, PATH: `${w.bin}:${w.tools}`, USER: 'ada', LOGNAME: 'ada' },
+    // No srt on that PATH: the jail's srt is hbgen's own copy (issue 23).
+    sandbox: { bin: bundledSrt() },
   });
+  assert.ok(bundledSrt()?.endsWith('/node_modules/.bin/srt'), 'hbgen has its own srt (npm ci)');
   const v = validateSpec(spec);
   assert.equal(v.errors, [
     'schedule.every: required: choose the interval between wakes, one of 5m 10m 15m 20m 30m 1h 2h 3h 4h 6h 8h 12h 24h',

@@ -4,6 +4,7 @@
 // interval, the working hours and the timeout are the user's choice: on a terminal init
 // asks for them one at a time; otherwise it leaves them out, so that the spec does not
 // validate until they are set, and says what to fill in. It never overwrites a file.
+import { bundledSrt, onPath } from '../host/jail-probe.ts';
 import { mkdirSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { posix } from 'node:path';
 import { UserError } from '../errors.ts';
@@ -187,7 +188,7 @@ async function interview(io: HostIO, zone: string | undefined, agents: Agent[]):
 // ------------------------------------------------------------------ the spec
 
 /** The spec as init writes it: detected values, the user's choices, nothing invented. */
-export function initSpec(d: { repo: string; agent?: Agent; git: boolean; scheduler: string; zone?: string; env: Record<string, string> }, c: Choices): Record<string, unknown> {
+export function initSpec(d: { repo: string; agent?: Agent; git: boolean; scheduler: string; zone?: string; env: Record<string, string>; srt?: string | null }, c: Choices): Record<string, unknown> {
   const agent: Record<string, unknown> = {};
   if (c.command) agent.harness = 'command';
   else if (d.agent) {
@@ -209,6 +210,8 @@ export function initSpec(d: { repo: string; agent?: Agent; git: boolean; schedul
   const spec: Record<string, unknown> = { $schema: SCHEMA_REF, version: 1, name: specName(d.repo), repo: d.repo, agent, schedule };
   if (c.timeout) spec.timeout = c.timeout;
   spec.env = d.env;
+  // The jail (issue 23): srt on the spec's PATH needs no field; else hbgen's own copy.
+  if (d.srt) spec.sandbox = { bin: d.srt };
   return spec;
 }
 
@@ -316,7 +319,9 @@ export async function init(argv: InitArgs, io: HostIO): Promise<number> {
 
   const files = fileWriter(repo);
   writeControlPlane(repo, files, notes);
-  const spec = initSpec({ repo, agent, git: inGit, scheduler: host.scheduler, zone: host.zone, env: host.env }, choices);
+  const srt = typeof host.env.PATH === 'string' && onPath('srt', host.env.PATH) ? null : bundledSrt();
+  if (srt) notes.push(`the jail's srt is not on PATH: hbgen.json's sandbox.bin names hbgen's own copy (${srt})`);
+  const spec = initSpec({ repo, agent, git: inGit, scheduler: host.scheduler, zone: host.zone, env: host.env, srt }, choices);
   if (!specExists) files.put(SCHEMA_FILE, `${JSON.stringify(jsonSchema(), null, 2)}\n`);
   files.put('hbgen.json', `${JSON.stringify(spec, null, 2)}\n`);
 

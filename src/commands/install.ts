@@ -14,6 +14,7 @@ import { shownWord } from '../escape.ts';
 import { sleep } from '../formats.ts';
 import { Journal, type Backend, type Ctx, type FilePlan, type Preflight, planFile, record, writePlanned } from '../host/backend.ts';
 import { type Facts, hostFacts, permissionMode } from '../host/facts.ts';
+import { probeJail } from '../host/jail-probe.ts';
 import { type Look, lookEverywhere, lookRenamed, resumeNotes } from '../host/found.ts';
 import { lstatOrNull, missingDirs, mkdirs, readOrNull, sha256, writeAtomic } from '../host/fsx.ts';
 import type { HostIO } from '../host/io.ts';
@@ -69,6 +70,8 @@ interface InstallPlan {
   notes: string[];
   /** What the agent's client said of its login (or "not checked" for `command`). */
   billing: BillingRecord;
+  /** The srt the wakes run, found and run for real by the jail's probe; null when the jail is off. */
+  jailBin: string | null;
 }
 
 export async function install(argv: InstallArgs, io: HostIO, verb: Verb = 'install'): Promise<number> {
@@ -170,6 +173,11 @@ async function planInstall(argv: InstallArgs, io: HostIO, verb: Verb): Promise<I
     else stateFiles.push(pf.plan!);
   }
   refusals.push(...(pre?.refusals ?? []));
+  // The jail must start here, for real (issue 23): never a wake that would run unjailed.
+  const jailFile = render.files.find((f) => f.path === 'jail.json');
+  const probe = jailFile && !refusals.length ? probeJail(spec, jailFile.content) : null;
+  if (probe?.refusal) refusals.push(probe.refusal);
+  const jailBin = probe?.bin ?? null;
   if (refusals.length || !pre) throw new UserError([...refusals, NOTHING]);
   // The host scheduler is the sole scheduler: entries of this spec that another scheduler
   // still runs (an install before the spec's scheduler changed, or under the spec's earlier
@@ -178,7 +186,7 @@ async function planInstall(argv: InstallArgs, io: HostIO, verb: Verb): Promise<I
   for (const l of others) refusals.push(...l.plan.refusals.map((r) => `${r} (an earlier install of "${spec.name}" on ${l.id} must be removed before it moves to ${scheduler})`));
   if (refusals.length) throw new UserError([...refusals, NOTHING]);
   const billing = bill && 'record' in bill ? bill.record : { result: 'not checked' as const };
-  return { verb, argv, spec, specFile, names: n, prev, facts, render, ctx, backend, pre, stateFiles, others, notes, billing, edits: await editDiffs([...stateFiles, ...pre.hostFiles]) };
+  return { jailBin, verb, argv, spec, specFile, names: n, prev, facts, render, ctx, backend, pre, stateFiles, others, notes, billing, edits: await editDiffs([...stateFiles, ...pre.hostFiles]) };
 }
 
 function sameRecords(a: { path: string; sha256: string; mode: number }[], b: { path: string; sha256: string; mode: number }[]): boolean {
@@ -211,6 +219,7 @@ function showPanel(p: InstallPlan): string {
     summary: p.render.summary,
     bin: p.facts.bin,
     permissionMode: permissionMode(p.spec.agent),
+    jailBin: p.jailBin,
     billing: p.billing,
     stateFiles: p.stateFiles,
     statePath: statePath(p.names.stateDir),

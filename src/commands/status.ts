@@ -3,6 +3,7 @@
 // duplicates, a missing binary, a stale lock, the last outcome (or the wake that ended
 // without one) and the next fire time. --json says the same findings as one JSON document
 // (statusJson; its fields are documented in the README).
+import { jailLines, jailPolicy } from '../jail.ts';
 import { posix } from 'node:path';
 import { UserError } from '../errors.ts';
 import { type LogLine, pad2, parseLog, parseLogLine } from '../formats.ts';
@@ -85,6 +86,8 @@ export interface Findings {
   running: { pid: number | null } | null;
   /** Wakes wait for the plan's limit to reset (issue 17): healthy, the plan working as designed. */
   paused: { until: string; working: string; message: string } | null;
+  /** The OS jail (issue 23): what it allows, or on: false with `"sandbox": false`. */
+  jail: { on: boolean; bin: string | null; write: string[]; denyWrite: string[]; denyRead: string[]; hosts: string[] };
   checkedAt: string;
 }
 
@@ -198,6 +201,13 @@ function reachProblems(spec: Spec, n: Names, f: Findings): void {
   for (const p of codeInRepoProblems(spec)) add(f, 'code-in-repo', `${p}, then run \`hbgen install\``);
 }
 
+/** The jail's policy as status shows it (src/jail.ts, from the spec alone). */
+function jailFindings(spec: Spec): Findings['jail'] {
+  const p = jailPolicy(spec);
+  if (!p) return { on: false, bin: null, write: [], denyWrite: [], denyRead: [], hosts: [] };
+  return { on: true, bin: p.bin || null, write: p.write, denyWrite: p.denyWrite, denyRead: p.denyRead, hosts: p.hosts };
+}
+
 /** Findings before any check: the install as the spec file names it. */
 function blank(fileSpec: Spec, n: Names, s: State | null, now: Date): Findings {
   return {
@@ -218,6 +228,7 @@ function blank(fileSpec: Spec, n: Names, s: State | null, now: Date): Findings {
     heart: null,
     running: null,
     paused: null,
+    jail: jailFindings(fileSpec),
     checkedAt: now.toISOString(),
   };
 }
@@ -273,6 +284,7 @@ export function statusJson(f: Findings): Record<string, unknown> {
     heart: f.heart,
     running: f.running,
     paused: f.paused,
+    jail: f.jail,
     checkedAt: f.checkedAt,
   };
 }
@@ -506,6 +518,7 @@ function about(spec: Spec, n: Names, s: State, drifted: Set<string>, w: Wake | u
     ['hours', `${h.start}–${h.end} ${h.timezone}, ${h.days ? h.days.join(' ') : 'every day'}; every ${spec.schedule.every}, timeout ${spec.timeout}`],
     ['wrapper', drifted.has(n.wrapper) ? 'changed since install (see below)' : `${n.wrapper}, as installed`],
     ['billing', billingText(f.billing)],
+    ...jailLines(spec, null).map((l, i): [string, string] => [i === 0 ? 'jail' : '', l]),
   ];
   if (w) {
     const took = w.end ? `, ${w.end.outcome}${w.end.detail ? ` ${w.end.detail}` : ''} after ${Math.round((Date.parse(w.end.time) - Date.parse(w.start.time)) / 1000)} s` : ', no outcome yet';

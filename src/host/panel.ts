@@ -10,6 +10,7 @@ import { shownArgv, shownWord } from '../escape.ts';
 import { mode4 } from './fsx.ts';
 import { SMOKE_ARGV } from './smoke.ts';
 import { NOTIFY_AFTER_DEFAULT } from '../../generators/notify.ts';
+import { jailLines } from '../jail.ts';
 
 export interface PanelInput {
   verb: 'install' | 'resume';
@@ -19,6 +20,8 @@ export interface PanelInput {
   summary: string;
   bin: BinFacts;
   permissionMode: string;
+  /** The srt the jail's probe ran (null: the jail is off). */
+  jailBin?: string | null;
   billing: BillingRecord;
   stateFiles: FilePlan[];
   statePath: string;
@@ -92,6 +95,7 @@ export function panel(p: PanelInput): string {
   ];
   const out: string[] = [`hbgen ${p.verb}: "${spec.name}" from ${p.specFile}`];
   for (const [k, v] of rows) out.push(`  ${k.padEnd(10)} ${v}`);
+  out.push(...jailLines(spec, p.jailBin ?? null).map((l, i) => (i === 0 ? `  ${'jail'.padEnd(10)} ${l}` : `  ${''.padEnd(10)} ${l}`)));
   const writes = [...p.stateFiles, ...pre.hostFiles].filter((f) => f.action !== 'same');
   const same = [...p.stateFiles, ...pre.hostFiles].length - writes.length;
   out.push('files it will write:');

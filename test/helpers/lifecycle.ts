@@ -57,6 +57,8 @@ export function baseSpec(root: string, scheduler: Spec['schedule']['scheduler'],
     // Inside the repo, where the agent can write (the harder case for the trust tests);
     // a test of the default, outside the repo, passes `stateDir: undefined`.
     stateDir: place === 'repo' ? '.agent-platform' : join(root, 'state'),
+    // The lifecycle suites run without the jail (issue 23); test/jail.test.ts turns it on.
+    sandbox: false,
     ...over,
   };
 }

@@ -141,6 +141,9 @@ export function makeCase(opts: CaseOptions = {}): Case {
     timeout: '2s',
     killAfter: '1s',
     env: { HOME: dir, PATH: opts.path ?? PATHS.full, HBTEST_DIR: rec, ...(opts.env ?? {}) },
+    // The behaviour suites test the wrapper itself, without the jail (issue 23): the jail's
+    // own suite (test/jail.test.ts) turns it on with `spec: { sandbox: {...} }`.
+    sandbox: false,
   };
   if (opts.stateName !== undefined) base.stateDir = join(dir, opts.stateName);
   const raw = merge(base, opts.spec ?? {});
@@ -179,9 +182,11 @@ export function makeCase(opts: CaseOptions = {}): Case {
 export function install(state: string, files: Record<string, string>) {
   mkdirSync(state, { recursive: true, mode: 0o700 });
   for (const [name, content] of Object.entries(files)) {
-    if (!name.endsWith('.sh')) continue;
-    writeFileSync(join(state, name), content, { mode: 0o755 });
-    chmodSync(join(state, name), 0o755);
+    // The scripts, and the jail's settings when the jail is on (issue 23).
+    if (!name.endsWith('.sh') && name !== 'jail.json') continue;
+    const mode = name.endsWith('.sh') ? 0o755 : 0o644;
+    writeFileSync(join(state, name), content, { mode });
+    chmodSync(join(state, name), mode);
   }
 }
 

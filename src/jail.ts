@@ -1,0 +1,117 @@
+// The OS jail around the agent's whole process tree (issue 23): what it lets the agent
+// write, read and reach, computed from the spec alone (pure: install, status and the
+// panel show exactly what render wrote into jail.json). The jail itself is
+// @anthropic-ai/sandbox-runtime (`srt`): bubblewrap and a seccomp filter on Linux,
+// sandbox-exec on macOS, and a proxy that lets through only the listed hosts.
+import { posix } from 'node:path';
+import { clientNeeds } from './jail-clients.ts';
+import { names } from './names.ts';
+import type { Spec } from './spec.ts';
+
+/** Secrets under HOME that no agent needs and every thief wants. */
+export const SECRET_DIRS = ['.ssh', '.aws', '.gnupg', '.config/gh', '.netrc', '.docker'];
+
+export interface JailPolicy {
+  /** The srt executable: sandbox.bin, or '' for `srt` on the spec's PATH at wake time. */
+  bin: string;
+  /** Linux (bubblewrap) or macOS (sandbox-exec), from the scheduler: launchd runs on macOS. */
+  platform: 'linux' | 'macos';
+  /** The private tmp: emptied and made again by every wake; TMPDIR points there. */
+  tmp: string;
+  write: string[];
+  denyWrite: string[];
+  /** Secrets under HOME, root's home, and sandbox.denyRead. */
+  denyRead: string[];
+  /** The hosts the proxy lets through: the client's own and sandbox.allowHosts. */
+  hosts: string[];
+}
+
+/** Is the jail on for this spec? Off with `"sandbox": false`, and on Kubernetes (the pod is the boundary). */
+export function jailOn(spec: Pick<Spec, 'sandbox' | 'schedule'>): boolean {
+  return spec.sandbox !== false && spec.schedule.scheduler !== 'kubernetes';
+}
+
+/**
+ * The names srt 0.0.83 protects in the working folder (its DANGEROUS_FILES and
+ * directories): where the repo has none, the jail shows a character device there.
+ */
+export const JAIL_PLACEHOLDERS = ['.bash_profile', '.bashrc', '.gitconfig', '.gitmodules', '.idea', '.mcp.json', '.profile', '.ripgreprc', '.vscode', '.zprofile', '.zshrc'];
+
+const uniq = (xs: string[]): string[] => [...new Set(xs)];
+
+/** The jail's policy, or null when the jail is off. */
+export function jailPolicy(spec: Spec): JailPolicy | null {
+  if (!jailOn(spec)) return null;
+  const sb = spec.sandbox === false || spec.sandbox === undefined ? {} : spec.sandbox;
+  const home = spec.env.HOME!.replace(/(.)\/$/, '$1');
+  const n = names(spec);
+  const macos = spec.schedule.scheduler === 'launchd';
+  const need = clientNeeds(spec.agent.harness, home);
+  const cache = spec.env.XDG_CACHE_HOME?.startsWith('/') ? posix.normalize(spec.env.XDG_CACHE_HOME) : posix.join(home, macos ? 'Library/Caches' : '.cache');
+  const tmp = posix.join(cache, 'hbgen', spec.name, 'tmp');
+  // Other users' homes: root's is hidden. The folder holding HOME cannot be hidden with
+  // HOME shown again: srt 0.0.83 binds an allowRead back read-only over the writable
+  // folders below it (the private tmp, the client's folders), so the other homes under
+  // it are left to their own permissions (0700 or 0750 by default); sandbox.denyRead
+  // hides any of them by name.
+  const others = home !== '/root' && !macos ? ['/root'] : [];
+  return {
+    bin: sb.bin ?? '',
+    platform: macos ? 'macos' : 'linux',
+    tmp,
+    write: uniq([spec.repo, tmp, ...need.write]),
+    denyWrite: uniq([
+      ...need.denyWrite,
+      n.stateDir,
+      posix.join(home, '.config/systemd'),
+      posix.join(home, 'Library/LaunchAgents'),
+      // Where a login shell and git read their settings: code the person's next shell runs.
+      ...['.profile', '.bashrc', '.bash_profile', '.zshrc', '.zprofile', '.gitconfig'].map((f) => posix.join(home, f)),
+    ]),
+    denyRead: uniq([...SECRET_DIRS.map((d) => posix.join(home, d)), ...others, ...(sb.denyRead ?? [])]),
+    hosts: uniq([...need.hosts, ...(sb.allowHosts ?? [])]),
+  };
+}
+
+/**
+ * srt's settings file (jail.json), rendered from the policy: the network allowlist is
+ * strict (a host not listed is refused, never asked about). Byte-deterministic: keys in a fixed order, two-space JSON.
+ */
+export function jailSettings(p: JailPolicy): string {
+  const settings = {
+    network: { allowedDomains: p.hosts, deniedDomains: [], strictAllowlist: true },
+    filesystem: {
+      denyRead: p.denyRead,
+      allowWrite: p.write,
+      denyWrite: p.denyWrite,
+    },
+  };
+  return `${JSON.stringify(settings, null, 2)}\n`;
+}
+
+/** The policy as the panel and status print it: one line each for write, read and network. */
+export function policyLines(p: JailPolicy): string[] {
+  return [
+    `write: ${p.write.join(', ')} (never: ${p.denyWrite.join(', ')}, your crontab)`,
+    `read: everything except ${p.denyRead.join(', ')} (other users' homes: by their own permissions)`,
+    `network: ${p.hosts.length ? p.hosts.join(', ') : 'none'}; nothing else`,
+    'every process the agent starts (subagents, MCP servers, hooks, test runners) is in the same jail',
+  ];
+}
+
+/**
+ * The jail as the panel and status show it: its first line says on or OFF (loud), the
+ * next ones what it allows. `bin`: the srt found on this host, when known.
+ */
+export function jailLines(spec: Spec, bin: string | null): string[] {
+  const p = jailPolicy(spec);
+  if (!p) {
+    if (spec.schedule.scheduler === 'kubernetes') return ['none of hbgen\'s: the pod is the boundary (see README "Kubernetes")'];
+    return [
+      'OFF ("sandbox": false): THE AGENT RUNS WITH ALL YOUR RIGHTS: it can read ~/.ssh, write anywhere you can (your crontab, your shell profile, its own settings) and reach any host',
+      ...(spec.agent.harness === 'claude-code' ? ['without the jail, claude refuses every shell command not allowed in advance (tests, builds, git commit): allow them with permissions.allow in .claude/settings.json, or turn the jail on'] : []),
+    ];
+  }
+  const how = p.platform === 'linux' ? 'bubblewrap, a seccomp filter and a proxy' : 'sandbox-exec and a proxy';
+  return [`on: ${bin ?? (p.bin || 'srt on env.PATH')} (${how}), settings in jail.json`, ...policyLines(p)];
+}

@@ -1,0 +1,542 @@
+// The jail (issue 23), for real: the rendered heartbeat.sh runs a `command` agent inside
+// srt (bubblewrap) as an unprivileged scratch user, and what the agent tries from inside
+// is refused (a write outside the repo, ~/.ssh, the wrapper, the crontab, the client's
+// settings, a host not allowed) while its work succeeds (git commit, the project's tests,
+// offline). At the deadline nothing inside the jail survives, under timeout(1) and under
+// the sh watchdog. install refuses a jail that cannot start (bwrap not on PATH) and shows
+// the policy; "sandbox": false says so loudly. Where the jail cannot run here these tests
+// FAIL, saying what is missing: they never skip.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { validateSpec } from '../src/spec.ts';
+import { renderNow } from './helpers/render.ts';
+import { scratchUser, type ScratchUser } from './helpers/cronuser.ts';
+import { probeJail } from '../src/host/jail-probe.ts';
+import { codeInRepoProblems } from '../src/host/reach.ts';
+import { jailPolicy, jailSettings } from '../src/jail.ts';
+import { panel } from '../src/host/panel.ts';
+import { names } from '../src/names.ts';
+import { PATHS, SHELLS, makeCase, run } from './helpers/wrapper.ts';
+import { hb, makeHost, rewriteSpec } from './helpers/lifecycle.ts';
+
+const ROOT = join(import.meta.dirname, '..');
+// srt comes from package.json (a dependency installed by `npm ci`), never from a host copy.
+const SRT = join(ROOT, 'node_modules', '.bin', 'srt');
+const NODE_DIR = dirname(process.execPath);
+
+/** Why the jail cannot run its tests here ('' when it can): said by the failing test. */
+function missing(): string {
+  const why: string[] = [];
+  if (process.getuid?.() !== 0) why.push('these tests run as root (they make a scratch user)');
+  if (!existsSync(SRT)) why.push(`${SRT} is missing: run npm ci (@anthropic-ai/sandbox-runtime is a dependency)`);
+  for (const t of ['bwrap', 'rg', 'socat', 'git', 'curl', 'runuser']) {
+    if (spawnSync('sh', ['-c', `command -v ${t}`]).status !== 0) why.push(`${t} is not on PATH (apt-get install bubblewrap ripgrep socat git curl)`);
+  }
+  return why.join('; ');
+}
+const MISSING = missing();
+function need(): void {
+  assert.is(MISSING, '', `the jail cannot run here: ${MISSING}`);
+}
+
+interface JailCase {
+  user: ScratchUser;
+  dir: string;
+  repo: string;
+  state: string;
+  outside: string;
+  out: string;
+  files: Record<string, string>;
+}
+
+/** A repo, a state folder and an agent for `user`, the scripts rendered and installed as install would. */
+function makeJailCase(user: ScratchUser, agent: string, over: { path?: string; timeout?: string; allowHosts?: string[]; args?: string[]; prompt?: string } = {}): JailCase {
+  const dir = mkdtempSync(join(tmpdir(), 'hbgen-jail.'));
+  made.push(dir);
+  chmodSync(dir, 0o755);
+  const repo = join(dir, 'repo');
+  const state = join(dir, 'state');
+  const outside = join(dir, 'outside');
+  const out = join(dir, 'out');
+  for (const d of [repo, outside, out, join(dir, 'bin')]) mkdirSync(d, { recursive: true });
+  const g = (...a: string[]) => spawnSync('git', ['-C', repo, ...a], { encoding: 'utf8' });
+  g('init', '-q', '-b', 'main');
+  g('config', 'user.email', 'agent@example.invalid');
+  g('config', 'user.name', 'agent');
+  // A tiny project with its own tests, run offline by the agent.
+  writeFileSync(join(repo, 'sum.js'), 'exports.sum = (a, b) => a + b;\n');
+  writeFileSync(join(repo, 'sum.test.js'), "const { test } = require('node:test');\nconst assert = require('node:assert');\nconst { sum } = require('./sum.js');\ntest('sum', () => assert.strictEqual(sum(2, 3), 5));\n");
+  g('add', '-A');
+  g('commit', '-q', '-m', 'the project');
+  const bin = join(dir, 'bin', 'agent');
+  writeFileSync(bin, agent, { mode: 0o755 });
+  const raw = {
+    version: 1,
+    name: 'jailed',
+    repo,
+    agent: { harness: 'command', bin, args: over.args ?? [], prompt: over.prompt ?? 'Do one chunk.' },
+    schedule: { scheduler: 'systemd-user', every: '30m', hours: { start: '00:00', end: '24:00', timezone: 'UTC' } },
+    timeout: over.timeout ?? '60s',
+    killAfter: '2s',
+    stateDir: state,
+    env: { HOME: user.home, PATH: over.path ?? `${NODE_DIR}:/usr/local/bin:/usr/bin:/bin`, HBTEST_OUT: out, HBTEST_OUTSIDE: outside, HBTEST_STATE: state },
+    sandbox: { bin: SRT, allowHosts: over.allowHosts ?? ['127.0.0.1'] },
+  };
+  const v = validateSpec(raw);
+  if (!v.spec) throw new Error(v.errors.join('; '));
+  const r = renderNow(v.spec);
+  if (r.errors.length) throw new Error(r.errors.join('; '));
+  const files: Record<string, string> = {};
+  mkdirSync(state, { recursive: true, mode: 0o700 });
+  for (const f of r.files) {
+    files[f.path] = f.content;
+    mkdirSync(dirname(join(state, f.path)), { recursive: true });
+    writeFileSync(join(state, f.path), f.content, { mode: f.mode });
+  }
+  const own = (p: string) => {
+    chownSync(p, user.uid, user.gid);
+    if (lstatSync(p).isDirectory()) for (const e of readdirSync(p)) own(join(p, e));
+  };
+  own(dir);
+  return { user, dir, repo, state, outside, out, files };
+}
+
+/** One wake, by hand, as the scratch user: the wrapper as the scheduler runs it. */
+function wake(c: JailCase): { code: number; log: string } {
+  const r = spawnSync('runuser', ['-u', c.user.name, '--', '/usr/bin/env', '-i', '/bin/sh', join(c.state, 'heartbeat.sh'), '--now'], { encoding: 'utf8', timeout: 120_000 });
+  const logf = join(c.state, 'runtime.log');
+  return { code: r.status ?? 128, log: existsSync(logf) ? readFileSync(logf, 'utf8') : `(no runtime.log) ${r.stderr}` };
+}
+
+// --- One real wake whose agent tries each thing once, and says what happened, line by line.
+const TRIES = `#!/bin/sh
+# Each try's words go to stdout (runtime.log): the agent can write nowhere else outside the repo.
+try() {
+  what=$1
+  shift
+  if out=$("$@" 2>&1); then r=done; else r="refused: $(printf '%s' "$out" | tr '\\n' ' ')"; fi
+  printf '%s\\n' "$out" | sed "s/^/$what> /"
+  printf '%s: %s\\n' "$what" "$r"
+}
+try write-outside sh -c 'echo x >"$HBTEST_OUTSIDE/escaped"'
+try read-ssh cat "$HOME/.ssh/id_ed25519"
+try edit-wrapper sh -c 'echo "echo pwned" >>"$HBTEST_STATE/heartbeat.sh"'
+try crontab sh -c 'echo "* * * * * echo pwned" | crontab -'
+try claude-settings sh -c 'echo "{\\"apiKeyHelper\\": \\"echo key\\"}" >"$HOME/.claude/settings.json"'
+try host-not-allowed sh -c 'c=$(curl -sS --noproxy "" -o /dev/null -w "%{http_code}" "http://localhost:$HBTEST_PORT/denied") ; echo "http $c"; [ "$c" = 200 ]'
+try host-allowed sh -c 'c=$(curl -sS --noproxy "" -o /dev/null -w "%{http_code}" "http://127.0.0.1:$HBTEST_PORT/allowed") ; echo "http $c"; [ "$c" = 200 ]'
+try project-tests sh -c 'node --test'
+try git-commit sh -c 'echo "one chunk" >CHUNK.md && git add -A && git commit -q -m "one chunk" && git log --oneline -1'
+exit 0
+`;
+
+let suite: { c: JailCase; log: string; code: number; said: Map<string, string>; hits: () => string[]; secret: string; wrapperBefore: string; crontabBefore: string | null } | null = null;
+let server: ChildProcess | null = null;
+/** Folders the tests made, removed at the end. */
+const made: string[] = [];
+
+let failed: Error | null = null;
+/** The one wake the refusal and success tests read (run once; a failure is said by each). */
+async function theWake() {
+  if (suite) return suite;
+  if (failed) throw failed;
+  try {
+    return await wakeOnce();
+  } catch (e) {
+    failed = e as Error;
+    server?.kill();
+    throw e;
+  }
+}
+
+async function wakeOnce() {
+  need();
+  // The local server runs in a process of its own: this one blocks in spawnSync during the wake.
+  const hitsFile = join(mkdtempSync(join(tmpdir(), 'hbgen-jailsrv.')), 'hits');
+  made.push(dirname(hitsFile));
+  server = spawn(process.execPath, ['-e', `require('http').createServer((q, s) => { require('fs').appendFileSync(${JSON.stringify(hitsFile)}, q.url + '\\n'); s.end('hello\\n'); }).listen(0, '127.0.0.1', function () { console.log(this.address().port); });`], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    server!.stdout!.once('data', (d: Buffer) => resolve(Number(String(d).trim())));
+    server!.once('exit', () => reject(new Error('the local HTTP server did not start')));
+  });
+  const hits = () => (existsSync(hitsFile) ? readFileSync(hitsFile, 'utf8').split('\n').filter(Boolean) : []);
+  const user = scratchUser('hbjail');
+  // The person's secrets and client settings, in the scratch user's home.
+  const secret = `SECRET-${Math.random().toString(36).slice(2)}`;
+  mkdirSync(join(user.home, '.ssh'), { recursive: true, mode: 0o700 });
+  writeFileSync(join(user.home, '.ssh', 'id_ed25519'), `${secret}\n`, { mode: 0o600 });
+  mkdirSync(join(user.home, '.claude'), { recursive: true });
+  for (const p of [join(user.home, '.ssh'), join(user.home, '.ssh', 'id_ed25519'), join(user.home, '.claude')]) chownSync(p, user.uid, user.gid);
+  const agent = TRIES.replace('#!/bin/sh\n', `#!/bin/sh\nexport HBTEST_PORT=${port}\n`);
+  const c = makeJailCase(user, agent);
+  const wrapperBefore = readFileSync(join(c.state, 'heartbeat.sh'), 'utf8');
+  const crontabBefore = crontabOf(user.name);
+  const w = wake(c);
+  const said = new Map<string, string>();
+  for (const l of w.log.split('\n')) {
+    const m = /^([a-z-]+): (done|refused: .*)$/.exec(l);
+    if (m) said.set(m[1]!, m[2]!);
+  }
+  suite = { c, log: w.log, code: w.code, said, hits, secret, wrapperBefore, crontabBefore };
+  return suite;
+}
+
+function crontabOf(name: string): string | null {
+  const r = spawnSync('crontab', ['-u', name, '-l'], { encoding: 'utf8' });
+  return r.status === 0 ? r.stdout : null;
+}
+
+function saidOf(s: NonNullable<typeof suite>, what: string): string {
+  const v = s.said.get(what);
+  assert.ok(v, `the agent did not report "${what}"; the log:\n${s.log}`);
+  return v!;
+}
+
+test('the wake ran its agent inside the jail: `start wake 1 by hand jail`, then ok', async () => {
+  const s = await theWake();
+  assert.match(s.log, /hbgen jailed start wake 1 by hand jail\n/, s.log);
+  assert.match(s.log, /hbgen jailed ok\n/, s.log);
+  assert.is(s.code, 0, s.log);
+});
+
+test('refused: a write outside the repo (Read-only file system), and no file appears there', async () => {
+  const s = await theWake();
+  assert.match(saidOf(s, 'write-outside'), /^refused: .*Read-only file system/);
+  assert.not.ok(existsSync(join(s.c.outside, 'escaped')), 'the file outside the repo was written');
+});
+
+test('refused: reading ~/.ssh/id_ed25519, and the secret is nowhere in the log', async () => {
+  const s = await theWake();
+  assert.match(saidOf(s, 'read-ssh'), /^refused: /);
+  assert.not.ok(s.log.includes(s.secret), 'the key was read');
+});
+
+test('refused: editing heartbeat.sh in the state folder; it is byte for byte as rendered', async () => {
+  const s = await theWake();
+  assert.match(saidOf(s, 'edit-wrapper'), /^refused: .*Read-only file system/);
+  assert.is(readFileSync(join(s.c.state, 'heartbeat.sh'), 'utf8'), s.wrapperBefore);
+});
+
+test('refused: `crontab -` with a new table; the user\'s crontab is unchanged', async () => {
+  const s = await theWake();
+  assert.match(saidOf(s, 'crontab'), /^refused: /);
+  assert.equal(crontabOf(s.c.user.name), s.crontabBefore, 'the crontab changed');
+});
+
+test('refused: writing ~/.claude/settings.json (an apiKeyHelper there would switch billing)', async () => {
+  const s = await theWake();
+  assert.match(saidOf(s, 'claude-settings'), /^refused: .*Read-only file system/);
+  assert.not.ok(existsSync(join(s.c.user.home, '.claude', 'settings.json')), 'settings.json was written');
+});
+
+test('refused: a host not in the allowlist (localhost, the same local server): 403 from the jail\'s proxy, the server never asked', async () => {
+  const s = await theWake();
+  assert.match(saidOf(s, 'host-not-allowed'), /^refused: http 403/);
+  assert.not.ok(s.hits().includes('/denied'), 'the request reached the server');
+  // The control: the same server under an allowed name (sandbox.allowHosts) answers.
+  assert.is(saidOf(s, 'host-allowed'), 'done', s.log);
+  assert.ok(s.hits().includes('/allowed'), 'the allowed request did not reach the server');
+});
+
+test('works: the project\'s own tests run offline inside the jail (node --test)', async () => {
+  const s = await theWake();
+  assert.is(saidOf(s, 'project-tests'), 'done', s.log);
+  assert.match(s.log, /\nproject-tests> (# |ℹ )pass 1\n/, s.log);
+});
+
+test('works: git commit in the repo (the placeholders srt shows are ignored)', async () => {
+  const s = await theWake();
+  assert.is(saidOf(s, 'git-commit'), 'done', s.log);
+  const log = spawnSync('git', ['-c', 'safe.directory=*', '-C', s.c.repo, 'log', '--format=%s'], { encoding: 'utf8' }).stdout;
+  assert.match(log, /^one chunk\n/, log);
+  const tree = spawnSync('git', ['-c', 'safe.directory=*', '-C', s.c.repo, 'show', '--name-only', '--format=', 'HEAD'], { encoding: 'utf8' }).stdout;
+  assert.is(tree, 'CHUNK.md\n', 'the commit holds only the agent\'s file');
+});
+
+// --- srt runs the command line through `bash -c`, re-quoted: every argument still arrives byte for byte.
+test('the agent\'s arguments and a hostile prompt reach it inside the jail byte for byte', async () => {
+  need();
+  const hostile = ['--', '-n', "'", '"', '$HOME', '${X}', '`id`', '$(id)', '%d', '\\', ';', '&&', '#', '*', '~', '', ']]>', 'a  b', '!x', 'ünï ✓ 🎉'];
+  const prompt = `line one 'q' "dq" $HOME \`id\` $(id) \\ !x\nline two ünï ✓ 🎉\n-leading`;
+  const user = scratchUser('hbjailq');
+  const hex = (t: string) => Buffer.from(t, 'utf8').toString('hex');
+  const c = makeJailCase(user, "#!/bin/sh\nfor a in \"$@\"; do printf 'ARG %s\\n' \"$(printf '%s' \"$a\" | od -An -tx1 | tr -d ' \\n')\"; done\n", { args: hostile, prompt });
+  const w = wake(c);
+  assert.is(w.code, 0, w.log);
+  const got = [...w.log.matchAll(/^ARG ([0-9a-f]*)$/gm)].map((m) => m[1]!);
+  assert.equal(got.slice(0, hostile.length), hostile.map(hex), w.log);
+  assert.ok(got[hostile.length]!.startsWith(hex(prompt)), `the prompt changed on its way:\n${w.log}`);
+  assert.is(got.length, hostile.length + 1, w.log);
+});
+
+// --- The deadline: nothing inside the jail outlives the wake.
+const STUBBORN = `#!/bin/sh
+# A child in a session of its own, one that ignores TERM, and a grandchild: all inside the jail.
+setsid sleep 301 &
+sh -c 'trap "" TERM; sleep 302' &
+sh -c 'sleep 303 & wait' &
+sleep 304
+`;
+
+function userProcs(name: string): string[] {
+  const r = spawnSync('ps', ['-u', name, '-o', 'pid=,args='], { encoding: 'utf8' });
+  return r.stdout.split('\n').map((l) => l.trim()).filter(Boolean);
+}
+
+function toolDir(dir: string, tools: string[]): string {
+  mkdirSync(dir, { recursive: true });
+  for (const t of tools) {
+    const src = ['/usr/bin', '/bin', '/usr/sbin'].map((d) => join(d, t)).find((p) => existsSync(p));
+    if (!src) throw new Error(`tool ${t} not found`);
+    symlinkSync(src, join(dir, t));
+  }
+  symlinkSync(process.execPath, join(dir, 'node'));
+  return dir;
+}
+
+for (const mode of ['timeout(1)', 'the sh watchdog (no timeout, no setsid on PATH)'] as const) {
+  test(`deadline under ${mode}: timeout logged, and no process of the jail survives (bwrap, srt, its proxies, setsid'd and TERM-ignoring children)`, async () => {
+    need();
+    const user = scratchUser('hbjailt');
+    const bare = join(mkdtempSync(join(tmpdir(), 'hbgen-jailpath.')), 'bin');
+    const path =
+      mode === 'timeout(1)'
+        ? `${NODE_DIR}:/usr/bin:/bin`
+        : toolDir(bare, ['env', 'date', 'sleep', 'mkdir', 'rmdir', 'rm', 'mv', 'find', 'head', 'ps', 'awk', 'cat', 'nice', 'ls', 'touch', '[', 'test', 'echo', 'readlink', 'tr', 'wc', 'grep', 'sed', 'chmod', 'ln', 'pwd', 'printf', 'kill', 'true', 'false', 'cksum', 'tail', 'which', 'bwrap', 'socat', 'rg', 'bash', 'sh', 'dash']);
+    chmodSync(dirname(bare), 0o755);
+    const c = makeJailCase(user, STUBBORN, { timeout: '4s', path });
+    const t0 = Date.now();
+    const w = wake(c);
+    assert.is(w.code, 124, w.log);
+    assert.match(w.log, /start wake 1 by hand jail\n/, w.log);
+    assert.match(w.log, /hbgen jailed timeout after 4s\n/, w.log);
+    assert.ok(Date.now() - t0 < 30_000, 'the wake ended in time');
+    // Give the kernel a moment to reap the PID namespace.
+    let left = userProcs(user.name);
+    for (let i = 0; i < 20 && left.length; i++) {
+      spawnSync('sleep', ['0.25']);
+      left = userProcs(user.name);
+    }
+    assert.equal(left, [], `left running:\n${left.join('\n')}`);
+    // srt's placeholders (empty .bashrc, .mcp.json, … made on the host while it runs) are gone.
+    assert.equal(readdirSync(c.repo).sort(), ['.git', 'sum.js', 'sum.test.js'], 'files left in the repo');
+    rmSync(dirname(bare), { recursive: true, force: true });
+  });
+}
+
+// --- The shell matrix: the jail's steps of the wrapper (srt found, the private tmp, the
+// mark, the start line) under every shell as /bin/sh (also the /bin/sh inside the jail).
+for (const sh of SHELLS) {
+  test(`${sh.name}: a wake inside the jail starts, runs the agent and ends (start … jail, then quiet)`, async () => {
+    need();
+    const c = makeCase({ path: `${NODE_DIR}:${PATHS.full}`, spec: { timeout: '30s', killAfter: '2s', sandbox: { bin: SRT } } });
+    made.push(c.dir);
+    const r = await run(c, sh, { args: ['--now'], limitMs: 60_000 });
+    assert.is(r.code, 0, c.log() + r.stderr);
+    assert.match(c.log(), /hbgen tst start wake 1 by hand jail\n/, c.log());
+    assert.match(c.log(), /hbgen tst quiet\n/, c.log());
+  });
+}
+
+// --- The jail cannot start at wake time: `error jail …`, exit 78, and the agent never runs unjailed.
+test('wake: srt missing (sandbox.bin gone) → error jail, exit 78, the agent never ran', async () => {
+  const c = makeCase({ path: `${NODE_DIR}:${PATHS.full}`, spec: { sandbox: { bin: '/nonexistent/srt' } } });
+  made.push(c.dir);
+  const r = await run(c, SHELLS[0]!, { args: ['--now'] });
+  assert.is(r.code, 78, c.log());
+  assert.match(c.log(), /hbgen tst error jail cannot start: \/nonexistent\/srt is missing or not executable; /, c.log());
+  assert.equal(c.runs(), [], 'the agent ran');
+});
+
+test('wake: an edited jail.json (a wider allowWrite) never runs → error jail, exit 78, the agent never ran', async () => {
+  const c = makeCase({ path: `${NODE_DIR}:${PATHS.full}`, spec: { sandbox: { bin: SRT } } });
+  made.push(c.dir);
+  const cfg = join(c.state, 'jail.json');
+  writeFileSync(cfg, readFileSync(cfg, 'utf8').replace('"allowWrite": [', '"allowWrite": [\n      "/",'));
+  const r = await run(c, SHELLS[0]!, { args: ['--now'] });
+  assert.is(r.code, 78, c.log());
+  assert.match(c.log(), /hbgen tst error jail cannot start: .*jail\.json is not the policy rendered with this wrapper \(edited\?\); run hbgen install again\n/, c.log());
+  assert.equal(c.runs(), [], 'the agent ran');
+});
+
+test('wake: srt not on PATH (no sandbox.bin) → error jail naming the fix, exit 78, the agent never ran', async () => {
+  const c = makeCase({ spec: { sandbox: {} } });
+  made.push(c.dir);
+  const r = await run(c, SHELLS[0]!, { args: ['--now'] });
+  assert.is(r.code, 78, c.log());
+  assert.match(c.log(), /hbgen tst error jail cannot start: srt is not on PATH; install it \(npm install -g @anthropic-ai\/sandbox-runtime\) or set sandbox.bin/, c.log());
+  assert.equal(c.runs(), [], 'the agent ran');
+});
+
+test('wake: bwrap gone from the PATH → error jail with the apt line, exit 78, the agent never ran', async () => {
+  need();
+  const dir = mkdtempSync(join(tmpdir(), 'hbgen-nobwrap.'));
+  made.push(dir);
+  const bin = toolDir(join(dir, 'bin'), ['env', 'date', 'sleep', 'mkdir', 'rm', 'mv', 'find', 'head', 'ps', 'awk', 'cat', 'touch', 'printf', 'kill', 'rg', 'socat', 'timeout', 'setsid', 'flock', 'tr', 'sed', 'grep', 'cksum', 'tail', 'wc', 'ln', 'ls', 'chmod', 'readlink']);
+  const c = makeCase({ path: bin, spec: { sandbox: { bin: SRT } } });
+  made.push(c.dir);
+  const r = await run(c, SHELLS[0]!, { args: ['--now'] });
+  assert.is(r.code, 78, c.log());
+  assert.match(c.log(), /hbgen tst error jail cannot start: bwrap is not on PATH; install it \(apt-get install bubblewrap ripgrep socat\)\n/, c.log());
+  assert.equal(c.runs(), [], 'the agent ran');
+});
+
+test('wake: srt fails before the jail is up (a bwrap that cannot start) → error jail, exit 78, the agent never ran', async () => {
+  need();
+  const dir = mkdtempSync(join(tmpdir(), 'hbgen-badbwrap.'));
+  made.push(dir);
+  const bin = join(dir, 'bin');
+  mkdirSync(bin);
+  writeFileSync(join(bin, 'bwrap'), '#!/bin/sh\necho "bwrap: No permissions to create new namespace" >&2\nexit 1\n', { mode: 0o755 });
+  const c = makeCase({ path: `${bin}:${NODE_DIR}:${PATHS.full}`, spec: { sandbox: { bin: SRT } } });
+  made.push(c.dir);
+  const r = await run(c, SHELLS[0]!, { args: ['--now'], limitMs: 60_000 });
+  assert.is(r.code, 78, c.log());
+  assert.match(c.log(), /hbgen tst error jail cannot start: srt exited \d+ before the agent ran/, c.log());
+  assert.equal(c.runs(), [], 'the agent ran');
+});
+
+// --- install: the jail is run for real before anything is written.
+function probeSpec(path: string) {
+  const home = mkdtempSync(join(tmpdir(), 'hbgen-jailhome.'));
+  made.push(home);
+  const repo = join(home, 'repo');
+  mkdirSync(repo);
+  const v = validateSpec({
+    version: 1,
+    name: 'probe',
+    repo,
+    agent: { harness: 'command', bin: '/bin/true', prompt: 'p' },
+    schedule: { scheduler: 'cron', every: '30m', hours: { start: '08:00', end: '18:00', timezone: 'UTC' } },
+    timeout: '10m',
+    env: { HOME: home, PATH: path },
+    stateDir: join(home, 'state'),
+    sandbox: { bin: SRT, allowHosts: ['github.com'] },
+  });
+  if (!v.spec) throw new Error(v.errors.join('; '));
+  return v.spec;
+}
+
+test('install\'s probe runs the jail for real here and passes (PATH with bwrap, rg, socat, node)', () => {
+  need();
+  const spec = probeSpec(`${NODE_DIR}:/usr/bin:/bin`);
+  const r = probeJail(spec, jailSettings(jailPolicy(spec)!));
+  assert.is(r.refusal, null);
+  assert.is(r.bin, SRT);
+});
+
+test('install refuses a jail that cannot start: bwrap not on env.PATH, with the apt line that fixes it', () => {
+  need();
+  const dir = mkdtempSync(join(tmpdir(), 'hbgen-nobwrap.'));
+  const bin = toolDir(join(dir, 'bin'), ['sh', 'rg', 'socat', 'env']);
+  const spec = probeSpec(bin);
+  const r = probeJail(spec, jailSettings(jailPolicy(spec)!));
+  assert.is(r.refusal, 'sandbox: bwrap is not on env.PATH, and the jail needs it: apt-get install bubblewrap ripgrep socat, or set "sandbox": false to run the agent without the jail');
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('install refuses a jail whose bwrap cannot start (a bwrap that fails), with srt\'s own words', () => {
+  need();
+  const dir = mkdtempSync(join(tmpdir(), 'hbgen-badbwrap.'));
+  const bin = toolDir(join(dir, 'bin'), ['sh', 'rg', 'socat', 'env', 'bash']);
+  writeFileSync(join(bin, 'bwrap'), '#!/bin/sh\necho "bwrap: setting up uid map: Permission denied" >&2\nexit 1\n', { mode: 0o755 });
+  const spec = probeSpec(bin);
+  const r = probeJail(spec, jailSettings(jailPolicy(spec)!));
+  assert.ok(r.refusal, 'the probe passed with a bwrap that cannot start');
+  assert.match(r.refusal!, /^sandbox: the jail cannot start here: /);
+  assert.match(r.refusal!, /"sandbox": false/);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('sandbox.bin reaching into the repo through a link is refused (the agent could rewrite the jail)', () => {
+  const spec = probeSpec('/usr/bin:/bin');
+  const inRepo = join(spec.repo, 'srt');
+  writeFileSync(inRepo, '#!/bin/sh\n', { mode: 0o755 });
+  const link = join(dirname(spec.repo), 'srt-link');
+  symlinkSync(inRepo, link);
+  const problems = codeInRepoProblems({ ...spec, sandbox: { bin: link } });
+  assert.equal(problems.filter((p) => p.startsWith('sandbox.bin: ')).length, 1, problems.join('\n'));
+  assert.equal(codeInRepoProblems({ ...spec, sandbox: { bin: SRT } }).filter((p) => p.startsWith('sandbox.bin')), []);
+});
+
+function panelOf(spec: ReturnType<typeof probeSpec>, jailBin: string | null): string {
+  return panel({
+    verb: 'install',
+    spec,
+    names: names(spec),
+    specFile: '/x/hbgen.json',
+    summary: 'fires at :07',
+    bin: { realpath: spec.agent.bin, interpreter: null } as never,
+    permissionMode: 'default',
+    jailBin,
+    billing: { result: 'not checked' } as never,
+    stateFiles: [],
+    statePath: '/x/state.json',
+    pre: { ids: {}, hostFiles: [], writes: [], commands: [], checks: [], caveats: [], refusals: [] } as never,
+    caveats: [],
+  });
+}
+
+test('the install panel shows exactly what the jail allows: write, read, network, and that every process inherits it', () => {
+  const spec = probeSpec('/usr/bin:/bin');
+  const out = panelOf(spec, SRT);
+  const home = spec.env.HOME;
+  assert.ok(out.includes(`  jail       on: ${SRT} (bubblewrap, a seccomp filter and a proxy), settings in jail.json\n`), out);
+  assert.ok(out.includes(`             write: ${spec.repo}, ${home}/.cache/hbgen/probe/tmp (never: ${home}/state, `), out);
+  assert.ok(out.includes(`             read: everything except ${home}/.ssh, ${home}/.aws, ${home}/.gnupg, ${home}/.config/gh, ${home}/.netrc, ${home}/.docker, /root (other users' homes: by their own permissions)\n`), out);
+  assert.ok(out.includes('             network: github.com; nothing else\n'), out);
+  assert.ok(out.includes('             every process the agent starts (subagents, MCP servers, hooks, test runners) is in the same jail\n'), out);
+});
+
+test('"sandbox": false: the panel says loudly that the agent runs with all your rights, and no jail.json is rendered', () => {
+  const spec = { ...probeSpec('/usr/bin:/bin'), sandbox: false as const };
+  const out = panelOf(spec, null);
+  assert.match(out, /\n {2}jail {7}OFF \("sandbox": false\): THE AGENT RUNS WITH ALL YOUR RIGHTS: it can read ~\/\.ssh, write anywhere you can/);
+  const r = renderNow(spec);
+  assert.not.ok(r.files.some((f) => f.path === 'jail.json'));
+  assert.not.match(r.files.find((f) => f.path === 'heartbeat.sh')!.content, /srt/);
+});
+
+// --- status: the jail as the panel shows it, from an install (stand-in systemctl, the real wrapper).
+test('status: "sandbox": false is one loud line in the panel and jail.on false in --json', async () => {
+  const h = makeHost('systemd-user');
+  assert.is((await hb(h, 'install', { yes: true })).code, 0);
+  const human = await hb(h, 'status');
+  assert.match(human.out, /\n {2}jail +OFF \("sandbox": false\): THE AGENT RUNS WITH ALL YOUR RIGHTS/, human.out);
+  const doc = JSON.parse((await hb(h, 'status', { json: true })).out);
+  assert.equal(doc.jail, { on: false, bin: null, write: [], denyWrite: [], denyRead: [], hosts: [] });
+});
+
+test('status after a real jailed install and wake: the policy in the panel and in --json, the wake `start … jail`', async () => {
+  need();
+  const h = makeHost('systemd-user');
+  rewriteSpec(h, { sandbox: { bin: SRT, allowHosts: ['github.com'] }, env: { HOME: h.home, PATH: `${NODE_DIR}:/usr/bin:/bin` } });
+  const inst = await hb(h, 'install', { yes: true });
+  assert.is(inst.code, 0, inst.out + inst.err);
+  assert.match(inst.out, /\n {2}jail +on: .*node_modules\/\.bin\/srt \(bubblewrap, a seccomp filter and a proxy\), settings in jail\.json\n/, inst.out);
+  assert.ok(existsSync(join(names(h.spec).stateDir, 'jail.json')), 'jail.json installed');
+  assert.is((await hb(h, 'wake')).code, 0);
+  assert.match(readFileSync(join(names(h.spec).stateDir, 'runtime.log'), 'utf8'), / start wake 1 by hand jail\n/);
+  const human = await hb(h, 'status');
+  assert.is(human.code, 0, human.out);
+  assert.match(human.out, /\n {2}jail +on: /, human.out);
+  assert.match(human.out, /network: github\.com; nothing else\n/, human.out);
+  assert.match(human.out, /every process the agent starts \(subagents, MCP servers, hooks, test runners\) is in the same jail\n/, human.out);
+  const doc = JSON.parse((await hb(h, 'status', { json: true })).out);
+  assert.is(doc.jail.on, true);
+  assert.is(doc.jail.bin, SRT);
+  assert.equal(doc.jail.hosts, ['github.com']);
+  assert.ok(doc.jail.write.includes(h.spec.repo), JSON.stringify(doc.jail));
+  assert.ok(doc.jail.denyWrite.includes(names(h.spec).stateDir), JSON.stringify(doc.jail));
+});
+
+test.after(() => {
+  server?.kill();
+  if (!process.env.HBTEST_KEEP) for (const d of made) rmSync(d, { recursive: true, force: true });
+});
+
+test.run();
