@@ -5,7 +5,7 @@
 import { posix } from 'node:path';
 import { renderClaimSh, renderHeartbeatSh, renderWindowSh } from '../src/gen/templates.ts';
 import { STATUS_ARGV, billingClient, billingTimeout, hasSetupToken, notPlan, timedOut } from '../src/billing.ts';
-import { harnessArgs, promptSeparator } from '../src/harness.ts';
+import { harnessArgs, jailOn, promptSeparator } from '../src/harness.ts';
 import { openDays } from '../src/schedule.ts';
 import { offsetAt, repeatsWallClock, transitions } from '../src/zone-offsets.ts';
 import { clockMinutes, seconds } from '../src/spec.ts';
@@ -221,7 +221,7 @@ function wakeContext(ctx: RenderContext): WakeContext {
     shared: spec.shared,
     claimPath: names.claim,
     modelsLine: modelsLine(spec.agent.models),
-    agentArgs: [...harnessArgs(spec.agent), ...spec.agent.args, ...promptSeparator(spec.agent)],
+    agentArgs: [...harnessArgs(spec.agent, jailOn(spec)), ...spec.agent.args, ...promptSeparator(spec.agent)],
     binHasEq: spec.agent.bin.includes('='),
   };
 }
