@@ -172,7 +172,8 @@ test('panel: the permission mode or sandbox, the model, the effort and the tiers
   assert.match(r.out, /\n {2}agent {6}claude-code: \S+ \(run by \/bin\/sh\); permission mode acceptEdits\n/);
   assert.match(r.out, /\n {2}model {6}sonnet, effort high; tiers fast=haiku, strong=opus \(named in the wake prompt\)\n/);
   r = await dryRun(host('codex', { model: 'gpt-5-codex', effort: 'xhigh' }));
-  assert.match(r.out, /\n {2}agent {6}codex: \S+ \(run by \/bin\/sh\); sandbox workspace-write\n/);
+  // The jail is on by default (no "sandbox" in the spec): codex's own sandbox cannot start inside it.
+  assert.match(r.out, /\n {2}agent {6}codex: \S+ \(run by \/bin\/sh\); sandbox danger-full-access\n/);
   assert.match(r.out, /\n {2}model {6}gpt-5-codex, effort xhigh\n/);
   r = await dryRun(host('codex'));
   assert.match(r.out, /\n {2}model {6}the client's default, effort the client's default\n/);
