@@ -38,9 +38,30 @@ export interface ClientNeeds {
   env: Record<string, string>;
 }
 
-export function clientNeeds(harness: Harness, home: string): ClientNeeds {
+/**
+ * `env`: the agent's environment (the spec's env): CLAUDE_CONFIG_DIR and CODEX_HOME move the
+ * clients' folders. With CLAUDE_CONFIG_DIR, Claude Code keeps everything there, .claude.json
+ * too (seen: `CLAUDE_CONFIG_DIR=$HOME/cfg claude -p hi` made cfg/{.claude.json, projects,
+ * sessions, telemetry, backups}); codex refuses a CODEX_HOME that does not exist.
+ */
+export function clientNeeds(harness: Harness, home: string, env: Readonly<Record<string, string>> = {}): ClientNeeds {
+  const claudeDir = env.CLAUDE_CONFIG_DIR || join(home, '.claude');
+  const codexDir = env.CODEX_HOME || join(home, '.codex');
   switch (harness) {
     case 'claude-code':
+      if (env.CLAUDE_CONFIG_DIR) {
+        // .claude.json then lies inside the writable folder: denied, and seeded so that srt binds
+        // the deny rule to a real file (claude rewrites it by temp file + rename: the rename onto
+        // the read-only file fails, which claude survives as it does a read-only HOME).
+        const base = clientNeeds(harness, home);
+        const json = join(claudeDir, '.claude.json');
+        return {
+          ...base,
+          write: [claudeDir],
+          denyWrite: [join(claudeDir, 'settings.json'), join(claudeDir, 'settings.local.json'), json],
+          seed: [{ path: join(claudeDir, 'settings.json'), content: '{}\n' }, { path: json, content: '{}\n' }],
+        };
+      }
       return {
         // `claude -p hello` (HOME empty) created ~/.claude/{projects/<cwd>/<session>.jsonl,
         // sessions/<pid>.json, telemetry/1p_failed_events.*.json, backups/, plugins/}: all
@@ -90,12 +111,12 @@ export function clientNeeds(harness: Harness, home: string): ClientNeeds {
         // (each with -wal/-shm made as it runs), installation_id, .sandbox_migration, and the
         // folders sessions/, shell_snapshots/, thread-writer-locks/, skills/, tmp/arg0-linux/
         // (its sandbox helpers), .tmp/: the whole folder must be writable.
-        write: [join(home, '.codex')],
+        write: [codexDir],
         denyWrite: [
           // model_provider, a provider's env_key / base_url, forced_login_method: billing.
-          join(home, '.codex', 'config.toml'),
+          join(codexDir, 'config.toml'),
         ],
-        seed: [{ path: join(home, '.codex', 'config.toml'), content: '' }],
+        seed: [{ path: join(codexDir, 'config.toml'), content: '' }],
         // ~/.codex/auth.json stays WRITABLE: a ChatGPT login's tokens are refreshed at
         // auth.openai.com/oauth/token and written back; denied, the rotated refresh token is lost.
         // An API key written there is refused by the billing check before the next wake

@@ -90,11 +90,12 @@ type Harness = Parameters<typeof clientNeeds>[0];
  * user, in a fresh repo, HOME and tmp, with the settings built from clientNeeds(harness, HOME)
  * and its env; bounded by a wall clock.
  */
-function jailed(tag: string, harness: Harness, argv: string[], limitMs: number, seed = true): { out: string; code: number | null; s: ReturnType<typeof scratch> } {
+function jailed(tag: string, harness: Harness, argv: string[], limitMs: number, seed = true, clientEnv: (home: string) => Record<string, string> = () => ({})): { out: string; code: number | null; s: ReturnType<typeof scratch> } {
   const s = scratch(tag);
-  const need = clientNeeds(harness, s.home);
+  const env = clientEnv(s.home);
+  const need = clientNeeds(harness, s.home, env);
   const file = settings(s, need, seed);
-  const envs = Object.entries(need.env).map(([k, v]) => `${k}=${v}`);
+  const envs = Object.entries({ ...env, ...need.env }).map(([k, v]) => `${k}=${v}`);
   const r = spawnSync('timeout', ['-s', 'KILL', String(limitMs / 1000), 'runuser', '-u', user!.name, '--', 'env', '-i', `HOME=${s.home}`, `PATH=${CLIENT_PATH}`, `TMPDIR=${s.tmp}`, ...envs, process.execPath, SRT, '-d', '-s', file, '--', 'env', `TMPDIR=${s.tmp}`, ...argv], {
     cwd: s.repo,
     encoding: 'utf8',
@@ -216,6 +217,20 @@ test('the real codex inside the jail: reaches the network, writes its state unde
   const written = files(join(r.s.home, '.codex'));
   assert.ok(written.some((f) => /^state_\d+\.sqlite$/.test(f)) && written.some((f) => f.startsWith('sessions')), `codex wrote no state under ~/.codex: ${written.join(', ')}`);
   assert.is(statSync(join(r.s.home, '.codex', 'config.toml')).size, 0, 'config.toml was written inside the jail');
+});
+
+test('CLAUDE_CONFIG_DIR and CODEX_HOME move what the jail lets the clients write; both still run, neither writes its settings', () => {
+  const c = need();
+  let r = jailed('ccd', 'claude-code', [c.claude, ...harnessArgs({ harness: 'claude-code', bin: c.claude, prompt: '', args: [] }, true), '--', 'hello'], 40_000, true, (h) => ({ CLAUDE_CONFIG_DIR: join(h, 'cfg') }));
+  assert.match(own(r.out), /Not logged in/, own(r.out));
+  assert.not.match(own(r.out), READ_ONLY, own(r.out));
+  assert.ok(files(join(r.s.home, 'cfg')).some((f) => /^projects\/.+\.jsonl$/.test(f)), files(join(r.s.home, 'cfg')).join(', '));
+  assert.is(statSync(join(r.s.home, 'cfg', '.claude.json')).size, 3, 'claude rewrote the denied .claude.json');
+  r = jailed('cxh', 'codex', [c.codex, ...harnessArgs({ harness: 'codex', bin: c.codex, prompt: '', args: [] }, true), '--', 'hello'], 25_000, true, (h) => ({ CODEX_HOME: join(h, 'cx') }));
+  assert.match(own(r.out), /^sandbox: danger-full-access/m, own(r.out));
+  assert.not.match(own(r.out), READ_ONLY, own(r.out));
+  assert.ok(files(join(r.s.home, 'cx')).some((f) => /^state_\d+\.sqlite$/.test(f)), files(join(r.s.home, 'cx')).join(', '));
+  assert.not.ok(existsSync(join(r.s.home, '.codex')), 'codex wrote ~/.codex although CODEX_HOME moved it');
 });
 
 test('why the seed: without config.toml, srt binds its deny rule to /dev/null and codex cannot even read it', () => {
