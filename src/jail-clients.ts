@@ -86,9 +86,10 @@ export function clientNeeds(harness: Harness, home: string, env: Readonly<Record
         // settings.local.json is optional and only created if the person has one.
         seed: [{ path: join(home, '.claude', 'settings.json'), content: '{}\n' }],
         // ~/.claude/.credentials.json stays WRITABLE: the subscription's OAuth refresh replaces
-        // the access AND refresh token (TOKEN_URL platform.claude.com/v1/oauth/token) and writes
-        // them there; denied, the new refresh token is lost and the login dies at the next
-        // expiry. What it holds is an OAuth login, which the wrapper's billing check before every
+        // the access AND refresh token (the bundle: POST grant_type:"refresh_token" to TOKEN_URL
+        // platform.claude.com/v1/oauth/token, then `{access_token:l,refresh_token:c=e,...}=a`:
+        // the answer's refresh token replaces the old one) and writes them there; denied, the new
+        // refresh token is lost and the login dies at the next expiry (not runnable offline). What it holds is an OAuth login, which the wrapper's billing check before every
         // wake reads again (`claude auth status`): a Console login written there is refused then.
         hosts: [
           // The API, and (logged out) the only host it resolved: strace -e sendto showed DNS
