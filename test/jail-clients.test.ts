@@ -6,6 +6,8 @@
 // read-only folder it needs. Where the jail cannot run here, the tests FAIL saying what is
 // missing (never a silent skip): the jail is the product's default.
 import { spawn, spawnSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -217,6 +219,86 @@ test('the real codex inside the jail: reaches the network, writes its state unde
   const written = files(join(r.s.home, '.codex'));
   assert.ok(written.some((f) => /^state_\d+\.sqlite$/.test(f)) && written.some((f) => f.startsWith('sessions')), `codex wrote no state under ~/.codex: ${written.join(', ')}`);
   assert.is(statSync(join(r.s.home, '.codex', 'config.toml')).size, 0, 'config.toml was written inside the jail');
+});
+
+/**
+ * A stand-in for the Messages API on 127.0.0.1 (offline there is no model): its first answer
+ * asks for one Bash tool call running `command`, its next one ends the turn. It records what
+ * the client sent back as the tool's result: that is what claude decided about the command.
+ */
+async function fakeModel(command: string): Promise<{ url: string; results: string[]; close(): void }> {
+  const results: string[] = [];
+  const server = createServer((q, r) => {
+    let body = '';
+    q.on('data', (d) => (body += d));
+    q.on('end', () => {
+      if (!q.url?.startsWith('/v1/messages') || q.url.includes('count_tokens')) {
+        r.writeHead(404).end('{}');
+        return;
+      }
+      const j = JSON.parse(body || '{}') as { model?: string; messages?: unknown[]; tools?: { name: string }[] };
+      const last = JSON.stringify(j.messages?.at(-1) ?? {});
+      if (last.includes('tool_result')) results.push(last);
+      const ask = !last.includes('tool_result') && (j.tools ?? []).some((t) => t.name === 'Bash');
+      r.writeHead(200, { 'content-type': 'text/event-stream' });
+      const ev = (type: string, data: object) => r.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+      ev('message_start', { message: { id: 'msg_1', type: 'message', role: 'assistant', model: j.model, content: [], stop_reason: null, usage: { input_tokens: 1, output_tokens: 1 } } });
+      if (ask) {
+        ev('content_block_start', { index: 0, content_block: { type: 'tool_use', id: 'toolu_1', name: 'Bash', input: {} } });
+        ev('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: JSON.stringify({ command, description: 'commit' }) } });
+      } else {
+        ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
+        ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'done' } });
+      }
+      ev('content_block_stop', { index: 0 });
+      ev('message_delta', { delta: { stop_reason: ask ? 'tool_use' : 'end_turn' }, usage: { output_tokens: 1 } });
+      ev('message_stop', {});
+      r.end();
+    });
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, results, close: () => server.close() };
+}
+
+/** The real claude with the preset's flags against the stand-in model, in a fresh git repo. */
+async function claudeRuns(claude: string, jailed: boolean, deny: string[] = []): Promise<{ results: string[]; committed: boolean; out: string }> {
+  const root = mkdtempSync(join(SCRATCH, 'hbgen-jc-tool-'));
+  made.push(root);
+  const repo = join(root, 'repo');
+  const home = join(root, 'home');
+  mkdirSync(home);
+  spawnSync('git', ['init', '-q', repo]);
+  if (deny.length) {
+    mkdirSync(join(repo, '.claude'));
+    writeFileSync(join(repo, '.claude', 'settings.json'), JSON.stringify({ permissions: { deny } }));
+  }
+  const model = await fakeModel('git -c user.name=a -c user.email=a@example.com commit -q --allow-empty -m chunk && echo COMMITTED');
+  const args = harnessArgs({ harness: 'claude-code', bin: claude, prompt: '', args: [] }, jailed);
+  // A made-up key: the stand-in on 127.0.0.1 is the only "API"; nothing leaves the host.
+  const env = { HOME: home, PATH: CLIENT_PATH, ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: 'sk-ant-test-not-a-key', ...clientNeeds('claude-code', home).env };
+  const out = await new Promise<string>((resolve) => {
+    const p = spawn('timeout', ['-k', '2', '60', claude, ...args, '--', 'commit'], { cwd: repo, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let o = '';
+    p.stdout.on('data', (b: Buffer) => (o += b.toString()));
+    p.stderr.on('data', (b: Buffer) => (o += b.toString()));
+    p.on('close', () => resolve(o));
+  });
+  model.close();
+  const committed = spawnSync('git', ['-C', repo, 'rev-parse', '-q', '--verify', 'HEAD']).status === 0;
+  return { results: model.results, committed, out };
+}
+
+test('the jailed claude preset runs a shell command unattended (git commit); unjailed it is refused; the person\'s deny rule still wins', async () => {
+  const c = need();
+  let r = await claudeRuns(c.claude, true);
+  assert.ok(r.committed, `jailed: the commit did not happen: ${r.results.join('\n')} ${r.out}`);
+  assert.match(r.results.join('\n'), /COMMITTED/, r.out);
+  r = await claudeRuns(c.claude, false);
+  assert.not.ok(r.committed, 'unjailed: acceptEdits alone ran git commit');
+  assert.match(r.results.join('\n'), /"is_error":true/, r.out);
+  r = await claudeRuns(c.claude, true, ['Bash(git commit:*)', 'Bash(git:*)']);
+  assert.not.ok(r.committed, 'jailed: --allowedTools Bash overrode the repo\'s permissions.deny rule');
+  assert.match(r.results.join('\n'), /has been denied/, r.out);
 });
 
 test('CLAUDE_CONFIG_DIR and CODEX_HOME move what the jail lets the clients write; both still run, neither writes its settings', () => {
