@@ -11,7 +11,7 @@ import { offsetAt, repeatsWallClock, transitions } from '../src/zone-offsets.ts'
 import { clockMinutes, seconds } from '../src/spec.ts';
 import { sh } from '../src/escape.ts';
 import { LOCK_OWNER_PRINTF, LOG_DATE_FORMAT, LOG_MAX_BYTES, LOG_PRINTF, pad2 } from '../src/formats.ts';
-import { JAIL_PLACEHOLDERS, jailPolicy, jailSettings } from '../src/jail.ts';
+import { JAIL_PLACEHOLDERS, jailOn, jailPolicy, jailSettings } from '../src/jail.ts';
 import type { RenderContext, RenderedFile } from './types.ts';
 import { type LimitContext, limitContext } from './limit.ts';
 import { type NotifyContext, notifyContext } from './notify.ts';
@@ -93,6 +93,12 @@ export interface JailContext {
   jailPlaceholders: string[];
   /** jail.json as rendered, without its last newline: the wrapper compares the installed file with it. */
   jailSettingsText: string;
+  /** The client's folders, made before srt starts (src/jail-clients.ts). */
+  jailDirs: string[];
+  /** The client's files created where nothing is, each with its content. */
+  jailSeeds: { path: string; content: string }[];
+  /** KEY=VALUE words the client needs inside the jail, added to the agent's environment. */
+  jailEnvWords: string[];
 }
 
 /** Step 5b: the client's own billing check (claude-code and codex presets only). */
@@ -243,7 +249,7 @@ function wakeContext(ctx: RenderContext): WakeContext {
     shared: spec.shared,
     claimPath: names.claim,
     modelsLine: modelsLine(spec.agent.models),
-    agentArgs: [...harnessArgs(spec.agent), ...spec.agent.args, ...promptSeparator(spec.agent)],
+    agentArgs: [...harnessArgs(spec.agent, jailOn(spec)), ...spec.agent.args, ...promptSeparator(spec.agent)],
     binHasEq: spec.agent.bin.includes('='),
   };
 }
@@ -278,6 +284,11 @@ function jailContext(ctx: RenderContext): JailContext {
     jailTmp: p?.tmp ?? '',
     jailPlaceholders: JAIL_PLACEHOLDERS,
     jailSettingsText: p ? jailSettings(p).replace(/\n$/, '') : '',
+    jailDirs: p?.dirs ?? [],
+    jailSeeds: p?.seed ?? [],
+    jailEnvWords: Object.entries(p?.env ?? {})
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([k, v]) => `${k}=${v}`),
   };
 }
 

@@ -28,7 +28,11 @@ export const EFFORTS = {
 } as const;
 export const ALL_EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max', 'ultra'] as const;
 
-export function harnessArgs(agent: Spec['agent']): string[] {
+/**
+ * `jailed`: the wrapper runs the agent inside the jail (srt around the whole client), so the
+ * preset lets the agent run shell commands; outside it the presets stay as they were.
+ */
+export function harnessArgs(agent: Spec['agent'], jailed = false): string[] {
   const model = agent.model ? ['--model', agent.model] : [];
   switch (agent.harness) {
     case 'claude-code':
@@ -37,7 +41,13 @@ export function harnessArgs(agent: Spec['agent']): string[] {
       // without asking; anything else that would ask is refused in print mode, so the run
       // never waits for a person. Not bypassPermissions (= --dangerously-skip-permissions);
       // widen it with permissions.allow rules in the repo's .claude/settings.json.
-      return ['-p', ...model, ...(agent.effort ? ['--effort', agent.effort] : []), '--permission-mode', 'acceptEdits', '--max-turns', String(CLAUDE_MAX_TURNS)];
+      // Jailed: --allowedTools Bash lets every shell command run (tests, builds, git commit)
+      // without asking, still in acceptEdits mode, so the person's own permissions.deny rules
+      // (deny wins over allow in Claude Code) and hooks still apply; the jail, not this list,
+      // bounds what the commands reach. Never bypassPermissions: it would drop the deny rules
+      // (and Claude Code 2.1.197 refuses it as root: "--dangerously-skip-permissions cannot be
+      // used with root/sudo privileges for security reasons").
+      return ['-p', ...model, ...(agent.effort ? ['--effort', agent.effort] : []), '--permission-mode', 'acceptEdits', ...(jailed ? ['--allowedTools', 'Bash'] : []), '--max-turns', String(CLAUDE_MAX_TURNS)];
     case 'codex':
       // `codex exec`: non-interactive, approval policy "never" (exec has no approval flag);
       // the workspace-write sandbox lets it write the repo (and temp) only. --full-auto is
@@ -46,7 +56,13 @@ export function harnessArgs(agent: Spec['agent']): string[] {
       // model_provider="openai": the built-in OpenAI provider, on the ChatGPT login, whatever
       // ~/.codex/config.toml (or a profile) names; codex 0.171 refuses a config that redefines
       // "openai" ("Built-in providers cannot be overridden"), so the pin cannot be re-pointed.
-      return ['exec', '--sandbox', 'workspace-write', '-c', 'model_provider="openai"', ...model, ...(agent.effort ? ['-c', `model_reasoning_effort="${agent.effort}"`] : [])];
+      // Jailed: danger-full-access, because codex's own workspace-write sandbox cannot start
+      // inside srt: it is bubblewrap too, and srt forbids a nested user namespace (`codex
+      // sandbox -P :workspace` inside srt, unprivileged user: "bwrap: No permissions to create
+      // new namespace"), so every command the agent ran would fail. Inside the jail the
+      // jail holds instead (`codex sandbox -P :danger-full-access` inside srt: the repo is
+      // written, a file in HOME is "Read-only file system"). Outside the jail: workspace-write.
+      return ['exec', '--sandbox', jailed ? 'danger-full-access' : 'workspace-write', '-c', 'model_provider="openai"', ...model, ...(agent.effort ? ['-c', `model_reasoning_effort="${agent.effort}"`] : [])];
     case 'command':
       return [];
   }
@@ -168,4 +184,32 @@ export function bypassArgs(args: readonly string[]): { index: number; message: s
     if (why) out.push({ index: i, message: why });
   });
   return out;
+}
+
+/**
+ * The panel's line with the jail on: a harness allowlist is not a jail, and which one holds.
+ */
+export function jailHoldsLine(harness: Spec['agent']['harness']): string {
+  const own =
+    harness === 'claude-code'
+      ? "Claude Code's permission rules (and its own sandbox settings) only filter its tool calls"
+      : harness === 'codex'
+        ? "codex runs with --sandbox danger-full-access because its own sandbox cannot start inside the jail"
+        : "the command's own permission rules, if any, only filter what it asks for";
+  return `a harness allowlist is not a jail: ${own}; the jail (srt) around the whole agent process tree is what holds, for every process it starts (subagents, hooks, MCP servers, test runs inherit it)`;
+}
+
+/**
+ * The panel's line with the jail off ("sandbox": false): what the agent cannot do unattended
+ * and how to allow it.
+ */
+export function jailOffLine(harness: Spec['agent']['harness']): string {
+  switch (harness) {
+    case 'claude-code':
+      return 'jail off: the agent edits files in the repo but every shell command not allowed in advance (npm test, make, git commit) is refused unattended; remove "sandbox": false to run it jailed with shell commands allowed, or allow commands with permissions.allow rules in the repo\'s .claude/settings.json (they then run with your full rights)';
+    case 'codex':
+      return 'jail off: codex runs in its own workspace-write sandbox: it writes the repo and temp only, with no network (so no git push, no npm install); remove "sandbox": false to run it jailed with the hosts of sandbox.allowHosts, or add -c sandbox_workspace_write.network_access=true to agent.args (any host then)';
+    default:
+      return 'jail off: the command runs with your full rights (every file you can read or write, any host); remove "sandbox": false to run it jailed';
+  }
 }

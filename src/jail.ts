@@ -4,6 +4,7 @@
 // @anthropic-ai/sandbox-runtime (`srt`): bubblewrap and a seccomp filter on Linux,
 // sandbox-exec on macOS, and a proxy that lets through only the listed hosts.
 import { posix } from 'node:path';
+import { jailHoldsLine, jailOffLine } from './harness.ts';
 import { clientNeeds } from './jail-clients.ts';
 import { names } from './names.ts';
 import type { Spec } from './spec.ts';
@@ -24,6 +25,12 @@ export interface JailPolicy {
   denyRead: string[];
   /** The hosts the proxy lets through: the client's own and sandbox.allowHosts. */
   hosts: string[];
+  /** The client's own folders the wrapper makes (mode 700) before srt starts: srt skips an allowWrite path that does not exist. */
+  dirs: string[];
+  /** Files the wrapper creates, with this content, only where nothing is (src/jail-clients.ts: a denied file that is missing is one the client cannot read). */
+  seed: { path: string; content: string }[];
+  /** Variables the client needs inside the jail (no telemetry or update traffic the proxy would refuse). */
+  env: Record<string, string>;
 }
 
 /** Is the jail on for this spec? Off with `"sandbox": false`, and on Kubernetes (the pod is the boundary). */
@@ -46,7 +53,7 @@ export function jailPolicy(spec: Spec): JailPolicy | null {
   const home = spec.env.HOME!.replace(/(.)\/$/, '$1');
   const n = names(spec);
   const macos = spec.schedule.scheduler === 'launchd';
-  const need = clientNeeds(spec.agent.harness, home);
+  const need = clientNeeds(spec.agent.harness, home, spec.env);
   const cache = spec.env.XDG_CACHE_HOME?.startsWith('/') ? posix.normalize(spec.env.XDG_CACHE_HOME) : posix.join(home, macos ? 'Library/Caches' : '.cache');
   const tmp = posix.join(cache, 'hbgen', spec.name, 'tmp');
   // Other users' homes: root's is hidden. The folder holding HOME cannot be hidden with
@@ -70,6 +77,10 @@ export function jailPolicy(spec: Spec): JailPolicy | null {
     ]),
     denyRead: uniq([...SECRET_DIRS.map((d) => posix.join(home, d)), ...others, ...(sb.denyRead ?? [])]),
     hosts: uniq([...need.hosts, ...(sb.allowHosts ?? [])]),
+    dirs: uniq(need.write),
+    seed: need.seed,
+    // The spec's own env wins: a person who sets one of these differently meant it.
+    env: Object.fromEntries(Object.entries(need.env).filter(([k]) => !(k in spec.env))),
   };
 }
 
@@ -109,9 +120,9 @@ export function jailLines(spec: Spec, bin: string | null): string[] {
     if (spec.schedule.scheduler === 'kubernetes') return ['none of hbgen\'s: the pod is the boundary (see README "Kubernetes")'];
     return [
       'OFF ("sandbox": false): THE AGENT RUNS WITH ALL YOUR RIGHTS: it can read ~/.ssh, write anywhere you can (your crontab, your shell profile, its own settings) and reach any host',
-      ...(spec.agent.harness === 'claude-code' ? ['without the jail, claude refuses every shell command not allowed in advance (tests, builds, git commit): allow them with permissions.allow in .claude/settings.json, or turn the jail on'] : []),
+      jailOffLine(spec.agent.harness),
     ];
   }
   const how = p.platform === 'linux' ? 'bubblewrap, a seccomp filter and a proxy' : 'sandbox-exec and a proxy';
-  return [`on: ${bin ?? (p.bin || 'srt on env.PATH')} (${how}), settings in jail.json`, ...policyLines(p)];
+  return [`on: ${bin ?? (p.bin || 'srt on env.PATH')} (${how}), settings in jail.json`, ...policyLines(p), jailHoldsLine(spec.agent.harness)];
 }

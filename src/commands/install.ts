@@ -15,6 +15,7 @@ import { sleep } from '../formats.ts';
 import { Journal, type Backend, type Ctx, type FilePlan, type Preflight, planFile, record, writePlanned } from '../host/backend.ts';
 import { type Facts, hostFacts, permissionMode } from '../host/facts.ts';
 import { probeJail } from '../host/jail-probe.ts';
+import { jailOn } from '../jail.ts';
 import { type Look, lookEverywhere, lookRenamed, resumeNotes } from '../host/found.ts';
 import { lstatOrNull, missingDirs, mkdirs, readOrNull, sha256, writeAtomic } from '../host/fsx.ts';
 import type { HostIO } from '../host/io.ts';
@@ -218,7 +219,7 @@ function showPanel(p: InstallPlan): string {
     specFile: p.specFile,
     summary: p.render.summary,
     bin: p.facts.bin,
-    permissionMode: permissionMode(p.spec.agent),
+    permissionMode: permissionMode(p.spec.agent, jailOn(p.spec)),
     jailBin: p.jailBin,
     billing: p.billing,
     stateFiles: p.stateFiles,
@@ -293,7 +294,7 @@ function intendedState(p: InstallPlan, io: HostIO): State {
     createdDirs: [...new Set([...(prev?.createdDirs ?? []).filter((d) => lstatOrNull(d) && p.backend.hostPaths(p.ctx).dirs.includes(d)), ...hostDirs])],
     bin: facts.bin,
     harness: spec.agent.harness,
-    permissionMode: permissionMode(spec.agent),
+    permissionMode: permissionMode(spec.agent, jailOn(spec)),
     billing: { ...p.billing, checkedKeys: facts.checkedKeys, envFileWarnings: facts.envFileWarnings },
     heart: { sha256: ((h) => (h ? sha256(h) : null))(readOrNull(posix.join(spec.repo, 'HEART.md'))) },
     ...pre.stateExtra,

@@ -160,9 +160,9 @@ export function envFileWarnings(repo: string): string[] {
   return out;
 }
 
-/** The agent's permission mode as its command line sets it (last flag wins). */
-export function permissionMode(agent: Spec['agent']): string {
-  const argv = [...harnessArgs(agent), ...agent.args];
+/** The agent's permission mode as its command line sets it (last flag wins); `jailed` as for harnessArgs. */
+export function permissionMode(agent: Spec['agent'], jailed = false): string {
+  const argv = [...harnessArgs(agent, jailed), ...agent.args];
   let mode = '';
   argv.forEach((a, i) => {
     if ((a === '--permission-mode' || a === '--sandbox' || a === '-s') && argv[i + 1]) mode = argv[i + 1]!;

@@ -22,6 +22,7 @@ import { VERSION } from '../version.ts';
 import { line, loadFor } from '../commands/common.ts';
 import { type Backend, type FilePlan, Journal, nothingToStop, planFile, record, writePlanned } from './backend.ts';
 import { permissionMode } from './facts.ts';
+import { jailOn } from '../jail.ts';
 import { lstatOrNull, mkdirs, mode4, readOrNull, sha256, writeAtomic } from './fsx.ts';
 import type { HostIO } from './io.ts';
 import { acquireOpLock } from './lock.ts';
@@ -100,7 +101,7 @@ function panel(verb: string, spec: Spec, n: Names, file: string, r: RenderResult
   const h = spec.schedule.hours;
   const rows: [string, string][] = [
     ['repo', `${spec.repo} in the pod: ${k.git ? `a fresh clone of ${k.git.url}${k.git.branch ? ` (${k.git.branch})` : ''} for every wake` : `the PersistentVolumeClaim ${k.pvc}`}`],
-    ['agent', `${spec.agent.harness}: ${spec.agent.bin} in the image ${k.image}; ${permissionMode(spec.agent)}`],
+    ['agent', `${spec.agent.harness}: ${spec.agent.bin} in the image ${k.image}; ${permissionMode(spec.agent, jailOn(spec))}`],
     argsRow(spec),
     ['billing', spec.agent.harness === 'command' ? 'not checked (custom command)' : "asked of the client in the pod before every wake (not here: the login is in the cluster's Secret)"],
     ['secret', k.secretName ? `${k.secretName} (never read by hbgen)${k.secretKeys ? `; the agent gets ${k.secretKeys.join(', ')}` : ''}` : 'none'],
@@ -231,7 +232,7 @@ function writeFiles(p: K8sPlan, io: HostIO, j: Journal): State {
     createdDirs: [],
     bin: { path: spec.agent.bin, realpath: spec.agent.bin },
     harness: spec.agent.harness,
-    permissionMode: permissionMode(spec.agent),
+    permissionMode: permissionMode(spec.agent, jailOn(spec)),
     billing: { result: 'not checked', checkedKeys: [], envFileWarnings: [] },
     kubernetes: { namespace: namespaceOf(spec), manifest: posix.join(n.stateDir, manifestPath(spec.name)), objects: p.objects, applied: p.prev?.kubernetes?.applied ?? null },
   };
