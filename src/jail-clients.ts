@@ -45,98 +45,105 @@ export interface ClientNeeds {
  * sessions, telemetry, backups}); codex refuses a CODEX_HOME that does not exist.
  */
 export function clientNeeds(harness: Harness, home: string, env: Readonly<Record<string, string>> = {}): ClientNeeds {
-  const claudeDir = env.CLAUDE_CONFIG_DIR || join(home, '.claude');
-  const codexDir = env.CODEX_HOME || join(home, '.codex');
   switch (harness) {
     case 'claude-code':
-      if (env.CLAUDE_CONFIG_DIR) {
-        // .claude.json then lies inside the writable folder: denied, and seeded so that srt binds
-        // the deny rule to a real file (claude rewrites it by temp file + rename: the rename onto
-        // the read-only file fails, which claude survives as it does a read-only HOME).
-        const base = clientNeeds(harness, home);
-        const json = join(claudeDir, '.claude.json');
-        return {
-          ...base,
-          write: [claudeDir],
-          denyWrite: [join(claudeDir, 'settings.json'), join(claudeDir, 'settings.local.json'), json],
-          seed: [{ path: join(claudeDir, 'settings.json'), content: '{}\n' }, { path: json, content: '{}\n' }],
-        };
-      }
-      return {
-        // `claude -p hello` (HOME empty) created ~/.claude/{projects/<cwd>/<session>.jsonl,
-        // sessions/<pid>.json, telemetry/1p_failed_events.*.json, backups/, plugins/}: all
-        // under ~/.claude, so that folder (srt -d also names ~/.claude/debug).
-        write: [join(home, '.claude')],
-        denyWrite: [
-          // Settings: apiKeyHelper, env credentials, permissions.defaultMode, hooks (src/harness.ts
-          // claudeSettingsIssues). settings.local.json is read at user level too.
-          join(home, '.claude', 'settings.json'),
-          join(home, '.claude', 'settings.local.json'),
-          // ~/.claude.json holds `primaryApiKey`, which Claude Code 2.1.197 sends as an API key
-          // (its bundle: `if(!e.primaryApiKey)return null;return{key:e.primaryApiKey,source:"/login
-          // managed key"}`), and user-scope mcpServers: writable, it would switch billing. It lies
-          // in HOME itself, which the jail never makes writable, and claude rewrites it by a temp
-          // file + rename in HOME (strace: openat ~/.claude.json.tmp.PID.*, rename, mkdir
-          // ~/.claude.json.lock). Denied, claude still runs: HOME read-only (chmod 555), `claude -p
-          // hello` got its 7 EACCES on ~/.claude.json.tmp.* and still said "Not logged in" in 2 s.
-          // Listed so that the panel says it; srt places nothing for it (its folder is read-only).
-          join(home, '.claude.json'),
-        ],
-        // settings.json is read at every start; a /dev/null placeholder would be unreadable.
-        // settings.local.json is optional and only created if the person has one.
-        seed: [{ path: join(home, '.claude', 'settings.json'), content: '{}\n' }],
-        // ~/.claude/.credentials.json stays WRITABLE: the subscription's OAuth refresh replaces
-        // the access AND refresh token (the bundle: POST grant_type:"refresh_token" to TOKEN_URL
-        // platform.claude.com/v1/oauth/token, then `{access_token:l,refresh_token:c=e,...}=a`:
-        // the answer's refresh token replaces the old one) and writes them there; denied, the new
-        // refresh token is lost and the login dies at the next expiry (not runnable offline). What it holds is an OAuth login, which the wrapper's billing check before every
-        // wake reads again (`claude auth status`): a Console login written there is refused then.
-        hosts: [
-          // The API, and (logged out) the only host it resolved: strace -e sendto showed DNS
-          // queries for api.anthropic.com only; inside srt, srt -d: "Allowed by config rule:
-          // api.anthropic.com:443". Its feature flags and 1P events go there too.
-          'api.anthropic.com',
-          // OAuth token refresh: the bundle's TOKEN_URL:"https://platform.claude.com/v1/oauth/token".
-          'platform.claude.com',
-          // Left out: http-intake.logs.us5.datadoghq.com (telemetry, in the bundle), claude.ai
-          // and claude.com (browser login pages, never used by -p), downloads.claude.ai (updates).
-        ],
-        // The bundle reads both (22 and 11 mentions); NONESSENTIAL_TRAFFIC switches off
-        // telemetry, error reporting, the auto-updater and feedback.
-        env: { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_TELEMETRY: '1', DISABLE_AUTOUPDATER: '1' },
-      };
+      return claudeNeeds(home, env.CLAUDE_CONFIG_DIR);
     case 'codex':
-      return {
-        // `codex exec --sandbox workspace-write -- hello` (HOME empty) created in ~/.codex itself
-        // state_5.sqlite, logs_2.sqlite, thread_history_1.sqlite, memories_1, goals_1, queue_1
-        // (each with -wal/-shm made as it runs), installation_id, .sandbox_migration, and the
-        // folders sessions/, shell_snapshots/, thread-writer-locks/, skills/, tmp/arg0-linux/
-        // (its sandbox helpers), .tmp/: the whole folder must be writable.
-        write: [codexDir],
-        denyWrite: [
-          // model_provider, a provider's env_key / base_url, forced_login_method: billing.
-          join(codexDir, 'config.toml'),
-        ],
-        seed: [{ path: join(codexDir, 'config.toml'), content: '' }],
-        // ~/.codex/auth.json stays WRITABLE: a ChatGPT login's tokens are refreshed at
-        // auth.openai.com/oauth/token and written back; denied, the rotated refresh token is lost.
-        // An API key written there is refused by the billing check before the next wake
-        // (`codex login status` says "API key configured").
-        hosts: [
-          // The ChatGPT login's model endpoint (chatgpt.com/backend-api/codex, 7 mentions in the
-          // binary); logged out, strace saw a DNS query for chatgpt.com.
-          'chatgpt.com',
-          // Token refresh: https://auth.openai.com/oauth/token in the binary.
-          'auth.openai.com',
-          // Left out on purpose: api.openai.com, the per-token API route (logged out codex asked
-          // DNS for it 17 times and waited "Reconnecting... waiting for network"): with a ChatGPT
-          // login the model is at chatgpt.com, and a key the agent slipped in cannot bill there.
-          // Also left out: api.github.com (its release check, /repos/openai/codex/releases/latest),
-          // ab.chatgpt.com (experiments).
-        ],
-        env: {},
-      };
+      return codexNeeds(env.CODEX_HOME || join(home, '.codex'));
     default:
       return { write: [], denyWrite: [], seed: [], hosts: [], env: {} };
   }
+}
+
+/** Claude Code 2.1.197; `configDir`: the spec's CLAUDE_CONFIG_DIR, when it sets one. */
+function claudeNeeds(home: string, configDir: string | undefined): ClientNeeds {
+  if (configDir) {
+    // .claude.json then lies inside the writable folder: denied, and seeded so that srt binds
+    // the deny rule to a real file (claude rewrites it by temp file + rename: the rename onto
+    // the read-only file fails, which claude survives as it does a read-only HOME).
+    const json = join(configDir, '.claude.json');
+    return {
+      ...claudeNeeds(home, undefined),
+      write: [configDir],
+      denyWrite: [join(configDir, 'settings.json'), join(configDir, 'settings.local.json'), json],
+      seed: [{ path: join(configDir, 'settings.json'), content: '{}\n' }, { path: json, content: '{}\n' }],
+    };
+  }
+  return {
+    // `claude -p hello` (HOME empty) created ~/.claude/{projects/<cwd>/<session>.jsonl,
+    // sessions/<pid>.json, telemetry/1p_failed_events.*.json, backups/, plugins/}: all
+    // under ~/.claude, so that folder (srt -d also names ~/.claude/debug).
+    write: [join(home, '.claude')],
+    denyWrite: [
+      // Settings: apiKeyHelper, env credentials, permissions.defaultMode, hooks (src/harness.ts
+      // claudeSettingsIssues). settings.local.json is read at user level too.
+      join(home, '.claude', 'settings.json'),
+      join(home, '.claude', 'settings.local.json'),
+      // ~/.claude.json holds `primaryApiKey`, which Claude Code 2.1.197 sends as an API key
+      // (its bundle: `if(!e.primaryApiKey)return null;return{key:e.primaryApiKey,source:"/login
+      // managed key"}`), and user-scope mcpServers: writable, it would switch billing. It lies
+      // in HOME itself, which the jail never makes writable, and claude rewrites it by a temp
+      // file + rename in HOME (strace: openat ~/.claude.json.tmp.PID.*, rename, mkdir
+      // ~/.claude.json.lock). Denied, claude still runs: HOME read-only (chmod 555), `claude -p
+      // hello` got its 7 EACCES on ~/.claude.json.tmp.* and still said "Not logged in" in 2 s.
+      // Listed so that the panel says it; srt places nothing for it (its folder is read-only).
+      join(home, '.claude.json'),
+    ],
+    // settings.json is read at every start; a /dev/null placeholder would be unreadable.
+    // settings.local.json is optional and only created if the person has one.
+    seed: [{ path: join(home, '.claude', 'settings.json'), content: '{}\n' }],
+    // ~/.claude/.credentials.json stays WRITABLE: the subscription's OAuth refresh replaces
+    // the access AND refresh token (the bundle: POST grant_type:"refresh_token" to TOKEN_URL
+    // platform.claude.com/v1/oauth/token, then `{access_token:l,refresh_token:c=e,...}=a`:
+    // the answer's refresh token replaces the old one) and writes them there; denied, the new
+    // refresh token is lost and the login dies at the next expiry (not runnable offline). What it holds is an OAuth login, which the wrapper's billing check before every
+    // wake reads again (`claude auth status`): a Console login written there is refused then.
+    hosts: [
+      // The API, and (logged out) the only host it resolved: strace -e sendto showed DNS
+      // queries for api.anthropic.com only; inside srt, srt -d: "Allowed by config rule:
+      // api.anthropic.com:443". Its feature flags and 1P events go there too.
+      'api.anthropic.com',
+      // OAuth token refresh: the bundle's TOKEN_URL:"https://platform.claude.com/v1/oauth/token".
+      'platform.claude.com',
+      // Left out: http-intake.logs.us5.datadoghq.com (telemetry, in the bundle), claude.ai
+      // and claude.com (browser login pages, never used by -p), downloads.claude.ai (updates).
+    ],
+    // The bundle reads both (22 and 11 mentions); NONESSENTIAL_TRAFFIC switches off
+    // telemetry, error reporting, the auto-updater and feedback.
+    env: { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_TELEMETRY: '1', DISABLE_AUTOUPDATER: '1' },
+  };
+}
+
+/** codex-cli 0.171.0; `codexDir`: CODEX_HOME or ~/.codex. */
+function codexNeeds(codexDir: string): ClientNeeds {
+  return {
+    // `codex exec --sandbox workspace-write -- hello` (HOME empty) created in ~/.codex itself
+    // state_5.sqlite, logs_2.sqlite, thread_history_1.sqlite, memories_1, goals_1, queue_1
+    // (each with -wal/-shm made as it runs), installation_id, .sandbox_migration, and the
+    // folders sessions/, shell_snapshots/, thread-writer-locks/, skills/, tmp/arg0-linux/
+    // (its sandbox helpers), .tmp/: the whole folder must be writable.
+    write: [codexDir],
+    denyWrite: [
+      // model_provider, a provider's env_key / base_url, forced_login_method: billing.
+      join(codexDir, 'config.toml'),
+    ],
+    seed: [{ path: join(codexDir, 'config.toml'), content: '' }],
+    // ~/.codex/auth.json stays WRITABLE: a ChatGPT login's tokens are refreshed at
+    // auth.openai.com/oauth/token and written back; denied, the rotated refresh token is lost.
+    // An API key written there is refused by the billing check before the next wake
+    // (`codex login status` says "API key configured").
+    hosts: [
+      // The ChatGPT login's model endpoint (chatgpt.com/backend-api/codex, 7 mentions in the
+      // binary); logged out, strace saw a DNS query for chatgpt.com.
+      'chatgpt.com',
+      // Token refresh: https://auth.openai.com/oauth/token in the binary.
+      'auth.openai.com',
+      // Left out on purpose: api.openai.com, the per-token API route (logged out codex asked
+      // DNS for it 17 times and waited "Reconnecting... waiting for network"): with a ChatGPT
+      // login the model is at chatgpt.com, and a key the agent slipped in cannot bill there.
+      // Also left out: api.github.com (its release check, /repos/openai/codex/releases/latest),
+      // ab.chatgpt.com (experiments).
+    ],
+    env: {},
+  };
 }

@@ -95,7 +95,7 @@ t('billing control: with ANTHROPIC_API_KEY in its environment the same claude ne
   assert.not.match(r.stdout + r.stderr, /unknown option/);
 });
 
-t('codex preset: the real codex exec accepts the command line (jailed: danger-full-access; pinned model) and waits for the network until the timeout', async () => {
+t('codex preset: the real codex exec accepts the command line (jail off here: workspace-write; pinned model and provider) and waits for the network until the timeout', async () => {
   const prompt = '-x is how this prompt starts; the preset puts -- before it';
   const c = makeCase({ path: PATH, spec: { agent: { harness: 'codex', bin: shim(real!.codex), model: 'gpt-5.5', prompt }, timeout: '6s', killAfter: '2s' } });
   // codex exec refuses a folder that is not a git repository (without --skip-git-repo-check).
@@ -107,9 +107,10 @@ t('codex preset: the real codex exec accepts the command line (jailed: danger-fu
   // codex prints the settings it runs with: the preset's are in force.
   assert.match(log, /^model: gpt-5.5$/m);
   assert.match(log, /^approval: never$/m);
-  // The spec leaves "sandbox" out, so the jail is on: codex's own sandbox cannot start inside
-  // it (test/jail-clients.test.ts) and the jailed preset runs danger-full-access.
-  assert.match(log, /^sandbox: danger-full-access/m);
+  // The wrapper tests' specs set "sandbox": false (test/helpers/wrapper.ts), so codex runs in
+  // its own sandbox; jailed it runs danger-full-access (test/jail-clients.test.ts).
+  assert.match(log, /^sandbox: workspace-write/m);
+  assert.match(log, /^provider: openai$/m);
   assert.match(log, /^-x is how this prompt starts/m);
   assert.match(log, /Reconnecting|stream disconnected|failed to connect|error sending request/i);
   assert.not.match(log, /unexpected argument|Not inside a trusted directory/);
@@ -394,7 +395,7 @@ for (const which of ['claude', 'codex'] as const) {
     if (which === 'claude') {
       assert.not.match(log, /Not logged in/);
     } else {
-      assert.match(log, /^sandbox: danger-full-access/m); // the jail is on by default
+      assert.match(log, /^sandbox: workspace-write/m); // "sandbox": false above: codex's own sandbox
       assert.match(log, /^Read PROTOCOL\.md and follow it/m);
       assert.match(log, /^HEART\.md: no earlier wake to compare with$/m);
       assert.match(log, /^Working window: round the clock$/m);
