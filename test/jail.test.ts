@@ -303,6 +303,7 @@ for (const mode of ['timeout(1)', 'the sh watchdog (no timeout, no setsid on PAT
     need();
     const user = scratchUser('hbjailt');
     const bare = join(mkdtempSync(join(tmpdir(), 'hbgen-jailpath.')), 'bin');
+    made.push(dirname(bare));
     const path =
       mode === 'timeout(1)'
         ? `${NODE_DIR}:/usr/bin:/bin`
@@ -324,7 +325,6 @@ for (const mode of ['timeout(1)', 'the sh watchdog (no timeout, no setsid on PAT
     assert.equal(left, [], `left running:\n${left.join('\n')}`);
     // srt's placeholders (empty .bashrc, .mcp.json, … made on the host while it runs) are gone.
     assert.equal(readdirSync(c.repo).sort(), ['.git', 'sum.js', 'sum.test.js'], 'files left in the repo');
-    rmSync(dirname(bare), { recursive: true, force: true });
   });
 }
 
@@ -432,16 +432,17 @@ test('install\'s probe runs the jail for real here and passes (PATH with bwrap, 
 test('install refuses a jail that cannot start: bwrap not on env.PATH, with the apt line that fixes it', () => {
   need();
   const dir = mkdtempSync(join(tmpdir(), 'hbgen-nobwrap.'));
+  made.push(dir);
   const bin = toolDir(join(dir, 'bin'), ['sh', 'rg', 'socat', 'env']);
   const spec = probeSpec(bin);
   const r = probeJail(spec, jailSettings(jailPolicy(spec)!));
   assert.is(r.refusal, 'sandbox: bwrap is not on env.PATH, and the jail needs it: apt-get install bubblewrap ripgrep socat, or set "sandbox": false to run the agent without the jail');
-  rmSync(dir, { recursive: true, force: true });
 });
 
 test('install refuses a jail whose bwrap cannot start (a bwrap that fails), with srt\'s own words', () => {
   need();
   const dir = mkdtempSync(join(tmpdir(), 'hbgen-badbwrap.'));
+  made.push(dir);
   const bin = toolDir(join(dir, 'bin'), ['sh', 'rg', 'socat', 'env', 'bash']);
   writeFileSync(join(bin, 'bwrap'), '#!/bin/sh\necho "bwrap: setting up uid map: Permission denied" >&2\nexit 1\n', { mode: 0o755 });
   const spec = probeSpec(bin);
@@ -449,7 +450,6 @@ test('install refuses a jail whose bwrap cannot start (a bwrap that fails), with
   assert.ok(r.refusal, 'the probe passed with a bwrap that cannot start');
   assert.match(r.refusal!, /^sandbox: the jail cannot start here: /);
   assert.match(r.refusal!, /"sandbox": false/);
-  rmSync(dir, { recursive: true, force: true });
 });
 
 test('sandbox.bin reaching into the repo through a link is refused (the agent could rewrite the jail)', () => {
