@@ -5,7 +5,7 @@
 // reconnects until the wrapper's timeout), while a rejected flag fails at once ("unknown
 // option" / exit 2). Every positive check has a negative control that shows it can fail.
 // The clients are installed once into a cache under the temp folder and reused.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { names } from '../src/names.ts';
 import { PassThrough } from 'node:stream';
@@ -19,7 +19,7 @@ import type { HostIO } from '../src/host/io.ts';
 import { loadSpec } from '../src/load.ts';
 import { renderNow } from './helpers/render.ts';
 import { JUNK_ENV, install, makeCase, run, shell } from './helpers/wrapper.ts';
-import { CLIENTS_CACHE, CLIENT_PATH, realClients, subscriptionLogin, subscriptionShim } from './helpers/clients.ts';
+import { CLIENTS_CACHE, CLIENT_PATH, codexUntilHeader, realClients, subscriptionLogin, subscriptionShim } from './helpers/clients.ts';
 
 // The agent's PATH: node's folder first (codex.js starts `#!/usr/bin/env node`).
 const PATH = CLIENT_PATH;
@@ -158,28 +158,9 @@ function codexHeader(args: string[], setup?: (home: string) => void): Promise<{ 
   const dir = mkdtempSync(join(tmpdir(), 'hbgen-agents-codex-'));
   spawnSync('git', ['init', '-q', dir]);
   setup?.(dir);
-  return new Promise((resolve) => {
-    const p = spawn(real!.codex, ['exec', ...args, '--', 'hello'], { env: { HOME: dir, PATH }, cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    let out = '';
-    const stop = () => {
-      try {
-        process.kill(-p.pid!, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    };
-    const limit = setTimeout(stop, 30_000);
-    const take = (b: Buffer) => {
-      out += b.toString();
-      if (/^session id: /m.test(out)) stop();
-    };
-    p.stdout.on('data', take);
-    p.stderr.on('data', take);
-    p.on('close', (code) => {
-      clearTimeout(limit);
-      rmSync(dir, { recursive: true, force: true });
-      resolve({ out, code });
-    });
+  return codexUntilHeader(real!.codex, ['exec', ...args], dir, PATH).then((r) => {
+    rmSync(dir, { recursive: true, force: true });
+    return r;
   });
 }
 

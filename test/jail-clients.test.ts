@@ -16,7 +16,7 @@ import * as assert from 'uvu/assert';
 import { harnessArgs, jailOffLine, jailHoldsLine } from '../src/harness.ts';
 import { jailOn } from '../src/jail.ts';
 import { clientNeeds } from '../src/jail-clients.ts';
-import { CLIENT_PATH, realClients } from './helpers/clients.ts';
+import { CLIENT_PATH, codexUntilHeader, realClients } from './helpers/clients.ts';
 import { scratchUser } from './helpers/tools.ts';
 
 const SRT = join(dirname(createRequire(import.meta.url).resolve('@anthropic-ai/sandbox-runtime/package.json')), 'dist', 'cli.js');
@@ -169,29 +169,8 @@ test('the real codex accepts the jailed flags: its header says sandbox: danger-f
   const dir = mkdtempSync(join(SCRATCH, 'hbgen-jc-codex-'));
   made.push(dir);
   spawnSync('git', ['init', '-q', dir]);
-  const args = harnessArgs({ harness: 'codex', bin: c.codex, prompt: '', args: [], model: 'gpt-5-codex' }, true);
-  const out = await new Promise<string>((resolve) => {
-    const p = spawn(c.codex, [...args, '--', 'hello'], { env: { HOME: dir, PATH: CLIENT_PATH }, cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    let o = '';
-    const stop = () => {
-      try {
-        process.kill(-p.pid!, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    };
-    const limit = setTimeout(stop, 30_000);
-    const take = (b: Buffer) => {
-      o += b.toString();
-      if (/^session id: /m.test(o)) stop();
-    };
-    p.stdout.on('data', take);
-    p.stderr.on('data', take);
-    p.on('close', () => {
-      clearTimeout(limit);
-      resolve(o);
-    });
-  });
+  const args = harnessArgs({ harness: 'codex', bin: c.codex, prompt: '', args: [], model: 'gpt-5.5' }, true);
+  const { out } = await codexUntilHeader(c.codex, args, dir, CLIENT_PATH);
   assert.match(out, /^sandbox: danger-full-access/m, out);
 });
 

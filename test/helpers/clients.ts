@@ -2,7 +2,7 @@
 // under the temp folder), logins the real clients read as the user's plan (credential
 // files made by the test: no real login can be made here), and STAND-INS that answer the
 // clients' status commands exactly as the real clients do for a subscription login.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -124,4 +124,34 @@ export function subscriptionLogin(home: string, client: 'claude-code' | 'codex',
     JSON.stringify({ OPENAI_API_KEY: null, tokens: { id_token: jwt, access_token: jwt, refresh_token: 'rt-test', account_id: 'acct-test' }, last_refresh: '2026-12-01T00:00:00Z' }),
     { mode: 0o600 },
   );
+}
+
+/**
+ * Runs the real codex with ARGV and the prompt "hello" in DIR (a git repo, also its HOME),
+ * in a process group of its own, until its header's `session id:` line (it then waits for
+ * the network) or its exit, 30 s at most; its whole output and exit status.
+ */
+export function codexUntilHeader(codex: string, argv: string[], dir: string, path: string): Promise<{ out: string; code: number | null }> {
+  return new Promise((resolve) => {
+    const p = spawn(codex, [...argv, '--', 'hello'], { env: { HOME: dir, PATH: path }, cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let out = '';
+    const stop = () => {
+      try {
+        process.kill(-p.pid!, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    };
+    const limit = setTimeout(stop, 30_000);
+    const take = (b: Buffer) => {
+      out += b.toString();
+      if (/^session id: /m.test(out)) stop();
+    };
+    p.stdout.on('data', take);
+    p.stderr.on('data', take);
+    p.on('close', (code) => {
+      clearTimeout(limit);
+      resolve({ out, code });
+    });
+  });
 }
