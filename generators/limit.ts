@@ -2,12 +2,8 @@
 // heartbeat/35-limit) and 8b (recognising the client's limit message, heartbeat/85-limit)
 // read from the spec. Which message forms count depends on the harness, known at render.
 import { seconds } from '../src/spec.ts';
+import { PAUSE_MAX_SECONDS } from '../src/formats.ts';
 import type { RenderContext } from './types.ts';
-
-/** The longest pause the wrapper writes, and the furthest one it believes when it reads the
- * state folder: a weekly limit resets within 7 days, so 8 days bounds a garbled or planted
- * time, which then can never stop the wakes for longer. */
-export const LIMIT_MAX_PAUSE = 8 * 86400;
 
 /** A pause whose reset is further away than this is "far": only a weekly limit needs one
  * (a session limit resets within 5 hours). A far pause right after another, with no
@@ -42,9 +38,9 @@ export function limitContext(ctx: RenderContext): LimitContext {
     limitClaude: h === 'claude-code',
     limitCodex: h === 'codex',
     limitCommand: h === 'command',
-    limitBackoff: Math.min(seconds(backoff), LIMIT_MAX_PAUSE),
+    limitBackoff: Math.min(seconds(backoff), PAUSE_MAX_SECONDS),
     limitBackoffText: backoff,
-    limitMaxPause: LIMIT_MAX_PAUSE,
+    limitMaxPause: PAUSE_MAX_SECONDS,
     limitFar: LIMIT_FAR,
     limitDistrust: Math.min(seconds(backoff), LIMIT_FAR),
     limitDistrustText: seconds(backoff) > LIMIT_FAR ? '1d' : backoff,

@@ -10,11 +10,12 @@ import { openDays } from '../src/schedule.ts';
 import { offsetAt, repeatsWallClock, transitions } from '../src/zone-offsets.ts';
 import { clockMinutes, seconds } from '../src/spec.ts';
 import { sh } from '../src/escape.ts';
-import { LOCK_OWNER_PRINTF, LOG_DATE_FORMAT, LOG_MAX_BYTES, LOG_PRINTF, pad2 } from '../src/formats.ts';
+import { LOCK_OWNER_PRINTF, LOG_DATE_FORMAT, LOG_MAX_BYTES, LOG_PRINTF, lockStaleAfter, pad2 } from '../src/formats.ts';
 import { JAIL_PLACEHOLDERS, jailOn, jailPolicy, jailSettings } from '../src/jail.ts';
 import type { RenderContext, RenderedFile } from './types.ts';
 import { type LimitContext, limitContext } from './limit.ts';
 import { type NotifyContext, notifyContext } from './notify.ts';
+import { type FormatsContext, formatsContext } from './formats.ts';
 
 /** Step 1 of heartbeat.sh: who it is, where its files are, its limits, its log format. */
 export interface EnvironmentContext {
@@ -57,7 +58,7 @@ export interface GateContext {
 
 /** The mkdir lock (heartbeat.sh step 4, and every claim of claim.sh). */
 export interface LockContext {
-  /** A lock older than this (timeout + killAfter, seconds) belongs to a wake that must already be over. */
+  /** A lock older than this (src/formats.ts lockStaleAfter: timeout + killAfter, seconds) belongs to a wake that must already be over. */
   staleAfter: number;
   /** staleAfter in whole minutes, rounded up, for find -mmin (folder age without an owner record). */
   staleMinutes: number;
@@ -173,7 +174,7 @@ export interface WindowEndContext {
   clockShift: number;
 }
 
-export type WrapperContext = JailContext & WindowContext & EnvironmentContext & GateContext & LockContext & WakeContext & BillingContext & OutcomeContext & WindowEndContext & LimitContext & RotateContext & NotifyContext;
+export type WrapperContext = JailContext & WindowContext & EnvironmentContext & GateContext & LockContext & WakeContext & BillingContext & OutcomeContext & WindowEndContext & LimitContext & RotateContext & NotifyContext & FormatsContext;
 
 export interface ClaimContext extends LockContext {
   header: string;
@@ -235,7 +236,7 @@ function gateContext(ctx: RenderContext): GateContext {
 }
 
 function lockContext(ctx: RenderContext): LockContext {
-  const staleAfter = seconds(ctx.spec.timeout) + seconds(ctx.spec.killAfter);
+  const staleAfter = lockStaleAfter(seconds(ctx.spec.timeout), seconds(ctx.spec.killAfter));
   return { staleAfter, staleMinutes: Math.ceil(staleAfter / 60), lockOwnerPrintf: LOCK_OWNER_PRINTF };
 }
 
@@ -322,6 +323,7 @@ export function wrapperContext(ctx: RenderContext): WrapperContext {
     ...limitContext(ctx),
     ...rotateContext(ctx),
     ...notifyContext(ctx),
+    ...formatsContext(ctx),
   };
 }
 

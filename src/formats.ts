@@ -1,7 +1,9 @@
 // Every format that crosses the boundary between the generated sh scripts and hbgen's
-// TypeScript is defined here once: the runtime.log line, the mkdir lock's owner record,
-// the crontab block markers, the generated-by sentence, the day names, and the small
-// text helpers they use. The templates receive the sh-side pieces through their render
+// TypeScript is defined here once: the runtime.log line and the details hbgen reads back
+// from it (the outcome words, `wake N`, `until TIME`), the state files (the pause and its
+// bound, the wake counter, the mkdir lock's owner record and its staleness bound), the
+// crontab block markers, the generated-by sentence, the day names, and the small text
+// helpers they use. The templates receive the sh-side pieces through their render
 // contexts; the host code parses with the one parser below (test/formats.test.ts renders
 // the scripts, runs them, and parses what they print with it).
 //
@@ -60,11 +62,29 @@ export const ANY_CRON_MARKER = /^# (BEGIN|END) hbgen [a-z0-9]+(-[a-z0-9]+)*$/;
 
 // ------------------------------------------------------------------ runtime.log
 
-/** Every outcome a runtime.log line can carry. */
+/**
+ * Every outcome a runtime.log line can carry, by the name the templates use for it
+ * (`{{out.skipCap}}`: the wrapper writes these words only through its render context).
+ */
 // `note` is no outcome: a line the wrapper adds after one (how notify or a ping went,
 // heartbeat/17-notify), read as the log's and never as the agent's output.
-export const OUTCOMES = ['start', 'ok', 'quiet', 'fail', 'timeout', 'skip-window', 'skip-gate', 'skip-locked', 'skip-cap', 'error', 'limit', 'skip-limit', 'note'] as const;
-export type Outcome = (typeof OUTCOMES)[number];
+export const OUTCOME_WORDS = {
+  start: 'start',
+  ok: 'ok',
+  quiet: 'quiet',
+  fail: 'fail',
+  timeout: 'timeout',
+  skipWindow: 'skip-window',
+  skipGate: 'skip-gate',
+  skipLocked: 'skip-locked',
+  skipCap: 'skip-cap',
+  error: 'error',
+  limit: 'limit',
+  skipLimit: 'skip-limit',
+  note: 'note',
+} as const;
+export type Outcome = (typeof OUTCOME_WORDS)[keyof typeof OUTCOME_WORDS];
+export const OUTCOMES: readonly Outcome[] = Object.values(OUTCOME_WORDS);
 
 /**
  * The log line, `<UTC ISO-8601 time> hbgen <name> <outcome>[ <detail>]`, as the wrapper
@@ -128,4 +148,122 @@ export const LOCK_OWNER_PRINTF = '%s %s\\n';
 export function parseLockOwner(text: string): { pid: number; epoch: number } | null {
   const m = /^(\d+) (\d+)$/.exec(text.trim());
   return m ? { pid: Number(m[1]), epoch: Number(m[2]) } : null;
+}
+
+// ------------------------------------------------------------------ log details
+
+/** The detail of the install check's lines (`start smoke`, `quiet smoke`, `skip-locked smoke`). */
+export const SMOKE_DETAIL = 'smoke';
+
+/**
+ * The detail of a wake's `start` line: `wake N`, then ` by hand` for `heartbeat.sh --now`,
+ * then ` jail` when the agent runs in the OS jail.
+ */
+export interface WakeDetail {
+  n: number;
+  byHand: boolean;
+  jail: boolean;
+}
+const WAKE = 'wake';
+const BY_HAND = ' by hand';
+const JAILED = ' jail';
+
+export function formatWakeDetail(w: WakeDetail): string {
+  return `${WAKE} ${w.n}${w.byHand ? BY_HAND : ''}${w.jail ? JAILED : ''}`;
+}
+
+/**
+ * The same detail as the wrapper builds it: the body of a double-quoted sh word, from the
+ * variable that holds N and the one that is set (non-empty) for a wake by hand; `jail` is
+ * known at render. `$N` is followed by `${`, which cannot extend the name. (Inside double quotes only $, `, \ and " are special, and none is here.)
+ */
+export function wakeDetailShell(nVar: string, byHandVar: string, jail: boolean): string {
+  return `${WAKE} $${nVar}\${${byHandVar}:+${BY_HAND}}${jail ? JAILED : ''}`;
+}
+
+// A later word after the known ones is tolerated: a newer wrapper may add one.
+const WAKE_DETAIL_RE = /^wake (\d+)( by hand)?( jail)?(?: |$)/;
+
+/** `wake N[ by hand][ jail]`, or null for any other detail (the install check's `smoke`). */
+export function parseWakeDetail(detail: string): WakeDetail | null {
+  const m = WAKE_DETAIL_RE.exec(detail);
+  return m ? { n: Number(m[1]), byHand: m[2] !== undefined, jail: m[3] !== undefined } : null;
+}
+
+/** A wake that ran: a `start` line whose detail is `wake N` (not the install check's). */
+export const isWakeStart = (l: LogLine): boolean => l.outcome === OUTCOME_WORDS.start && parseWakeDetail(l.detail) !== null;
+
+/**
+ * The detail of `limit` and `skip-limit` lines: `until <UTC time>`, then, for a limit
+ * line, why the pause is what it is (` (a second far reset ... not believed ...)`).
+ */
+export const UNTIL_WORD = 'until';
+export function parseUntilDetail(detail: string): { until: string; rest: string } | null {
+  const m = /^until (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)(.*)$/.exec(detail);
+  return m ? { until: m[1]!, rest: m[2]! } : null;
+}
+
+// ------------------------------------------------------------------ the pause
+
+/** The pause file's name in the state folder (written by heartbeat/85-limit, read by heartbeat/35-limit and src/host/pause.ts). */
+export const PAUSE_FILE = 'paused';
+
+/** The longest pause the wrapper writes, and the furthest one it believes when it reads the
+ * state folder: a weekly limit resets within 7 days, so 8 days bounds a garbled or planted
+ * time, which then can never stop the wakes for longer. */
+export const PAUSE_MAX_SECONDS = 8 * 86400;
+
+/** The pause file: a printf(1) format whose arguments are UNTIL and SINCE (epoch seconds:
+ * the reset, and the start of the wake that hit the limit) and the client's message. */
+export const PAUSE_PRINTF = '%s %s\\n%s\\n';
+
+export interface PauseRecord {
+  /** Epoch seconds. */
+  until: number;
+  since: number;
+  /** The client's message, as the wrapper kept it (control characters removed). */
+  message: string;
+}
+
+export function formatPause(p: PauseRecord): string {
+  return `${p.until} ${p.since}\n${p.message}\n`;
+}
+
+/** The file's text as the wrapper wrote it, or null when line 1 is not "UNTIL SINCE". */
+export function parsePause(text: string): PauseRecord | null {
+  const [head = '', message = ''] = text.split('\n');
+  const m = /^(\d{1,12}) (\d{1,12})$/.exec(head);
+  return m ? { until: Number(m[1]), since: Number(m[2]), message } : null;
+}
+
+/** Whether a pause until `until` is in force at `now` (epoch seconds) and believable: still
+ * to come, and no further away than the wrapper ever writes (the wrapper's own test). */
+export function pauseInForce(until: number, now: number): boolean {
+  return until > now && until <= now + PAUSE_MAX_SECONDS;
+}
+
+// ------------------------------------------------------------------ the wake counter
+
+/** The wake counter (<stateDir>/wakes): the count of wakes that ran, one line. */
+export const WAKES_PRINTF = '%s\\n';
+
+export function formatWakes(n: number): string {
+  return `${n}\n`;
+}
+
+/** The count, or null for anything but digits (the wrapper then refuses to wake). */
+export function parseWakes(text: string): number | null {
+  const t = text.trim();
+  return /^\d+$/.test(t) ? Number(t) : null;
+}
+
+// ------------------------------------------------------------------ the lock's bound
+
+/**
+ * A lock held longer than this (seconds) belongs to a wake that must already be over: its
+ * agent had `timeout` and then `killAfter` before KILL. The wrapper takes such a mkdir lock
+ * over; `hbgen status` calls it stale (no owner) or overdue.
+ */
+export function lockStaleAfter(timeoutSeconds: number, killAfterSeconds: number): number {
+  return timeoutSeconds + killAfterSeconds;
 }

@@ -11,7 +11,7 @@ import { readdirSync, rmSync } from 'node:fs';
 import { dirname, posix } from 'node:path';
 import { UserError } from '../errors.ts';
 import { shownWord } from '../escape.ts';
-import { sleep } from '../formats.ts';
+import { formatWakes, sleep } from '../formats.ts';
 import { Journal, type Backend, type Ctx, type FilePlan, type Preflight, planFile, record, writePlanned } from '../host/backend.ts';
 import { type Facts, hostFacts, permissionMode } from '../host/facts.ts';
 import { probeJail } from '../host/jail-probe.ts';
@@ -97,7 +97,7 @@ export async function install(argv: InstallArgs, io: HostIO, verb: Verb = 'insta
     await waitForHeartbeat(p, io);
     const code = same ? 0 : await applyAndCheck(p, io);
     if (reset && code === 0) {
-      writeAtomic(p.names.wakes, '0\n', 0o600);
+      writeAtomic(p.names.wakes, formatWakes(0), 0o600);
       line(io, `hbgen: the wake counter of "${p.spec.name}" is 0 again: up to ${p.spec.cap || 'any number of'} wakes from now`);
     }
     return code;

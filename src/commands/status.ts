@@ -6,7 +6,7 @@
 import { jailLines, jailPolicy } from '../jail.ts';
 import { posix } from 'node:path';
 import { UserError } from '../errors.ts';
-import { type LogLine, pad2, parseLog, parseLogLine } from '../formats.ts';
+import { type LogLine, pad2, parseLog, parseLogLine, parseWakeDetail, SMOKE_DETAIL } from '../formats.ts';
 import { posixCksum } from '../host/cksum.ts';
 import { hostZone, hostZoneProblem, wakesMissedIn } from '../host/clock.ts';
 import { failStreak, farPauses, missedFires, schedulerClock, wakes } from '../host/health.ts';
@@ -44,7 +44,7 @@ const ENDS_A_WAKE: ReadonlySet<string> = new Set(['ok', 'quiet', 'fail', 'timeou
 export function wakeWithoutOutcome(all: LogLine[]): LogLine | null {
   for (let i = all.length - 1; i >= 0; i--) {
     const l = all[i]!;
-    if (l.detail === 'smoke') continue;
+    if (l.detail === SMOKE_DETAIL) continue;
     if (ENDS_A_WAKE.has(l.outcome)) return null;
     if (l.outcome === 'start') return l;
   }
@@ -167,7 +167,7 @@ export async function findings(argv: { spec: string }, io: HostIO): Promise<Find
   // runtime.log (and its rotated generation) read once, never through a link (lockAndLastOutcome reports one).
   const text = logHistory(n.log);
   const last = lastWakeOf(text, s.name);
-  f.lastWake = !last ? null : { time: last.start.time, outcome: last.end?.outcome ?? null, number: Number(/^wake (\d+)/.exec(last.start.detail)?.[1]) || null, endedAt: last.end?.time ?? null };
+  f.lastWake = !last ? null : { time: last.start.time, outcome: last.end?.outcome ?? null, number: parseWakeDetail(last.start.detail)?.n || null, endedAt: last.end?.time ?? null };
   f.heart = heartOf(spec, n);
   const looks = await lookEverywhere(ctx, null, fileSpec, s.scheduler);
   const paths = await allHostPaths(ctx);
@@ -648,7 +648,7 @@ async function lockAndLastOutcome(spec: Spec, n: Names, s: State, text: string, 
   const all = parseLog(text, s.name);
   const open = wakeWithoutOutcome(all);
   if (open && !lk.held && !(await heartbeatRunningNow(io, spec, n))) {
-    const wake = /^wake (\d+)/.exec(open.detail)?.[1] ?? '?';
+    const wake = parseWakeDetail(open.detail)?.n ?? '?';
     add(f, 'no-outcome', `wake ${wake} started at ${open.time} has no outcome line: its wrapper was killed (SIGKILL, out of memory, power loss) or runtime.log could not be written (the scheduler's log says which; see ${n.log})`);
     return;
   }

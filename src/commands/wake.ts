@@ -6,7 +6,7 @@
 // one hbgen renders from the spec, and refuses with exit 78 when it is not.
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { UserError } from '../errors.ts';
-import { type LogLine, parseLog } from '../formats.ts';
+import { type LogLine, parseLog, parseWakeDetail } from '../formats.ts';
 import { readOrNull, sha256 } from '../host/fsx.ts';
 import type { HostIO } from '../host/io.ts';
 import { codeInRepoProblems, stateInRepoProblem } from '../host/reach.ts';
@@ -81,7 +81,7 @@ export function wakeLine(lines: LogLine[], log: string, code: number): string {
   const see = `(see ${log})`;
   if (!end) return `wake: the wrapper exited ${code} and logged no outcome ${see}`;
   const what = `${end.outcome}${end.detail ? ` ${end.detail}` : ''}`;
-  const num = /^wake (\d+)/.exec(start?.detail ?? '')?.[1];
+  const num = parseWakeDetail(start?.detail ?? '')?.n;
   if (!start) return `wake: ${what} ${see}`;
   // A timeout line already says how long (`timeout after 25m`).
   const took = /^after /.test(end.detail) ? '' : ` after ${Math.max(0, epochOf(end.time) - epochOf(start.time))} s`;

@@ -1,16 +1,13 @@
 // What runtime.log says about the install's health, as pure functions of its lines, the
 // plan and the clock (status reads the log and asks these): failing wakes in a row, the
 // cap, and fires the plan expected that left no line.
-import type { LogLine } from '../formats.ts';
+import { type LogLine, isWakeStart, parseUntilDetail } from '../formats.ts';
 import { WRAPPER_CHANGED } from '../../generators/entry.ts';
 import type { CalEntry, Plan } from '../schedule.ts';
 import { offsetAt } from '../zone-offsets.ts';
 import { LIMIT_FAR } from '../../generators/limit.ts';
 
 const MIN = 60_000;
-
-/** A wake that ran (not the install check's `start smoke`). */
-const isWakeStart = (l: LogLine): boolean => l.outcome === 'start' && /^wake \d+/.test(l.detail);
 
 /** The counted wakes, each with the outcome line that ended it (undefined while it runs, or when none was written). */
 export function wakes(lines: LogLine[]): { start: LogLine; end?: LogLine }[] {
@@ -61,7 +58,7 @@ export function failStreak(lines: LogLine[]): { count: number; latest?: LogLine 
 const farPause = (l: LogLine): boolean => {
   if (l.outcome !== 'limit') return false;
   if (/not believed/.test(l.detail)) return true;
-  const until = Date.parse(/^until (\S+)/.exec(l.detail)?.[1] ?? '');
+  const until = Date.parse(parseUntilDetail(l.detail)?.until ?? '');
   return Number.isFinite(until) && until - Date.parse(l.time) > LIMIT_FAR * 1000;
 };
 

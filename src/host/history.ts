@@ -1,7 +1,7 @@
 // `hbgen log`: the wake history in runtime.log (both generations), per day in the working
 // zone, and the last wakes. Pure functions of the log's text, the plan and the clock; the
 // command reads the files (src/commands/log.ts).
-import { LOG_LINE, type LogLine, pad2, parseLogLine } from '../formats.ts';
+import { LOG_LINE, type LogLine, SMOKE_DETAIL, pad2, parseLogLine, parseWakeDetail } from '../formats.ts';
 import { offsetAt } from '../zone-offsets.ts';
 import { type CalEntry } from '../schedule.ts';
 import { missedFires, wakes } from './health.ts';
@@ -94,8 +94,8 @@ const nextDate = (date: string): string => new Date(Date.parse(`${date}T12:00:00
 const isInstallCheck = (all: LogLine[], i: number): boolean => {
   const l = all[i]!;
   // "skip-locked smoke" too; an untagged skip next to a smoke line is one of a log written before the tag.
-  if (l.detail === 'smoke') return true;
-  return l.outcome === 'skip-locked' && (all[i - 1]?.detail === 'smoke' || all[i + 1]?.detail === 'smoke');
+  if (l.detail === SMOKE_DETAIL) return true;
+  return l.outcome === 'skip-locked' && (all[i - 1]?.detail === SMOKE_DETAIL || all[i + 1]?.detail === SMOKE_DETAIL);
 };
 
 export interface HistoryInput {
@@ -122,7 +122,7 @@ export function dailyCounts(h: HistoryInput): DayCounts[] {
     if (!day) return;
     const o = l.outcome as string;
     if (o === 'start') {
-      if (/^wake \d+/.test(l.detail)) day.started++;
+      if (parseWakeDetail(l.detail)) day.started++;
     } else if (o === 'ok' || o === 'quiet' || o === 'fail' || o === 'timeout' || o === 'limit' || o === 'error') day[o]++;
     else if (o.startsWith('skip-')) day.skipped[o] = (day.skipped[o] ?? 0) + 1;
   });
@@ -143,8 +143,8 @@ export function lastWakes(lines: LogLine[], n: number): WakeRow[] {
   return wakes(lines)
     .slice(-n)
     .map(({ start, end }) => {
-      const m = /^wake (\d+)( by hand)?/.exec(start.detail);
+      const w = parseWakeDetail(start.detail);
       const secs = end ? Math.round((Date.parse(end.time) - Date.parse(start.time)) / 1000) : null;
-      return { wake: Number(m?.[1] ?? 0), byHand: !!m?.[2], start: start.time, outcome: end?.outcome ?? null, detail: end?.detail ?? '', end: end?.time ?? null, seconds: secs };
+      return { wake: w?.n ?? 0, byHand: w?.byHand ?? false, start: start.time, outcome: end?.outcome ?? null, detail: end?.detail ?? '', end: end?.time ?? null, seconds: secs };
     });
 }

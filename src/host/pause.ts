@@ -7,12 +7,12 @@
 // away than the wrapper ever writes is not believed.
 import { posix } from 'node:path';
 import { rmSync } from 'node:fs';
+import { PAUSE_FILE, parsePause, pauseInForce } from '../formats.ts';
 import { lstatOrNull, readOrNull } from './fsx.ts';
 
-/** The longest pause the wrapper writes (generators/limit.ts LIMIT_MAX_PAUSE, 8 days). */
-const MAX_PAUSE_MS = 8 * 86400_000;
-
-export const pausePath = (stateDir: string): string => posix.join(stateDir, 'paused');
+// The file's format, its bound and its parser are src/formats.ts's (the wrapper gets the
+// same through its render context).
+export const pausePath = (stateDir: string): string => posix.join(stateDir, PAUSE_FILE);
 
 export interface Pause {
   until: Date;
@@ -32,12 +32,9 @@ export function activePause(stateDir: string, now: Date): Pause | null {
   } catch {
     return null;
   }
-  const [head = '', message = ''] = text.split('\n');
-  const m = /^(\d{1,12}) (\d{1,12})$/.exec(head);
-  if (!m) return null;
-  const until = Number(m[1]) * 1000;
-  if (until <= now.getTime() || until > now.getTime() + MAX_PAUSE_MS) return null;
-  return { until: new Date(until), since: new Date(Number(m[2]) * 1000), message };
+  const rec = parsePause(text);
+  if (!rec || !pauseInForce(rec.until, Math.floor(now.getTime() / 1000))) return null;
+  return { until: new Date(rec.until * 1000), since: new Date(rec.since * 1000), message: rec.message };
 }
 
 /** Removes the pause file; true when there was one. */

@@ -12,7 +12,7 @@
 // started before the lock was taken, else the lock is stale and nothing is signalled.
 import { rmSync, statSync } from 'node:fs';
 import { posix } from 'node:path';
-import { parseLockOwner, sleep } from '../formats.ts';
+import { lockStaleAfter, parseLockOwner, sleep } from '../formats.ts';
 import type { Names } from '../names.ts';
 import { seconds, type Spec } from '../spec.ts';
 import { lstatOrNull, readSoft } from './fsx.ts';
@@ -48,7 +48,7 @@ async function ownerProof(io: HostIO, n: Names, pid: number, epoch: number, sour
 }
 
 export async function lockInfo(io: HostIO, spec: Spec, n: Names, source: ProcSource = 'auto'): Promise<LockInfo> {
-  const staleAfter = seconds(spec.timeout) + seconds(spec.killAfter);
+  const staleAfter = lockStaleAfter(seconds(spec.timeout), seconds(spec.killAfter));
   const nowS = Math.floor(io.now().getTime() / 1000);
   const base = { overdue: false };
   const d = lstatOrNull(n.lockDir);

@@ -1,6 +1,6 @@
 // What runtime.log says last, for status and list.
 import { UserError } from '../errors.ts';
-import { type LogLine, parseLog } from '../formats.ts';
+import { type LogLine, SMOKE_DETAIL, parseLog, parseWakes } from '../formats.ts';
 import { noteSkipped, readSoft, readTail } from './fsx.ts';
 
 /**
@@ -18,10 +18,10 @@ export const LOG_READ_MAX = 16 * 1024 * 1024;
  * skip-locked next to a smoke line).
  */
 export function lastOutcome(all: LogLine[]): LogLine | null {
-  const smoke = (i: number) => all[i]?.detail === 'smoke';
+  const smoke = (i: number) => all[i]?.detail === SMOKE_DETAIL;
   for (let i = all.length - 1; i >= 0; i--) {
     const l = all[i]!;
-    if (l.outcome === 'start' || l.outcome === 'note' || l.detail === 'smoke') continue;
+    if (l.outcome === 'start' || l.outcome === 'note' || l.detail === SMOKE_DETAIL) continue;
     if (l.outcome === 'skip-locked' && (smoke(i - 1) || smoke(i + 1))) continue;
     return l;
   }
@@ -68,6 +68,5 @@ export function lastOutcomeIn(log: string, name: string): LogLine | null {
 /** The wakes counted so far (the wrapper's counter file), null when it is absent or holds no number. */
 export function wakesDone(wakes: string): number | null {
   // The counter is a few digits: 4 KiB is more than it ever holds.
-  const t = readSoft(wakes, 4096, { noFollow: true })?.toString('utf8').trim() ?? '';
-  return /^\d+$/.test(t) ? Number(t) : null;
+  return parseWakes(readSoft(wakes, 4096, { noFollow: true })?.toString('utf8') ?? '');
 }

@@ -1,0 +1,32 @@
+// The state files' and log details' sh forms, handed to the wrapper's templates from the
+// one definition in src/formats.ts (as the log line's format is, step 1): the outcome
+// words, the `wake N`, `smoke` and `until` details, and the printf(1) formats of the pause
+// and the wake counter.
+// A template writes none of them as a literal (test/state-formats.test.ts reads what each
+// shell wrote back with src/formats.ts's parsers).
+import { OUTCOME_WORDS, PAUSE_PRINTF, SMOKE_DETAIL, UNTIL_WORD, WAKES_PRINTF, wakeDetailShell } from '../src/formats.ts';
+import { jailOn } from '../src/jail.ts';
+import type { RenderContext } from './types.ts';
+
+export interface FormatsContext {
+  /** The outcome words by name: `{{out.skipCap}}`. */
+  out: typeof OUTCOME_WORDS;
+  /** The `start` line's detail as the body of a double-quoted sh word (hb_n, hb_now). */
+  wakeDetailSh: string;
+  /** The install check's detail, and the word before a `limit`/`skip-limit` line's time. */
+  smokeDetail: string;
+  untilWord: string;
+  pausePrintf: string;
+  wakesPrintf: string;
+}
+
+export function formatsContext(ctx: RenderContext): FormatsContext {
+  return {
+    out: OUTCOME_WORDS,
+    wakeDetailSh: wakeDetailShell('hb_n', 'hb_now', jailOn(ctx.spec)),
+    smokeDetail: SMOKE_DETAIL,
+    untilWord: UNTIL_WORD,
+    pausePrintf: PAUSE_PRINTF,
+    wakesPrintf: WAKES_PRINTF,
+  };
+}
