@@ -1,0 +1,168 @@
+// Issue 25 item 3: every state file and log detail has one definition (src/formats.ts),
+// and what each shell writes from it reads back with its one parser. Under every shell of
+// the matrix: the printf formats themselves through the shell's own printf, then the real
+// wrapper's outputs — the `wake N` detail (and `by hand`), the outcome words, the wake
+// counter, the pause file with its `limit until` / `skip-limit until` lines, the 8-day bound
+// (a pause just inside it stops the wakes in sh and is in force for hbgen status, one just
+// past it is ignored by both), and the mkdir lock's staleness bound.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdirSync, readFileSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  LOCK_OWNER_PRINTF,
+  LOG_PRINTF,
+  OUTCOMES,
+  OUTCOME_WORDS,
+  PAUSE_MAX_SECONDS,
+  PAUSE_PRINTF,
+  WAKES_PRINTF,
+  formatPause,
+  lockStaleAfter,
+  parseLockOwner,
+  parseLog,
+  parseLogLine,
+  parsePause,
+  parseUntilDetail,
+  parseWakeDetail,
+  parseWakes,
+  type LogLine,
+} from '../src/formats.ts';
+import { activePause } from '../src/host/pause.ts';
+import { wakesDone } from '../src/host/runtime-log.ts';
+import { SHELLS, makeCase, run, type Case, type Shell } from './helpers/wrapper.ts';
+
+const epoch = () => Math.floor(Date.now() / 1000);
+
+/** Every wrapper line of the log, each one parsed (one that does not parse fails the test;
+ * the agent's own output shares the file). */
+function lines(c: Case): LogLine[] {
+  const text = c.log();
+  const out = text
+    .split('\n')
+    .filter((l) => / hbgen /.test(l))
+    .map((l) => {
+      const p = parseLogLine(l);
+      assert.ok(p, `runtime.log line does not parse: ${JSON.stringify(l)}`);
+      assert.ok((OUTCOMES as readonly string[]).includes(p!.outcome));
+      return p!;
+    });
+  assert.equal(parseLog(text, c.spec.name), out);
+  return out;
+}
+
+for (const sh of SHELLS) {
+  test(`${sh.name}: the printf formats of src/formats.ts, through this shell's printf, parse back`, async () => {
+    const c = makeCase({ install: true });
+    const script = join(c.dir, 'formats.sh');
+    // Each format as the templates pass it (a single-quoted word: its \n is printf's escape).
+    writeFileSync(
+      script,
+      [
+        `printf '${LOG_PRINTF}' 2026-12-01T08:07:00Z tst 'start wake 7 by hand' >"$1/log"`,
+        `printf '${LOCK_OWNER_PRINTF}' 4242 1764576420 >"$1/owner"`,
+        `printf '${PAUSE_PRINTF}' 1764580000 1764576420 "You've hit your session limit" >"$1/paused"`,
+        `printf '${WAKES_PRINTF}' 12 >"$1/wakes"`,
+        '',
+      ].join('\n'),
+    );
+    const r = await run(null, sh, { script, args: [c.rec] });
+    assert.is(r.code, 0, r.stderr);
+    const log = parseLogLine(readFileSync(join(c.rec, 'log'), 'utf8').replace(/\n$/, ''));
+    assert.equal(log, { time: '2026-12-01T08:07:00Z', name: 'tst', outcome: 'start', detail: 'wake 7 by hand' });
+    assert.equal(parseWakeDetail(log!.detail), { n: 7, byHand: true, jail: false });
+    assert.equal(parseLockOwner(readFileSync(join(c.rec, 'owner'), 'utf8')), { pid: 4242, epoch: 1764576420 });
+    const paused = readFileSync(join(c.rec, 'paused'), 'utf8');
+    assert.equal(parsePause(paused), { until: 1764580000, since: 1764576420, message: "You've hit your session limit" });
+    assert.is(formatPause(parsePause(paused)!), paused, 'formatPause writes the same bytes as the shell');
+    assert.is(parseWakes(readFileSync(join(c.rec, 'wakes'), 'utf8')), 12);
+  });
+
+  test(`${sh.name}: wake detail, outcomes, counter and pause written by the wrapper parse back with src/formats.ts`, async () => {
+    const c = makeCase({ spec: { cap: 9 } });
+    let r = await run(c, sh);
+    assert.is(r.code, 0, r.stderr);
+    let l = lines(c);
+    assert.equal(l.map((x) => x.outcome), [OUTCOME_WORDS.start, OUTCOME_WORDS.quiet]);
+    assert.equal(parseWakeDetail(l[0]!.detail), { n: 1, byHand: false, jail: false });
+    assert.is(wakesDone(join(c.state, 'wakes')), 1);
+
+    // A command agent asks for a pause (exit 75, `retry-after: SECONDS`): the pause file.
+    c.behave('echo "retry-after: 3600"\nexit 75\n');
+    const before = epoch();
+    r = await run(c, sh, { args: ['--now'] });
+    assert.is(r.code, 0, r.stderr);
+    l = lines(c);
+    assert.equal(parseWakeDetail(l[2]!.detail), { n: 2, byHand: true, jail: false });
+    assert.is(l[3]!.outcome, OUTCOME_WORDS.limit);
+    const until = parseUntilDetail(l[3]!.detail);
+    assert.ok(until, l[3]!.detail);
+    const rec = parsePause(readFileSync(join(c.state, 'paused'), 'utf8'));
+    assert.ok(rec, 'the pause file parses');
+    assert.is(new Date(rec!.until * 1000).toISOString().replace('.000', ''), until!.until, 'the file and the log line name one reset');
+    assert.ok(rec!.until >= before + 3600 && rec!.until <= epoch() + 3600, `until ${rec!.until}`);
+    assert.ok(rec!.since >= before - 1 && rec!.since <= epoch(), `since ${rec!.since}`);
+    assert.is(rec!.message, 'retry-after: 3600');
+    assert.is(activePause(c.state, new Date())?.until.getTime(), rec!.until * 1000, 'hbgen status reads the same pause');
+    assert.is(wakesDone(join(c.state, 'wakes')), 1, 'the limited wake was given back to the counter');
+
+    // The next wake skips on it, naming the same time.
+    r = await run(c, sh);
+    l = lines(c);
+    assert.is(l[4]!.outcome, OUTCOME_WORDS.skipLimit);
+    assert.is(parseUntilDetail(l[4]!.detail)?.until, until!.until);
+
+    // The 8-day bound, one number for both sides: just inside it, a pause (written with
+    // formatPause) stops the wake and is in force for status; just past it, neither believes it.
+    c.behave('');
+    writeFileSync(join(c.state, 'paused'), formatPause({ until: epoch() + PAUSE_MAX_SECONDS - 60, since: epoch(), message: 'inside' }));
+    assert.ok(activePause(c.state, new Date()), 'status: a pause inside the bound is in force');
+    r = await run(c, sh);
+    l = lines(c);
+    assert.is(l.length, 6);
+    assert.is(l[5]!.outcome, OUTCOME_WORDS.skipLimit);
+    writeFileSync(join(c.state, 'paused'), formatPause({ until: epoch() + PAUSE_MAX_SECONDS + 60, since: epoch(), message: 'past' }));
+    assert.is(activePause(c.state, new Date()), null, 'status: a pause past the bound is not believed');
+    r = await run(c, sh);
+    l = lines(c);
+    assert.equal(l.slice(6).map((x) => x.outcome), [OUTCOME_WORDS.start, OUTCOME_WORDS.quiet]);
+    assert.equal(parseWakeDetail(l[6]!.detail), { n: 2, byHand: false, jail: false });
+  });
+
+  test(`${sh.name}: the mkdir lock's staleness bound is lockStaleAfter for the wrapper too`, async () => {
+    const c = makeCase({ spec: { lock: 'mkdir', timeout: '50s', killAfter: '20s' } });
+    const bound = lockStaleAfter(50, 20);
+    const lockd = join(c.state, 'heartbeat.lock.d');
+    // A lock folder without an owner record (a wrapper killed between mkdir and the write):
+    // only its age decides. Younger than the bound: held; older (a minute of find's rounding
+    // beyond it): taken over.
+    mkdirSync(lockd);
+    const young = epoch() - 5;
+    utimesSync(lockd, young, young);
+    let r = await run(c, sh);
+    assert.is(r.code, 0, r.stderr);
+    assert.equal(lines(c).map((x) => x.outcome), [OUTCOME_WORDS.skipLocked]);
+    const old = epoch() - (Math.ceil(bound / 60) * 60 + 90);
+    utimesSync(lockd, old, old);
+    r = await run(c, sh);
+    assert.is(r.code, 0, r.stderr);
+    assert.equal(lines(c).slice(1).map((x) => x.outcome), [OUTCOME_WORDS.start, OUTCOME_WORDS.quiet]);
+  });
+}
+
+test('the rendered scripts carry lockStaleAfter; no template writes an outcome word of its own', () => {
+  const c = makeCase({ spec: { shared: true, timeout: '50s', killAfter: '20s' }, install: false });
+  assert.match(c.files['claim.sh']!, new RegExp(`\\ncl_stale=${lockStaleAfter(50, 20)}\\n`));
+  assert.match(c.files['heartbeat.sh']!, new RegExp(`lk_old "\\$hb_lockd" ${Math.ceil(lockStaleAfter(50, 20) / 60)}\\n`));
+  // Where the wrapper logs an outcome (hb_log, hb_logat, the outcome it ends with), the
+  // word comes from the render context ({{out.*}}), never a literal.
+  const dir = join(import.meta.dirname, '..', 'templates', 'partials', 'heartbeat');
+  const words = OUTCOMES.map((o) => o.replace('-', '\\-')).join('|');
+  const literal = new RegExp(`(?:hb_logat? (?:"\\$hb_stamp" )?"|hb_outcome_out="?|hb_lockskip='?)(?:${words})(?:[ "']|$)`, 'm');
+  for (const f of readdirSync(dir)) {
+    const m = literal.exec(readFileSync(join(dir, f), 'utf8'));
+    assert.not.ok(m, `${f}: ${m?.[0]} is an outcome word written as a literal; use {{out.…}} (src/formats.ts OUTCOME_WORDS)`);
+  }
+});
+
+test.run();
