@@ -2,10 +2,14 @@
 // npm run bench — what hbgen costs, measured side by side in one run.
 // Every group runs its commands in interleaved rounds (each round runs every command once,
 // in a shuffled order) and reports medians and the median of per-round ratios to the
-// group's baseline, so that machine noise hits both sides alike. Not a test: it prints
-// figures and the goals of issue 7 next to them, and never fails on a slow machine.
+// group's baseline, so that machine noise hits both sides alike. Node commands are also
+// measured in CPU time (user + system of the whole process, read by a preload at exit),
+// which other load on the machine moves far less than the wall clock. One wake of the
+// wrapper is also counted in processes (forks, with strace -f where it is installed).
+// Not a test: it prints figures and the goals (issues 7 and 25) next to them, and never
+// fails on a slow machine; test/wake-processes.test.ts holds the process bounds.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,14 +29,25 @@ function time(argv, opts = {}) {
   return ms;
 }
 
+// CPU time of one node command: a preload writes process.cpuUsage() (the whole process,
+// every thread) when it exits. The preload costs the baseline and the commands alike.
+const cpuPreload = join(tmpdir(), `hbgen-bench-cpu-${process.pid}.cjs`);
+const cpuOut = `${cpuPreload}.out`;
+writeFileSync(cpuPreload, `process.on('exit', () => { const u = process.cpuUsage(); require('node:fs').writeFileSync(${JSON.stringify(cpuOut)}, String((u.user + u.system) / 1000)); });\n`);
+process.on('exit', () => rmSync(cpuPreload, { force: true }) || rmSync(cpuOut, { force: true }));
+function cpu(argv) {
+  time([argv[0], '--require', cpuPreload, ...argv.slice(1)]);
+  return Number(readFileSync(cpuOut, 'utf8'));
+}
+
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 
-/** cmds[0] is the baseline. Returns rows {label, median, ratio, added}. */
-function group(title, cmds, n = rounds) {
+/** cmds[0] is the baseline. Returns rows {label, median, ratio, added}. `unit` names what run() returns. */
+function group(title, cmds, n = rounds, unit = 'ms') {
   const times = cmds.map(() => []);
   for (let w = 0; w < 3; w++) cmds.forEach((c) => c.run());
   for (let r = 0; r < n; r++) {
@@ -40,7 +55,7 @@ function group(title, cmds, n = rounds) {
     for (const i of order) times[i].push(cmds[i].run());
   }
   const base = times[0];
-  console.log(`\n## ${title}  (${n} interleaved rounds)`);
+  console.log(`\n## ${title}  (${n} interleaved rounds${unit === 'ms' ? '' : `, ${unit}`})`);
   console.log(`${'command'.padEnd(58)} ${'median'.padStart(9)} ${'ratio'.padStart(7)} ${'added'.padStart(9)}  goal`);
   cmds.forEach((c, i) => {
     const med = median(times[i]);
@@ -57,19 +72,22 @@ process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
 
 console.log(`hbgen bench — node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, NODE_EXTRA_CA_CERTS unset`);
 
-// 1–2. Cold start of the CLI against the Node floor.
+// 1–2. Cold start of the CLI against the Node floor, in wall time and in CPU time.
 const spec = join(root, 'fixtures/specs/example.json');
 const out = join(tmp, 'tree');
 const node = process.execPath;
 time([node, HBGEN, 'render', spec, '--out', out]);
-group('CLI cold start vs node -e ""', [
-  { label: "node -e ''", run: () => time([node, '-e', '']) },
-  { label: 'hbgen --version', run: () => time([node, HBGEN, '--version']), goal: '≤ 1.3×' },
-  { label: 'hbgen render example.json --out DIR (systemd)', run: () => time([node, HBGEN, 'render', spec, '--out', out]), goal: '≤ 2.5×' },
-  { label: 'hbgen render launchd.json (stdout, plist)', run: () => time([node, HBGEN, 'render', join(root, 'fixtures/specs/launchd.json')]), goal: '≤ 2.5×' },
-  { label: 'hbgen render cron.json --out DIR (crontab)', run: () => time([node, HBGEN, 'render', join(root, 'fixtures/specs/cron.json'), '--out', join(tmp, 'cron')]), goal: '≤ 2.5×' },
-  { label: 'hbgen check example.json DIR', run: () => time([node, HBGEN, 'check', spec, out]), goal: '≤ 3×' },
-]);
+const cliCases = [
+  { label: "node -e ''", argv: [node, '-e', ''] },
+  { label: 'hbgen --version', argv: [node, HBGEN, '--version'], goal: '≤ 1.3×' },
+  { label: 'hbgen render example.json --out DIR (systemd)', argv: [node, HBGEN, 'render', spec, '--out', out], goal: '≤ 2.5×' },
+  { label: 'hbgen render launchd.json (stdout, plist)', argv: [node, HBGEN, 'render', join(root, 'fixtures/specs/launchd.json')], goal: '≤ 2.5×' },
+  { label: 'hbgen render cron.json --out DIR (crontab)', argv: [node, HBGEN, 'render', join(root, 'fixtures/specs/cron.json'), '--out', join(tmp, 'cron')], goal: '≤ 2.5×' },
+  { label: 'hbgen render kubernetes.json (stdout, manifests)', argv: [node, HBGEN, 'render', join(root, 'fixtures/specs/kubernetes.json')], goal: '≤ 2.5×' },
+  { label: 'hbgen check example.json DIR', argv: [node, HBGEN, 'check', spec, out], goal: '≤ 3×' },
+].filter((c) => c.argv.every((a) => !a.endsWith('.json') || existsSync(a)));
+group('CLI cold start vs node -e "" (wall)', cliCases.map((c) => ({ ...c, run: () => time(c.argv) })));
+group('CLI cold start vs node -e "" (CPU: user + system)', cliCases.map((c) => ({ ...c, run: () => cpu(c.argv) })), rounds, 'CPU ms');
 
 // 3. One wake of the rendered wrapper, agent /bin/true, against /bin/true itself.
 function wrapperCase(name, pathDirs, hours) {
@@ -85,6 +103,8 @@ function wrapperCase(name, pathDirs, hours) {
     schedule: { scheduler: 'cron', every: '5m', hours },
     timeout: '4m',
     env: { HOME: dir, PATH: pathDirs },
+    // The wrapper's own cost: the OS jail (issue 23, on by default) is measured by its suite.
+    sandbox: false,
   };
   writeFileSync(join(dir, 'spec.json'), JSON.stringify(s));
   // The default state folder, outside the repo.
@@ -118,6 +138,33 @@ group('one wake of heartbeat.sh (/bin/sh = dash, agent /bin/true) vs /bin/true',
   { label: 'wake, PATH without flock/timeout (mkdir lock, sh watchdog)', run: () => time([...sh, noTools]), goal: '≤ 25 ms added' },
 ]);
 
+// 3a. Processes one wake creates (forks and clones: each tool run, each subshell), counted
+// with strace -f over a few wakes (the median: every fifth wake also checks the log's size).
+const strace = ['/usr/bin/strace', '/bin/strace'].find((p) => existsSync(p));
+function forks(script) {
+  const o = join(tmp, 'strace.out');
+  // trace=process: every process shows at least its exit_group, so each PID is one process.
+  const r = spawnSync(strace, ['-f', '-qq', '-e', 'trace=process', '-o', o, ...sh, script], { stdio: 'ignore', env });
+  if (r.status !== 0) throw new Error(`strace ${script} exited ${r.status}`);
+  const text = readFileSync(o, 'utf8');
+  const top = text.split(' ', 1)[0];
+  return new Set(text.split('\n').filter(Boolean).map((l) => l.split(' ', 1)[0]).filter((p) => p !== top)).size;
+}
+if (strace) {
+  console.log('\n## processes one wake creates (strace -f, /bin/sh = dash, median of 5 wakes)');
+  for (const [label, script, goal] of [
+    ['wake, window open, flock + timeout on PATH', full, '≤ 9'],
+    ['wake outside working hours', closed, '≤ 1'],
+    ["wake paused by the plan's limit (skip-limit)", paused, '≤ 1'],
+    ['wake, PATH without flock/timeout', noTools, '≤ 12'],
+  ]) {
+    const n = median(Array.from({ length: 5 }, () => forks(script)));
+    console.log(`${label.padEnd(58)} ${String(n).padStart(9)}            ${goal}`);
+  }
+} else {
+  console.log('\n## processes one wake creates: not counted, strace is not installed');
+}
+
 // 3b. The billing check before a wake (claude-code and codex presets): the real client's own
 // status command, logged in on the plan from credential files made here (fake tokens; the
 // agent itself is a stand-in that exits 0). Needs the clients the tests install.
@@ -139,6 +186,7 @@ if (existsSync(join(clients, 'claude')) && existsSync(join(clients, 'codex'))) {
       schedule: { scheduler: 'cron', every: '5m', hours: always },
       timeout: '4m',
       env: { HOME: dir, PATH: `${dirname(node)}:/usr/local/bin:/usr/bin:/bin` },
+      sandbox: false,
     };
     writeFileSync(join(dir, 'spec.json'), JSON.stringify(s));
     const state = join(dir, '.local/state/hbgen/bench');

@@ -4,7 +4,7 @@
 // and the wake counter.
 // A template writes none of them as a literal (test/state-formats.test.ts reads what each
 // shell wrote back with src/formats.ts's parsers).
-import { OUTCOME_WORDS, PAUSE_PRINTF, SMOKE_DETAIL, UNTIL_WORD, WAKES_PRINTF, wakeDetailShell } from '../src/formats.ts';
+import { OUTCOME_WORDS, PAUSE_PRINTF, SMOKE_DETAIL, UNTIL_WORD, WAKES_PRINTF, logLineShell, wakeDetailShell } from '../src/formats.ts';
 import { jailOn } from '../src/jail.ts';
 import type { RenderContext } from './types.ts';
 
@@ -13,6 +13,8 @@ export interface FormatsContext {
   out: typeof OUTCOME_WORDS;
   /** The `start` line's detail as the body of a double-quoted sh word (hb_n, hb_now). */
   wakeDetailSh: string;
+  /** This wake's whole `start` line, as the body of a double-quoted sh word (hb_stamp, hb_name). */
+  startLineSh: string;
   /** The install check's detail, and the word before a `limit`/`skip-limit` line's time. */
   smokeDetail: string;
   untilWord: string;
@@ -21,9 +23,11 @@ export interface FormatsContext {
 }
 
 export function formatsContext(ctx: RenderContext): FormatsContext {
+  const wakeDetailSh = wakeDetailShell('hb_n', 'hb_now', jailOn(ctx.spec));
   return {
     out: OUTCOME_WORDS,
-    wakeDetailSh: wakeDetailShell('hb_n', 'hb_now', jailOn(ctx.spec)),
+    wakeDetailSh,
+    startLineSh: logLineShell('$hb_stamp', '$hb_name', `${OUTCOME_WORDS.start} ${wakeDetailSh}`),
     smokeDetail: SMOKE_DETAIL,
     untilWord: UNTIL_WORD,
     pausePrintf: PAUSE_PRINTF,

@@ -34,7 +34,6 @@ export interface EnvironmentContext {
   lockPath: string;
   lockDir: string;
   wakesPath: string;
-  markerPath: string;
   heartPath: string;
   timeout: number;
   killAfter: number;
@@ -213,7 +212,6 @@ function environmentContext(ctx: RenderContext): EnvironmentContext {
     lockPath: names.lock,
     lockDir: names.lockDir,
     wakesPath: names.wakes,
-    markerPath: posix.join(names.stateDir, 'wake.marker'),
     heartPath: posix.join(names.stateDir, 'heart.sum'),
     timeout: seconds(spec.timeout),
     killAfter: seconds(spec.killAfter),

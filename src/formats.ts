@@ -94,6 +94,16 @@ export const OUTCOMES: readonly Outcome[] = Object.values(OUTCOME_WORDS);
 export const LOG_PRINTF = '%s hbgen %s %s\\n';
 export const LOG_DATE_FORMAT = '+%Y-%m-%dT%H:%M:%SZ';
 
+/**
+ * A log line as the body of a double-quoted sh word, built from LOG_PRINTF: its %s filled
+ * with the given sh text (each argument already a word body), its last newline left out.
+ * The wrapper uses it to recognise a line it wrote (heartbeat/86-limit-scan).
+ */
+export function logLineShell(time: string, name: string, rest: string): string {
+  const args = [time, name, rest];
+  return LOG_PRINTF.replace(/\\n$/, '').replace(/%s/g, () => args.shift()!);
+}
+
 /** The size past which the wrapper rotates runtime.log to runtime.log.1, without the spec's logMaxBytes (10 MiB). */
 export const LOG_MAX_BYTES = 10 * 1024 * 1024;
 
