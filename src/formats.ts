@@ -257,14 +257,31 @@ export function pauseInForce(until: number, now: number): boolean {
 /** The wake counter (<stateDir>/wakes): the count of wakes that ran, one line. */
 export const WAKES_PRINTF = '%s\\n';
 
-export function formatWakes(n: number): string {
-  return `${n}\n`;
+/**
+ * The counter while an agent may run: the count, then the agent record "PID PGID" (PGID
+ * empty when the agent has no process group of its own). The agent's own process writes
+ * it, aside and renamed, in the instant before it becomes the agent (heartbeat/60-start,
+ * hb_gate): one rename counts the wake and records its agent, so that the next wake sees
+ * an agent whose wrapper was killed (SIGKILL) and does not start a second one. The wrapper
+ * writes the count alone again when the agent is done.
+ */
+export const WAKES_RUNNING_PRINTF = '%s\\n%s %s\\n';
+
+export function formatWakes(n: number, agent?: { pid: number; pgid: number | null }): string {
+  return agent ? `${n}\n${agent.pid} ${agent.pgid ?? ''}\n` : `${n}\n`;
 }
 
-/** The count, or null for anything but digits (the wrapper then refuses to wake). */
+/** The count (line 1), or null for anything but digits there (the wrapper then refuses to wake). */
 export function parseWakes(text: string): number | null {
-  const t = text.trim();
+  const nl = text.indexOf('\n');
+  const t = (nl < 0 ? text : text.slice(0, nl)).trim();
   return /^\d+$/.test(t) ? Number(t) : null;
+}
+
+/** The agent record (line 2), or null when there is none (no agent of a wake may run). */
+export function parseAgentRecord(text: string): { pid: number; pgid: number | null } | null {
+  const m = /^[^\n]*\n(\d+) (\d*)\s*(?:\n|$)/.exec(text);
+  return m ? { pid: Number(m[1]), pgid: m[2] ? Number(m[2]) : null } : null;
 }
 
 // ------------------------------------------------------------------ the lock's bound

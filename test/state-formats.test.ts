@@ -2,12 +2,12 @@
 // and what each shell writes from it reads back with its one parser. Under every shell of
 // the matrix: the printf formats themselves through the shell's own printf, then the real
 // wrapper's outputs — the `wake N` detail (and `by hand`), the outcome words, the wake
-// counter, the pause file with its `limit until` / `skip-limit until` lines, the 8-day bound
+// counter (with the agent record while the agent runs), the pause file with its `limit until` / `skip-limit until` lines, the 8-day bound
 // (a pause just inside it stops the wakes in sh and is in force for hbgen status, one just
 // past it is ignored by both), and the mkdir lock's staleness bound.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdirSync, readFileSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   LOCK_OWNER_PRINTF,
@@ -17,6 +17,7 @@ import {
   PAUSE_MAX_SECONDS,
   PAUSE_PRINTF,
   WAKES_PRINTF,
+  WAKES_RUNNING_PRINTF,
   formatPause,
   lockStaleAfter,
   parseLockOwner,
@@ -26,11 +27,13 @@ import {
   parseUntilDetail,
   parseWakeDetail,
   parseWakes,
+  parseAgentRecord,
+  formatWakes,
   type LogLine,
 } from '../src/formats.ts';
 import { activePause } from '../src/host/pause.ts';
 import { wakesDone } from '../src/host/runtime-log.ts';
-import { SHELLS, makeCase, run, type Case, type Shell } from './helpers/wrapper.ts';
+import { SHELLS, makeCase, run, waitFor, type Case } from './helpers/wrapper.ts';
 
 const epoch = () => Math.floor(Date.now() / 1000);
 
@@ -63,6 +66,7 @@ for (const sh of SHELLS) {
         `printf '${LOCK_OWNER_PRINTF}' 4242 1764576420 >"$1/owner"`,
         `printf '${PAUSE_PRINTF}' 1764580000 1764576420 "You've hit your session limit" >"$1/paused"`,
         `printf '${WAKES_PRINTF}' 12 >"$1/wakes"`,
+        `printf '${WAKES_RUNNING_PRINTF}' 13 4243 '' >"$1/running"`,
         '',
       ].join('\n'),
     );
@@ -76,6 +80,9 @@ for (const sh of SHELLS) {
     assert.equal(parsePause(paused), { until: 1764580000, since: 1764576420, message: "You've hit your session limit" });
     assert.is(formatPause(parsePause(paused)!), paused, 'formatPause writes the same bytes as the shell');
     assert.is(parseWakes(readFileSync(join(c.rec, 'wakes'), 'utf8')), 12);
+    const running = readFileSync(join(c.rec, 'running'), 'utf8');
+    assert.is(parseWakes(running), 13);
+    assert.equal(parseAgentRecord(running), { pid: 4243, pgid: null });
   });
 
   test(`${sh.name}: wake detail, outcomes, counter and pause written by the wrapper parse back with src/formats.ts`, async () => {
@@ -86,29 +93,47 @@ for (const sh of SHELLS) {
     assert.equal(l.map((x) => x.outcome), [OUTCOME_WORDS.start, OUTCOME_WORDS.quiet]);
     assert.equal(parseWakeDetail(l[0]!.detail), { n: 1, byHand: false, jail: false });
     assert.is(wakesDone(join(c.state, 'wakes')), 1);
+    assert.is(readFileSync(join(c.state, 'wakes'), 'utf8'), formatWakes(1), 'the agent is done: the count alone');
+
+    // While the agent runs, the counter holds its record: timeout(1)'s PID and group.
+    c.behave(`while [ ! -e "$HBTEST_DIR/go" ]; do sleep 0.05; done\n`);
+    const running = run(c, sh);
+    await waitFor(() => existsSync(join(c.rec, 'started')), 5000, 'agent started');
+    const text = readFileSync(join(c.state, 'wakes'), 'utf8');
+    assert.is(parseWakes(text), 2);
+    const rec = parseAgentRecord(text);
+    assert.ok(rec && rec.pgid === rec.pid, text);
+    assert.match(readFileSync(`/proc/${rec!.pid}/cmdline`, 'utf8').split('\0')[0]!, /timeout$/, 'the record names timeout(1), which runs the agent');
+    assert.is(formatWakes(2, rec!), text, 'formatWakes writes what the shell wrote');
+    writeFileSync(join(c.rec, 'go'), '');
+    assert.is((await running).code, 0);
+    assert.is(readFileSync(join(c.state, 'wakes'), 'utf8'), formatWakes(2));
+    assert.is(parseAgentRecord(formatWakes(2)), null);
+    c.behave('');
+    lines(c);
 
     // A command agent asks for a pause (exit 75, `retry-after: SECONDS`): the pause file.
     c.behave('echo "retry-after: 3600"\nexit 75\n');
     const before = epoch();
     r = await run(c, sh, { args: ['--now'] });
     assert.is(r.code, 0, r.stderr);
-    l = lines(c);
-    assert.equal(parseWakeDetail(l[2]!.detail), { n: 2, byHand: true, jail: false });
+    l = lines(c).slice(2);
+    assert.equal(parseWakeDetail(l[2]!.detail), { n: 3, byHand: true, jail: false });
     assert.is(l[3]!.outcome, OUTCOME_WORDS.limit);
     const until = parseUntilDetail(l[3]!.detail);
     assert.ok(until, l[3]!.detail);
-    const rec = parsePause(readFileSync(join(c.state, 'paused'), 'utf8'));
-    assert.ok(rec, 'the pause file parses');
-    assert.is(new Date(rec!.until * 1000).toISOString().replace('.000', ''), until!.until, 'the file and the log line name one reset');
-    assert.ok(rec!.until >= before + 3600 && rec!.until <= epoch() + 3600, `until ${rec!.until}`);
-    assert.ok(rec!.since >= before - 1 && rec!.since <= epoch(), `since ${rec!.since}`);
-    assert.is(rec!.message, 'retry-after: 3600');
-    assert.is(activePause(c.state, new Date())?.until.getTime(), rec!.until * 1000, 'hbgen status reads the same pause');
-    assert.is(wakesDone(join(c.state, 'wakes')), 1, 'the limited wake was given back to the counter');
+    const pause = parsePause(readFileSync(join(c.state, 'paused'), 'utf8'));
+    assert.ok(pause, 'the pause file parses');
+    assert.is(new Date(pause!.until * 1000).toISOString().replace('.000', ''), until!.until, 'the file and the log line name one reset');
+    assert.ok(pause!.until >= before + 3600 && pause!.until <= epoch() + 3600, `until ${pause!.until}`);
+    assert.ok(pause!.since >= before - 1 && pause!.since <= epoch(), `since ${pause!.since}`);
+    assert.is(pause!.message, 'retry-after: 3600');
+    assert.is(activePause(c.state, new Date())?.until.getTime(), pause!.until * 1000, 'hbgen status reads the same pause');
+    assert.is(readFileSync(join(c.state, 'wakes'), 'utf8'), formatWakes(2), 'the limited wake was given back to the counter');
 
     // The next wake skips on it, naming the same time.
     r = await run(c, sh);
-    l = lines(c);
+    l = lines(c).slice(2);
     assert.is(l[4]!.outcome, OUTCOME_WORDS.skipLimit);
     assert.is(parseUntilDetail(l[4]!.detail)?.until, until!.until);
 
@@ -118,15 +143,15 @@ for (const sh of SHELLS) {
     writeFileSync(join(c.state, 'paused'), formatPause({ until: epoch() + PAUSE_MAX_SECONDS - 60, since: epoch(), message: 'inside' }));
     assert.ok(activePause(c.state, new Date()), 'status: a pause inside the bound is in force');
     r = await run(c, sh);
-    l = lines(c);
+    l = lines(c).slice(2);
     assert.is(l.length, 6);
     assert.is(l[5]!.outcome, OUTCOME_WORDS.skipLimit);
     writeFileSync(join(c.state, 'paused'), formatPause({ until: epoch() + PAUSE_MAX_SECONDS + 60, since: epoch(), message: 'past' }));
     assert.is(activePause(c.state, new Date()), null, 'status: a pause past the bound is not believed');
     r = await run(c, sh);
-    l = lines(c);
+    l = lines(c).slice(2);
     assert.equal(l.slice(6).map((x) => x.outcome), [OUTCOME_WORDS.start, OUTCOME_WORDS.quiet]);
-    assert.equal(parseWakeDetail(l[6]!.detail), { n: 2, byHand: false, jail: false });
+    assert.equal(parseWakeDetail(l[6]!.detail), { n: 3, byHand: false, jail: false });
   });
 
   test(`${sh.name}: the mkdir lock's staleness bound is lockStaleAfter for the wrapper too`, async () => {

@@ -1,0 +1,89 @@
+// Issue 25 item 7: what one wake of the rendered wrapper costs in processes, counted with
+// strace -f (every process of the wake's tree shows at least its exit, so each PID other
+// than the wrapper's is one process it created: a tool run, a subshell). The agent is
+// /bin/true, /bin/sh is the machine's (dash on Debian), the PATHs are the behaviour suites'.
+// Bounds (issue 25): a wake in the open window ≤ 9 processes with flock and timeout on
+// PATH, ≤ 12 without them; a wake outside the working hours, or paused by the plan's
+// limit, stays at what it was: its one date call, and since issue 22 the find that proves
+// the log has one name before the skip line goes into it (no shell builtin reads a link
+// count). A wake whose log is past logMaxBytes rotates it (a wc, an rm and a mv more): not
+// measured here.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { formatPause } from '../src/formats.ts';
+import { PATHS, makeCase, type Case } from './helpers/wrapper.ts';
+
+const STRACE = ['/usr/bin/strace', '/bin/strace'].find((p) => existsSync(p));
+const scratch = mkdtempSync(join(tmpdir(), 'hbgen-procs-'));
+process.on('exit', () => rmSync(scratch, { recursive: true, force: true }));
+
+interface Count {
+  n: number;
+  /** What each created process ran (its first exec), or (subshell). */
+  what: string[];
+  code: number | null;
+}
+
+/** One run of heartbeat.sh under strace: the processes it created. */
+function count(c: Case): Count {
+  assert.ok(STRACE, 'strace is not installed: install it (apt-get install strace) to count the processes of a wake');
+  const out = join(scratch, `trace-${Date.now()}`);
+  const r = spawnSync(STRACE!, ['-f', '-qq', '-e', 'trace=process', '-o', out, '/bin/sh', join(c.state, 'heartbeat.sh')], {
+    env: { PATH: '/usr/bin:/bin' },
+    stdio: 'ignore',
+  });
+  const lines = readFileSync(out, 'utf8').split('\n').filter(Boolean);
+  rmSync(out);
+  const top = lines[0]!.split(' ', 1)[0];
+  const order: string[] = [];
+  const ran = new Map<string, string>();
+  for (const l of lines) {
+    const pid = l.split(' ', 1)[0]!;
+    if (pid !== top && !order.includes(pid)) order.push(pid);
+    const m = /execve\("([^"]*)"/.exec(l);
+    if (m && !ran.has(pid) && !/ENOENT/.test(l)) ran.set(pid, m[1]!.replace(/^.*\//, ''));
+  }
+  return { n: order.length, what: order.map((p) => ran.get(p) ?? '(subshell)'), code: r.status };
+}
+
+const spec = (extra: Record<string, unknown> = {}) => ({ agent: { bin: '/bin/true' }, timeout: '2m', killAfter: '5s', ...extra });
+
+/** The outcomes the runs logged, for the failure message. */
+const outcomes = (c: Case) => c.outcomes().join(' | ');
+
+for (const [name, path, bound] of [
+  ['flock and timeout on PATH', PATHS.full, 9],
+  ['a PATH without flock, timeout and setsid', PATHS.bare, 12],
+] as const) {
+  test(`one wake in the open window, ${name}: at most ${bound} processes`, () => {
+    const c = makeCase({ path, spec: spec() });
+    // The first wake makes what every later one finds (the log, the counter).
+    assert.is(count(c).code, 0, outcomes(c));
+    for (let i = 0; i < 3; i++) {
+      const r = count(c);
+      assert.is(r.code, 0, outcomes(c));
+      assert.ok(r.n <= bound, `wake ${i + 2} created ${r.n} processes (bound ${bound}): ${r.what.join(', ')}`);
+    }
+    assert.equal(c.outcomes().filter((o) => !o.startsWith('start')), ['quiet', 'quiet', 'quiet', 'quiet']);
+  });
+}
+
+test('one wake outside the working hours, and one paused by the plan\'s limit: 2 processes (find, date)', () => {
+  const h = (new Date().getUTCHours() + 12) % 24;
+  const hh = (n: number) => String(n % 24).padStart(2, '0');
+  const closed = makeCase({ spec: spec({ schedule: { hours: { start: `${hh(h)}:00`, end: `${hh(h + 1)}:00`, timezone: 'UTC' } } }) });
+  const a = count(closed);
+  assert.equal([a.n, [...a.what].sort()], [2, ['date', 'find']], outcomes(closed));
+  const paused = makeCase({ spec: spec() });
+  const now = Math.floor(Date.now() / 1000);
+  writeFileSync(join(paused.state, 'paused'), formatPause({ until: now + 3600, since: now, message: 'limit' }));
+  const b = count(paused);
+  assert.equal([b.n, [...b.what].sort()], [2, ['date', 'find']], outcomes(paused));
+  assert.match(outcomes(paused), /^skip-limit until /);
+});
+
+test.run();
