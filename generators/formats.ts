@@ -4,7 +4,7 @@
 // and the wake counter.
 // A template writes none of them as a literal (test/state-formats.test.ts reads what each
 // shell wrote back with src/formats.ts's parsers).
-import { OUTCOME_WORDS, PAUSE_PRINTF, SMOKE_DETAIL, UNTIL_WORD, WAKES_PRINTF, WAKES_RUNNING_PRINTF, logLineShell, wakeDetailShell } from '../src/formats.ts';
+import { OUTCOME_WORDS, PAUSE_PRINTF, SMOKE_DETAIL, UNTIL_WORD, WAKES_PRINTF, AGENT_RECORD_PRINTF, ASIDE_DIR, logLineShell, wakeDetailShell } from '../src/formats.ts';
 import { jailOn } from '../src/jail.ts';
 import type { RenderContext } from './types.ts';
 
@@ -20,8 +20,9 @@ export interface FormatsContext {
   untilWord: string;
   pausePrintf: string;
   wakesPrintf: string;
-  /** The counter with the agent record, as hb_gate writes it. */
-  wakesRunningPrintf: string;
+  /** The agent record, as hb_gate writes it, and the folder where the gate writes aside. */
+  agentPrintf: string;
+  asideDir: string;
 }
 
 export function formatsContext(ctx: RenderContext): FormatsContext {
@@ -34,6 +35,7 @@ export function formatsContext(ctx: RenderContext): FormatsContext {
     untilWord: UNTIL_WORD,
     pausePrintf: PAUSE_PRINTF,
     wakesPrintf: WAKES_PRINTF,
-    wakesRunningPrintf: WAKES_RUNNING_PRINTF,
+    agentPrintf: AGENT_RECORD_PRINTF,
+    asideDir: ASIDE_DIR,
   };
 }

@@ -257,30 +257,36 @@ export function pauseInForce(until: number, now: number): boolean {
 /** The wake counter (<stateDir>/wakes): the count of wakes that ran, one line. */
 export const WAKES_PRINTF = '%s\\n';
 
-/**
- * The counter while an agent may run: the count, then the agent record "PID PGID" (PGID
- * empty when the agent has no process group of its own). The agent's own process writes
- * it, aside and renamed, in the instant before it becomes the agent (heartbeat/60-start,
- * hb_gate): one rename counts the wake and records its agent, so that the next wake sees
- * an agent whose wrapper was killed (SIGKILL) and does not start a second one. The wrapper
- * writes the count alone again when the agent is done.
- */
-export const WAKES_RUNNING_PRINTF = '%s\\n%s %s\\n';
-
-export function formatWakes(n: number, agent?: { pid: number; pgid: number | null }): string {
-  return agent ? `${n}\n${agent.pid} ${agent.pgid ?? ''}\n` : `${n}\n`;
+export function formatWakes(n: number): string {
+  return `${n}\n`;
 }
 
-/** The count (line 1), or null for anything but digits there (the wrapper then refuses to wake). */
+/** The count, or null for anything but digits (the wrapper then refuses to wake). */
 export function parseWakes(text: string): number | null {
-  const nl = text.indexOf('\n');
-  const t = (nl < 0 ? text : text.slice(0, nl)).trim();
+  const t = text.trim();
   return /^\d+$/.test(t) ? Number(t) : null;
 }
 
-/** The agent record (line 2), or null when there is none (no agent of a wake may run). */
+// ------------------------------------------------------------------ the agent record
+
+/**
+ * <stateDir>/agent while the agent of a wake may run: "PID PGID" (PGID empty when the
+ * agent has no process group of its own), so that the next wake sees an agent whose
+ * wrapper was killed (SIGKILL) and does not start a second one. The agent's own process
+ * writes it with the wake's count in <stateDir>/aside/ and renames both into the state
+ * folder with one mv, in the instant before it becomes the agent (heartbeat/60-start,
+ * hb_gate); the wrapper removes it once the agent is done.
+ */
+export const AGENT_FILE = 'agent';
+export const ASIDE_DIR = 'aside';
+export const AGENT_RECORD_PRINTF = '%s %s\\n';
+
+export function formatAgentRecord(r: { pid: number; pgid: number | null }): string {
+  return `${r.pid} ${r.pgid ?? ''}\n`;
+}
+
 export function parseAgentRecord(text: string): { pid: number; pgid: number | null } | null {
-  const m = /^[^\n]*\n(\d+) (\d*)\s*(?:\n|$)/.exec(text);
+  const m = /^(\d+) (\d*)\s*$/.exec(text.replace(/\n$/, ''));
   return m ? { pid: Number(m[1]), pgid: m[2] ? Number(m[2]) : null } : null;
 }
 

@@ -2,12 +2,12 @@
 // and what each shell writes from it reads back with its one parser. Under every shell of
 // the matrix: the printf formats themselves through the shell's own printf, then the real
 // wrapper's outputs — the `wake N` detail (and `by hand`), the outcome words, the wake
-// counter (with the agent record while the agent runs), the pause file with its `limit until` / `skip-limit until` lines, the 8-day bound
+// counter and the agent record, the pause file with its `limit until` / `skip-limit until` lines, the 8-day bound
 // (a pause just inside it stops the wakes in sh and is in force for hbgen status, one just
 // past it is ignored by both), and the mkdir lock's staleness bound.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, mkdirSync, readFileSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   LOCK_OWNER_PRINTF,
@@ -17,7 +17,8 @@ import {
   PAUSE_MAX_SECONDS,
   PAUSE_PRINTF,
   WAKES_PRINTF,
-  WAKES_RUNNING_PRINTF,
+  AGENT_RECORD_PRINTF,
+  AGENT_FILE,
   formatPause,
   lockStaleAfter,
   parseLockOwner,
@@ -28,6 +29,7 @@ import {
   parseWakeDetail,
   parseWakes,
   parseAgentRecord,
+  formatAgentRecord,
   formatWakes,
   type LogLine,
 } from '../src/formats.ts';
@@ -66,7 +68,7 @@ for (const sh of SHELLS) {
         `printf '${LOCK_OWNER_PRINTF}' 4242 1764576420 >"$1/owner"`,
         `printf '${PAUSE_PRINTF}' 1764580000 1764576420 "You've hit your session limit" >"$1/paused"`,
         `printf '${WAKES_PRINTF}' 12 >"$1/wakes"`,
-        `printf '${WAKES_RUNNING_PRINTF}' 13 4243 '' >"$1/running"`,
+        `printf '${AGENT_RECORD_PRINTF}' 4243 '' >"$1/agent"`,
         '',
       ].join('\n'),
     );
@@ -80,9 +82,9 @@ for (const sh of SHELLS) {
     assert.equal(parsePause(paused), { until: 1764580000, since: 1764576420, message: "You've hit your session limit" });
     assert.is(formatPause(parsePause(paused)!), paused, 'formatPause writes the same bytes as the shell');
     assert.is(parseWakes(readFileSync(join(c.rec, 'wakes'), 'utf8')), 12);
-    const running = readFileSync(join(c.rec, 'running'), 'utf8');
-    assert.is(parseWakes(running), 13);
-    assert.equal(parseAgentRecord(running), { pid: 4243, pgid: null });
+    const agent = readFileSync(join(c.rec, 'agent'), 'utf8');
+    assert.equal(parseAgentRecord(agent), { pid: 4243, pgid: null });
+    assert.is(formatAgentRecord({ pid: 4243, pgid: null }), agent);
   });
 
   test(`${sh.name}: wake detail, outcomes, counter and pause written by the wrapper parse back with src/formats.ts`, async () => {
@@ -95,20 +97,21 @@ for (const sh of SHELLS) {
     assert.is(wakesDone(join(c.state, 'wakes')), 1);
     assert.is(readFileSync(join(c.state, 'wakes'), 'utf8'), formatWakes(1), 'the agent is done: the count alone');
 
-    // While the agent runs, the counter holds its record: timeout(1)'s PID and group.
+    // While the agent runs, the counter holds its count and the agent record timeout(1)'s
+    // PID and group (both written by the agent's process before it became the agent).
     c.behave(`while [ ! -e "$HBTEST_DIR/go" ]; do sleep 0.05; done\n`);
+    rmSync(join(c.rec, 'started'));
     const running = run(c, sh);
     await waitFor(() => existsSync(join(c.rec, 'started')), 5000, 'agent started');
-    const text = readFileSync(join(c.state, 'wakes'), 'utf8');
-    assert.is(parseWakes(text), 2);
+    assert.is(readFileSync(join(c.state, 'wakes'), 'utf8'), formatWakes(2));
+    const text = readFileSync(join(c.state, AGENT_FILE), 'utf8');
     const rec = parseAgentRecord(text);
     assert.ok(rec && rec.pgid === rec.pid, text);
     assert.match(readFileSync(`/proc/${rec!.pid}/cmdline`, 'utf8').split('\0')[0]!, /timeout$/, 'the record names timeout(1), which runs the agent');
-    assert.is(formatWakes(2, rec!), text, 'formatWakes writes what the shell wrote');
+    assert.is(formatAgentRecord(rec!), text, 'formatAgentRecord writes what the shell wrote');
     writeFileSync(join(c.rec, 'go'), '');
     assert.is((await running).code, 0);
-    assert.is(readFileSync(join(c.state, 'wakes'), 'utf8'), formatWakes(2));
-    assert.is(parseAgentRecord(formatWakes(2)), null);
+    assert.not.ok(existsSync(join(c.state, AGENT_FILE)), 'the agent is done: its record is gone');
     c.behave('');
     lines(c);
 
