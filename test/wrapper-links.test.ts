@@ -28,14 +28,17 @@ function victim(c: Case, name: string, text: string): string {
 }
 
 for (const sh of SHELLS) {
-  test(`${sh.name}: hard links planted at the marker, the counter's and heart.sum's names and their temporary files leave the files they point at untouched`, async () => {
+  test(`${sh.name}: hard links planted at the counter's and agent record's files aside and at heart.sum's names leave the files they point at untouched`, async () => {
     const c = inRepo(PATHS.bare);
     writeFileSync(join(c.repo, 'HEART.md'), 'be kind\n');
     c.behave('echo done >"$PWD/work"\n');
     assert.is((await run(c, sh)).code, 0, c.log());
     const planted: [string, string][] = [];
-    for (const name of ['wake.marker', 'wakes.tmp', 'heart.sum', 'heart.sum.tmp']) {
-      const v = victim(c, `victim-${name}`, `precious ${name}\n`);
+    // The files the wrapper writes on this path (issue 25: the count and the agent record
+    // are written in aside/ and moved into place by the agent's process; the new counter
+    // is change detection's marker, so wake.marker is no longer written).
+    for (const name of ['aside/wakes', 'aside/agent', 'heart.sum', 'heart.sum.tmp']) {
+      const v = victim(c, `victim-${name.replace("/", "-")}`, `precious ${name}\n`);
       rmSync(join(c.state, name), { force: true });
       linkSync(v, join(c.state, name));
       planted.push([v, name]);
@@ -106,19 +109,23 @@ async function installed(): Promise<Host> {
   return h;
 }
 
-test('status: a hard-linked runtime.log or wake.marker, or a FIFO in the state folder, is a problem (exit 1) naming the file', async () => {
+test('status: a hard-linked runtime.log or wake counter, or a FIFO in the state folder, is a problem (exit 1) naming the file', async () => {
   const h = await installed();
   const state = names(h.spec).stateDir;
   let st = await hb(h, 'status');
   assert.is(st.code, 0, st.out);
   const v = join(h.root, 'victim');
   writeFileSync(v, 'mine\n');
-  rmSync(join(state, 'wake.marker'));
-  linkSync(v, join(state, 'wake.marker'));
+  // (Issue 25: the wrapper no longer writes wake.marker; the counter, which it replaces
+  // every wake, stands in for it here.)
+  const count = readFileSync(join(state, 'wakes'));
+  rmSync(join(state, 'wakes'));
+  linkSync(v, join(state, 'wakes'));
   st = await hb(h, 'status');
   assert.is(st.code, 1, st.out);
-  assert.match(st.out, /problem {2}\S+\/wake\.marker has 2 names: a hard link shares its content with another file: the wrapper never makes one, and it does not write through this one; remove it/);
-  rmSync(join(state, 'wake.marker'));
+  assert.match(st.out, /problem {2}\S+\/wakes has 2 names: a hard link shares its content with another file: the wrapper never makes one, and it does not write through this one; remove it/);
+  rmSync(join(state, 'wakes'));
+  writeFileSync(join(state, 'wakes'), count);
   const log = readFileSync(join(state, 'runtime.log'));
   const v2 = join(h.root, 'victim2');
   writeFileSync(v2, log);

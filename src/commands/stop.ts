@@ -108,6 +108,7 @@ const KEPT: Record<string, string> = {
   'runtime.log': 'the wake log',
   'state.json': 'marked stopped: the record `hbgen resume` looks for',
   wakes: 'the wake counter',
+  aside: 'where each wake writes its count before moving it into place',
   'heartbeat.sh': 'the wrapper: nothing runs it now',
   'window.sh': 'the gate',
   'claim.sh': 'the claim helper',
