@@ -1,6 +1,6 @@
 // heartbeat.sh step 4b: runtime.log rotated to runtime.log.1 past logMaxBytes, under the
 // lock only, across the shell matrix and on a PATH without flock/timeout (mkdir lock):
-// at the cap (on the wake counter's checking wakes), every byte kept and no line split,
+// at the cap (on the next wake; without find(1), on the wake counter's checking wakes), every byte kept and no line split,
 // one rotation among simultaneous wakes, a planted runtime.log.1 never written through.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -84,11 +84,25 @@ test('dash: the default cap (10 MiB) and a log below it: no rotation; a first wa
   assert.equal(big.c.outcomes(), ['start wake 1', 'quiet']);
 });
 
-test('dash: the size is measured on wakes whose counter ends in 0 or 5 only (no fork on the others)', async () => {
-  for (const [counter, rotates] of [['3', false], ['4', false], ['9', false], ['10', true], ['15', true], ['0', true]] as const) {
+// Issue 25: whether the log is past the cap comes with the wrapper's one-name check of it
+// (the same find, no fork of its own), so a log past the cap is rotated by the next wake,
+// whatever its counter. Only where find is missing (the ls fallback knows no size) is the
+// size measured on wakes whose counter ends in 0 or 5 only (no fork on the others).
+test('dash: a log past the cap is rotated by the next wake whatever the counter; without find(1), on wakes whose counter ends in 0 or 5 only', async () => {
+  for (const counter of ['3', '4', '9', '10', '15', '0']) {
     const { c } = prepared({ counter, size: CAP + 1, logMaxBytes: CAP });
     assert.is((await run(c, shell('dash'))).code, 0);
-    assert.is(existsSync(log1(c)), rotates, `counter ${counter}`);
+    assert.ok(existsSync(log1(c)), `counter ${counter}`);
+  }
+  const noFind = join(PATHS.bare, '..', 'no-find-rotate');
+  if (!existsSync(noFind)) {
+    mkdirSync(noFind);
+    for (const t of readdirSync(PATHS.bare)) if (t !== 'find') symlinkSync(join(PATHS.bare, t), join(noFind, t));
+  }
+  for (const [counter, rotates] of [['3', false], ['4', false], ['9', false], ['10', true], ['15', true], ['0', true]] as const) {
+    const { c } = prepared({ path: noFind, counter, size: CAP + 1, logMaxBytes: CAP });
+    assert.is((await run(c, shell('dash'))).code, 0, c.log().slice(-500));
+    assert.is(existsSync(log1(c)), rotates, `no find, counter ${counter}`);
   }
 });
 
