@@ -43,7 +43,7 @@ export const shell = (name: string): Shell => SHELLS.find((s) => s.name === name
 // A PATH without flock, timeout, gtimeout and setsid, as on macOS.
 const BARE_TOOLS = [
   'env', 'date', 'sleep', 'mkdir', 'rmdir', 'rm', 'mv', 'find', 'head', 'ps', 'awk', 'cat', 'nice',
-  'ls', 'touch', '[', 'test', 'echo', 'readlink', 'tr', 'wc', 'grep', 'sed', 'chmod', 'ln', 'pwd', 'printf', 'kill', 'true', 'false', 'cksum', 'tail',
+  'ls', 'touch', '[', 'test', 'echo', 'readlink', 'tr', 'wc', 'grep', 'sed', 'chmod', 'ln', 'pwd', 'printf', 'kill', 'true', 'false', 'cksum', 'tail', 'mkfifo',
 ];
 function toolDir(name: string, tools: string[]): string {
   const dir = join(root, name);
