@@ -28,6 +28,11 @@ export const EFFORTS = {
 } as const;
 export const ALL_EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max', 'ultra'] as const;
 
+/** Claude Code's event stream (issue 24), after the preset's other flags: see harnessArgs. */
+export const CLAUDE_STREAM = ['--output-format', 'stream-json', '--verbose', '--no-session-persistence'];
+/** codex exec's event stream and no session file (issue 24), after the preset's other flags. */
+export const CODEX_STREAM = ['--json', '--ephemeral'];
+
 /**
  * `jailed`: the wrapper runs the agent inside the jail (srt around the whole client), so the
  * preset lets the agent run shell commands; outside it the presets stay as they were.
@@ -51,7 +56,7 @@ export function harnessArgs(agent: Spec['agent'], jailed = false): string[] {
       // for it), which the wrapper's parser reads for the result text, the usage and the
       // rate_limit_event (its reset as an epoch, and whether paid overage is in use), issue 24.
       // --no-session-persistence: no session file per wake piles up in ~/.claude/projects.
-      return ['-p', '--output-format', 'stream-json', '--verbose', '--no-session-persistence', ...model, ...(agent.effort ? ['--effort', agent.effort] : []), '--permission-mode', 'acceptEdits', ...(jailed ? ['--allowedTools', 'Bash'] : []), '--max-turns', String(CLAUDE_MAX_TURNS)];
+      return ['-p', ...model, ...(agent.effort ? ['--effort', agent.effort] : []), '--permission-mode', 'acceptEdits', ...(jailed ? ['--allowedTools', 'Bash'] : []), '--max-turns', String(CLAUDE_MAX_TURNS), ...CLAUDE_STREAM];
     case 'codex':
       // `codex exec`: non-interactive, approval policy "never" (exec has no approval flag);
       // the workspace-write sandbox lets it write the repo (and temp) only. --full-auto is
@@ -69,7 +74,7 @@ export function harnessArgs(agent: Spec['agent'], jailed = false): string[] {
       // --json: one JSON event a line (thread.*, turn.*, item.*, error), read by the wrapper's
       // parser for the agent's messages and the usage (issue 24); --ephemeral: no session
       // file is kept for a wake.
-      return ['exec', '--json', '--ephemeral', '--sandbox', jailed ? 'danger-full-access' : 'workspace-write', '-c', 'model_provider="openai"', ...model, ...(agent.effort ? ['-c', `model_reasoning_effort="${agent.effort}"`] : [])];
+      return ['exec', '--sandbox', jailed ? 'danger-full-access' : 'workspace-write', '-c', 'model_provider="openai"', ...model, ...(agent.effort ? ['-c', `model_reasoning_effort="${agent.effort}"`] : []), ...CODEX_STREAM];
     case 'command':
       return [];
   }

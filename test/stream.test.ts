@@ -8,9 +8,14 @@
 // pause is read from it.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spawn, spawnSync } from 'node:child_process';
 import { PATHS, SHELLS, type Case, makeCase, run, shell } from './helpers/wrapper.ts';
+import { CLIENT_PATH, realClients, subscriptionLogin } from './helpers/clients.ts';
+import { harnessArgs } from '../src/harness.ts';
 
 const dash = shell('dash');
 const stream = (f: string) => readFileSync(join(import.meta.dirname, 'streams', f), 'utf8');
@@ -29,10 +34,10 @@ test('presets: claude-code runs stream-json --verbose --no-session-persistence, 
   const a = client('claude-code', '');
   await run(a, dash);
   const av = a.argv();
-  assert.ok(av.join(' ').includes('-p --output-format stream-json --verbose --no-session-persistence --model sonnet --effort medium'), av.join(' '));
+  assert.ok(av.join(' ').includes('-p --model sonnet --effort medium --permission-mode acceptEdits --max-turns 100 --output-format stream-json --verbose --no-session-persistence --'), av.join(' '));
   const b = client('codex', '');
   await run(b, dash);
-  assert.ok(b.argv().join(' ').includes('exec --json --ephemeral --sandbox workspace-write'), b.argv().join(' '));
+  assert.ok(b.argv().join(' ').includes('exec --sandbox workspace-write -c model_provider="openai" --model gpt-5.5 -c model_reasoning_effort="medium" --json --ephemeral --'), b.argv().join(' '));
 });
 
 test('claude 2.1.197 stream: the result text in the log as it reads, one usage line with the cost, every shell and PATH', async () => {
@@ -140,6 +145,91 @@ test('plain text from a preset client (no JSON) reaches the log as it came; the 
   const log = c.log();
   assert.ok(log.includes('\nplain words\n'), log);
   assert.equal(c.outcomes(), ['start wake 1', "usage in=0 out=0 cache=0 (the stream gave none)", 'quiet'], log);
+});
+
+// ---- the real clients (realClients(): Claude Code 2.1.197, codex-cli 0.171.0)
+const real = (() => {
+  const r = realClients();
+  return 'why' in r ? null : r;
+})();
+const rt = real ? test : test.skip;
+
+/** A stand-in Messages API on 127.0.0.1 answering with these rate-limit headers (the names Claude Code 2.1.197 reads, anthropic-ratelimit-unified-*). */
+function messagesApi(headers: Record<string, string>): Promise<{ url: string; close: () => void }> {
+  const srv = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      if (!req.url?.startsWith('/v1/messages')) return void res.writeHead(404).end('{}');
+      res.writeHead(200, { 'content-type': 'text/event-stream', ...headers });
+      const ev = (d: Record<string, unknown>) => res.write(`event: ${d.type}\ndata: ${JSON.stringify(d)}\n\n`);
+      ev({ type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1234, output_tokens: 1, cache_creation_input_tokens: 100, cache_read_input_tokens: 5000 } } });
+      ev({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
+      ev({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Done: "x"\nline two' } });
+      ev({ type: 'content_block_stop', index: 0 });
+      ev({ type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 42 } });
+      ev({ type: 'message_stop' });
+      res.end();
+    });
+  });
+  return new Promise((resolve) => srv.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${(srv.address() as { port: number }).port}`, close: () => srv.close() })));
+}
+
+const keys = (line: string | undefined, path: string[]) => Object.keys(path.reduce((o: Record<string, unknown>, k) => o[k] as Record<string, unknown>, JSON.parse(line ?? '{}'))).sort();
+const ofType = (text: string, type: string) => text.split('\n').find((l) => l.startsWith(`{"type":"${type}"`));
+
+rt('the real claude takes the preset\'s stream flags, and prints the captured shapes: rate_limit_event with isUsingOverage, result with usage and total_cost_usd', async () => {
+  const api = await messagesApi({ 'anthropic-ratelimit-unified-status': 'rejected', 'anthropic-ratelimit-unified-reset': String(RESET), 'anthropic-ratelimit-unified-representative-claim': 'five_hour', 'anthropic-ratelimit-unified-overage-status': 'allowed', 'anthropic-ratelimit-unified-overage-reset': String(RESET + 3600), 'anthropic-ratelimit-unified-overage-in-use': 'true' });
+  const home = mkdtempSync(join(tmpdir(), 'hbgen-stream-claude-'));
+  subscriptionLogin(home, 'claude-code');
+  const args = harnessArgs({ harness: 'claude-code', bin: real!.claude, prompt: '', args: [], model: 'sonnet', effort: 'medium' });
+  const out = await new Promise<string>((resolve) => {
+    const p = spawn(real!.claude, [...args, '--', 'hello'], { env: { HOME: home, PATH: CLIENT_PATH, ANTHROPIC_BASE_URL: api.url }, cwd: home, stdio: ['ignore', 'pipe', 'pipe'] });
+    let o = '';
+    p.stdout.on('data', (d) => (o += d));
+    p.stderr.on('data', (d) => (o += d));
+    const kill = setTimeout(() => p.kill('SIGKILL'), 60_000);
+    p.on('close', () => (clearTimeout(kill), resolve(o)));
+  });
+  api.close();
+  rmSync(home, { recursive: true, force: true });
+  assert.not.match(out, /unknown option|error: /i, out);
+  const fixture = stream('claude-2.1.197-overage.jsonl');
+  for (const type of ['rate_limit_event', 'result']) assert.ok(ofType(out, type), `${type}: ${out.slice(0, 2000)}`);
+  assert.equal(JSON.parse(ofType(out, 'rate_limit_event')!).rate_limit_info, JSON.parse(ofType(fixture, 'rate_limit_event')!).rate_limit_info);
+  assert.equal(keys(ofType(out, 'result'), []), keys(ofType(fixture, 'result'), []));
+  assert.equal(keys(ofType(out, 'result'), ['usage']), keys(ofType(fixture, 'result'), ['usage']));
+  const r = JSON.parse(ofType(out, 'result')!);
+  assert.is(r.result, 'Done: "x"\nline two');
+  assert.ok(r.total_cost_usd > 0, String(r.total_cost_usd));
+});
+
+rt('the real codex exec takes the preset\'s --json --ephemeral and prints its events (thread.started, turn.started) instead of a header', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hbgen-stream-codex-'));
+  spawnSync('git', ['init', '-q', dir]);
+  const args = harnessArgs({ harness: 'codex', bin: real!.codex, prompt: '', args: [], model: 'gpt-5.5', effort: 'medium' });
+  assert.equal(args.slice(-2), ['--json', '--ephemeral']);
+  const out = await new Promise<string>((resolve) => {
+    const p = spawn(real!.codex, [...args, '--', 'hello'], { env: { HOME: dir, PATH: CLIENT_PATH }, cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let o = '';
+    const stop = () => {
+      try {
+        process.kill(-p.pid!, 'SIGKILL');
+      } catch {}
+    };
+    const take = (d: Buffer) => {
+      o += d;
+      if (o.includes('{"type":"turn.started"}')) stop();
+    };
+    p.stdout.on('data', take);
+    p.stderr.on('data', take);
+    const kill = setTimeout(stop, 40_000);
+    p.on('close', () => (clearTimeout(kill), resolve(o)));
+  });
+  rmSync(dir, { recursive: true, force: true });
+  assert.not.match(out, /unexpected argument/, out);
+  assert.match(out, /^\{"type":"thread\.started","thread_id":"[0-9a-f-]+"\}$/m, out);
+  assert.match(out, /^\{"type":"turn\.started"\}$/m, out);
+  assert.not.match(out, /^session id: /m, 'no header with --json');
 });
 
 test.run();
