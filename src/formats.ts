@@ -63,7 +63,10 @@ export const ANY_CRON_MARKER = /^# (BEGIN|END) hbgen [a-z0-9]+(-[a-z0-9]+)*$/;
 /** Every outcome a runtime.log line can carry. */
 // `note` is no outcome: a line the wrapper adds after one (how notify or a ping went,
 // heartbeat/17-notify), read as the log's and never as the agent's output.
-export const OUTCOMES = ['start', 'ok', 'quiet', 'fail', 'timeout', 'skip-window', 'skip-gate', 'skip-locked', 'skip-cap', 'error', 'limit', 'skip-limit', 'note'] as const;
+// `usage` is no outcome either: the wake's tokens from the client's stream (issue 24,
+// heartbeat/64-stream), one line before the outcome of every preset wake that ran its agent:
+// `usage in=N out=N cache=N[ cost≈X]` (USAGE_LINE).
+export const OUTCOMES = ['start', 'ok', 'quiet', 'fail', 'timeout', 'skip-window', 'skip-gate', 'skip-locked', 'skip-cap', 'error', 'limit', 'skip-limit', 'skip-budget', 'note', 'usage'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
 /**
@@ -73,6 +76,27 @@ export type Outcome = (typeof OUTCOMES)[number];
  */
 export const LOG_PRINTF = '%s hbgen %s %s\\n';
 export const LOG_DATE_FORMAT = '+%Y-%m-%dT%H:%M:%SZ';
+
+/** A usage line's detail: input tokens (not from the cache), output tokens, cache reads and writes, and the client's own cost estimate in USD where it gives one. */
+export const USAGE_DETAIL = /^in=(\d+) out=(\d+) cache=(\d+)(?: cost\u2248(\d+(?:\.\d+)?))?/;
+
+export interface Usage {
+  in: number;
+  out: number;
+  cache: number;
+  /** The tokens a budget counts: in + out + cache. */
+  total: number;
+  /** USD, the client's estimate (claude-code's total_cost_usd); null where none was given. */
+  cost: number | null;
+}
+
+/** The tokens of a usage line's detail, or null for a detail that is not one. */
+export function parseUsage(detail: string): Usage | null {
+  const m = USAGE_DETAIL.exec(detail);
+  if (!m) return null;
+  const [i, o, c] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  return { in: i, out: o, cache: c, total: i + o + c, cost: m[4] === undefined ? null : Number(m[4]) };
+}
 
 /** The size past which the wrapper rotates runtime.log to runtime.log.1, without the spec's logMaxBytes (10 MiB). */
 export const LOG_MAX_BYTES = 10 * 1024 * 1024;
