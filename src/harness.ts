@@ -28,6 +28,17 @@ export const EFFORTS = {
 } as const;
 export const ALL_EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max', 'ultra'] as const;
 
+/**
+ * The model and effort `hbgen init` pins for each preset (PRODUCT §8 asks for a pinned model;
+ * issue 24 prefers medium effort): Claude Code's alias "sonnet" (it follows the current
+ * Sonnet, as `claude --model sonnet` does) and a model codex 0.171 lists (`codex debug
+ * models --bundled`, checked in test/agents.test.ts).
+ */
+export const PRESET_PINS = {
+  'claude-code': { model: 'sonnet', effort: 'medium' },
+  codex: { model: 'gpt-5.5', effort: 'medium' },
+} as const;
+
 /** Claude Code's event stream (issue 24), after the preset's other flags: see harnessArgs. */
 export const CLAUDE_STREAM = ['--output-format', 'stream-json', '--verbose', '--no-session-persistence'];
 /** codex exec's event stream and no session file (issue 24), after the preset's other flags. */
