@@ -103,7 +103,7 @@ t('codex preset: the real codex exec accepts the command line (jail off here: wo
   const r = await run(c, dash, { limitMs: 60_000 });
   const log = c.log();
   assert.is(r.code, 124, log);
-  assert.equal([c.outcomes()[0], c.outcomes()[2]], ['start wake 1', 'timeout after 6s'], log);
+  assert.equal(c.outcomes(), ['start wake 1', 'timeout after 6s'], log);
   // With --json codex prints no settings header but its events, which the wrapper's parser
   // turns into readable lines: the turn started and met the network ("ERROR: Reconnecting"),
   // and no JSON reached the log. (The header's settings, with the same flags but --json,
@@ -111,7 +111,7 @@ t('codex preset: the real codex exec accepts the command line (jail off here: wo
   // false, so codex runs in its own workspace-write sandbox here.)
   assert.match(log, /^ERROR: (Reconnecting|stream disconnected|failed to connect|error sending request)/im);
   assert.not.match(log, /"type":"/);
-  assert.match(c.outcomes()[1]!, /^usage in=0 out=0 cache=0/);
+  assert.equal(c.usages(), ['usage in=0 out=0 cache=0 (the stream gave none)'], log);
   assert.not.match(log, /unexpected argument|Not inside a trusted directory/);
   assert.ok(existsSync(join(c.dir, '.codex')), 'codex used the temporary HOME');
   assert.equal(harnessArgs(c.spec.agent), ['exec', '--sandbox', 'workspace-write', '-c', 'model_provider="openai"', '--model', 'gpt-5.5', ...CODEX_STREAM]);
@@ -379,10 +379,10 @@ for (const which of ['claude', 'codex'] as const) {
     if (which === 'claude') {
       assert.not.match(log, /Not logged in/);
     } else {
-      assert.match(log, /^sandbox: workspace-write/m); // "sandbox": false above: codex's own sandbox
-      assert.match(log, /^Read PROTOCOL\.md and follow it/m);
-      assert.match(log, /^HEART\.md: no earlier wake to compare with$/m);
-      assert.match(log, /^Working window: round the clock$/m);
+      // codex exec --json (issue 24) prints events, no header or prompt echo: the wrapper's
+      // parser logs its errors readably (the turn ran and met the network), and no JSON.
+      assert.match(log, /^ERROR: (Reconnecting|stream disconnected|failed to connect|error sending request)/im, log);
+      assert.not.match(log, /"type":"/);
     }
     assert.not.match(log, /unknown option|unexpected argument/);
     rmSync(dir, { recursive: true, force: true });
