@@ -90,7 +90,7 @@ test('codex 0.171.0 at the limit: its error event reaches the log as codex exec 
 });
 
 test('paid overage in the stream stops the agent while it runs: error billing overage, exit 78, paused until the plan resets', async () => {
-  for (const sh of [dash, shell('bash'), shell('busybox sh'), shell('yash')]) {
+  for (const sh of SHELLS) {
     for (const path of [PATHS.full, PATHS.bare]) {
       const until = Math.floor(Date.now() / 1000) + 3600;
       const lines = stream('claude-2.1.197-overage.jsonl').replaceAll(String(RESET), String(until)).split('\n');
