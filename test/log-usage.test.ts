@@ -97,6 +97,8 @@ test('hbgen log: a week of usage, per day in the working zone and per wake; --js
   const today = want.get('2026-12-01')!;
   assert.equal(sj.usage.today.total, today.in + today.out + today.cache, st.out);
   assert.is(sj.usage.budget, null);
+  const human = await hb(h, 'status', { now: () => new Date(NOW) });
+  assert.match(human.out, /usage: 189,322 tokens today \(2026-12-01; in 49,021, out 301, cache 140,000, cost\u2248\$0\.1736\)/, human.out);
   // The latest wake that logged its usage (wake 29 logged none).
   assert.equal(sj.usage.lastWake, { wake: 28, in: 7006, out: 46, cache: 35000, total: 42052, cost: 0.0434 });
 });
