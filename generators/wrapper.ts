@@ -120,6 +120,15 @@ export interface BillingContext {
   billingManagedDir: boolean;
 }
 
+/** Steps 3c and 6c: the client's JSON stream (claude-code and codex presets) and the day's token budget. */
+export interface StreamContext {
+  stream: boolean;
+  /** Which client's events the parser reads: claude or codex ('' without a preset). */
+  streamKind: string;
+  /** The spec's budget (tokens a day), 0 without one. */
+  budget: number;
+}
+
 /** Step 4b: log rotation. */
 export interface RotateContext {
   /** runtime.log is rotated once larger than this (the spec's logMaxBytes, else LOG_MAX_BYTES). */
@@ -173,7 +182,7 @@ export interface WindowEndContext {
   clockShift: number;
 }
 
-export type WrapperContext = JailContext & WindowContext & EnvironmentContext & GateContext & LockContext & WakeContext & BillingContext & OutcomeContext & WindowEndContext & LimitContext & RotateContext & NotifyContext & FormatsContext;
+export type WrapperContext = JailContext & WindowContext & EnvironmentContext & GateContext & LockContext & WakeContext & BillingContext & OutcomeContext & WindowEndContext & LimitContext & RotateContext & NotifyContext & FormatsContext & StreamContext;
 
 export interface ClaimContext extends LockContext {
   header: string;
@@ -322,7 +331,14 @@ export function wrapperContext(ctx: RenderContext): WrapperContext {
     ...rotateContext(ctx),
     ...notifyContext(ctx),
     ...formatsContext(ctx),
+    ...streamContext(ctx),
   };
+}
+
+function streamContext(ctx: RenderContext): StreamContext {
+  const h = ctx.spec.agent.harness;
+  const kind = h === 'claude-code' ? 'claude' : h === 'codex' ? 'codex' : '';
+  return { stream: kind !== '', streamKind: kind, budget: kind ? (ctx.spec.budget ?? 0) : 0 };
 }
 
 function windowEndContext(ctx: RenderContext): WindowEndContext {

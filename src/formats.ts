@@ -68,6 +68,9 @@ export const ANY_CRON_MARKER = /^# (BEGIN|END) hbgen [a-z0-9]+(-[a-z0-9]+)*$/;
  */
 // `note` is no outcome: a line the wrapper adds after one (how notify or a ping went,
 // heartbeat/17-notify), read as the log's and never as the agent's output.
+// `usage` is no outcome either: the wake's tokens from the client's stream (issue 24,
+// heartbeat/64-stream), one line before the outcome of every preset wake that ran its agent:
+// `usage in=N out=N cache=N[ cost≈X]` (USAGE_LINE).
 export const OUTCOME_WORDS = {
   start: 'start',
   ok: 'ok',
@@ -81,7 +84,9 @@ export const OUTCOME_WORDS = {
   error: 'error',
   limit: 'limit',
   skipLimit: 'skip-limit',
+  skipBudget: 'skip-budget',
   note: 'note',
+  usage: 'usage',
 } as const;
 export type Outcome = (typeof OUTCOME_WORDS)[keyof typeof OUTCOME_WORDS];
 export const OUTCOMES: readonly Outcome[] = Object.values(OUTCOME_WORDS);
@@ -102,6 +107,27 @@ export const LOG_DATE_FORMAT = '+%Y-%m-%dT%H:%M:%SZ';
 export function logLineShell(time: string, name: string, rest: string): string {
   const args = [time, name, rest];
   return LOG_PRINTF.replace(/\\n$/, '').replace(/%s/g, () => args.shift()!);
+}
+
+/** A usage line's detail: input tokens (not from the cache), output tokens, cache reads and writes, and the client's own cost estimate in USD where it gives one. */
+export const USAGE_DETAIL = /^in=(\d+) out=(\d+) cache=(\d+)(?: cost\u2248(\d+(?:\.\d+)?))?/;
+
+export interface Usage {
+  in: number;
+  out: number;
+  cache: number;
+  /** The tokens a budget counts: in + out + cache. */
+  total: number;
+  /** USD, the client's estimate (claude-code's total_cost_usd); null where none was given. */
+  cost: number | null;
+}
+
+/** The tokens of a usage line's detail, or null for a detail that is not one. */
+export function parseUsage(detail: string): Usage | null {
+  const m = USAGE_DETAIL.exec(detail);
+  if (!m) return null;
+  const [i, o, c] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  return { in: i, out: o, cache: c, total: i + o + c, cost: m[4] === undefined ? null : Number(m[4]) };
 }
 
 /** The size past which the wrapper rotates runtime.log to runtime.log.1, without the spec's logMaxBytes (10 MiB). */

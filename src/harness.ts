@@ -29,6 +29,22 @@ export const EFFORTS = {
 export const ALL_EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max', 'ultra'] as const;
 
 /**
+ * The model and effort `hbgen init` pins for each preset (PRODUCT §8 asks for a pinned model;
+ * issue 24 prefers medium effort): Claude Code's alias "sonnet" (it follows the current
+ * Sonnet, as `claude --model sonnet` does) and a model codex 0.171 lists (`codex debug
+ * models --bundled`, checked in test/agents.test.ts).
+ */
+export const PRESET_PINS = {
+  'claude-code': { model: 'sonnet', effort: 'medium' },
+  codex: { model: 'gpt-5.5', effort: 'medium' },
+} as const;
+
+/** Claude Code's event stream (issue 24), after the preset's other flags: see harnessArgs. */
+export const CLAUDE_STREAM = ['--output-format', 'stream-json', '--verbose', '--no-session-persistence'];
+/** codex exec's event stream and no session file (issue 24), after the preset's other flags. */
+export const CODEX_STREAM = ['--json', '--ephemeral'];
+
+/**
  * `jailed`: the wrapper runs the agent inside the jail (srt around the whole client), so the
  * preset lets the agent run shell commands; outside it the presets stay as they were.
  */
@@ -47,7 +63,11 @@ export function harnessArgs(agent: Spec['agent'], jailed = false): string[] {
       // bounds what the commands reach. Never bypassPermissions: it would drop the deny rules
       // (and Claude Code 2.1.197 refuses it as root: "--dangerously-skip-permissions cannot be
       // used with root/sudo privileges for security reasons").
-      return ['-p', ...model, ...(agent.effort ? ['--effort', agent.effort] : []), '--permission-mode', 'acceptEdits', ...(jailed ? ['--allowedTools', 'Bash'] : []), '--max-turns', String(CLAUDE_MAX_TURNS)];
+      // --output-format stream-json --verbose: one JSON event a line (print mode needs --verbose
+      // for it), which the wrapper's parser reads for the result text, the usage and the
+      // rate_limit_event (its reset as an epoch, and whether paid overage is in use), issue 24.
+      // --no-session-persistence: no session file per wake piles up in ~/.claude/projects.
+      return ['-p', ...model, ...(agent.effort ? ['--effort', agent.effort] : []), '--permission-mode', 'acceptEdits', ...(jailed ? ['--allowedTools', 'Bash'] : []), '--max-turns', String(CLAUDE_MAX_TURNS), ...CLAUDE_STREAM];
     case 'codex':
       // `codex exec`: non-interactive, approval policy "never" (exec has no approval flag);
       // the workspace-write sandbox lets it write the repo (and temp) only. --full-auto is
@@ -62,7 +82,10 @@ export function harnessArgs(agent: Spec['agent'], jailed = false): string[] {
       // new namespace"), so every command the agent ran would fail. Inside the jail the
       // jail holds instead (`codex sandbox -P :danger-full-access` inside srt: the repo is
       // written, a file in HOME is "Read-only file system"). Outside the jail: workspace-write.
-      return ['exec', '--sandbox', jailed ? 'danger-full-access' : 'workspace-write', '-c', 'model_provider="openai"', ...model, ...(agent.effort ? ['-c', `model_reasoning_effort="${agent.effort}"`] : [])];
+      // --json: one JSON event a line (thread.*, turn.*, item.*, error), read by the wrapper's
+      // parser for the agent's messages and the usage (issue 24); --ephemeral: no session
+      // file is kept for a wake.
+      return ['exec', '--sandbox', jailed ? 'danger-full-access' : 'workspace-write', '-c', 'model_provider="openai"', ...model, ...(agent.effort ? ['-c', `model_reasoning_effort="${agent.effort}"`] : []), ...CODEX_STREAM];
     case 'command':
       return [];
   }

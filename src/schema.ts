@@ -33,6 +33,7 @@ const DESCRIPTIONS: Record<string, string> = {
   stateDir: 'Folder for wrapper, gate, log, lock and state: relative to repo (no ..) or absolute. Default: outside the repo, $XDG_STATE_HOME/hbgen/<name> (~/.local/state/hbgen/<name>; launchd: ~/Library/Application Support/hbgen/<name>), where the agent cannot edit it.',
   lock: 'auto (flock when on PATH, else an atomic mkdir lock), flock or mkdir.',
   cap: 'Stop after this many counted wakes.',
+  budget: "Tokens a day (claude-code and codex presets): once the usage lines of the day's wakes (in + out + cache, the working zone's day) reach it, the day's further wakes are skipped (skip-budget).",
   logMaxBytes: 'runtime.log is rotated to runtime.log.1 (one generation kept) once it is larger than this many bytes (default 10485760, 10 MiB; 65536 to 536870912).',
   gate: 'Argv of an extra gate program; a non-zero exit skips the wake.',
   shared: 'True when several agents share the folder: adds claim.sh.',

@@ -566,6 +566,9 @@ function agentIssues(s: { agent?: unknown }, ctx: z.RefinementCtx): void {
       ctx.addIssue({ code: 'custom', path: ['agent', 'effort'], message: `"${effort}" is not an effort level of ${harness}; use one of ${EFFORTS[harness].join(' ')}` });
     }
   }
+  if (harness === 'command' && (s as { budget?: unknown }).budget !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['budget'], message: 'counts the usage the claude-code and codex presets read from their client\'s stream; remove it for harness "command"' });
+  }
   if (strings(args)) for (const p of bypassArgs(args)) ctx.addIssue({ code: 'custom', path: ['agent', 'args', p.index], message: p.message });
 }
 
@@ -591,6 +594,8 @@ export const SpecSchema = z
     stateDir: stateDir.optional(),
     lock: z.enum(['auto', 'flock', 'mkdir'], { error: (i) => `must be one of auto flock mkdir${typeof i.input === 'string' ? didYouMean(i.input, ['auto', 'flock', 'mkdir']) : ''}` }).optional(),
     cap: z.number({ error: 'must be a whole number of wakes' }).int({ error: 'must be a whole number of wakes' }).min(1, { error: 'must be at least 1' }).optional(),
+    // Tokens a day (issue 24): nine digits at most, within the wrapper's 32-bit arithmetic (mksh).
+    budget: z.number({ error: 'must be a whole number of tokens a day, e.g. 5000000' }).int({ error: 'must be a whole number of tokens a day, e.g. 5000000' }).min(1, { error: 'must be at least 1 token a day; leave the field out for no budget' }).max(999_999_999, { error: 'must be at most 999999999 tokens a day; leave the field out for no budget' }).optional(),
     // 512 MiB at most: nine digits, so the wrapper compares sizes within 32-bit shell arithmetic (mksh).
     logMaxBytes: z.number({ error: 'must be a whole number of bytes, e.g. 10485760 (10 MiB)' }).int({ error: 'must be a whole number of bytes, e.g. 10485760 (10 MiB)' }).min(65536, { error: 'must be at least 65536 (64 KiB); the default is 10485760 (10 MiB)' }).max(536870912, { error: 'must be at most 536870912 (512 MiB); the default is 10485760 (10 MiB)' }).optional(),
     gate: z

@@ -14,7 +14,7 @@ import { dirname, join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { init } from '../src/commands/init.ts';
-import { CLAUDE_MAX_TURNS, EFFORTS, bypassArgs, harnessArgs } from '../src/harness.ts';
+import { CLAUDE_MAX_TURNS, CLAUDE_STREAM, CODEX_STREAM, EFFORTS, bypassArgs, harnessArgs } from '../src/harness.ts';
 import type { HostIO } from '../src/host/io.ts';
 import { loadSpec } from '../src/load.ts';
 import { renderNow } from './helpers/render.ts';
@@ -62,7 +62,7 @@ t('claude-code preset: the real claude accepts the command line and stops at "No
   assert.not.match(log, /unknown option|error: /i);
   // It ran in the temporary HOME the spec gave it.
   assert.ok(existsSync(join(c.dir, '.claude.json')) || existsSync(join(c.dir, '.claude')), `no Claude state in ${c.dir}: ${readdirSync(c.dir)}`);
-  assert.equal(harnessArgs(c.spec.agent), ['-p', '--model', 'sonnet', '--permission-mode', 'acceptEdits', '--max-turns', String(CLAUDE_MAX_TURNS)]);
+  assert.equal(harnessArgs(c.spec.agent), ['-p', '--model', 'sonnet', '--permission-mode', 'acceptEdits', '--max-turns', String(CLAUDE_MAX_TURNS), ...CLAUDE_STREAM]);
 });
 
 t('claude-code controls: a bad flag is "unknown option"; without -- a dashed prompt is read as an option', async () => {
@@ -104,18 +104,17 @@ t('codex preset: the real codex exec accepts the command line (jail off here: wo
   const log = c.log();
   assert.is(r.code, 124, log);
   assert.equal(c.outcomes(), ['start wake 1', 'timeout after 6s'], log);
-  // codex prints the settings it runs with: the preset's are in force.
-  assert.match(log, /^model: gpt-5.5$/m);
-  assert.match(log, /^approval: never$/m);
-  // The wrapper tests' specs set "sandbox": false (test/helpers/wrapper.ts), so codex runs in
-  // its own sandbox; jailed it runs danger-full-access (test/jail-clients.test.ts).
-  assert.match(log, /^sandbox: workspace-write/m);
-  assert.match(log, /^provider: openai$/m);
-  assert.match(log, /^-x is how this prompt starts/m);
-  assert.match(log, /Reconnecting|stream disconnected|failed to connect|error sending request/i);
+  // With --json codex prints no settings header but its events, which the wrapper's parser
+  // turns into readable lines: the turn started and met the network ("ERROR: Reconnecting"),
+  // and no JSON reached the log. (The header's settings, with the same flags but --json,
+  // are read by the tests below through codexHeader; the wrapper tests' specs set "sandbox":
+  // false, so codex runs in its own workspace-write sandbox here.)
+  assert.match(log, /^ERROR: (Reconnecting|stream disconnected|failed to connect|error sending request)/im);
+  assert.not.match(log, /"type":"/);
+  assert.equal(c.usages(), ['usage in=0 out=0 cache=0 (the stream gave none)'], log);
   assert.not.match(log, /unexpected argument|Not inside a trusted directory/);
   assert.ok(existsSync(join(c.dir, '.codex')), 'codex used the temporary HOME');
-  assert.equal(harnessArgs(c.spec.agent), ['exec', '--sandbox', 'workspace-write', '-c', 'model_provider="openai"', '--model', 'gpt-5.5']);
+  assert.equal(harnessArgs(c.spec.agent), ['exec', '--sandbox', 'workspace-write', '-c', 'model_provider="openai"', '--model', 'gpt-5.5', ...CODEX_STREAM]);
 });
 
 t('codex controls: a bad flag exits 2 at once; without -- a dashed prompt is read as an option', async () => {
@@ -186,7 +185,7 @@ t('claude-code effort: the real claude takes --effort with every level hbgen acc
   assert.is(r.code, 1, c.log());
   assert.match(c.log(), /Not logged in/);
   assert.not.match(c.log(), /unknown option|Unknown --effort value|error: /i);
-  assert.equal(harnessArgs(c.spec.agent), ['-p', '--model', 'sonnet', '--effort', 'xhigh', '--permission-mode', 'acceptEdits', '--max-turns', String(CLAUDE_MAX_TURNS)]);
+  assert.equal(harnessArgs(c.spec.agent), ['-p', '--model', 'sonnet', '--effort', 'xhigh', '--permission-mode', 'acceptEdits', '--max-turns', String(CLAUDE_MAX_TURNS), ...CLAUDE_STREAM]);
   for (const effort of EFFORTS['claude-code']) {
     const out = claudeDirect(harnessArgs({ harness: 'claude-code', bin: real!.claude, prompt: '', args: [], effort }));
     assert.match(out, /Not logged in/, effort);
@@ -380,10 +379,10 @@ for (const which of ['claude', 'codex'] as const) {
     if (which === 'claude') {
       assert.not.match(log, /Not logged in/);
     } else {
-      assert.match(log, /^sandbox: workspace-write/m); // "sandbox": false above: codex's own sandbox
-      assert.match(log, /^Read PROTOCOL\.md and follow it/m);
-      assert.match(log, /^HEART\.md: no earlier wake to compare with$/m);
-      assert.match(log, /^Working window: round the clock$/m);
+      // codex exec --json (issue 24) prints events, no header or prompt echo: the wrapper's
+      // parser logs its errors readably (the turn ran and met the network), and no JSON.
+      assert.match(log, /^ERROR: (Reconnecting|stream disconnected|failed to connect|error sending request)/im, log);
+      assert.not.match(log, /"type":"/);
     }
     assert.not.match(log, /unknown option|unexpected argument/);
     rmSync(dir, { recursive: true, force: true });

@@ -99,7 +99,7 @@ test('no terminal: writes the control plane and a spec with the detected values;
     version: 1,
     name: 'repo',
     repo,
-    agent: { harness: 'claude-code', bin: real, prompt: INIT_PROMPT },
+    agent: { harness: 'claude-code', bin: real, model: 'sonnet', effort: 'medium', prompt: INIT_PROMPT },
     schedule: { scheduler: 'systemd-user', hours: { timezone: 'America/Santiago' } },
     env: { HOME: w.home, PATH: `${w.bin}:${w.tools}`, USER: 'ada', LOGNAME: 'ada' },
     // No srt on that PATH: the jail's srt is hbgen's own copy (issue 23).
@@ -118,6 +118,8 @@ test('no terminal: writes the control plane and a spec with the detected values;
   assert.match(out, /"schedule\.every": how often the agent wakes/);
   assert.match(out, /"timeout": how long one wake may run/);
   assert.match(out, new RegExp(`agent +Claude Code \\(harness "claude-code"\\): ${real} \\(found as ${w.bin}/claude\\)`));
+  // Issue 24: the preset's model and effort are pinned, and said.
+  assert.match(out, /\n {2}model {6}sonnet, effort medium: pinned in agent\.model and agent\.effort \(change them there\)\n/);
   assert.match(out, /left out of env\.PATH: \.\/relative, \(empty\)/);
   assert.match(out, /scheduler +systemd-user \(`systemctl --user` reaches your user manager\)/);
   assert.is(t.err(), '', 'no question without a terminal');
@@ -165,7 +167,7 @@ test('terminal (injected streams): one question at a time, concrete choices or a
   const t = io(w, { tty: true, input: ['4', '2', '7m', '30m', '25:00', '8:30', '08:30', '24', 'mon tue fun', 'fri,mon', '29m40s', '30m', '1'] });
   assert.is(await init({}, t.host), 0);
   const spec = specOf(join(w.dir, 'repo'));
-  assert.equal(spec.agent, { harness: 'codex', bin: codex, prompt: INIT_PROMPT });
+  assert.equal(spec.agent, { harness: 'codex', bin: codex, model: 'gpt-5.5', effort: 'medium', prompt: INIT_PROMPT });
   assert.equal(spec.schedule, { scheduler: 'cron', every: '30m', hours: { start: '08:30', end: '24:00', timezone: 'America/Santiago', days: ['mon', 'fri'] } });
   assert.is(spec.timeout, '15m');
   assert.ok(validateSpec(spec).spec, JSON.stringify(validateSpec(spec).errors));
@@ -274,7 +276,7 @@ test('repo: the git top of DIR (files go there), else DIR itself; DIR is created
   const spec = specOf(join(w2.dir, 'new/folder'));
   assert.is(spec.repo, join(w2.dir, 'new/folder'));
   assert.is(spec.name, 'folder');
-  assert.equal(spec.agent, { harness: 'codex', bin: codex, args: ['--skip-git-repo-check'], prompt: INIT_PROMPT });
+  assert.equal(spec.agent, { harness: 'codex', bin: codex, model: 'gpt-5.5', effort: 'medium', args: ['--skip-git-repo-check'], prompt: INIT_PROMPT });
   assert.match(t.out(), /not a git repository/);
   assert.match(t.out(), /--skip-git-repo-check/);
 

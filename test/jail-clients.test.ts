@@ -184,7 +184,9 @@ test('the real claude inside the jail: stops at "Not logged in" as outside, writ
   assert.match(own(r.out), /Not logged in/, own(r.out));
   assert.not.match(own(r.out), READ_ONLY, own(r.out));
   const written = files(join(r.s.home, '.claude'));
-  assert.ok(written.some((f) => /^projects\/.+\.jsonl$/.test(f)), `claude wrote no session under ~/.claude/projects: ${written.join(', ')}`);
+  // Its project folder, and no session file: the preset's --no-session-persistence (issue 24).
+  assert.ok(written.some((f) => /^projects\/[^/]+$/.test(f)), `claude wrote no project folder under ~/.claude/projects: ${written.join(', ')}`);
+  assert.not.ok(written.some((f) => f.endsWith('.jsonl')), `a session file despite --no-session-persistence: ${written.join(', ')}`);
   // HOME itself stays read-only: ~/.claude.json (primaryApiKey bills per token) was not written.
   assert.not.ok(existsSync(join(r.s.home, '.claude.json')), 'claude wrote ~/.claude.json inside the jail');
   assert.is(statSync(join(r.s.home, '.claude', 'settings.json')).size, 3, 'the seeded settings.json was changed');
@@ -193,14 +195,18 @@ test('the real claude inside the jail: stops at "Not logged in" as outside, writ
 test('the real codex inside the jail: reaches the network, writes its state under ~/.codex; no read-only error', () => {
   const c = need();
   const args = harnessArgs({ harness: 'codex', bin: c.codex, prompt: '', args: [] }, true);
-  const r = jailed('codex', 'codex', [c.codex, ...args, '--', 'hello'], 25_000);
+  // Without --json, whose events replace the settings header read below (issue 24; the stream
+  // itself: test/stream.test.ts).
+  const r = jailed('codex', 'codex', [c.codex, ...args.filter((a) => a !== '--json'), '--', 'hello'], 25_000);
   // Logged out codex asks api.openai.com (left out on purpose): srt refuses it, codex waits.
   assert.match(r.out, /api\.openai\.com/, r.out.slice(-3000));
   assert.match(own(r.out), /^sandbox: danger-full-access/m, own(r.out));
   assert.match(own(r.out), /Reconnecting|stream disconnected|error sending request|403/, own(r.out));
   assert.not.match(own(r.out), READ_ONLY, own(r.out));
   const written = files(join(r.s.home, '.codex'));
-  assert.ok(written.some((f) => /^state_\d+\.sqlite$/.test(f)) && written.some((f) => f.startsWith('sessions')), `codex wrote no state under ~/.codex: ${written.join(', ')}`);
+  assert.ok(written.some((f) => /^state_\d+\.sqlite$/.test(f)), `codex wrote no state under ~/.codex: ${written.join(', ')}`);
+  // The preset's --ephemeral (issue 24): no session file.
+  assert.not.ok(written.some((f) => f.startsWith('sessions/') && f.endsWith('.jsonl')), `a session file despite --ephemeral: ${written.join(', ')}`);
   assert.is(statSync(join(r.s.home, '.codex', 'config.toml')).size, 0, 'config.toml was written inside the jail');
 });
 
@@ -289,9 +295,9 @@ test('CLAUDE_CONFIG_DIR and CODEX_HOME move what the jail lets the clients write
   let r = jailed('ccd', 'claude-code', [c.claude, ...harnessArgs({ harness: 'claude-code', bin: c.claude, prompt: '', args: [] }, true), '--', 'hello'], 40_000, true, (h) => ({ CLAUDE_CONFIG_DIR: join(h, 'cfg') }));
   assert.match(own(r.out), /Not logged in/, own(r.out));
   assert.not.match(own(r.out), READ_ONLY, own(r.out));
-  assert.ok(files(join(r.s.home, 'cfg')).some((f) => /^projects\/.+\.jsonl$/.test(f)), files(join(r.s.home, 'cfg')).join(', '));
+  assert.ok(files(join(r.s.home, 'cfg')).some((f) => /^projects\/[^/]+$/.test(f)), files(join(r.s.home, 'cfg')).join(', '));
   assert.is(statSync(join(r.s.home, 'cfg', '.claude.json')).size, 3, 'claude rewrote the denied .claude.json');
-  r = jailed('cxh', 'codex', [c.codex, ...harnessArgs({ harness: 'codex', bin: c.codex, prompt: '', args: [] }, true), '--', 'hello'], 25_000, true, (h) => ({ CODEX_HOME: join(h, 'cx') }));
+  r = jailed('cxh', 'codex', [c.codex, ...harnessArgs({ harness: 'codex', bin: c.codex, prompt: '', args: [] }, true).filter((a) => a !== '--json'), '--', 'hello'], 25_000, true, (h) => ({ CODEX_HOME: join(h, 'cx') }));
   assert.match(own(r.out), /^sandbox: danger-full-access/m, own(r.out));
   assert.not.match(own(r.out), READ_ONLY, own(r.out));
   assert.ok(files(join(r.s.home, 'cx')).some((f) => /^state_\d+\.sqlite$/.test(f)), files(join(r.s.home, 'cx')).join(', '));

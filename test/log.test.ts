@@ -169,11 +169,11 @@ test('hbgen log: both generations read, a table per day, the last wakes with tim
   assert.equal(r.files, [`${n.log}.1`, n.log]);
   assert.is(r.expectedCounted, true);
   assert.equal(r.days.map((d) => d.date), ['2026-11-29', '2026-11-30', '2026-12-01']);
-  assert.equal(Object.keys(r.days[0]!), ['date', 'started', 'ok', 'quiet', 'fail', 'timeout', 'limit', 'error', 'skipped', 'missed']);
+  assert.equal(Object.keys(r.days[0]!), ['date', 'started', 'ok', 'quiet', 'fail', 'timeout', 'limit', 'error', 'skipped', 'missed', 'tokens']);
   assert.is(r.days[1]!.started, w.started);
   assert.is(r.days[1]!.missed, w.silent.length);
   assert.is(r.lastWakes.length, 5);
-  assert.equal(Object.keys(r.lastWakes[0]!), ['wake', 'byHand', 'start', 'outcome', 'detail', 'end', 'seconds', 'startLocal']);
+  assert.equal(Object.keys(r.lastWakes[0]!), ['wake', 'byHand', 'start', 'outcome', 'detail', 'end', 'seconds', 'usage', 'startLocal']);
   const lw = r.lastWakes.at(-1)!;
   assert.is(lw.start, last.slice(0, 20));
   assert.is(typeof lw.seconds, 'number');

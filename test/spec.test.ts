@@ -357,7 +357,8 @@ test('agent.effort: each preset takes its client\'s levels, and pins them on the
       assert.equal(v.errors, undefined, `${harness} ${effort}`);
       const argv = harnessArgs(v.spec!.agent);
       if (harness === 'claude-code') assert.equal(argv.slice(argv.indexOf('--effort'), argv.indexOf('--effort') + 2), ['--effort', effort]);
-      else assert.equal(argv.slice(-2), ['-c', `model_reasoning_effort="${effort}"`]);
+      // The last -c of the preset (its --json --ephemeral follow, issue 24).
+      else assert.equal(argv.slice(argv.lastIndexOf('-c'), argv.lastIndexOf('-c') + 2), ['-c', `model_reasoning_effort="${effort}"`]);
     }
   }
   fails((s) => {

@@ -15,6 +15,7 @@ import { lstatOrNull } from '../host/fsx.ts';
 import { homeOf, type HostIO } from '../host/io.ts';
 import { ask, Lines } from '../host/prompt.ts';
 import { runTool } from '../host/tools.ts';
+import { PRESET_PINS } from '../harness.ts';
 import type { SchedulerId } from '../schedulers.ts';
 import { jsonSchema } from '../schema.ts';
 import { DAYS, DURATION, EVERY, paddedClock, seconds, validateSpec } from '../spec.ts';
@@ -194,6 +195,9 @@ export function initSpec(d: { repo: string; agent?: Agent; git: boolean; schedul
   else if (d.agent) {
     agent.harness = d.agent.harness;
     agent.bin = d.agent.bin;
+    // A pinned model and effort (PRODUCT §8, issue 24): the client's own default may change.
+    agent.model = PRESET_PINS[d.agent.harness].model;
+    agent.effort = PRESET_PINS[d.agent.harness].effort;
     // codex exec refuses a folder outside a git repository unless told it is fine.
     if (d.agent.harness === 'codex' && !d.git) agent.args = ['--skip-git-repo-check'];
   }
@@ -346,6 +350,7 @@ function detected(d: { repo: string; inGit: boolean; agent: Agent | undefined; h
   const out = ['detected:', `  repo       ${repo}${inGit ? ' (git work tree)' : ' (not a git repository)'}`];
   if (agent) {
     out.push(`  agent      ${agent.label} (harness "${agent.harness}"): ${agent.bin}${agent.via && agent.via !== agent.bin ? ` (found as ${agent.via})` : ''}`);
+    out.push(`  model      ${PRESET_PINS[agent.harness].model}, effort ${PRESET_PINS[agent.harness].effort}: pinned in agent.model and agent.effort (change them there)`);
     if (agent.note) notes.push(agent.note);
     for (const o of host.agents.filter((a) => a !== agent)) notes.push(`${o.label} is installed too (${o.bin}); to run it instead, set agent.harness to "${o.harness}" and agent.bin to that path`);
     if (agent.harness === 'codex' && !inGit) notes.push('codex exec refuses a folder outside a git repository, so agent.args holds --skip-git-repo-check; run `git init` and remove it if you prefer');

@@ -3,6 +3,7 @@
 // working zone the wakes started and how they ended, the skips by kind, the errors and
 // the scheduler's fires that left no line; then the last wakes. Read-only; exit 0.
 import { UserError } from '../errors.ts';
+import type { Usage } from '../formats.ts';
 import { type DayCounts, SKIP_KINDS, dailyCounts, historyLines, lastWakes, localParts, type WakeRow } from '../host/history.ts';
 import { schedulerClock } from '../host/health.ts';
 import type { HostIO } from '../host/io.ts';
@@ -89,6 +90,7 @@ function human(io: HostIO, r: LogReport, days: number): void {
   if (!r.expectedCounted) line(io, '  missed (fires that left no line): not counted, state.json does not say installed');
   else if (r.days.some((d) => d.missed === null)) line(io, '  missed (fires that left no line): "-" before the install, or before the oldest line the log keeps');
   else line(io, '  missed: fires the scheduler was due to make that left no line (asleep, off, or no scheduler)');
+  tokensPerDay(io, r);
   line(io);
   if (r.lastWakes.length === 0) {
     line(io, 'no wake has run yet');
@@ -97,6 +99,24 @@ function human(io: HostIO, r: LogReport, days: number): void {
   line(io, `the last ${r.lastWakes.length === 1 ? 'wake' : `${r.lastWakes.length} wakes`} (${r.timezone}):`);
   for (const w of r.lastWakes) {
     const what = w.outcome ? `${w.outcome}${w.detail ? ` ${clean(w.detail)}` : ''}` : 'no outcome (running, or its wrapper was killed)';
-    line(io, `  wake ${w.wake}${w.byHand ? ' (by hand)' : ''}  ${w.startLocal}  ${w.seconds === null ? '' : `${w.seconds} s  `}${what}`);
+    line(io, `  wake ${w.wake}${w.byHand ? ' (by hand)' : ''}  ${w.startLocal}  ${w.seconds === null ? '' : `${w.seconds} s  `}${what}${w.usage ? `  ${tokenText(w.usage)}` : ''}`);
+  }
+}
+
+const num = (n: number) => n.toLocaleString('en-US');
+
+/** "12,752 tokens (in 1,234, out 42, cache 5,100, cost≈$0.0062)". */
+export function tokenText(u: Usage): string {
+  return `${num(u.total)} tokens (in ${num(u.in)}, out ${num(u.out)}, cache ${num(u.cache)}${u.cost === null ? '' : `, cost\u2248$${u.cost.toFixed(4)}`})`;
+}
+
+/** The tokens per day (issue 24), once any wake of the days shown logged its usage. */
+function tokensPerDay(io: HostIO, r: LogReport): void {
+  if (!r.days.some((d) => d.tokens.total > 0 || d.tokens.cost !== null)) return;
+  line(io);
+  line(io, 'tokens per day (the usage lines of the wakes that started that day; a budget counts in + out + cache):');
+  for (const d of r.days) {
+    const wd = new Date(`${d.date}T12:00:00Z`).toUTCString().slice(0, 3);
+    line(io, `  ${wd} ${d.date}  ${d.tokens.total || d.tokens.cost !== null ? tokenText(d.tokens) : '-'}`);
   }
 }

@@ -21,6 +21,7 @@ import { heartbeatRunningNow, lockInfo, runningWrappers } from '../host/proc.ts'
 import { hostEntries } from '../host/inventory.ts';
 import { codeInRepoProblems, stateInRepoProblem } from '../host/reach.ts';
 import { lastOutcome, logHistory, wakesDone } from '../host/runtime-log.ts';
+import { type UsageFindings, usageFindings, usageLine } from '../host/usage.ts';
 import { activePause } from '../host/pause.ts';
 import { allHostPaths, lookEverywhere, lostStateText, readStateOrNote, trustedSpec, untrustedRecords } from '../host/found.ts';
 import { type State, specHash, statePath, writeState } from '../host/state.ts';
@@ -88,6 +89,8 @@ export interface Findings {
   paused: { until: string; working: string; message: string } | null;
   /** The OS jail (issue 23): what it allows, or on: false with `"sandbox": false`. */
   jail: { on: boolean; bin: string | null; write: string[]; denyWrite: string[]; denyRead: string[]; hosts: string[] };
+  /** The wakes' tokens from their usage lines (issue 24, src/host/usage.ts). */
+  usage: UsageFindings | null;
   checkedAt: string;
 }
 
@@ -169,6 +172,9 @@ export async function findings(argv: { spec: string }, io: HostIO): Promise<Find
   const last = lastWakeOf(text, s.name);
   f.lastWake = !last ? null : { time: last.start.time, outcome: last.end?.outcome ?? null, number: parseWakeDetail(last.start.detail)?.n || null, endedAt: last.end?.time ?? null };
   f.heart = heartOf(spec, n);
+  f.usage = usageFindings(parseLog(text, s.name), spec.schedule.hours.timezone, io.now(), spec.budget);
+  const ul = usageLine(f.usage);
+  if (ul) f.info.push(ul);
   const looks = await lookEverywhere(ctx, null, fileSpec, s.scheduler);
   const paths = await allHostPaths(ctx);
   addAll(f, notes, 'state-record');
@@ -229,6 +235,7 @@ function blank(fileSpec: Spec, n: Names, s: State | null, now: Date): Findings {
     running: null,
     paused: null,
     jail: jailFindings(fileSpec),
+    usage: null,
     checkedAt: now.toISOString(),
   };
 }
@@ -285,6 +292,7 @@ export function statusJson(f: Findings): Record<string, unknown> {
     running: f.running,
     paused: f.paused,
     jail: f.jail,
+    usage: f.usage,
     checkedAt: f.checkedAt,
   };
 }

@@ -1,7 +1,7 @@
 // `hbgen log`: the wake history in runtime.log (both generations), per day in the working
 // zone, and the last wakes. Pure functions of the log's text, the plan and the clock; the
 // command reads the files (src/commands/log.ts).
-import { LOG_LINE, type LogLine, SMOKE_DETAIL, pad2, parseLogLine, parseWakeDetail } from '../formats.ts';
+import { LOG_LINE, type LogLine, type Usage, SMOKE_DETAIL, pad2, parseLogLine, parseWakeDetail, parseUsage } from '../formats.ts';
 import { offsetAt } from '../zone-offsets.ts';
 import { type CalEntry } from '../schedule.ts';
 import { missedFires, wakes } from './health.ts';
@@ -30,6 +30,8 @@ export interface DayCounts {
   skipped: Record<string, number>;
   /** Fires the scheduler was due to make that left no line at all (null: not known, e.g. not installed then). */
   missed: number | null;
+  /** The usage lines of the wakes that started that day, summed (issue 24); cost null when no line gave one. */
+  tokens: Usage;
 }
 
 export interface WakeRow {
@@ -43,6 +45,38 @@ export interface WakeRow {
   detail: string;
   end: string | null;
   seconds: number | null;
+  /** Its usage line (null: none, e.g. a `command` agent or an older wrapper). */
+  usage: Usage | null;
+}
+
+/** No tokens. */
+export const noUsage = (): Usage => ({ in: 0, out: 0, cache: 0, total: 0, cost: null });
+
+/** `a` plus `b`, in place. */
+export function addUsage(a: Usage, b: Usage): Usage {
+  a.in += b.in;
+  a.out += b.out;
+  a.cache += b.cache;
+  a.total += b.total;
+  if (b.cost !== null) a.cost = Math.round(((a.cost ?? 0) + b.cost) * 1e4) / 1e4;
+  return a;
+}
+
+/**
+ * Each usage line with the `start wake` line it belongs to: the last one before it (the
+ * wrapper writes it after its wake's start and before its outcome).
+ */
+export function usageOfWakes(lines: LogLine[]): Map<LogLine, Usage> {
+  const out = new Map<LogLine, Usage>();
+  let start: LogLine | undefined;
+  for (const l of lines) {
+    if (l.outcome === 'start' && /^wake \d+/.test(l.detail)) start = l;
+    else if (l.outcome === 'usage' && start) {
+      const u = parseUsage(l.detail);
+      if (u) out.set(start, addUsage(out.get(start) ?? noUsage(), u));
+    }
+  }
+  return out;
 }
 
 /**
@@ -113,7 +147,15 @@ export function dailyCounts(h: HistoryInput): DayCounts[] {
   const from = dayStart(dates[0]!, h.zone);
   const byDate = new Map<string, DayCounts>();
   for (const date of dates) {
-    byDate.set(date, { date, started: 0, ok: 0, quiet: 0, fail: 0, timeout: 0, limit: 0, error: 0, skipped: Object.fromEntries(SKIP_KINDS.map((k) => [k, 0])), missed: h.expected ? 0 : null });
+    byDate.set(date, { date, started: 0, ok: 0, quiet: 0, fail: 0, timeout: 0, limit: 0, error: 0, skipped: Object.fromEntries(SKIP_KINDS.map((k) => [k, 0])), missed: h.expected ? 0 : null, tokens: noUsage() });
+  }
+  // Tokens count on the day their wake started (the wrapper's budget counts the same way).
+  for (const [start, u] of usageOfWakes(h.lines)) {
+    const t = Date.parse(start.time);
+    if (t >= from) {
+      const day = byDate.get(localParts(t, h.zone).date);
+      if (day) addUsage(day.tokens, u);
+    }
   }
   h.lines.forEach((l, i) => {
     const t = Date.parse(l.time);
@@ -140,11 +182,12 @@ export function dailyCounts(h: HistoryInput): DayCounts[] {
 
 /** The last `n` wakes that ran, oldest first. */
 export function lastWakes(lines: LogLine[], n: number): WakeRow[] {
+  const usage = usageOfWakes(lines);
   return wakes(lines)
     .slice(-n)
     .map(({ start, end }) => {
       const w = parseWakeDetail(start.detail);
       const secs = end ? Math.round((Date.parse(end.time) - Date.parse(start.time)) / 1000) : null;
-      return { wake: w?.n ?? 0, byHand: w?.byHand ?? false, start: start.time, outcome: end?.outcome ?? null, detail: end?.detail ?? '', end: end?.time ?? null, seconds: secs };
+      return { wake: w?.n ?? 0, byHand: w?.byHand ?? false, start: start.time, outcome: end?.outcome ?? null, detail: end?.detail ?? '', end: end?.time ?? null, seconds: secs, usage: usage.get(start) ?? null };
     });
 }

@@ -68,6 +68,20 @@ function modelRow(agent: Spec['agent']): string {
   return `${agent.model ?? "the client's default"}, effort ${agent.effort ?? "the client's default"}${tiers}`;
 }
 
+/** The day's token budget (issue 24): what the wrapper counts, or that it only logs. */
+function budgetRow(spec: Spec): string {
+  if (spec.agent.harness === 'command') return 'none (harness "command": no usage is read)';
+  const n = (x: number) => x.toLocaleString('en-US');
+  if (spec.budget === undefined) return "none: every wake's usage (tokens, and the client's cost estimate) is logged, see hbgen log";
+  return `${n(spec.budget)} tokens a day (in + out + cache of the usage lines, the day in ${spec.schedule.hours.timezone}): once reached, the day's further wakes are skipped (skip-budget)`;
+}
+
+/** A preset with no pinned model (PRODUCT §8): the client's default may change under it. */
+export function modelCaveats(agent: Spec['agent']): string[] {
+  if (agent.harness === 'command' || agent.model) return [];
+  return [`no model pinned: agent.model is not set, so ${agent.harness} runs whatever its own default is today, which a client update may change (and with it what a wake costs); set agent.model${agent.effort ? '' : ' and agent.effort'} (hbgen init writes both)`];
+}
+
 /** How the agent bills, as its client said at this install, and that the wrapper asks again. */
 function billingRow(b: BillingRecord): string {
   if (b.result !== 'subscription') return "not checked (custom command); no API key in the agent's environment";
@@ -89,6 +103,7 @@ export function panel(p: PanelInput): string {
     ['hours', `${h.start}–${h.end} ${h.timezone}, ${days}`],
     ['interval', `every ${spec.schedule.every}: ${p.summary}`],
     ['timeout', `${spec.timeout}, then TERM, and KILL ${spec.killAfter} later`],
+    ['budget', budgetRow(spec)],
     ...otherRuns(spec),
     ['scheduler', `${spec.schedule.scheduler} (${ids})`],
     ['state', n.stateDir],
@@ -114,9 +129,10 @@ export function panel(p: PanelInput): string {
     for (const r of p.removes) out.push(`  ${r}`);
   }
   out.push(`undo it later with: hbgen stop ${shownWord(p.specFile)}`);
-  if (p.caveats.length) {
+  const caveats = [...p.caveats, ...modelCaveats(spec.agent)];
+  if (caveats.length) {
     out.push('caveats:');
-    for (const c of p.caveats) out.push(`  - ${c}`);
+    for (const c of caveats) out.push(`  - ${c}`);
   }
   return `${out.join('\n')}\n`;
 }

@@ -1,0 +1,235 @@
+// Issue 24, part C: the presets run their client with one JSON event a line (Claude Code
+// --output-format stream-json --verbose, codex exec --json) and the wrapper's parser
+// (heartbeat/63-stream-awk) reads it. The stand-in clients print streams the REAL clients
+// printed: test/streams/claude-2.1.197-*.jsonl and codex-0.171.0-*.jsonl, captured from
+// Claude Code 2.1.197 and codex-cli 0.171.0 run against a local stand-in API on 127.0.0.1
+// (the Messages API with the anthropic-ratelimit-unified-* headers; the Responses API), so
+// every shape below is the real one. Only resetsAt is moved to an hour from now where a
+// pause is read from it.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawn, spawnSync } from 'node:child_process';
+import { PATHS, SHELLS, type Case, makeCase, run, shell } from './helpers/wrapper.ts';
+import { CLIENT_PATH, realClients, subscriptionLogin } from './helpers/clients.ts';
+import { harnessArgs } from '../src/harness.ts';
+
+const dash = shell('dash');
+const stream = (f: string) => readFileSync(join(import.meta.dirname, 'streams', f), 'utf8');
+const RESET = 1796200000; // resetsAt in the captured streams
+const iso = (s: number) => new Date(s * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
+
+/** A preset case whose stand-in client prints `text` on stdout, then runs `then` (sh). */
+function client(harness: 'claude-code' | 'codex', text: string, then = 'exit 0', spec: Record<string, unknown> = {}, path?: string): Case {
+  const c = makeCase({ path, spec: { agent: { harness, model: harness === 'codex' ? 'gpt-5.5' : 'sonnet', effort: 'medium' }, timeout: '20s', ...spec } });
+  writeFileSync(join(c.rec, 'stream'), text);
+  c.behave(`cat "$d/stream"\n${then}\n`);
+  return c;
+}
+
+test('presets: claude-code runs stream-json --verbose --no-session-persistence, codex exec --json --ephemeral', async () => {
+  const a = client('claude-code', '');
+  await run(a, dash);
+  const av = a.argv();
+  assert.ok(av.join(' ').includes('-p --model sonnet --effort medium --permission-mode acceptEdits --max-turns 100 --output-format stream-json --verbose --no-session-persistence --'), av.join(' '));
+  const b = client('codex', '');
+  await run(b, dash);
+  assert.ok(b.argv().join(' ').includes('exec --sandbox workspace-write -c model_provider="openai" --model gpt-5.5 -c model_reasoning_effort="medium" --json --ephemeral --'), b.argv().join(' '));
+});
+
+test('claude 2.1.197 stream: the result text in the log as it reads, one usage line with the cost, every shell and PATH', async () => {
+  for (const sh of SHELLS) {
+    for (const path of [PATHS.full, PATHS.bare]) {
+      const c = client('claude-code', stream('claude-2.1.197-ok.jsonl'), 'exit 0', {}, path);
+      const r = await run(c, sh);
+      const log = c.log();
+      assert.is(r.code, 0, `${sh.name} ${path}: ${log}${r.stderr}`);
+      // The result, decoded (\" and \n): what claude -p printed before; no JSON in the log.
+      assert.ok(log.includes('\nDone: "x"\nline two\n'), `${sh.name}: ${log}`);
+      assert.not.match(log, /"type":/);
+      // 1234 in, 42 out, 5000 cache reads + 100 cache writes; total_cost_usd 0.006207.
+      assert.equal(c.lines(), ['start wake 1', 'usage in=1234 out=42 cache=5100 cost\u22480.0062', 'quiet'], `${sh.name}: ${log}`);
+      assert.ok(!existsSync(join(c.state, 'stream')), 'the FIFO is removed');
+    }
+  }
+});
+
+test('codex 0.171.0 stream: the agent message in the log, usage with cached tokens apart from input', async () => {
+  const c = client('codex', stream('codex-0.171.0-ok.jsonl'));
+  const r = await run(c, dash);
+  const log = c.log();
+  assert.is(r.code, 0, log);
+  assert.ok(log.includes('\nDone: "x"\nline two\n'), log);
+  // input_tokens 1234 include the 1000 cached ones.
+  assert.equal(c.lines(), ['start wake 1', 'usage in=234 out=42 cache=1000', 'quiet'], log);
+});
+
+test('claude 2.1.197 at the limit: the rate_limit_event (rejected) gives the exact reset, the result text stays readable', async () => {
+  const until = Math.floor(Date.now() / 1000) + 3600 + 17;
+  const c = client('claude-code', stream('claude-2.1.197-limit.jsonl').replaceAll(String(RESET), String(until)), 'exit 1');
+  const r = await run(c, dash);
+  const log = c.log();
+  assert.is(r.code, 0, log);
+  assert.ok(log.includes("\nYou've hit your session limit \u00b7 resets 9:26am (Europe/Warsaw)\n"), log);
+  // The message's wall time has minutes only: the :17 seconds come from resetsAt.
+  assert.equal(c.lines(), ['start wake 1', 'usage in=0 out=0 cache=0 cost\u22480.0000', `limit until ${iso(until)}`], log);
+  assert.match(readFileSync(join(c.state, 'paused'), 'utf8'), new RegExp(`^${until} \\d+\\nYou've hit your session limit`));
+});
+
+test('codex 0.171.0 at the limit: its error event reaches the log as codex exec prints it, and the wake pauses', async () => {
+  const c = client('codex', stream('codex-0.171.0-limit.jsonl'), 'exit 1');
+  const r = await run(c, dash);
+  const log = c.log();
+  assert.is(r.code, 0, log);
+  // The error event and turn.failed carry the same message: it is logged once.
+  assert.is(log.split('ERROR: You\u2019ve hit your usage limit.').length, 2, log);
+  assert.match(c.lines().at(-1)!, /^limit until 20\d\d-/, log);
+});
+
+test('paid overage in the stream stops the agent while it runs: error billing overage, exit 78, paused until the plan resets', async () => {
+  for (const sh of SHELLS) {
+    for (const path of [PATHS.full, PATHS.bare]) {
+      const until = Math.floor(Date.now() / 1000) + 3600;
+      const lines = stream('claude-2.1.197-overage.jsonl').replaceAll(String(RESET), String(until)).split('\n');
+      // The client goes on working after the event: only the wrapper can stop it in time.
+      const c = client('claude-code', `${lines.slice(0, 3).join('\n')}\n`, `sleep 15\necho still-running\n${''}exit 0`, { timeout: '20s' }, path);
+      const r = await run(c, sh, { limitMs: 30_000 });
+      const log = c.log();
+      assert.is(r.code, 78, `${sh.name} ${path}: ${log}`);
+      assert.ok(r.ms < 8000, `${sh.name} ${path}: stopped after ${r.ms} ms`);
+      assert.not.match(log, /still-running/);
+      const out = c.lines();
+      assert.is(out[0], 'start wake 1');
+      assert.is(out[1], 'usage in=0 out=0 cache=0 (the stream gave none)');
+      assert.match(out[2]!, /^error billing overage: the client's stream says paid usage past the plan is in use \(rate_limit_event isUsingOverage true, overageInUse true, overageStatus allowed, rateLimitType five_hour\); the agent was stopped and the wakes pause until /, log);
+      assert.ok(out[2]!.includes(iso(until)), out[2]);
+      assert.match(readFileSync(join(c.state, 'paused'), 'utf8'), new RegExp(`^${until} `));
+      // The next wake is the plan's pause.
+      await run(c, sh);
+      assert.is(c.lines().at(-1), `skip-limit until ${iso(until)}`, c.log());
+    }
+  }
+});
+
+test('overage seen as the client ends (the real capture, whole) still ends the wake as overage', async () => {
+  const until = Math.floor(Date.now() / 1000) + 3600;
+  const c = client('claude-code', stream('claude-2.1.197-overage.jsonl').replaceAll(String(RESET), String(until)));
+  const r = await run(c, dash);
+  assert.is(r.code, 78, c.log());
+  assert.equal(c.lines().slice(0, 2), ['start wake 1', 'usage in=1234 out=42 cache=5100 cost\u22480.0062'], c.log());
+  assert.match(c.lines()[2]!, /^error billing overage: /);
+});
+
+test('budget: the day\'s usage lines reach it, the next wake is one skip-budget line; the agent does not start', async () => {
+  const c = client('claude-code', stream('claude-2.1.197-ok.jsonl'), 'exit 0', { budget: 10000 });
+  await run(c, dash);
+  await run(c, dash);
+  assert.equal(c.lines().slice(2), ['quiet', 'start wake 2', 'usage in=1234 out=42 cache=5100 cost\u22480.0062', 'quiet'], c.log());
+  const day = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Berlin' }).format(new Date());
+  assert.is(readFileSync(join(c.state, 'usage'), 'utf8'), `${day} 12752\n`);
+  await run(c, dash);
+  assert.is(c.lines().at(-1), `skip-budget 12752 of 10000 tokens used on ${day} (Europe/Berlin)`, c.log());
+  assert.is(c.runs().length, 2, 'the third wake did not start the agent');
+  // Another day's total does not count.
+  writeFileSync(join(c.state, 'usage'), `2000-01-01 99999999\n`);
+  await run(c, dash);
+  assert.is(c.lines().at(-1), 'quiet', c.log());
+});
+
+test('plain text from a preset client (no JSON) reaches the log as it came; the usage line says none was given', async () => {
+  const c = client('claude-code', 'plain words\n{not json\n');
+  await run(c, dash);
+  const log = c.log();
+  assert.ok(log.includes('\nplain words\n'), log);
+  assert.equal(c.lines(), ['start wake 1', "usage in=0 out=0 cache=0 (the stream gave none)", 'quiet'], log);
+});
+
+// ---- the real clients (realClients(): Claude Code 2.1.197, codex-cli 0.171.0)
+const real = (() => {
+  const r = realClients();
+  return 'why' in r ? null : r;
+})();
+const rt = real ? test : test.skip;
+
+/** A stand-in Messages API on 127.0.0.1 answering with these rate-limit headers (the names Claude Code 2.1.197 reads, anthropic-ratelimit-unified-*). */
+function messagesApi(headers: Record<string, string>): Promise<{ url: string; close: () => void }> {
+  const srv = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      if (!req.url?.startsWith('/v1/messages')) return void res.writeHead(404).end('{}');
+      res.writeHead(200, { 'content-type': 'text/event-stream', ...headers });
+      const ev = (d: Record<string, unknown>) => res.write(`event: ${d.type}\ndata: ${JSON.stringify(d)}\n\n`);
+      ev({ type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1234, output_tokens: 1, cache_creation_input_tokens: 100, cache_read_input_tokens: 5000 } } });
+      ev({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
+      ev({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Done: "x"\nline two' } });
+      ev({ type: 'content_block_stop', index: 0 });
+      ev({ type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 42 } });
+      ev({ type: 'message_stop' });
+      res.end();
+    });
+  });
+  return new Promise((resolve) => srv.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${(srv.address() as { port: number }).port}`, close: () => srv.close() })));
+}
+
+const keys = (line: string | undefined, path: string[]) => Object.keys(path.reduce((o: Record<string, unknown>, k) => o[k] as Record<string, unknown>, JSON.parse(line ?? '{}'))).sort();
+const ofType = (text: string, type: string) => text.split('\n').find((l) => l.startsWith(`{"type":"${type}"`));
+
+rt('the real claude takes the preset\'s stream flags, and prints the captured shapes: rate_limit_event with isUsingOverage, result with usage and total_cost_usd', async () => {
+  const api = await messagesApi({ 'anthropic-ratelimit-unified-status': 'rejected', 'anthropic-ratelimit-unified-reset': String(RESET), 'anthropic-ratelimit-unified-representative-claim': 'five_hour', 'anthropic-ratelimit-unified-overage-status': 'allowed', 'anthropic-ratelimit-unified-overage-reset': String(RESET + 3600), 'anthropic-ratelimit-unified-overage-in-use': 'true' });
+  const home = mkdtempSync(join(tmpdir(), 'hbgen-stream-claude-'));
+  subscriptionLogin(home, 'claude-code');
+  const args = harnessArgs({ harness: 'claude-code', bin: real!.claude, prompt: '', args: [], model: 'sonnet', effort: 'medium' });
+  const out = await new Promise<string>((resolve) => {
+    const p = spawn(real!.claude, [...args, '--', 'hello'], { env: { HOME: home, PATH: CLIENT_PATH, ANTHROPIC_BASE_URL: api.url }, cwd: home, stdio: ['ignore', 'pipe', 'pipe'] });
+    let o = '';
+    p.stdout.on('data', (d) => (o += d));
+    p.stderr.on('data', (d) => (o += d));
+    const kill = setTimeout(() => p.kill('SIGKILL'), 60_000);
+    p.on('close', () => (clearTimeout(kill), resolve(o)));
+  });
+  api.close();
+  rmSync(home, { recursive: true, force: true });
+  assert.not.match(out, /unknown option|error: /i, out);
+  const fixture = stream('claude-2.1.197-overage.jsonl');
+  for (const type of ['rate_limit_event', 'result']) assert.ok(ofType(out, type), `${type}: ${out.slice(0, 2000)}`);
+  assert.equal(JSON.parse(ofType(out, 'rate_limit_event')!).rate_limit_info, JSON.parse(ofType(fixture, 'rate_limit_event')!).rate_limit_info);
+  assert.equal(keys(ofType(out, 'result'), []), keys(ofType(fixture, 'result'), []));
+  assert.equal(keys(ofType(out, 'result'), ['usage']), keys(ofType(fixture, 'result'), ['usage']));
+  const r = JSON.parse(ofType(out, 'result')!);
+  assert.is(r.result, 'Done: "x"\nline two');
+  assert.ok(r.total_cost_usd > 0, String(r.total_cost_usd));
+});
+
+rt('the real codex exec takes the preset\'s --json --ephemeral and prints its events (thread.started, turn.started) instead of a header', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hbgen-stream-codex-'));
+  spawnSync('git', ['init', '-q', dir]);
+  const args = harnessArgs({ harness: 'codex', bin: real!.codex, prompt: '', args: [], model: 'gpt-5.5', effort: 'medium' });
+  assert.equal(args.slice(-2), ['--json', '--ephemeral']);
+  const out = await new Promise<string>((resolve) => {
+    const p = spawn(real!.codex, [...args, '--', 'hello'], { env: { HOME: dir, PATH: CLIENT_PATH }, cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let o = '';
+    const stop = () => {
+      try {
+        process.kill(-p.pid!, 'SIGKILL');
+      } catch {}
+    };
+    const take = (d: Buffer) => {
+      o += d;
+      if (o.includes('{"type":"turn.started"}')) stop();
+    };
+    p.stdout.on('data', take);
+    p.stderr.on('data', take);
+    const kill = setTimeout(stop, 40_000);
+    p.on('close', () => (clearTimeout(kill), resolve(o)));
+  });
+  rmSync(dir, { recursive: true, force: true });
+  assert.not.match(out, /unexpected argument/, out);
+  assert.match(out, /^\{"type":"thread\.started","thread_id":"[0-9a-f-]+"\}$/m, out);
+  assert.match(out, /^\{"type":"turn\.started"\}$/m, out);
+  assert.not.match(out, /^session id: /m, 'no header with --json');
+});
+
+test.run();
