@@ -29,7 +29,7 @@ export function onCalendar(e: CalEntry, zone: string): string {
  * a unit file reads "%" as a specifier (systemd.unit(5), "Specifiers").
  */
 export function documentationUri(path: string): string {
-  const enc = [...Buffer.from(path, 'utf8')].map((b) => (/[A-Za-z0-9._~/-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
+  const enc = [...Buffer.from(path, 'utf8')].map((b) => (/[A-Za-z0-9._~/-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${(0x100 + b).toString(16).slice(1).toUpperCase()}`)).join('');
   return `file://${enc}`.replace(/%/g, '%%');
 }
 
