@@ -22,6 +22,17 @@ export function onCalendar(e: CalEntry, zone: string): string {
   return `${dayPart}*-*-* ${hours}:${e.minutes.map(pad2).join(',')}:00 ${zone}`;
 }
 
+/**
+ * Documentation='s value: the installed wrapper as a file: URI (`systemctl --user help`
+ * opens it; its header says what hbgen made and how to audit it), every byte outside the
+ * URI's unreserved set and "/" percent-encoded (RFC 3986 §2), then each "%" doubled, since
+ * a unit file reads "%" as a specifier (systemd.unit(5), "Specifiers").
+ */
+export function documentationUri(path: string): string {
+  const enc = [...Buffer.from(path, 'utf8')].map((b) => (/[A-Za-z0-9._~/-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${(0x100 + b).toString(16).slice(1).toUpperCase()}`)).join('');
+  return `file://${enc}`.replace(/%/g, '%%');
+}
+
 export const systemd: Generator = {
   files(ctx) {
     const { spec, names, plan } = ctx;
@@ -35,6 +46,7 @@ export const systemd: Generator = {
       timeoutStartSec: seconds(spec.timeout) + seconds(spec.killAfter) + 60,
       onCalendar: plan.zoneEntries.map((e) => onCalendar(e, spec.schedule.hours.timezone)),
       service: names.service,
+      documentation: documentationUri(names.wrapper),
     };
     return [
       { path: `host/${names.service}`, content: renderSystemdService(unit), mode: 0o644 },

@@ -14,6 +14,8 @@ export interface SystemdUnitContext {
   onCalendar: string[];
   /** The service the timer starts. */
   service: string;
+  /** Documentation='s value: the wrapper as a file: URI, escaped for the unit file. */
+  documentation: string;
 }
 
 /** templates/crontab.hbs: hbgen's block of a crontab. */

@@ -29,17 +29,65 @@ export function unknownCommand(args: string[], commands: string[]): string | und
   return near ? `unknown command "${first}" (${near.replace(/^; /, '')})` : `unknown command "${first}"; the commands are ${commands.join(', ')}`;
 }
 
+/**
+ * Each command's own options (beyond --help and --version), to answer a flag given to the
+ * wrong command ("wake --now": `--now` is resume's). test/mistakes.test.ts checks this table
+ * against each command's --help, so that it cannot drift from cli.ts.
+ */
+export const OPTIONS_OF: Record<string, string[]> = {
+  render: ['--out', '--scheduler'],
+  check: [],
+  schema: [],
+  init: [],
+  install: ['--yes', '--dry-run', '--apply'],
+  status: ['--json'],
+  stop: ['--all', '--apply'],
+  resume: ['--yes', '--dry-run', '--apply', '--reset-cap', '--now'],
+  wake: [],
+  log: ['--days', '--json'],
+  plan: ['--svg'],
+  forget: ['--keep-logs', '--yes', '--dry-run'],
+  list: ['--json'],
+};
+
+/** "render takes --out, --scheduler" (or "wake takes no options"). */
+const takes = (cmd: string) => (OPTIONS_OF[cmd]?.length ? `${cmd} takes ${OPTIONS_OF[cmd]!.join(', ')}` : `${cmd} takes no options`);
+
+/** One unknown flag of `cmd`: the closest of its own, else the command(s) it belongs to, else what it takes. */
+function unknownFlag(flag: string, cmd: string | undefined, own: string[]): string {
+  const near = didYouMean(flag, own);
+  if (near) return `unknown option ${flag} (${near.replace(/^; /, '')})`;
+  if (!cmd || !OPTIONS_OF[cmd]) return `unknown option ${flag}`;
+  const all = [...new Set(Object.values(OPTIONS_OF).flat())];
+  const meant = all.includes(flag) ? flag : (/"(.*)"/.exec(didYouMean(flag, all))?.[1] ?? null);
+  const where = meant ? Object.keys(OPTIONS_OF).filter((c) => OPTIONS_OF[c]!.includes(meant)) : [];
+  if (meant && where.length) {
+    const said = meant === flag ? `${flag} is an option of ${where.join(', ')} (\`hbgen ${where[0]} ${flag}\`), not of ${cmd}` : `did you mean ${meant}? it is an option of ${where.join(', ')}, not of ${cmd}`;
+    return `unknown option ${flag} for ${cmd}: ${said}; ${takes(cmd)}`;
+  }
+  return `unknown option ${flag} for ${cmd}; ${takes(cmd)}`;
+}
+
 /** yargs' message as one line, naming a flag that was written before the command. */
-export function usageLine(msg: string, hoisted: string[], options: string[] = []): string {
+export function usageLine(msg: string, hoisted: string[], options: string[] = [], cmd?: string): string {
   // yargs words some messages over two lines; a usage error is one line.
   const line = msg.replace(/:?\s*\n\s*/g, ': ');
+  // A value outside an option's choices: said as the spec's enum fields are, with "did you mean".
+  const bad = /^Invalid values: Argument: ([\w-]+), Given: "(.*)", Choices: (.*)$/.exec(line);
+  if (bad) {
+    const choices = bad[3]!.split(', ').map((c) => c.replace(/^"|"$/g, ''));
+    return `--${bad[1]}: must be one of ${choices.join(' ')}, got ${JSON.stringify(bad[2])}${didYouMean(bad[2]!, choices)}`;
+  }
   const m = /^Unknown arguments?: (.*)$/.exec(line);
   if (!m) return line;
-  const named = m[1]!.split(', ').map((a) => (a.length === 1 ? `-${a}` : `--${a}`));
+  // yargs names a dashed flag twice, as written and camel-cased ("keep-log, keepLog").
+  const words = m[1]!.split(', ');
+  const camel = (w: string) => w.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+  const named = words.filter((w) => !(/[A-Z]/.test(w) && words.some((o) => o !== w && camel(o) === w))).map((a) => (a.length === 1 ? `-${a}` : `--${a}`));
   const early = named.filter((a) => hoisted.includes(a));
   if (early.length) return `${early.join(', ')}: not an option of this command (hbgen takes only --help and --version before the command; options go after it, as in \`hbgen status --json\`)`;
   // One mistyped option: the closest one this command takes ("--sceduler" → "--scheduler").
   const flags = options.filter((o) => o.length > 1 && /^[a-z][a-z-]*$/.test(o)).map((o) => `--${o}`);
-  const near = named.length === 1 && named[0]!.startsWith('--') ? didYouMean(named[0]!, flags) : '';
-  return near ? `unknown option ${named[0]} (${near.replace(/^; /, '')})` : line;
+  if (named.length === 1 && named[0]!.startsWith('--')) return unknownFlag(named[0]!, cmd, flags);
+  return line;
 }

@@ -20,8 +20,11 @@ const COMMANDS = {
 };
 const lifecycle = (name: keyof typeof COMMANDS) => async (argv: SpecArgv) => {
   const { processIO } = await import('./host/io.ts');
-  return (await COMMANDS[name]())(argv, processIO());
+  const io = processIO();
+  return (await COMMANDS[name]())({ ...argv, spec: await specFileOf(argv.spec) }, io);
 };
+/** SPEC as a spec file: a file, or an install's name (src/spec-arg.ts). */
+const specFileOf = async (spec: string) => (await import('./spec-arg.ts')).resolveSpecArg((await import('./host/io.ts')).processIO(), spec);
 
 /** Runs a command and keeps its exit code for main to return. */
 type Run = <T>(fn: (a: T) => Promise<void | number>) => (a: T) => Promise<void>;
@@ -45,7 +48,7 @@ function fileCommands(y: Argv, run: Run): Argv {
           .positional('spec', specArg)
           .option('out', { type: 'string', describe: 'write the rendered tree into this folder' })
           .option('scheduler', { choices: SCHEDULER_IDS, describe: "render for this scheduler instead of the spec's" }),
-      run(async (a: { spec: string; out?: string; scheduler?: SchedulerId }) => (await renderCmds()).renderCmd(a)),
+      run(async (a: { spec: string; out?: string; scheduler?: SchedulerId }) => (await renderCmds()).renderCmd({ ...a, spec: await specFileOf(a.spec) })),
     )
     .command(
       'check [spec] [dir]',
@@ -55,7 +58,7 @@ function fileCommands(y: Argv, run: Run): Argv {
         // One argument is the folder, like every other command's SPEC defaulting to ./hbgen.json.
         const [spec, dir] = a.dir === undefined ? [specArg.default, a.spec] : [a.spec!, a.dir];
         if (dir === undefined) throw new UserError(['check: name the rendered folder, as `hbgen check [SPEC] DIR`; see hbgen --help'], 2);
-        return (await renderCmds()).checkCmd({ spec, dir });
+        return (await renderCmds()).checkCmd({ spec: await specFileOf(spec), dir });
       }),
     )
     .command('schema', "print the spec's JSON Schema", (y) => y, run(async () => (await renderCmds()).schemaCmd()))
@@ -103,7 +106,18 @@ function hostCommands(y: Argv, run: Run): Argv {
       'plan [spec]',
       "the next 7 days as a grid of days × hours with a mark where a wake fires (and on the host's clock when its zone differs), with the fires the gate closes",
       (y) => y.positional('spec', specArg).option('svg', { type: 'string', describe: 'write the same picture as SVG to this file' }),
-      run(async (a: { spec: string; svg?: string }) => (await import('./commands/plan.ts')).planCmd(a, (await import('./host/io.ts')).processIO())),
+      run(async (a: { spec: string; svg?: string }) => (await import('./commands/plan.ts')).planCmd({ ...a, spec: await specFileOf(a.spec) }, (await import('./host/io.ts')).processIO())),
+    )
+    .command(
+      'forget <name>',
+      "remove a stopped install's state folder (logs too, unless --keep-logs), after listing every file that goes and asking once",
+      (y) =>
+        y
+          .positional('name', { type: 'string', demandOption: true, describe: 'the install, as `hbgen list` names it' })
+          .option('keep-logs', { type: 'boolean', describe: 'keep runtime.log and runtime.log.1' })
+          .option('yes', { type: 'boolean', describe: 'remove without asking (for scripts)' })
+          .option('dry-run', { type: 'boolean', describe: 'list what would go and remove nothing' }),
+      run(async (a: { name: string; keepLogs?: boolean; yes?: boolean; dryRun?: boolean }) => (await import('./commands/forget.ts')).forget(a, (await import('./host/io.ts')).processIO())),
     )
     .command('list', 'every hbgen install of this user on this host, with or without its spec file', (y) => y.option('json', { type: 'boolean', describe: 'an array of objects, one per install' }), run(list));
 }
@@ -134,7 +148,7 @@ export async function main(argv: string[]): Promise<number> {
       if (err) throw err;
       // The options of the command that failed (yargs keeps one instance, set up for the command being parsed), for "did you mean".
       const options = Object.keys((y as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions().key);
-      process.stderr.write(`hbgen: ${unknownCommand(args, commands) ?? usageLine(String(msg), hoisted, options)}; see hbgen --help\n`);
+      process.stderr.write(`hbgen: ${unknownCommand(args, commands) ?? usageLine(String(msg), hoisted, options, args.find((x) => commands.includes(x)))}; see hbgen --help\n`);
       process.exit(2);
     })
     .parseAsync(args);

@@ -3,7 +3,9 @@
 // start-up (see the README section "Speed"). Anything else, including every mistake, goes to the
 // full yargs command line in cli.ts, which gives the same results for these forms
 // (test/cli.test.ts runs both and compares).
+import { existsSync } from 'node:fs';
 import { fastParse } from './fastparse.ts';
+import { NAME_PATTERN } from './formats.ts';
 import { runCommand } from './errors.ts';
 import { VERSION } from './version.ts';
 
@@ -34,7 +36,8 @@ async function main(args: string[]): Promise<number> {
     return 0;
   }
   const fast = fastParse(args);
-  if (fast) {
+  // An install's name for SPEC (src/spec-arg.ts) is looked up by the full command line.
+  if (fast && (existsSync(fast.spec) || !NAME_PATTERN.test(fast.spec))) {
     const { renderCmd, checkCmd } = await import('./commands/render.ts');
     return fast.cmd === 'render' ? runCommand(renderCmd, fast) : runCommand(checkCmd, fast);
   }

@@ -244,9 +244,10 @@ export function summary(spec: Spec, p: Plan, scheduler: Pick<SchedulerDescriptor
   const mins = [...new Set(p.pattern.map((w) => w % 60))].sort((a, b) => a - b);
   const fires =
     p.everyMinutes <= 60
-      ? `fires at ${mins.map((x) => `:${pad2(x)}`).join(mins.length === 2 ? ' and ' : ', ')}`
+      ? `fires at ${mins.map((x) => `:${pad2(x)}`).join(mins.length === 2 ? ' and ' : ', ')} past each hour`
       : `fires every ${p.everyMinutes / 60}h at :${pad2(p.minute)}`;
-  let line = `${fires}, ${h.start}–${h.end} ${h.timezone}, ${daysLabel(openDays(spec))}`;
+  // "in the window": the hours bound the fires; they are no fire times themselves (issue 27).
+  let line = `${fires}, in the window ${h.start}–${h.end} ${h.timezone}, ${daysLabel(openDays(spec))}`;
   if (p.pattern.length === 0) line += '; the window holds no fire time: widen it or change the minute';
   if (p.widened && scheduler.hostClock) {
     line += `; ${scheduler.id} widened to ${hourRange(p.hostEntries)} host time (${p.hostTimezone}): ~${Math.round(p.waste * 100)}% of wakes skipped by the gate`;

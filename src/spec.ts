@@ -4,6 +4,7 @@ import { posix } from 'node:path';
 import * as z from 'zod';
 import { credential, forgeToken, looksSecret, whyItBills } from './credentials.ts';
 import { DAYS, NAME_PATTERN, pad2 } from './formats.ts';
+import { meantFirst } from './error-order.ts';
 import { ALL_EFFORTS, EFFORTS, bypassArgs } from './harness.ts';
 import { SCHEDULER_IDS } from './schedulers.ts';
 import { didYouMean } from './suggest.ts';
@@ -109,6 +110,13 @@ const clock = (allow2400: boolean, what: string) =>
 
 /** "9:00", "9" or "9:5" as "09:00" / "09:05" when that is a valid time, else undefined. */
 export function paddedClock(v: string, allow2400 = false): string | undefined {
+  // "5pm", "5:30 PM", "12am": the 12-hour clock, said as the 24-hour time it means.
+  const ampm = /^\s*(\d{1,2})(?:[:.](\d{2}))?\s*([ap])\.?m\.?\s*$/i.exec(v);
+  if (ampm) {
+    const h = Number(ampm[1]);
+    const min = Number(ampm[2] ?? 0);
+    return h >= 1 && h <= 12 && min <= 59 ? `${pad2((h % 12) + (/p/i.test(ampm[3]!) ? 12 : 0))}:${pad2(min)}` : undefined;
+  }
   const m = /^\s*(\d{1,2})(?:[:.h](\d{1,2}))?\s*$/.exec(v);
   if (!m) return undefined;
   const h = Number(m[1]);
@@ -796,7 +804,7 @@ export function validateSpec(raw: unknown): { spec: Spec; errors?: undefined } |
       }
     };
     for (const issue of r.error.issues) say(issue, []);
-    return { errors: [...new Set(lines)] };
+    return { errors: meantFirst([...new Set(lines)]) };
   }
   const s = r.data;
   const spec: Spec = {

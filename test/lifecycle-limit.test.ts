@@ -27,7 +27,7 @@ test('stand-in systemctl: limit, skip-limit, status healthy and paused, no faili
   }
   let st = await hb(h, 'status');
   assert.is(st.code, 0, st.out);
-  assert.match(st.out, /ok {7}paused by the plan's limit until \d{4}-\d\d-\d\d \d\d:\d\d Europe\/Berlin \([^)]+\) \(the agent's client said: "retry-after: 7200"\): wakes until then are skipped \(skip-limit\); `hbgen resume --now` ends the pause by hand/);
+  assert.match(st.out, /note {5}paused by the plan's limit until \d{4}-\d\d-\d\d \d\d:\d\d Europe\/Berlin \([^)]+\) \(the agent's client said: "retry-after: 7200"\): wakes until then are skipped \(skip-limit\); `hbgen resume --now` ends the pause by hand/);
   assert.not.match(st.out, /API key|extra usage|usage credits/i);
   // The same, for scripts: healthy, with the pause's end in UTC and in the working zone.
   const js = await hb(h, 'status', { json: true });

@@ -46,7 +46,7 @@ test('stand-in systemctl: the panel names repo, billing, hours, interval, timeou
     `  repo       ${h.repo}`,
     "  billing    not checked (custom command); no API key in the agent's environment",
     '  hours      08:00–23:00 Europe/Berlin, every day',
-    '  interval   every 30m: fires at :07 and :37, 08:00–23:00 Europe/Berlin, every day',
+    '  interval   every 30m: fires at :07 and :37 past each hour, in the window 08:00–23:00 Europe/Berlin, every day',
     '  timeout    10m, then TERM, and KILL 30s later',
     '  scheduler  systemd-user (hbgen-docs.service, hbgen-docs.timer)',
     `${unitDir(h)}/hbgen-docs.service  0644  new`,
@@ -231,7 +231,7 @@ test('stand-in systemctl: status is healthy (exit 0), then reports drift, a miss
   assert.match(s.out, /^hbgen status: "docs" \(systemd-user\), installed at /);
   assert.match(s.out, /ok {7}hbgen-docs\.timer is enabled and active\n/);
   assert.match(s.out, /ok {7}next fire: Tue 2026-12-01 08:07:00 UTC\n/);
-  assert.match(s.out, /ok {7}last outcome: no wake logged yet/);
+  assert.match(s.out, /note {5}last outcome: no wake logged yet/);
   assert.match(s.out, /\nhealthy\n$/);
 
   const w = join(stateDir(h), 'heartbeat.sh');

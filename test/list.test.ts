@@ -329,7 +329,7 @@ test('issue 12: install of a renamed spec (same spec file, new name) lists the e
   const oldPlist = join(h.home, 'Library/LaunchAgents/dev.hbgen.docs.plist');
   const r = await hb(renamed, 'install', { yes: true });
   assert.is(r.code, 0, r.err + r.out);
-  assert.match(r.out, /then, the check passed, it removes what the earlier install runs on another scheduler \(one scheduler at a time\):\n {2}launchd: .*dev\.hbgen\.docs\.plist \(the spec's earlier name "docs"\)\n/);
+  assert.match(r.out, /then, the check passed, it removes what the earlier install runs under the spec's earlier name \(one name per spec\):\n {2}launchd: .*dev\.hbgen\.docs\.plist \(the spec's earlier name "docs"\)\n/);
   assert.match(r.out, /removing the earlier install on launchd:\n(.*\n)* {2}marked .*hbgen\/docs\/state\.json stopped\n/);
   assert.not.ok(existsSync(oldPlist), 'the earlier name\'s plist is gone');
   assert.not.ok(h.tools.loaded('dev.hbgen.docs'), 'and launchd no longer holds it');

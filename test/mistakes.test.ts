@@ -11,6 +11,7 @@ import * as assert from 'uvu/assert';
 import { names } from '../src/names.ts';
 import { type SpecInput, validateSpec } from '../src/spec.ts';
 import { closest, editDistance } from '../src/suggest.ts';
+import { OPTIONS_OF } from '../src/cli-mistakes.ts';
 import { HBGEN, ROOT, hbgen } from './helpers/cli.ts';
 import { hb, makeHost } from './helpers/lifecycle.ts';
 
@@ -125,17 +126,23 @@ test('the CLI: a mistyped command gets "did you mean"; an unknown one the list; 
   assert.is(r.stderr, 'hbgen: unknown command "stauts" (did you mean "status"?); see hbgen --help\n');
   r = hbgen(['frobnicate']);
   assert.is(r.code, 2);
-  assert.match(r.stderr, /^hbgen: unknown command "frobnicate"; the commands are render, check, schema, init, install, status, stop, resume, wake, log, plan, list, completion(, [a-z]+)*; see hbgen --help\n$/);
+  assert.match(r.stderr, /^hbgen: unknown command "frobnicate"; the commands are render, check, schema, init, install, status, stop, resume, wake, log, plan, forget, list, completion(, [a-z]+)*; see hbgen --help\n$/);
   assert.is(r.stdout, '');
 });
 
-test('the CLI: a mistyped option gets the closest option of its command; an unknown one stays yargs\' line', () => {
+test('the CLI: a mistyped option gets the closest option of its command, or the command it belongs to, or what the command takes; a bad enum value gets did you mean', () => {
   for (const [args, said] of [
     [['render', '--sceduler', 'cron'], 'unknown option --sceduler (did you mean "--scheduler"?)'],
     [['status', '--jsn'], 'unknown option --jsn (did you mean "--json"?)'],
     [['install', '--dryrun'], 'unknown option --dryrun (did you mean "--dry-run"?)'],
     [['stop', '--al'], 'unknown option --al (did you mean "--all"?)'],
-    [['render', '--bogus'], 'Unknown argument: bogus'],
+    [['render', '--bogus'], 'unknown option --bogus for render; render takes --out, --scheduler'],
+    // issue 27: an option of another command, and a misspelled one of another command.
+    [['wake', '--now'], 'unknown option --now for wake: --now is an option of resume (`hbgen resume --now`), not of wake; wake takes no options'],
+    [['render', '--jsn'], 'unknown option --jsn for render: did you mean --json? it is an option of status, log, list, not of render; render takes --out, --scheduler'],
+    [['list', '--keep-log'], 'unknown option --keep-log for list: did you mean --keep-logs? it is an option of forget, not of list; list takes --json'],
+    // A value outside an option's choices, as the spec's enum fields are said.
+    [['render', '--scheduler', 'sytemd-user'], '--scheduler: must be one of launchd systemd-user cron kubernetes, got "sytemd-user"; did you mean "systemd-user"?'],
   ] as const) {
     const r = hbgen([...args]);
     assert.is(r.code, 2, args.join(' '));
@@ -200,6 +207,14 @@ test('after stop, the message lists exactly what is kept: every entry of the sta
   assert.is(again.code, 0, again.err);
   assert.match(again.out, /, x\?\[2Jy(, |$)/m);
   assert.not.match(again.out, /\u001b/);
+});
+
+test('OPTIONS_OF (the answer to a flag given to the wrong command) is each command\'s --help, exactly', () => {
+  for (const [cmd, flags] of Object.entries(OPTIONS_OF)) {
+    const help = hbgen([cmd, '--help']).stdout;
+    const listed = [...help.matchAll(/^ {2}(?:-\w, | {4})(--[a-z][a-z-]*)/gm)].map((m) => m[1]!).filter((f) => f !== '--help' && f !== '--version');
+    assert.equal(listed.sort(), [...flags].sort(), cmd);
+  }
 });
 
 test.run();

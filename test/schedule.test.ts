@@ -134,12 +134,12 @@ test('a window edge in a DST change gets a warning saying what happens that day'
 test('the render summary names the times, the zone, the days and any widening', () => {
   const s = mk('30m', '08:00', '23:00', ['mon', 'tue', 'wed', 'thu', 'fri'], 7);
   s.schedule.hours.timezone = 'America/Santiago';
-  assert.is(summary(s, plan(s), SCHEDULERS['systemd-user']), 'fires at :07 and :37, 08:00–23:00 America/Santiago, Mon–Fri');
+  assert.is(summary(s, plan(s), SCHEDULERS['systemd-user']), 'fires at :07 and :37 past each hour, in the window 08:00–23:00 America/Santiago, Mon–Fri');
   s.schedule.hostTimezone = 'Europe/Berlin';
-  assert.is(summary(s, plan(s), SCHEDULERS['systemd-user']), 'fires at :07 and :37, 08:00–23:00 America/Santiago, Mon–Fri');
+  assert.is(summary(s, plan(s), SCHEDULERS['systemd-user']), 'fires at :07 and :37 past each hour, in the window 08:00–23:00 America/Santiago, Mon–Fri');
   assert.match(summary(s, plan(s), SCHEDULERS['cron']), /; cron widened to 12–04 host time \(Europe\/Berlin\): ~\d+% of wakes skipped by the gate$/);
   const w = mk('2h', '22:00', '06:00', ['fri', 'sat', 'sun'], 5);
-  assert.is(summary(w, plan(w), SCHEDULERS['launchd']), 'fires every 2h at :05, 22:00–06:00 Europe/Berlin, Fri–Sun');
+  assert.is(summary(w, plan(w), SCHEDULERS['launchd']), 'fires every 2h at :05, in the window 22:00–06:00 Europe/Berlin, Fri–Sun');
 });
 
 // ---- the zone oracle: ICU's wall clock of an instant, as calendar fields, minus the instant.

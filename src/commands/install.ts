@@ -14,6 +14,7 @@ import { shownWord } from '../escape.ts';
 import { formatWakes, sleep } from '../formats.ts';
 import { Journal, type Backend, type Ctx, type FilePlan, type Preflight, planFile, record, writePlanned } from '../host/backend.ts';
 import { type Facts, hostFacts, permissionMode } from '../host/facts.ts';
+import { heartTemplateCaveat } from '../host/heart-template.ts';
 import { probeJail } from '../host/jail-probe.ts';
 import { jailOn } from '../jail.ts';
 import { type Look, lookEverywhere, lookRenamed, resumeNotes } from '../host/found.ts';
@@ -225,7 +226,7 @@ function showPanel(p: InstallPlan): string {
     stateFiles: p.stateFiles,
     statePath: statePath(p.names.stateDir),
     pre: p.pre,
-    caveats: [...p.notes, ...p.facts.caveats, ...p.pre.caveats, ...p.render.warnings],
+    caveats: [...p.notes, ...p.facts.caveats, ...p.pre.caveats, ...p.render.warnings, ...[heartTemplateCaveat(p.spec.repo)].filter((c): c is string => c !== null)],
     removes: p.others.flatMap((l) => l.plan.found.map((f) => `${l.id}: ${f}`)),
     edits: p.edits,
   });

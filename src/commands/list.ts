@@ -4,6 +4,7 @@
 import { homeOf, type HostIO } from '../host/io.ts';
 import { type InstallRow, type Installs, listInstalls } from '../host/inventory.ts';
 import { line } from './common.ts';
+import { recordedSpec } from '../spec-arg.ts';
 
 /** What each state means and what to run, said under the table once for each state shown. */
 const HINTS: Record<InstallRow['state'], string> = {
@@ -24,11 +25,37 @@ const lastText = (r: InstallRow) => (r.lastOutcome ? `${r.lastOutcome.outcome}${
  */
 const cell = (v: string) => v.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
 
-/** The rows as an aligned table (the last column unpadded). */
-export function table(rows: InstallRow[]): string[] {
-  const cells = [['NAME', 'SCHEDULER', 'STATE', 'LAST OUTCOME', 'REPO', 'STATE FOLDER'], ...rows.map((r) => [r.name, r.scheduler, r.state, lastText(r), r.repo ?? '-', r.stateDir ?? '-'].map(cell))];
-  const widths = cells[0]!.map((_, i) => Math.max(...cells.map((c) => c[i]!.length)));
-  return cells.map((c) => c.map((v, i) => (i === c.length - 1 ? v : v.padEnd(widths[i]!))).join('  '));
+/** `v` cut to `w` characters with "…" at the end (or, `left`, at the start: a path's tail says more). */
+export const cut = (v: string, w: number, left = false): string => {
+  const ch = [...v];
+  if (ch.length <= w) return v;
+  return left ? `…${ch.slice(ch.length - w + 1).join('')}` : `${ch.slice(0, Math.max(0, w - 1)).join('')}…`;
+};
+
+/** The widest LAST OUTCOME without a terminal to fit (a billing error can run to 250 characters). */
+const OUTCOME_MAX = 60;
+
+/**
+ * The rows as an aligned table (the last column unpadded), one line per install within
+ * `width` characters when a width is known: the outcome is cut first (to no less than 20),
+ * then the paths from the left; `--json` keeps every value whole.
+ */
+export function table(rows: InstallRow[], width?: number): string[] {
+  const cells = [['NAME', 'SCHEDULER', 'STATE', 'LAST OUTCOME', 'REPO', 'STATE FOLDER'], ...rows.map((r) => [r.name, r.scheduler, r.state, cut(lastText(r), OUTCOME_MAX), r.repo ?? '-', r.stateDir ?? '-'].map(cell))];
+  const len = (v: string) => [...v].length;
+  const widths = () => cells[0]!.map((_, i) => Math.max(...cells.map((c) => len(c[i]!))));
+  const total = () => widths().reduce((a, b) => a + b, 0) + 2 * (cells[0]!.length - 1);
+  if (width) {
+    // Each column in turn gives what it can: the outcome to 20, then the state folder and repo to 16.
+    for (const [i, min, left] of [[3, 20, false], [5, 16, true], [4, 16, true]] as const) {
+      const over = total() - width;
+      if (over <= 0) break;
+      const w = Math.max(min, widths()[i]! - over, len(cells[0]![i]!));
+      for (const c of cells.slice(1)) c[i] = cut(c[i]!, w, left);
+    }
+  }
+  const ws = widths();
+  return cells.map((c) => c.map((v, i) => (i === c.length - 1 ? v : v + ' '.repeat(ws[i]! - len(v)))).join('  '));
 }
 
 /** Where list looked and where it did not, one line each. */
@@ -46,9 +73,14 @@ export async function list(argv: { json?: boolean }, io: HostIO): Promise<number
     return 0;
   }
   if (f.rows.length === 0) line(io, 'no hbgen install found for this user on this host');
-  else for (const l of table(f.rows)) line(io, l);
+  else for (const l of table(f.rows, Number(io.env.COLUMNS) || io.columns)) line(io, l);
   for (const l of places(f)) line(io, l);
   for (const st of new Set(f.rows.map((r) => r.state))) if (HINTS[st]) line(io, HINTS[st]);
+  // A stopped install whose spec file is gone or renamed stays here until forgotten (issue 27).
+  for (const r of f.rows.filter((x) => x.state === 'stopped' && x.stateDir)) {
+    const rec = recordedSpec(r.name, r.stateDir!);
+    if (rec.gone || rec.other) line(io, `${r.name}: stopped, and its spec file ${rec.file ?? '(not recorded)'} ${rec.gone ? 'is gone' : 'now names another install (renamed?)'}; \`hbgen forget ${r.name}\` removes its state folder after listing it (\`--keep-logs\` keeps its log)`);
+  }
   for (const n of f.notes) line(io, `note: ${n}`);
   return 0;
 }

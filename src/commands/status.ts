@@ -9,7 +9,7 @@ import { UserError } from '../errors.ts';
 import { type LogLine, pad2, parseLog, parseLogLine, parseWakeDetail, SMOKE_DETAIL } from '../formats.ts';
 import { posixCksum } from '../host/cksum.ts';
 import { hostZone, hostZoneProblem, wakesMissedIn } from '../host/clock.ts';
-import { failStreak, farPauses, missedFires, schedulerClock, wakes } from '../host/health.ts';
+import { failStreak, farPauses, missedSince, schedulerClock, wakes } from '../host/health.ts';
 import { localText, nextFire } from '../host/next.ts';
 import { colourOn, palette } from '../colour.ts';
 import { offsetAt } from '../zone-offsets.ts';
@@ -32,6 +32,7 @@ import { plan } from '../schedule.ts';
 import { SCHEDULER_IDS, SCHEDULERS, type SchedulerId } from '../schedulers.ts';
 import type { Spec } from '../spec.ts';
 import { line, loadFor } from './common.ts';
+import { type Label, labelOf, outcomeLabel } from '../status-labels.ts';
 import { offHostOf } from './install.ts';
 
 /** The lines of runtime.log that end a wake (`error` included: a fault after `start`). */
@@ -76,6 +77,8 @@ export interface Findings {
   /** Problems make it unhealthy; info lines are said as they are. */
   problems: Problem[];
   info: string[];
+  /** Each info line's label in the panel (src/status-labels.ts); a line not here is a backend's, labelled by labelOf. */
+  labels: Map<string, Label>;
   /** What the install is and did, label and text, said first. */
   about: [string, string][];
   lastWake: { time: string; outcome: string | null; number: number | null; endedAt: string | null } | null;
@@ -109,6 +112,11 @@ export function problemOf(message: string, fallback: string): Problem {
 }
 
 const add = (f: Findings, code: string, message: string) => f.problems.push({ code, message });
+/** An info line with the label the panel shows it under. */
+const note = (f: Findings, label: Label, text: string) => {
+  f.info.push(text);
+  f.labels.set(text, label);
+};
 const addAll = (f: Findings, messages: string[], fallback: string) => f.problems.push(...messages.map((m) => problemOf(m, fallback)));
 
 export async function status(argv: { spec: string; json?: boolean }, io: HostIO): Promise<number> {
@@ -141,7 +149,7 @@ function saySkipped(f: Findings): void {
   for (const k of takeSkipped()) {
     // A file a check of its own already names (runtime.log as a link: log-link) is said once.
     if (f.problems.some((p) => p.message.startsWith(`${k.path} `))) continue;
-    if (k.partial) f.info.push(k.message);
+    if (k.partial) note(f, 'warn', k.message);
     else add(f, 'unreadable-file', k.message);
   }
 }
@@ -225,6 +233,7 @@ function blank(fileSpec: Spec, n: Names, s: State | null, now: Date): Findings {
     header: '',
     problems: [],
     info: [],
+    labels: new Map(),
     about: [],
     lastWake: null,
     nextFire: null,
@@ -265,7 +274,10 @@ function report(io: HostIO, f: Findings): void {
   }
   const w = Math.max(0, ...f.about.map(([k]) => k.length));
   for (const [k, v] of f.about) line(io, `  ${k.padEnd(w)}  ${v}`);
-  for (const i of f.info) line(io, `  ${c.good('ok')}       ${i}`);
+  for (const i of f.info) {
+    const l = f.labels.get(i) ?? labelOf(i);
+    line(io, `  ${(l === 'ok' ? c.good : l === 'warn' ? c.warn : c.dim)(l)}${' '.repeat(9 - l.length)}${i}`);
+  }
   for (const p of f.problems) line(io, `  ${c.bad('problem')}  ${p.message}`);
   const count = f.problems.length;
   line(io, count === 0 ? c.good('healthy') : c.bad(`${count} problem${count === 1 ? '' : 's'}`));
@@ -441,7 +453,7 @@ async function renderDrift(fileSpec: Spec, file: string, s: State, n: Names, dri
 function binaryCheck(spec: Spec, s: State, io: HostIO, f: Findings): void {
   const bin = checkBin(spec.agent.bin, 'agent.bin', spec.env.PATH!, io);
   for (const p of bin.problems) add(f, 'missing-binary', `missing binary: ${p}`);
-  if (bin.problems.length === 0 && bin.facts.realpath !== s.bin.realpath) f.info.push(`agent.bin now resolves to ${bin.facts.realpath} (${s.bin.realpath} at install)`);
+  if (bin.problems.length === 0 && bin.facts.realpath !== s.bin.realpath) note(f, 'note', `agent.bin now resolves to ${bin.facts.realpath} (${s.bin.realpath} at install)`);
 }
 
 /** The scheduler's own audit: its entry, duplicates, the next fire. Returns whether the entry is there. */
@@ -491,13 +503,18 @@ function wakeHealth(spec: Spec, n: Names, s: State, present: boolean, text: stri
   const since = Date.parse(s.time);
   if (present && s.status === 'installed' && Number.isFinite(since)) {
     const clock = schedulerClock(plan(spec), spec.schedule.hours.timezone, SCHEDULERS[s.scheduler as SchedulerId].hostClock);
-    const missed = missedFires(lines, clock, since, io.now().getTime());
-    if (missed.length) {
+    const m = missedSince(lines, clock, since, io.now().getTime());
+    const at = (t: number) => localText(new Date(t), clock.zone);
+    if (m.open.length) {
       add(
         f,
         'missed-fire',
-        `missed fire: the scheduler was due to fire at ${localText(new Date(missed[0]!), clock.zone)} and nothing was logged${missed.length > 1 ? ` (${missed.length} fires in the last 24 h left no line)` : ''}; likely: ${likelyCause(s.scheduler as SchedulerId)}`,
+        `missed fire: the scheduler was due to fire at ${at(m.open[0]!)} and nothing was logged${m.open.length > 1 ? ` (${m.open.length} fires in the last 24 h left no line)` : ''}; likely: ${likelyCause(s.scheduler as SchedulerId)}`,
       );
+    }
+    // A miss the scheduler has since fired after is history (`hbgen log` keeps it), not an alarm.
+    if (m.recovered.length && m.recoveredAt !== null) {
+      note(f, 'note', `recovered: the scheduler missed ${m.recovered.length === 1 ? `the fire at ${at(m.recovered[0]!)}` : `${m.recovered.length} fires from ${at(m.recovered[0]!)}`} and fired again at ${at(m.recoveredAt)}; \`hbgen log\` keeps the history`);
     }
   }
 }
@@ -591,7 +608,7 @@ function pauseInfo(spec: Spec, n: Names, io: HostIO, f: Findings): void {
   const p = activePause(n.stateDir, io.now());
   if (!p) return;
   f.paused = { until: p.until.toISOString(), working: localText(p.until, spec.schedule.hours.timezone), message: p.message };
-  f.info.push(`paused by the plan's limit until ${localText(p.until, spec.schedule.hours.timezone)}${p.message ? ` (the agent's client said: ${JSON.stringify(p.message)})` : ''}: wakes until then are skipped (skip-limit); \`hbgen resume --now\` ends the pause by hand`);
+  note(f, 'note', `paused by the plan's limit until ${localText(p.until, spec.schedule.hours.timezone)}${p.message ? ` (the agent's client said: ${JSON.stringify(p.message)})` : ''}: wakes until then are skipped (skip-limit); \`hbgen resume --now\` ends the pause by hand`);
 }
 
 /** status is unhealthy after this many failing wakes in a row. */
@@ -647,7 +664,7 @@ async function lockAndLastOutcome(spec: Spec, n: Names, s: State, text: string, 
   if (lk.held || lk.overdue) f.running = { pid: lk.pid || (await runningWrappers(io, n)).running[0]?.wrapper.pid || null };
   if (lk.stale) add(f, 'stale-lock', `stale lock: ${lk.detail}; \`hbgen stop\` clears it (the next wake would also take it over)`);
   else if (lk.overdue) add(f, 'overdue', `overdue: a heartbeat of this install is still running (${lk.detail}); \`hbgen stop\` ends it`);
-  else if (lk.held) f.info.push(`a heartbeat is running now (${lk.detail})`);
+  else if (lk.held) note(f, 'note', `a heartbeat is running now (${lk.detail})`);
   // A link there was planted (the wrapper never makes one); it is not followed.
   if (lstatOrNull(n.log)?.isSymbolicLink()) {
     add(f, 'log-link', `${n.log} is a symbolic link, which the wrapper refuses (every wake exits 78); remove it`);
@@ -662,10 +679,10 @@ async function lockAndLastOutcome(spec: Spec, n: Names, s: State, text: string, 
   }
   const last = lastOutcome(all);
   if (!last) {
-    f.info.push(`last outcome: no wake logged yet in ${n.log}`);
+    note(f, 'note', `last outcome: no wake logged yet in ${n.log}`);
     return;
   }
   const said = `${last.outcome}${last.detail ? ` ${last.detail}` : ''} at ${last.time}`;
   if (last.outcome === 'error') add(f, 'last-error', `last wake could not run: ${said} (see ${n.log}); fix it, then check with \`hbgen wake\``);
-  else f.info.push(`last outcome: ${said}`);
+  else note(f, outcomeLabel(last.outcome), `last outcome: ${said}`);
 }

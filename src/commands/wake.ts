@@ -10,7 +10,7 @@ import { type LogLine, parseLog, parseWakeDetail } from '../formats.ts';
 import { readOrNull, sha256 } from '../host/fsx.ts';
 import type { HostIO } from '../host/io.ts';
 import { codeInRepoProblems, stateInRepoProblem } from '../host/reach.ts';
-import { readState, statePath } from '../host/state.ts';
+import { readState, specHash, statePath } from '../host/state.ts';
 import { wrapperRefusal } from '../host/wrapper-check.ts';
 import { names } from '../names.ts';
 import { renderSpec } from '../pipeline.ts';
@@ -33,12 +33,14 @@ export async function wake(argv: { spec: string }, io: HostIO): Promise<number> 
   const rec = s.files.find((f) => f.path === n.wrapper);
   const cur = readOrNull(n.wrapper);
   if (!cur) throw new UserError([`${n.wrapper} is missing; run \`hbgen install\` to put it back`], REFUSED);
+  // One sentence per cause (issue 27): the wrapper itself edited reads differently from a spec edited since install.
   if (!rec || sha256(cur) !== rec.sha256) {
-    throw new UserError([`${n.wrapper} changed since install, so hbgen will not run it; see \`hbgen status\` and run \`hbgen install\` to restore it`], REFUSED);
+    throw new UserError([`${n.wrapper} was edited since install (it is not the file state.json records), so hbgen will not run it; \`hbgen status\` shows what changed, and \`hbgen install\` writes hbgen's wrapper back`], REFUSED);
   }
   const r0 = await renderSpec(spec);
   const rendered = r0.files.find((f) => f.path === 'heartbeat.sh');
-  const refusal = rendered ? wrapperRefusal(n.wrapper, rendered.content, argv.spec) : `${argv.spec} no longer renders (${r0.errors[0]}), so hbgen will not run ${n.wrapper}; fix the spec, then run \`hbgen install\``;
+  let refusal = rendered ? wrapperRefusal(n.wrapper, rendered.content, argv.spec) : `${argv.spec} no longer renders (${r0.errors[0]}), so hbgen will not run ${n.wrapper}; fix the spec, then run \`hbgen install\``;
+  if (refusal && rendered && specHash(spec) !== s.specHash) refusal = `${argv.spec} was edited since install, so the installed wrapper is not the one it renders now and hbgen will not run it; run \`hbgen install\` to apply the edit, then \`hbgen wake\``;
   if (refusal) throw new UserError([refusal], REFUSED);
   if (s.status === 'stopped') io.err(`hbgen: note: "${s.name}" is stopped; running one heartbeat by hand anyway\n`);
   const from = sizeOf(n.log);
@@ -82,6 +84,8 @@ export function wakeLine(lines: LogLine[], log: string, code: number): string {
   if (!end) return `wake: the wrapper exited ${code} and logged no outcome ${see}`;
   const what = `${end.outcome}${end.detail ? ` ${end.detail}` : ''}`;
   const num = parseWakeDetail(start?.detail ?? '')?.n;
+  // The wrapper said an error's reason on stderr already (hb_fault): its kind only, not twice.
+  if (end.outcome === 'error') return `wake${num ? ` ${num}` : ''}: error ${/^[\w-]+/.exec(end.detail)?.[0] ?? ''}${start ? '' : ' before the agent ran'}; the wrapper's line above says why ${see}`.replace('error ;', 'error;');
   if (!start) return `wake: ${what} ${see}`;
   // A timeout line already says how long (`timeout after 25m`).
   const took = /^after /.test(end.detail) ? '' : ` after ${Math.max(0, epochOf(end.time) - epochOf(start.time))} s`;

@@ -3,6 +3,7 @@
 // state.json records whether the table existed before, so that stop restores "no
 // crontab" with `crontab -r`, and the block's bytes, so that an edited block is refused
 // rather than overwritten or deleted.
+import { cronDaemonRefusal } from './cron-daemon.ts';
 import { UserError } from '../errors.ts';
 import type { Plan } from '../schedule.ts';
 import { cronWord } from '../escape.ts';
@@ -157,6 +158,9 @@ export const cron: Backend<CronData> = {
       return unreachable(`${e.problems.join('; ')}; fix access to cron (e.g. /etc/cron.allow, /etc/cron.deny) or choose another scheduler`);
     }
     const m = computeMerge(c, before);
+    // A crontab no daemon reads never fires (issue 27).
+    const daemon = await cronDaemonRefusal(c.io);
+    if (daemon) m.refusals.push(daemon);
     const data = m.table !== undefined && m.action !== 'unchanged' ? { before, table: m.table } : null;
     const changes = data !== null;
     const p: Preflight<CronData> = {

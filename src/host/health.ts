@@ -124,3 +124,29 @@ export function missedFires(lines: LogLine[], clock: { entries: CalEntry[]; zone
   const seen = lines.map((l) => Date.parse(l.time)).filter((t) => t >= from - MIN);
   return expected.filter((t) => !seen.some((x) => x >= t - MIN && x < t + grace));
 }
+
+/** A line the scheduler's own fire wrote: a wake it started (not one by hand, nor the install check) or a skip. */
+const firedLine = (l: LogLine): boolean => (l.outcome === 'start' && /^wake \d+/.test(l.detail) && !/ by hand\b/.test(l.detail)) || l.outcome.startsWith('skip-');
+
+/**
+ * The missed fires of the last 24 hours split at the latest fire the scheduler did make
+ * (issue 27): a fire missed before it (the lid was closed once) has recovered, since the
+ * scheduler fires again; only those after it are still a problem. `recoveredAt` is the
+ * time of that later fire's line, null when no missed fire was followed by one.
+ */
+export function missedSince(lines: LogLine[], clock: { entries: CalEntry[]; zone: string }, since: number, now: number, grace = 2 * MIN): { open: number[]; recovered: number[]; recoveredAt: number | null } {
+  const missed = missedFires(lines, clock, since, now, grace);
+  if (missed.length === 0) return { open: [], recovered: [], recoveredAt: null };
+  const fired = lines.filter(firedLine).map((l) => Date.parse(l.time));
+  const fires = firesBetween(clock.entries, clock.zone, missed[0]! + MIN, now - grace);
+  // The latest expected fire after the first missed one that left a line of the scheduler's own.
+  let last: { fire: number; at: number } | null = null;
+  for (const t of fires) {
+    const at = fired.find((x) => x >= t - MIN && x < t + grace);
+    if (at !== undefined) last = { fire: t, at };
+  }
+  if (!last) return { open: missed, recovered: [], recoveredAt: null };
+  const recovered = missed.filter((t) => t < last!.fire);
+  const after = recovered.length ? fired.find((x) => x >= recovered.at(-1)! + MIN) ?? last.at : null;
+  return { open: missed.filter((t) => t > last!.fire), recovered, recoveredAt: after };
+}

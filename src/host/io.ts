@@ -22,6 +22,8 @@ export interface HostIO {
   etc?: string;
   /** Whether `out` goes to a terminal (colour is allowed only then: src/colour.ts). */
   outTTY?: boolean;
+  /** The terminal's width when `out` is one (`hbgen list` fits it). */
+  columns?: number;
 }
 
 export function processIO(): HostIO {
@@ -42,6 +44,7 @@ export function processIO(): HostIO {
     err: (s) => process.stderr.write(s),
     now: () => new Date(),
     outTTY: process.stdout.isTTY === true,
+    columns: process.stdout.isTTY ? process.stdout.columns : undefined,
   };
 }
 

@@ -125,7 +125,9 @@ export function panel(p: PanelInput): string {
   out.push(`  ${shownArgv(SMOKE_ARGV(n.wrapper))}   (twice at once: the second must skip on the lock)`);
   for (const c of pre.checks) out.push(`  ${shownArgv(c)}`);
   if (p.removes?.length) {
-    out.push('then, the check passed, it removes what the earlier install runs on another scheduler (one scheduler at a time):');
+    // A renamed spec's old entry is on the same scheduler (its lines say "the spec's earlier name").
+    const renamed = p.removes.every((r) => r.includes("the spec's earlier name"));
+    out.push(`then, the check passed, it removes what the earlier install runs ${renamed ? "under the spec's earlier name (one name per spec)" : p.removes.some((r) => r.includes("the spec's earlier name")) ? "on another scheduler or under the spec's earlier name (one scheduler and one name per spec)" : 'on another scheduler (one scheduler at a time)'}:`);
     for (const r of p.removes) out.push(`  ${r}`);
   }
   out.push(`undo it later with: hbgen stop ${shownWord(p.specFile)}`);

@@ -17,6 +17,7 @@ import type { HostIO } from '../../src/host/io.ts';
 import { validateSpec, type Spec, type SpecInput } from '../../src/spec.ts';
 import { useWrapper } from './standin-pipeline.ts';
 import { makeStub } from './crontab.ts';
+import { cronDaemonStandIn } from './cron-daemon.ts';
 import { makeStandIns, type StandIns, type StandInWrapper } from './standins.ts';
 
 export type { StandInWrapper };
@@ -64,6 +65,8 @@ export function baseSpec(root: string, scheduler: Spec['schedule']['scheduler'],
 }
 
 export function makeHost(scheduler: Spec['schedule']['scheduler'], over: Partial<SpecInput> = {}, place: StatePlace = 'outside'): Host {
+  // install refuses the cron backend without a cron daemon; a test may switch a host to cron later.
+  cronDaemonStandIn();
   const root = mkdtempSync(join(tmpdir(), 'hbgen-life.'));
   chmodSync(root, 0o755);
   made.push(root);

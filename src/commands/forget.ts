@@ -1,0 +1,73 @@
+// hbgen forget NAME [--keep-logs] [--yes] [--dry-run]: removes a STOPPED install's state
+// folder (issue 27: a renamed or deleted spec left its old install in `hbgen list` as
+// "stopped" forever). It first shows every file that goes, and asks once like install
+// (default No; --yes for scripts). --keep-logs keeps runtime.log and runtime.log.1 (and the
+// folder holding them) and removes the rest, state.json included, so `list` no longer shows
+// it. Only a folder whose state.json says stopped, under that name, with no scheduler entry
+// running its wrapper, is touched; a link is never followed.
+import { lstatSync, readdirSync, rmSync } from 'node:fs';
+import { posix } from 'node:path';
+import { UserError } from '../errors.ts';
+import { homeOf, type HostIO } from '../host/io.ts';
+import { type InstallRow, listInstalls } from '../host/inventory.ts';
+import { askConsent } from '../host/prompt.ts';
+import { readState } from '../host/state.ts';
+import { line } from './common.ts';
+
+const LOGS = new Set(['runtime.log', 'runtime.log.1']);
+
+/** Every entry under `dir` (not following links), deepest first, with its size. */
+function entries(dir: string): { path: string; size: number; folder: boolean }[] {
+  const out: { path: string; size: number; folder: boolean }[] = [];
+  const walk = (d: string) => {
+    for (const n of readdirSync(d).sort()) {
+      const p = posix.join(d, n);
+      const st = lstatSync(p);
+      if (st.isDirectory()) {
+        walk(p);
+        out.push({ path: p, size: 0, folder: true });
+      } else out.push({ path: p, size: st.size, folder: false });
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+/** The stopped install named `name`, or a refusal saying what it is instead. */
+async function stoppedInstall(io: HostIO, name: string): Promise<InstallRow> {
+  const rows = (await listInstalls(io, homeOf(io))).rows.filter((r) => r.name === name);
+  if (rows.length === 0) throw new UserError([`${name}: no install of that name on this host; \`hbgen list\` shows the installs by name`]);
+  const live = rows.filter((r) => r.state !== 'stopped');
+  if (live.length) throw new UserError([`${name}: the install is ${live.map((r) => `${r.state} on ${r.scheduler}`).join(', ')}, not stopped; run \`hbgen stop\` with its spec file first (forget removes only a stopped install's state folder)`]);
+  if (rows.length > 1) throw new UserError([`${name}: ${rows.length} stopped installs have that name (${rows.map((r) => r.stateDir).join(', ')}); remove the one you mean by hand`]);
+  return rows[0]!;
+}
+
+export async function forget(argv: { name: string; keepLogs?: boolean; yes?: boolean; dryRun?: boolean }, io: HostIO): Promise<number> {
+  const row = await stoppedInstall(io, argv.name);
+  const dir = row.stateDir!;
+  // Read again here, right before removing: still stopped, still this name, a real folder.
+  const s = readState(dir);
+  if (!s || s.status !== 'stopped' || s.name !== argv.name || lstatSync(dir).isSymbolicLink()) throw new UserError([`${dir} is no longer a stopped install of "${argv.name}"; nothing was removed`]);
+  const all = entries(dir);
+  const keep = argv.keepLogs ? all.filter((e) => !e.folder && posix.dirname(e.path) === dir && LOGS.has(posix.basename(e.path))) : [];
+  const go = all.filter((e) => !keep.includes(e) && !e.folder);
+  line(io, `hbgen forget: "${argv.name}" (stopped, ${row.scheduler}), state folder ${dir}${s.specFile ? `, made from ${s.specFile}` : ''}`);
+  line(io, `it removes${keep.length ? '' : ' the folder and'} these files:`);
+  for (const e of go) line(io, `  ${posix.relative(dir, e.path)}  (${e.size} bytes)${LOGS.has(posix.basename(e.path)) ? '  the wake history; --keep-logs keeps it' : ''}`);
+  if (keep.length) line(io, `it keeps: ${keep.map((e) => posix.basename(e.path)).join(', ')} in ${dir}`);
+  if (argv.dryRun) {
+    line(io, '--dry-run: nothing was removed');
+    return 0;
+  }
+  if (!argv.yes) {
+    const a = await askConsent(io, `Remove the state folder of "${argv.name}" as listed?`);
+    if (a === 'no-tty') throw new UserError([`there is no terminal to ask, so nothing was removed; read the list above, then run \`hbgen forget ${argv.name} --yes\``]);
+    if (a === 'no') throw new UserError(['you did not confirm, so nothing was removed']);
+  }
+  if (keep.length) {
+    for (const e of all.filter((x) => !keep.includes(x))) rmSync(e.path, { recursive: true, force: true });
+  } else rmSync(dir, { recursive: true, force: true });
+  line(io, `removed ${go.length} file${go.length === 1 ? '' : 's'}${keep.length ? `; kept ${keep.map((e) => e.path).join(', ')}` : ` and ${dir}`}`);
+  return 0;
+}

@@ -1,0 +1,51 @@
+// SPEC on the command line is a spec file, or the name of an install (issue 27: users of
+// `systemctl --user status NAME` and `brew services info NAME` expect the name to work).
+// A word that is no file but could be a spec's "name" is looked up as `hbgen list` finds
+// installs (src/host/inventory.ts); its spec file is the one its state.json records, and
+// is taken only when that file still exists and still names this install (the same name
+// and state folder), since state.json is a record, not a source of paths to trust.
+import { existsSync } from 'node:fs';
+import { posix } from 'node:path';
+import { UserError } from './errors.ts';
+import { NAME_PATTERN } from './formats.ts';
+import { homeOf, type HostIO } from './host/io.ts';
+import { readState } from './host/state.ts';
+import { loadSpec } from './load.ts';
+import { names } from './names.ts';
+
+/** The spec file SPEC names: the file itself, or the recorded spec file of the install named SPEC. */
+export async function resolveSpecArg(io: HostIO, arg: string): Promise<string> {
+  if (!NAME_PATTERN.test(arg) || existsSync(posix.resolve(io.cwd, arg))) return arg;
+  const { listInstalls } = await import('./host/inventory.ts');
+  const rows = (await listInstalls(io, homeOf(io))).rows.filter((r) => r.name === arg && r.stateDir);
+  const dirs = [...new Set(rows.map((r) => r.stateDir!))];
+  if (dirs.length === 0) throw new UserError([`${arg}: no such file, and no install of that name on this host; \`hbgen list\` shows the installs by name (or give the spec file's path)`]);
+  if (dirs.length > 1) throw new UserError([`${arg}: ${dirs.length} installs have that name (state folders ${dirs.join(', ')}); give the spec file's path instead`]);
+  const dir = dirs[0]!;
+  const r = recordedSpec(arg, dir);
+  const forget = `\`hbgen forget ${arg}\` removes its state folder once it is stopped`;
+  if (r.gone) throw new UserError([`${arg}: the install in ${dir} was made from ${r.file ?? 'a spec file its state.json does not name'}, which is gone; give the spec file's new path, or, if it was renamed or deleted, ${forget}`]);
+  if (r.other) throw new UserError([`${arg}: the install in ${dir} records the spec file ${r.file}, which no longer names it (another name or state folder, or it does not load); give the spec file's path, or ${forget}`]);
+  return r.file!;
+}
+
+/**
+ * The spec file an install's state.json records, and whether it is gone or now names
+ * another install (renamed: another "name" or state folder; or it no longer loads).
+ */
+export function recordedSpec(name: string, dir: string): { file: string | null; gone: boolean; other: boolean } {
+  let file: string | null = null;
+  try {
+    const f = readState(dir)?.specFile;
+    file = typeof f === 'string' ? f : null;
+  } catch {
+    file = null;
+  }
+  if (!file || !existsSync(file)) return { file, gone: true, other: false };
+  try {
+    const spec = loadSpec(file);
+    return { file, gone: false, other: !(spec.name === name && names(spec).stateDir === dir) };
+  } catch {
+    return { file, gone: false, other: true };
+  }
+}

@@ -1,0 +1,62 @@
+// issue 27 item 11: `ping` sends the last output lines as the body on /fail (healthchecks.io
+// shows a ping's body; its users expect the failure's output there). A local HTTP server on
+// 127.0.0.1 records each request's method, path and body; the REAL rendered wrapper runs
+// under dash and bash, with curl on PATH, and with wget (no curl) on a PATH of its own.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { PATHS, join, makeCase, run, shell } from './helpers/wrapper.ts';
+
+const got: { method: string; url: string; body: string }[] = [];
+const server = createServer((req, res) => {
+  let body = '';
+  req.on('data', (c) => (body += c));
+  req.on('end', () => {
+    got.push({ method: req.method ?? '', url: req.url ?? '', body });
+    res.end('OK');
+  });
+});
+await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+const port = (server.address() as AddressInfo).port;
+server.unref();
+
+/** A PATH with wget and no curl (and the tools the wrapper needs). */
+function wgetPath(): string {
+  const dir = join(makeCase({ install: false }).dir, 'wget-path');
+  mkdirSync(dir, { recursive: true });
+  for (const t of ['env', 'date', 'sleep', 'mkdir', 'rmdir', 'rm', 'mv', 'find', 'head', 'ps', 'awk', 'cat', 'nice', 'ls', 'touch', '[', 'test', 'echo', 'readlink', 'tr', 'wc', 'grep', 'sed', 'chmod', 'ln', 'pwd', 'printf', 'kill', 'true', 'false', 'cksum', 'tail', 'wget', 'timeout', 'flock', 'setsid']) {
+    const src = ['/usr/bin', '/bin'].map((d) => join(d, t)).find((p) => existsSync(p));
+    if (src) symlinkSync(src, join(dir, t));
+  }
+  return dir;
+}
+
+const FAIL = 'echo "first line of the failure"\necho "Error: the build broke at step 3"\nexit 1\n';
+
+for (const [client, path] of [['curl', PATHS.full], ['wget', wgetPath()]] as const) {
+  for (const sh of [shell('dash'), shell('bash')]) {
+    test(`${client}, ${sh.name}: /fail carries the log's last lines (the agent's output and the outcome) as a POST body; start and success send none`, async () => {
+      const id = `p${got.length}-${client}-${sh.name}`;
+      const c = makeCase({ path, spec: { ping: `http://127.0.0.1:${port}/hc/${id}` } });
+      c.behave(FAIL);
+      assert.is((await run(c, sh)).code, 1, c.log());
+      c.behave('exit 0\n');
+      assert.is((await run(c, sh)).code, 0, c.log());
+      await new Promise((r) => setTimeout(r, 200));
+      const mine = got.filter((g) => g.url.startsWith(`/hc/${id}`));
+      const fail = mine.find((g) => g.url === `/hc/${id}/fail`);
+      assert.ok(fail, JSON.stringify(mine));
+      assert.is(fail!.method, 'POST');
+      assert.match(fail!.body, /first line of the failure\nError: the build broke at step 3\n/);
+      assert.match(fail!.body, / hbgen \S+ fail 1\n$/, 'ends with the outcome line');
+      assert.ok(fail!.body.split('\n').length <= 21, 'at most 20 lines');
+      for (const g of mine.filter((x) => x !== fail)) assert.is(g.body, '', `${g.url} has no body`);
+      assert.ok(mine.some((g) => g.url === `/hc/${id}`), 'the success ping');
+      assert.not.ok(existsSync(join(c.state, 'ping.body')), 'the body file is removed after the ping');
+    });
+  }
+}
+
+test.run();
