@@ -12,7 +12,7 @@ export const LIMIT_MAX_PAUSE = 8 * 86400;
 /** A pause whose reset is further away than this is "far": only a weekly limit needs one
  * (a session limit resets within 5 hours). A far pause right after another, with no
  * successful wake between, is not believed (heartbeat/85-limit, hb_limitfar), and
- * `hbgen status` reports two in a row (src/host/health.ts farPauses). */
+ * `hbgen status` reports two in a row (src/host/audit/health.ts farPauses). */
 export const LIMIT_FAR = 86400;
 
 /** limitBackoff when the spec leaves it out. */

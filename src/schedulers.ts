@@ -39,7 +39,7 @@ export interface SchedulerDescriptor {
   backend(): Promise<Backend>;
   /**
    * It runs off this host (a cluster): install, stop, status, resume and wake are its own
-   * (src/host/kubernetes.ts); its backend() only answers the host-wide looks (list, stop
+   * (src/host/kubernetes/backend.ts); its backend() only answers the host-wide looks (list, stop
    * of another scheduler) with nothing found.
    */
   offHost?(): Promise<OffHost>;
@@ -68,33 +68,33 @@ export const SCHEDULERS: Record<SchedulerId, SchedulerDescriptor> = {
     hostClock: true,
     // The plist writer (the heaviest dependency hbgen has) loads with this renderer only.
     generator: () => import('../generators/launchd.ts').then(async (m) => (await m.loadPlist(), m.launchd)),
-    backend: () => import('./host/launchd.ts').then((m) => m.launchd),
+    backend: () => import('./host/launchd/backend.ts').then((m) => m.launchd),
   },
   'systemd-user': {
     id: 'systemd-user',
     tools: [{ name: 'systemctl' }, LOGINCTL],
     hostClock: false,
     generator: () => import('../generators/systemd.ts').then((m) => m.systemd),
-    backend: () => import('./host/systemd.ts').then((m) => m.systemd),
+    backend: () => import('./host/systemd-user/backend.ts').then((m) => m.systemd),
   },
   cron: {
     id: 'cron',
     tools: [{ name: 'crontab' }],
     hostClock: true,
     generator: () => import('../generators/cron.ts').then((m) => m.cron),
-    backend: () => import('./host/cron.ts').then((m) => m.cron),
+    backend: () => import('./host/cron/backend.ts').then((m) => m.cron),
   },
   kubernetes: {
     id: 'kubernetes',
-    // Only install --apply, stop --apply and status run it (src/host/kubernetes.ts checks it
+    // Only install --apply, stop --apply and status run it (src/host/kubernetes/backend.ts checks it
     // there); the host-wide looks of list and stop never do.
     tools: [{ name: 'kubectl', installOnly: true }],
     // The CronJob carries the working zone (spec.timeZone), as systemd's OnCalendar= does.
     hostClock: false,
     // The YAML writer loads with this renderer only.
     generator: () => import('../generators/kubernetes.ts').then((m) => m.kubernetes),
-    backend: () => import('./host/kubernetes.ts').then((m) => m.kubernetesHost),
-    offHost: () => import('./host/kubernetes.ts').then((m) => m.kubernetesCommands),
+    backend: () => import('./host/kubernetes/backend.ts').then((m) => m.kubernetesHost),
+    offHost: () => import('./host/kubernetes/backend.ts').then((m) => m.kubernetesCommands),
   },
 };
 

@@ -528,7 +528,7 @@ const PROGRAMS: [path: (string | number)[], runs: string][] = [
 /**
  * Programs and loaded code the agent could rewrite: a program field (agent.bin, gate[0],
  * notify[0]) inside the repo, and a path of a preload variable (src/preload.ts) that is
- * relative or inside the repo. Lexical only: src/host/reach.ts resolves links on the host.
+ * relative or inside the repo. Lexical only: src/host/install/reach.ts resolves links on the host.
  */
 function repoCodeIssues(s: { repo?: unknown; agent?: unknown; gate?: unknown; notify?: unknown; env?: unknown; sandbox?: unknown }, ctx: z.RefinementCtx): void {
   if (typeof s.repo !== 'string' || !s.repo.startsWith('/')) return;

@@ -3,12 +3,12 @@
 // working zone the wakes started and how they ended, the skips by kind, the errors and
 // the scheduler's fires that left no line; then the last wakes. Read-only; exit 0.
 import { UserError } from '../errors.ts';
-import { type DayCounts, SKIP_KINDS, dailyCounts, historyLines, lastWakes, localParts, type WakeRow } from '../host/history.ts';
-import { schedulerClock } from '../host/health.ts';
+import { type DayCounts, SKIP_KINDS, dailyCounts, historyLines, lastWakes, localParts, type WakeRow } from '../host/audit/history.ts';
+import { schedulerClock } from '../host/audit/health.ts';
 import type { HostIO } from '../host/io.ts';
 import { lstatOrNull, takeSkipped } from '../host/fsx.ts';
-import { logHistory } from '../host/runtime-log.ts';
-import { readStateOrNote, trustedSpec } from '../host/found.ts';
+import { logHistory } from '../host/audit/runtime-log.ts';
+import { readStateOrNote, trustedSpec } from '../host/audit/found.ts';
 import { names } from '../names.ts';
 import { plan } from '../schedule.ts';
 import { SCHEDULERS, type SchedulerId } from '../schedulers.ts';

@@ -4,7 +4,7 @@
 // the host's zone and the clock; changes nothing but the SVG file it is asked to write.
 import { posix } from 'node:path';
 import { UserError } from '../errors.ts';
-import { hostZone, hostZoneProblem, plannedHostZone } from '../host/clock.ts';
+import { hostZone, hostZoneProblem, plannedHostZone } from '../host/audit/clock.ts';
 import { fsError, writeAtomic } from '../host/fsx.ts';
 import type { HostIO } from '../host/io.ts';
 import { SCHEDULERS } from '../schedulers.ts';

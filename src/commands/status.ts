@@ -7,24 +7,24 @@ import { jailLines, jailPolicy } from '../jail.ts';
 import { posix } from 'node:path';
 import { UserError } from '../errors.ts';
 import { type LogLine, pad2, parseLog, parseLogLine } from '../formats.ts';
-import { posixCksum } from '../host/cksum.ts';
-import { hostZone, hostZoneProblem, wakesMissedIn } from '../host/clock.ts';
-import { failStreak, farPauses, missedFires, schedulerClock, wakes } from '../host/health.ts';
-import { localText, nextFire } from '../host/next.ts';
+import { posixCksum } from '../host/audit/cksum.ts';
+import { hostZone, hostZoneProblem, wakesMissedIn } from '../host/audit/clock.ts';
+import { failStreak, farPauses, missedFires, schedulerClock, wakes } from '../host/audit/health.ts';
+import { localText, nextFire } from '../host/audit/next.ts';
 import { colourOn, palette } from '../colour.ts';
 import { offsetAt } from '../zone-offsets.ts';
 import type { Ctx } from '../host/backend.ts';
-import { checkBin } from '../host/facts.ts';
+import { checkBin } from '../host/install/facts.ts';
 import { READ_MAX, linkOnTheWay, lstatOrNull, mode4, readOrNull, readSoft, sha256, takeSkipped, writeAtomic } from '../host/fsx.ts';
 import { homeOf, type HostIO } from '../host/io.ts';
-import { heartbeatRunningNow, lockInfo, runningWrappers } from '../host/proc.ts';
-import { hostEntries } from '../host/inventory.ts';
-import { codeInRepoProblems, stateInRepoProblem } from '../host/reach.ts';
-import { lastOutcome, logHistory, wakesDone } from '../host/runtime-log.ts';
-import { activePause } from '../host/pause.ts';
-import { allHostPaths, lookEverywhere, lostStateText, readStateOrNote, trustedSpec, untrustedRecords } from '../host/found.ts';
+import { heartbeatRunningNow, lockInfo, runningWrappers } from '../host/proc/proc.ts';
+import { hostEntries } from '../host/audit/inventory.ts';
+import { codeInRepoProblems, stateInRepoProblem } from '../host/install/reach.ts';
+import { lastOutcome, logHistory, wakesDone } from '../host/audit/runtime-log.ts';
+import { activePause } from '../host/audit/pause.ts';
+import { allHostPaths, lookEverywhere, lostStateText, readStateOrNote, trustedSpec, untrustedRecords } from '../host/audit/found.ts';
 import { type State, specHash, statePath, writeState } from '../host/state.ts';
-import { toolsPresent } from '../host/tools.ts';
+import { toolsPresent } from '../host/proc/tools.ts';
 import { type Names, names } from '../names.ts';
 import { renderSpec } from '../pipeline.ts';
 import { plan } from '../schedule.ts';
@@ -147,7 +147,7 @@ function saySkipped(f: Findings): void {
 export async function findings(argv: { spec: string }, io: HostIO): Promise<Findings> {
   takeSkipped(); // what an earlier command in this process skipped is not this audit's
   const { spec: fileSpec, file } = loadFor(io, argv.spec);
-  // Paths and names come from the spec file, never from state.json (src/host/found.ts).
+  // Paths and names come from the spec file, never from state.json (src/host/audit/found.ts).
   const n = names(fileSpec);
   const { s, notes: unread } = readStateOrNote(n);
   const ctx: Ctx = { io, spec: fileSpec, names: n, home: homeOf(io), files: [], prev: s };
@@ -320,7 +320,7 @@ export function isoIn(at: Date, zone: string): string {
   return `${local}${off < 0 ? '-' : '+'}${pad2(Math.floor(a / 60))}:${pad2(a % 60)}`;
 }
 
-/** state.json's billing record as the JSON shows it (src/host/billing.ts BillingRecord). */
+/** state.json's billing record as the JSON shows it (src/host/install/billing.ts BillingRecord). */
 function billingOf(s: State): Findings['billing'] {
   const b = s.billing as Partial<State['billing']> | undefined;
   if (!b) return null;
@@ -451,7 +451,7 @@ async function schedulerAudit(spec: Spec, n: Names, s: State, io: HostIO, f: Fin
 
 /**
  * What the log says a person should look at: failing wakes in a row, the cap reached,
- * fires the scheduler was due to make that left no line (src/host/health.ts).
+ * fires the scheduler was due to make that left no line (src/host/audit/health.ts).
  */
 function wakeHealth(spec: Spec, n: Names, s: State, present: boolean, text: string, io: HostIO, f: Findings): void {
   const lines = parseLog(text, s.name);

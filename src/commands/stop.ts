@@ -1,23 +1,23 @@
 // hbgen stop [SPEC]: remove this install's scheduler entry and host files, found by the
-// spec name (state.json, when it is still there, only confirms them: see src/host/found.ts),
+// spec name (state.json, when it is still there, only confirms them: see src/host/audit/found.ts),
 // end a heartbeat running now (only processes proven to be this install's, see
-// src/host/proc.ts), clear a stale lock; keep runtime.log and state.json (marked stopped).
+// src/host/proc/proc.ts), clear a stale lock; keep runtime.log and state.json (marked stopped).
 // Everything is checked before anything is changed; a second stop says "already stopped".
 // With the state folder gone (`git clean -fdx`), it still removes what the scheduler runs
 // for this name, when its content is hbgen's own for this state folder.
 import { UserError } from '../errors.ts';
 import { shownWord } from '../escape.ts';
 import { type Ctx, rmdirIfEmpty } from '../host/backend.ts';
-import { type Look, allHostPaths, lookByWrapper, lookEverywhere, lostStateText, readStateOrNote, trustedSpec, untrustedRecords } from '../host/found.ts';
+import { type Look, allHostPaths, lookByWrapper, lookEverywhere, lostStateText, readStateOrNote, trustedSpec, untrustedRecords } from '../host/audit/found.ts';
 import { readdirSync } from 'node:fs';
 import { posix } from 'node:path';
 import { lstatOrNull } from '../host/fsx.ts';
-import { wakesDone } from '../host/runtime-log.ts';
+import { wakesDone } from '../host/audit/runtime-log.ts';
 import { homeOf, type HostIO } from '../host/io.ts';
-import { acquireOpLock } from '../host/lock.ts';
-import { clearStaleLock, endHeartbeats, lockInfo, runningWrappers } from '../host/proc.ts';
+import { acquireOpLock } from '../host/proc/lock.ts';
+import { clearStaleLock, endHeartbeats, lockInfo, runningWrappers } from '../host/proc/proc.ts';
 import { type State, statePath, writeState } from '../host/state.ts';
-import { toolsPresent } from '../host/tools.ts';
+import { toolsPresent } from '../host/proc/tools.ts';
 import { type Names, names } from '../names.ts';
 import type { Spec } from '../spec.ts';
 import { line, loadFor } from './common.ts';

@@ -9,9 +9,9 @@ import { UserError } from '../errors.ts';
 import { type LogLine, parseLog } from '../formats.ts';
 import { readOrNull, sha256 } from '../host/fsx.ts';
 import type { HostIO } from '../host/io.ts';
-import { codeInRepoProblems, stateInRepoProblem } from '../host/reach.ts';
+import { codeInRepoProblems, stateInRepoProblem } from '../host/install/reach.ts';
 import { readState, statePath } from '../host/state.ts';
-import { wrapperRefusal } from '../host/wrapper-check.ts';
+import { wrapperRefusal } from '../host/install/wrapper-check.ts';
 import { names } from '../names.ts';
 import { renderSpec } from '../pipeline.ts';
 import { loadFor } from './common.ts';
@@ -25,7 +25,7 @@ export async function wake(argv: { spec: string }, io: HostIO): Promise<number> 
   if (off) return off.wake(argv, io);
   const { spec } = loadFor(io, argv.spec);
   const n = names(spec);
-  // What the agent could have rewritten is not run by hand either (src/host/reach.ts).
+  // What the agent could have rewritten is not run by hand either (src/host/install/reach.ts).
   const reach = [stateInRepoProblem(spec, n), ...codeInRepoProblems(spec)].filter((p): p is string => p !== null);
   if (reach.length) throw new UserError([...reach, 'hbgen wake ran nothing'], REFUSED);
   const s = readState(n.stateDir);

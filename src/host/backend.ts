@@ -101,7 +101,7 @@ export interface HostEntry {
   wrapper: string | null;
   /** Its bytes, each with the name of the copy install keeps in <stateDir>/host/. */
   copies: { copy: string; bytes: Buffer }[];
-  /** What changes the entry without changing its file (src/host/tamper.ts): drop-ins, the scheduler's environment. */
+  /** What changes the entry without changing its file (src/host/audit/tamper.ts): drop-ins, the scheduler's environment. */
   tampered?: string[];
 }
 

@@ -3,10 +3,10 @@
 // runs in another zone would fire them at other hours. install refuses that; status says
 // how many of today's wakes it would miss (laptops travel).
 import { readFileSync, readlinkSync } from 'node:fs';
-import type { Plan } from '../schedule.ts';
-import type { Spec } from '../spec.ts';
-import { zoneRow } from '../zone-offsets.ts';
-import { isKnownZone } from '../zones.ts';
+import type { Plan } from '../../schedule.ts';
+import type { Spec } from '../../spec.ts';
+import { zoneRow } from '../../zone-offsets.ts';
+import { isKnownZone } from '../../zones.ts';
 import { firesBetween } from './health.ts';
 
 /**

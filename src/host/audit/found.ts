@@ -5,15 +5,15 @@
 // writes for this name, a scheduler where nothing of hbgen's is found, a spec of another
 // name or folder are reported as ignored and never acted on.
 import { posix } from 'node:path';
-import { type Names, names } from '../names.ts';
-import { SCHEDULER_IDS, SCHEDULERS, type SchedulerId } from '../schedulers.ts';
-import { type Spec, validateSpec } from '../spec.ts';
-import type { Backend, Ctx, HostPaths, StopPlan } from './backend.ts';
-import { lstatOrNull } from './fsx.ts';
-import { UserError } from '../errors.ts';
-import { shownWord } from '../escape.ts';
-import { type State, readState, specHash, statePath, writeState } from './state.ts';
-import { toolsPresent } from './tools.ts';
+import { type Names, names } from '../../names.ts';
+import { SCHEDULER_IDS, SCHEDULERS, type SchedulerId } from '../../schedulers.ts';
+import { type Spec, validateSpec } from '../../spec.ts';
+import type { Backend, Ctx, HostPaths, StopPlan } from '../backend.ts';
+import { lstatOrNull } from '../fsx.ts';
+import { UserError } from '../../errors.ts';
+import { shownWord } from '../../escape.ts';
+import { type State, readState, specHash, statePath, writeState } from '../state.ts';
+import { toolsPresent } from '../proc/tools.ts';
 import { hostEntries, listInstalls } from './inventory.ts';
 
 export interface Look {

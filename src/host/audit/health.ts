@@ -1,11 +1,11 @@
 // What runtime.log says about the install's health, as pure functions of its lines, the
 // plan and the clock (status reads the log and asks these): failing wakes in a row, the
 // cap, and fires the plan expected that left no line.
-import type { LogLine } from '../formats.ts';
-import { WRAPPER_CHANGED } from '../../generators/entry.ts';
-import type { CalEntry, Plan } from '../schedule.ts';
-import { offsetAt } from '../zone-offsets.ts';
-import { LIMIT_FAR } from '../../generators/limit.ts';
+import type { LogLine } from '../../formats.ts';
+import { WRAPPER_CHANGED } from '../../../generators/entry.ts';
+import type { CalEntry, Plan } from '../../schedule.ts';
+import { offsetAt } from '../../zone-offsets.ts';
+import { LIMIT_FAR } from '../../../generators/limit.ts';
 
 const MIN = 60_000;
 

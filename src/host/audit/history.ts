@@ -1,9 +1,9 @@
 // `hbgen log`: the wake history in runtime.log (both generations), per day in the working
 // zone, and the last wakes. Pure functions of the log's text, the plan and the clock; the
 // command reads the files (src/commands/log.ts).
-import { LOG_LINE, type LogLine, pad2, parseLogLine } from '../formats.ts';
-import { offsetAt } from '../zone-offsets.ts';
-import { type CalEntry } from '../schedule.ts';
+import { LOG_LINE, type LogLine, pad2, parseLogLine } from '../../formats.ts';
+import { offsetAt } from '../../zone-offsets.ts';
+import { type CalEntry } from '../../schedule.ts';
 import { missedFires, wakes } from './health.ts';
 
 const MIN = 60_000;

@@ -7,17 +7,17 @@
 // and to tell whether an entry is the one it records; no path is taken from it.
 import { readdirSync } from 'node:fs';
 import { posix } from 'node:path';
-import { UserError } from '../errors.ts';
-import type { LogLine } from '../formats.ts';
-import { SCHEDULER_IDS, SCHEDULERS, type SchedulerId } from '../schedulers.ts';
-import { defaultStateDir } from '../spec.ts';
-import type { HostEntry } from './backend.ts';
-import { READ_MAX, lstatOrNull, readSoft, sha256, takeSkipped } from './fsx.ts';
-import type { HostIO } from './io.ts';
+import { UserError } from '../../errors.ts';
+import type { LogLine } from '../../formats.ts';
+import { SCHEDULER_IDS, SCHEDULERS, type SchedulerId } from '../../schedulers.ts';
+import { defaultStateDir } from '../../spec.ts';
+import type { HostEntry } from '../backend.ts';
+import { READ_MAX, lstatOrNull, readSoft, sha256, takeSkipped } from '../fsx.ts';
+import type { HostIO } from '../io.ts';
 import { lastOutcomeIn } from './runtime-log.ts';
-import { type State, readState, statePath } from './state.ts';
+import { type State, readState, statePath } from '../state.ts';
 import { managerEnvProblems } from './tamper.ts';
-import { toolsPresent } from './tools.ts';
+import { toolsPresent } from '../proc/tools.ts';
 
 export interface FoundEntry extends HostEntry {
   scheduler: SchedulerId;
@@ -104,7 +104,7 @@ function inStep(e: FoundEntry, s: State, dir: string): boolean {
 
 /**
  * Something changes what the entry runs without changing its file (a drop-in, the
- * scheduler's environment: src/host/tamper.ts), or status found hbgen's files edited and put
+ * scheduler's environment: src/host/audit/tamper.ts), or status found hbgen's files edited and put
  * them back (state.json's repairs, or its last health record says so): not healthy.
  */
 function tampered(e: FoundEntry, s: State): boolean {
@@ -165,7 +165,7 @@ function stateFolders(roots: string[]): string[] {
 /** Every install this user has on this host, one row per entry, and per state folder whose entry is gone. */
 export async function listInstalls(io: HostIO, home: string): Promise<Installs> {
   const found = await hostEntries(io, home);
-  // The user manager's environment reaches every systemd entry (src/host/tamper.ts).
+  // The user manager's environment reaches every systemd entry (src/host/audit/tamper.ts).
   if (found.entries.some((e) => e.scheduler === 'systemd-user') && toolsPresent('systemd-user', io.env.PATH, 'inspect').ok) {
     const env = (await managerEnvProblems(io)).problems;
     for (const e of found.entries) if (e.scheduler === 'systemd-user') e.tampered = [...(e.tampered ?? []), ...env];

@@ -1,8 +1,8 @@
 // The next fire time of a cron or launchd entry, computed from the plan the entry was
 // rendered from (plan(spec).hostEntries), read in the host zone, from now.
-import { pad2 } from '../formats.ts';
-import type { CalEntry, Plan } from '../schedule.ts';
-import { offsetAt } from '../zone-offsets.ts';
+import { pad2 } from '../../formats.ts';
+import type { CalEntry, Plan } from '../../schedule.ts';
+import { offsetAt } from '../../zone-offsets.ts';
 
 const MIN = 60_000;
 

@@ -7,7 +7,7 @@
 // away than the wrapper ever writes is not believed.
 import { posix } from 'node:path';
 import { rmSync } from 'node:fs';
-import { lstatOrNull, readOrNull } from './fsx.ts';
+import { lstatOrNull, readOrNull } from '../fsx.ts';
 
 /** The longest pause the wrapper writes (generators/limit.ts LIMIT_MAX_PAUSE, 8 days). */
 const MAX_PAUSE_MS = 8 * 86400_000;

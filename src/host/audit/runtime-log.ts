@@ -1,7 +1,7 @@
 // What runtime.log says last, for status and list.
-import { UserError } from '../errors.ts';
-import { type LogLine, parseLog } from '../formats.ts';
-import { noteSkipped, readSoft, readTail } from './fsx.ts';
+import { UserError } from '../../errors.ts';
+import { type LogLine, parseLog } from '../../formats.ts';
+import { noteSkipped, readSoft, readTail } from '../fsx.ts';
 
 /**
  * How much of each generation of runtime.log status, log and list read: its last 16 MiB.

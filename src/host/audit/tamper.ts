@@ -14,9 +14,9 @@
 // Every message starts with "tampered:", the code status gives it (src/commands/status.ts).
 import { readdirSync } from 'node:fs';
 import { posix } from 'node:path';
-import { lstatOrNull, readOrNull } from './fsx.ts';
-import type { HostIO } from './io.ts';
-import { runTool } from './tools.ts';
+import { lstatOrNull, readOrNull } from '../fsx.ts';
+import type { HostIO } from '../io.ts';
+import { runTool } from '../proc/tools.ts';
 
 /** Why a variable in the scheduler's environment changes what the entry runs, or null. */
 export function entryEnvWhy(name: string): string | null {

@@ -1,13 +1,13 @@
-// cron: the marked block merged into the user's crontab by src/host/crontab.ts (bytes kept,
+// cron: the marked block merged into the user's crontab by src/host/cron/crontab.ts (bytes kept,
 // block first, re-read before and verified after each write), under hbgen's own lock.
 // state.json records whether the table existed before, so that stop restores "no
 // crontab" with `crontab -r`, and the block's bytes, so that an edited block is refused
 // rather than overwritten or deleted.
-import { UserError } from '../errors.ts';
-import type { Plan } from '../schedule.ts';
-import { cronWord } from '../escape.ts';
-import { type Audit, type Backend, type Ctx, type HostEntry, type Journal, type Preflight, type StopPlan, entryOwner, lastWordBack, nothingToStop, wrapperIn } from './backend.ts';
-import { ANY_CRON_MARKER } from '../formats.ts';
+import { UserError } from '../../errors.ts';
+import type { Plan } from '../../schedule.ts';
+import { cronWord } from '../../escape.ts';
+import { type Audit, type Backend, type Ctx, type HostEntry, type Journal, type Preflight, type StopPlan, entryOwner, lastWordBack, nothingToStop, wrapperIn } from '../backend.ts';
+import { ANY_CRON_MARKER } from '../../formats.ts';
 import {
   CrontabRefusal,
   type CrontabState,
@@ -20,10 +20,10 @@ import {
   sameState,
   writeCrontab,
 } from './crontab.ts';
-import { nextFireText } from './next.ts';
-import { crontabEnvProblems } from './tamper.ts';
-import type { State } from './state.ts';
-import { findOnPath } from './tools.ts';
+import { nextFireText } from '../audit/next.ts';
+import { crontabEnvProblems } from '../audit/tamper.ts';
+import type { State } from '../state.ts';
+import { findOnPath } from '../proc/tools.ts';
 
 /** What state.json records for cron: whether there was a crontab before, and the block's bytes. */
 export interface CronRecord {
@@ -31,7 +31,7 @@ export interface CronRecord {
   block: string;
 }
 
-declare module './state.ts' {
+declare module '../state.ts' {
   interface State {
     cron?: CronRecord;
   }

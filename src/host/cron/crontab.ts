@@ -25,8 +25,8 @@
 //   writeCrontab refuses it (listingAmbiguities) rather than turn CRs into text.
 // I/O: `crontab` is found on PATH and always run with LC_ALL=C, with argument arrays (no
 // shell), stdout kept as bytes. Writing re-reads and compares first, then verifies after.
-import { UserError } from '../errors.ts';
-import { ANY_CRON_MARKER, CRON_MAX_COMMAND, NAME_PATTERN, cronMarkers } from '../formats.ts';
+import { UserError } from '../../errors.ts';
+import { ANY_CRON_MARKER, CRON_MAX_COMMAND, NAME_PATTERN, cronMarkers } from '../../formats.ts';
 
 const LF = 0x0a;
 

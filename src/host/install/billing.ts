@@ -3,8 +3,8 @@
 // shell), in the repo (Claude Code reads the repo's .claude settings), stdin closed — and
 // install goes on only on the fixed plan. The verdict's rules are src/billing.ts, shared
 // with the wrapper's check before every wake.
-import { STATUS_ARGV, billingClient, hasSetupToken, notPlan, timedOut, verdict } from '../billing.ts';
-import type { Spec } from '../spec.ts';
+import { STATUS_ARGV, billingClient, hasSetupToken, notPlan, timedOut, verdict } from '../../billing.ts';
+import type { Spec } from '../../spec.ts';
 
 /** What state.json records of the check (and status shows). */
 export interface BillingRecord {

@@ -14,10 +14,10 @@
 // preset's explicit --permission-mode acceptEdits still wins over their defaultMode.
 import { readFileSync, readdirSync } from 'node:fs';
 import { posix } from 'node:path';
-import { CLAUDE_MANAGED, billingClient, billingFiles, fileHit, fileHitMessage } from '../billing.ts';
-import { claudeSettingsIssues } from '../harness.ts';
-import type { Spec } from '../spec.ts';
-import { lstatOrNull } from './fsx.ts';
+import { CLAUDE_MANAGED, billingClient, billingFiles, fileHit, fileHitMessage } from '../../billing.ts';
+import { claudeSettingsIssues } from '../../harness.ts';
+import type { Spec } from '../../spec.ts';
+import { lstatOrNull } from '../fsx.ts';
 
 /** The settings files the agent's Claude Code reads: the repo's, the user's, then any `--settings FILE` in agent.args (relative to the repo, where the agent starts). */
 export function claudeSettingsFiles(spec: Spec): string[] {

@@ -3,10 +3,10 @@
 // and a PATH safe to put in a spec. Read-only: nothing here changes the host.
 import { realpathSync } from 'node:fs';
 import { posix } from 'node:path';
-import { isKnownZone } from '../zones.ts';
-import type { HostIO } from './io.ts';
-import { findOnPath, firstLine, runTool } from './tools.ts';
-import type { SchedulerId } from '../schedulers.ts';
+import { isKnownZone } from '../../zones.ts';
+import type { HostIO } from '../io.ts';
+import { findOnPath, firstLine, runTool } from '../proc/tools.ts';
+import type { SchedulerId } from '../../schedulers.ts';
 
 export type Harness = 'claude-code' | 'codex';
 
@@ -75,7 +75,7 @@ export function findAgents(io: HostIO, home: string): Agent[] {
 export async function detectScheduler(io: HostIO, platform: string = process.platform): Promise<{ scheduler: SchedulerId; why: string }> {
   if (platform === 'darwin') return { scheduler: 'launchd', why: 'macOS' };
   if (!findOnPath('systemctl', io.env.PATH)) return { scheduler: 'cron', why: 'systemctl is not on PATH, so there is no systemd user manager to use' };
-  // The same question install asks first (src/host/systemd.ts), bounded: a hung bus must not hang init.
+  // The same question install asks first (src/host/systemd-user/backend.ts), bounded: a hung bus must not hang init.
   const r = await runTool(io, 'systemctl', ['--user', 'show', '--property=Version'], { timeoutMs: 10_000 });
   if (r.code === 0) return { scheduler: 'systemd-user', why: '`systemctl --user` reaches your user manager' };
   return {

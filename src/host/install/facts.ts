@@ -6,18 +6,18 @@
 // shell alias, a #! interpreter missing from the scheduler's PATH, an inherited API key.
 import { closeSync, openSync, readSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { posix } from 'node:path';
-import { harnessArgs } from '../harness.ts';
-import { names } from '../names.ts';
-import { SCHEDULERS } from '../schedulers.ts';
-import { credential, knownCredentials, type Credential } from '../credentials.ts';
-import type { Spec } from '../spec.ts';
+import { harnessArgs } from '../../harness.ts';
+import { names } from '../../names.ts';
+import { SCHEDULERS } from '../../schedulers.ts';
+import { credential, knownCredentials, type Credential } from '../../credentials.ts';
+import type { Spec } from '../../spec.ts';
 import { billingFilesRefusal, claudeSettingsRefusals } from './claude-settings.ts';
-import { lstatOrNull } from './fsx.ts';
-import { hostZone, hostZoneProblem, plannedHostZone } from './clock.ts';
+import { lstatOrNull } from '../fsx.ts';
+import { hostZone, hostZoneProblem, plannedHostZone } from '../audit/clock.ts';
 import { codeInRepoProblems, stateInRepoProblem } from './reach.ts';
-import { yashPathProblem } from './shell.ts';
-import { homeOf, type HostIO } from './io.ts';
-import { findOnPath, isExecutableFile, toolsPresent } from './tools.ts';
+import { yashPathProblem } from '../proc/shell.ts';
+import { homeOf, type HostIO } from '../io.ts';
+import { findOnPath, isExecutableFile, toolsPresent } from '../proc/tools.ts';
 
 export interface BinFacts {
   path: string;
@@ -174,7 +174,7 @@ export function permissionMode(agent: Spec['agent'], jailed = false): string {
   return mode || (agent.harness === 'command' ? 'not set by hbgen (harness "command": your args decide)' : 'the harness default');
 }
 
-/** Nothing hbgen runs (nor a #! interpreter of it), and not its state folder, may be where the agent writes (src/host/reach.ts). */
+/** Nothing hbgen runs (nor a #! interpreter of it), and not its state folder, may be where the agent writes (src/host/install/reach.ts). */
 function repoReach(spec: Spec, bin: BinFacts, gate: BinFacts | undefined): string[] {
   const interpreters = [
     ...(bin.interpreter ? [{ field: 'agent.bin', path: bin.interpreter }] : []),

@@ -7,8 +7,8 @@ import { accessSync, constants, existsSync, mkdtempSync, rmSync, statSync, write
 import { tmpdir } from 'node:os';
 import { dirname, join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { jailPolicy } from '../jail.ts';
-import type { Spec } from '../spec.ts';
+import { jailPolicy } from '../../jail.ts';
+import type { Spec } from '../../spec.ts';
 
 const APT = 'apt-get install bubblewrap ripgrep socat';
 

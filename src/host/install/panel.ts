@@ -1,16 +1,16 @@
 // The settings panel install and resume show before the one question: what runs, how it
 // bills, when, for how long, which scheduler, every file written and every command run,
 // how to undo it, and the caveats.
-import type { Names } from '../names.ts';
-import type { Spec } from '../spec.ts';
-import type { FilePlan, Preflight } from './backend.ts';
+import type { Names } from '../../names.ts';
+import type { Spec } from '../../spec.ts';
+import type { FilePlan, Preflight } from '../backend.ts';
 import type { BillingRecord } from './billing.ts';
 import type { BinFacts } from './facts.ts';
-import { shownArgv, shownWord } from '../escape.ts';
-import { mode4 } from './fsx.ts';
+import { shownArgv, shownWord } from '../../escape.ts';
+import { mode4 } from '../fsx.ts';
 import { SMOKE_ARGV } from './smoke.ts';
-import { NOTIFY_AFTER_DEFAULT } from '../../generators/notify.ts';
-import { jailLines } from '../jail.ts';
+import { NOTIFY_AFTER_DEFAULT } from '../../../generators/notify.ts';
+import { jailLines } from '../../jail.ts';
 
 export interface PanelInput {
   verb: 'install' | 'resume';

@@ -1,7 +1,7 @@
 // Asking things on a terminal: the one consent question of install and resume, and init's
 // menus. Questions go to stderr, so that stdout stays the command's own output.
 import { createInterface } from 'node:readline';
-import type { HostIO } from './io.ts';
+import type { HostIO } from '../io.ts';
 
 /** Lines from a terminal, one question at a time; null at end of input. */
 export class Lines {

@@ -14,10 +14,10 @@
 // (the state folder on the PVC, relative to the repo, is the only lasting place in a pod).
 import { realpathSync } from 'node:fs';
 import { posix } from 'node:path';
-import { type Names, names, within } from '../names.ts';
-import { PRELOAD_VARS, pathsIn } from '../preload.ts';
-import { SCHEDULERS } from '../schedulers.ts';
-import { type Spec, defaultStateDir } from '../spec.ts';
+import { type Names, names, within } from '../../names.ts';
+import { PRELOAD_VARS, pathsIn } from '../../preload.ts';
+import { SCHEDULERS } from '../../schedulers.ts';
+import { type Spec, defaultStateDir } from '../../spec.ts';
 
 /**
  * `path` with every link resolved: realpath of its longest existing beginning, and the rest

@@ -5,9 +5,9 @@
 // was observed is reported. Only those three lines count: a real wake that starts meanwhile
 // logs its own lines (its "skip-locked" untagged), and neither passes nor fails the check.
 import { statSync } from 'node:fs';
-import { parseLog, sleep } from '../formats.ts';
-import type { Names } from '../names.ts';
-import { readOrNull } from './fsx.ts';
+import { parseLog, sleep } from '../../formats.ts';
+import type { Names } from '../../names.ts';
+import { readOrNull } from '../fsx.ts';
 import { wrapperRefusal } from './wrapper-check.ts';
 
 export interface Check {

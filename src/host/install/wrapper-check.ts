@@ -2,7 +2,7 @@
 // made for the runs hbgen starts itself, `hbgen wake` and install's smoke test: the
 // installed heartbeat.sh must have the SHA-256 of the one hbgen renders from the spec.
 // state.json's record is not enough: it sits in the state folder, beside the wrapper.
-import { readOrNull, sha256 } from './fsx.ts';
+import { readOrNull, sha256 } from '../fsx.ts';
 
 /** One sentence saying why `path` must not run, or null when it is the rendered wrapper. */
 export function wrapperRefusal(path: string, rendered: string, specFile: string): string | null {

@@ -11,26 +11,26 @@
 import { rmSync } from 'node:fs';
 import { posix } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { MANAGED_BY, NAME_LABEL, cronJobName, manifestPath } from '../../generators/kubernetes.ts';
-import { UserError } from '../errors.ts';
-import { shownArgv, shownWord } from '../escape.ts';
-import { names, type Names } from '../names.ts';
-import { renderSpec, type RenderResult } from '../pipeline.ts';
-import type { OffHost } from '../schedulers.ts';
-import type { Spec } from '../spec.ts';
-import { VERSION } from '../version.ts';
-import { line, loadFor } from '../commands/common.ts';
-import { type Backend, type FilePlan, Journal, nothingToStop, planFile, record, writePlanned } from './backend.ts';
-import { permissionMode } from './facts.ts';
-import { jailOn } from '../jail.ts';
-import { lstatOrNull, mkdirs, mode4, readOrNull, sha256, writeAtomic } from './fsx.ts';
-import type { HostIO } from './io.ts';
-import { acquireOpLock } from './lock.ts';
-import { argsRow, otherRuns } from './panel.ts';
-import { resumeNotes } from './found.ts';
-import { askConsent } from './prompt.ts';
-import { type State, readState, specHash, statePath, writeState } from './state.ts';
-import { type ToolResult, findOnPath, firstLine, runTool } from './tools.ts';
+import { MANAGED_BY, NAME_LABEL, cronJobName, manifestPath } from '../../../generators/kubernetes.ts';
+import { UserError } from '../../errors.ts';
+import { shownArgv, shownWord } from '../../escape.ts';
+import { names, type Names } from '../../names.ts';
+import { renderSpec, type RenderResult } from '../../pipeline.ts';
+import type { OffHost } from '../../schedulers.ts';
+import type { Spec } from '../../spec.ts';
+import { VERSION } from '../../version.ts';
+import { line, loadFor } from '../../commands/common.ts';
+import { type Backend, type FilePlan, Journal, nothingToStop, planFile, record, writePlanned } from '../backend.ts';
+import { permissionMode } from '../install/facts.ts';
+import { jailOn } from '../../jail.ts';
+import { lstatOrNull, mkdirs, mode4, readOrNull, sha256, writeAtomic } from '../fsx.ts';
+import type { HostIO } from '../io.ts';
+import { acquireOpLock } from '../proc/lock.ts';
+import { argsRow, otherRuns } from '../install/panel.ts';
+import { resumeNotes } from '../audit/found.ts';
+import { askConsent } from '../install/prompt.ts';
+import { type State, readState, specHash, statePath, writeState } from '../state.ts';
+import { type ToolResult, findOnPath, firstLine, runTool } from '../proc/tools.ts';
 
 /** What state.json records for kubernetes: where the objects live and what was applied. */
 export interface KubernetesRecord {
@@ -42,7 +42,7 @@ export interface KubernetesRecord {
   applied: { time: string; argv: string[]; manifestSha256: string; said: string } | null;
 }
 
-declare module './state.ts' {
+declare module '../state.ts' {
   interface State {
     kubernetes?: KubernetesRecord;
   }

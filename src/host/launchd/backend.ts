@@ -4,8 +4,8 @@
 // `launchctl print gui/<uid>/<label>` until the label is gone and retries once on exit 5.
 import { rmSync } from 'node:fs';
 import { posix } from 'node:path';
-import { UserError } from '../errors.ts';
-import type { Plan } from '../schedule.ts';
+import { UserError } from '../../errors.ts';
+import type { Plan } from '../../schedule.ts';
 import {
   type Audit,
   type Backend,
@@ -23,12 +23,12 @@ import {
   pollUntil,
   wrapperIn,
   writePlanned,
-} from './backend.ts';
-import { NAME_PATTERN } from '../formats.ts';
-import { lstatOrNull, namesIn, readOrNull, readSoft } from './fsx.ts';
-import { nextFireText } from './next.ts';
-import { firstLine, runTool } from './tools.ts';
-import type { State } from './state.ts';
+} from '../backend.ts';
+import { NAME_PATTERN } from '../../formats.ts';
+import { lstatOrNull, namesIn, readOrNull, readSoft } from '../fsx.ts';
+import { nextFireText } from '../audit/next.ts';
+import { firstLine, runTool } from '../proc/tools.ts';
+import type { State } from '../state.ts';
 
 /** A path as the plist writer puts it in a <string>: XML text, `&` and `<` escaped. */
 const xmlText = (p: string) => `<string>${p.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}</string>`;

@@ -10,9 +10,9 @@
 // than any operation can take (OP_LOCK_MAX_S: its holder refreshes it while it runs).
 import { mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { posix } from 'node:path';
-import { UserError } from '../errors.ts';
-import { formatLockOwner, parseLockOwner, sleep } from '../formats.ts';
-import { homeOf, type HostIO } from './io.ts';
+import { UserError } from '../../errors.ts';
+import { formatLockOwner, parseLockOwner, sleep } from '../../formats.ts';
+import { homeOf, type HostIO } from '../io.ts';
 import { procStat, processInfo, programOf, startedBy } from './ps.ts';
 
 export interface OpLock {

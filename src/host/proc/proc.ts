@@ -12,11 +12,11 @@
 // started before the lock was taken, else the lock is stale and nothing is signalled.
 import { rmSync, statSync } from 'node:fs';
 import { posix } from 'node:path';
-import { parseLockOwner, sleep } from '../formats.ts';
-import type { Names } from '../names.ts';
-import { seconds, type Spec } from '../spec.ts';
-import { lstatOrNull, readSoft } from './fsx.ts';
-import type { HostIO } from './io.ts';
+import { parseLockOwner, sleep } from '../../formats.ts';
+import type { Names } from '../../names.ts';
+import { seconds, type Spec } from '../../spec.ts';
+import { lstatOrNull, readSoft } from '../fsx.ts';
+import type { HostIO } from '../io.ts';
 import { pidRunning } from './lock.ts';
 import { type Proc, type ProcSource, processInfo, processes, programOf, startedBy, stillSame } from './ps.ts';
 import { runTool } from './tools.ts';

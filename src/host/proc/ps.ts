@@ -8,7 +8,7 @@
 // ticks since boot, field 22 of /proc/PID/stat); elsewhere (macOS) from `ps`, whose
 // etime (elapsed time) gives the start to the second.
 import { readFileSync, readdirSync } from 'node:fs';
-import type { HostIO } from './io.ts';
+import type { HostIO } from '../io.ts';
 import { runTool } from './tools.ts';
 
 export interface Proc {

@@ -2,8 +2,8 @@
 // HostIO.env and run by absolute path with an argument array: never a shell string.
 import { accessSync, constants, statSync } from 'node:fs';
 import { posix } from 'node:path';
-import { SCHEDULERS, type SchedulerId, type Tool } from '../schedulers.ts';
-import type { HostIO } from './io.ts';
+import { SCHEDULERS, type SchedulerId, type Tool } from '../../schedulers.ts';
+import type { HostIO } from '../io.ts';
 
 /** The first regular, executable `name` in the folders of `path`, or null. */
 export function findOnPath(name: string, path: string | undefined): string | null {

@@ -6,7 +6,7 @@
 // shadowed: refused.
 import { readdirSync, rmSync } from 'node:fs';
 import { posix } from 'node:path';
-import { UserError } from '../errors.ts';
+import { UserError } from '../../errors.ts';
 import {
   type Audit,
   type Backend,
@@ -24,14 +24,14 @@ import {
   pollUntil,
   wrapperIn,
   writePlanned,
-} from './backend.ts';
-import { systemdArg } from '../escape.ts';
-import { NAME_PATTERN } from '../formats.ts';
-import { lstatOrNull, namesIn, readOrNull, readSoft } from './fsx.ts';
-import { reachesRepo } from './reach.ts';
-import { managerEnvProblems, systemdOverrides } from './tamper.ts';
-import { firstLine, runTool, type ToolResult } from './tools.ts';
-import type { State } from './state.ts';
+} from '../backend.ts';
+import { systemdArg } from '../../escape.ts';
+import { NAME_PATTERN } from '../../formats.ts';
+import { lstatOrNull, namesIn, readOrNull, readSoft } from '../fsx.ts';
+import { reachesRepo } from '../install/reach.ts';
+import { managerEnvProblems, systemdOverrides } from '../audit/tamper.ts';
+import { firstLine, runTool, type ToolResult } from '../proc/tools.ts';
+import type { State } from '../state.ts';
 
 /** What state.json records for systemd: lingering before install, and whether install turned it on. */
 export interface SystemdRecord {
@@ -39,7 +39,7 @@ export interface SystemdRecord {
   lingerEnabledByHbgen: boolean;
 }
 
-declare module './state.ts' {
+declare module '../state.ts' {
   interface State {
     systemd?: SystemdRecord;
   }
@@ -409,7 +409,7 @@ export const systemd: Backend<SystemdData> = {
     const dir = unitDir(c);
     const looked = toolsOnPath || lstatOrNull(dir) !== null;
     const entries = looked ? unitEntries(dir) : [];
-    // Files only: the manager's environment is asked by `hbgen list` itself (src/host/inventory.ts), once.
+    // Files only: the manager's environment is asked by `hbgen list` itself (src/host/audit/inventory.ts), once.
     for (const e of entries) e.tampered = systemdOverrides(c.home, c.io, [`hbgen-${e.name}.service`, `hbgen-${e.name}.timer`]);
     return { place: dir, looked, entries, notes: [] };
   },
