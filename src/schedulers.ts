@@ -74,7 +74,7 @@ export const SCHEDULERS: Record<SchedulerId, SchedulerDescriptor> = {
     id: 'systemd-user',
     tools: [{ name: 'systemctl' }, LOGINCTL],
     hostClock: false,
-    generator: () => import('../generators/systemd.ts').then((m) => m.systemd),
+    generator: () => import('../generators/systemd-user.ts').then((m) => m.systemd),
     backend: () => import('./host/systemd-user/backend.ts').then((m) => m.systemd),
   },
   cron: {
