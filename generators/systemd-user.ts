@@ -22,7 +22,7 @@ export function onCalendar(e: CalEntry, zone: string): string {
   return `${dayPart}*-*-* ${hours}:${e.minutes.map(pad2).join(',')}:00 ${zone}`;
 }
 
-export const systemd: Generator = {
+export const generator: Generator = {
   files(ctx) {
     const { spec, names, plan } = ctx;
     const unit = {

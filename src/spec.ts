@@ -5,7 +5,7 @@ import * as z from 'zod';
 import { credential, forgeToken, looksSecret, whyItBills } from './credentials.ts';
 import { DAYS, NAME_PATTERN, pad2 } from './formats.ts';
 import { ALL_EFFORTS, EFFORTS, bypassArgs } from './harness.ts';
-import { SCHEDULER_IDS } from './schedulers.ts';
+import { SCHEDULER_IDS, factsOf } from './scheduler-facts.ts';
 import { didYouMean } from './suggest.ts';
 import { legacyZoneAdvice, zoneSuggestion } from './zone-advice.ts';
 import { isKnownZone } from './zones.ts';
@@ -705,7 +705,8 @@ export function defaultStateDir(s: { name?: unknown; env?: unknown; schedule?: u
   const home = typeof env.HOME === 'string' ? env.HOME.replace(/(.)\/$/, '$1') : '/';
   const name = typeof s.name === 'string' ? s.name : '';
   const scheduler = typeof s.schedule === 'object' && s.schedule !== null ? (s.schedule as Record<string, unknown>).scheduler : undefined;
-  if (scheduler === 'launchd') return posix.join(home, 'Library/Application Support/hbgen', name);
+  const own = factsOf(scheduler)?.stateHome;
+  if (own) return posix.join(home, own, 'hbgen', name);
   const xdg = env.XDG_STATE_HOME;
   const base = typeof xdg === 'string' && xdg.startsWith('/') ? posix.normalize(xdg) : posix.join(home, '.local/state');
   return posix.join(base, 'hbgen', name);

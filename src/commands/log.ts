@@ -11,7 +11,7 @@ import { logHistory } from '../host/audit/runtime-log.ts';
 import { readStateOrNote, trustedSpec } from '../host/audit/found.ts';
 import { names } from '../names.ts';
 import { plan } from '../schedule.ts';
-import { SCHEDULERS, type SchedulerId } from '../schedulers.ts';
+import { factsOf } from '../scheduler-facts.ts';
 import { line, loadFor } from './common.ts';
 
 /** How many of the latest wakes the log lists. */
@@ -48,12 +48,13 @@ export async function log(argv: { spec: string; days?: number; json?: boolean },
   const zone = spec.schedule.hours.timezone;
   const now = io.now().getTime();
   let expected = null;
-  if (s?.status === 'installed' && SCHEDULERS[s.scheduler as SchedulerId]) {
+  // Off this host (a cluster) the log is in the pod: no fire can be judged from here.
+  if (s?.status === 'installed' && factsOf(s.scheduler) && !factsOf(s.scheduler)!.offHost) {
     const installed = Date.parse(s.installedAt ?? s.time);
     // Fires before the oldest line kept (a rotated-away generation) cannot be judged.
     const first = lines.length ? Math.min(...lines.map((l) => Date.parse(l.time))) - 60_000 : installed;
     const since = Math.max(installed, first);
-    if (Number.isFinite(since)) expected = { clock: schedulerClock(plan(spec), zone, SCHEDULERS[s.scheduler as SchedulerId].hostClock), since };
+    if (Number.isFinite(since)) expected = { clock: schedulerClock(plan(spec), zone, factsOf(s.scheduler)!.hostClock), since };
   }
   const report: LogReport = {
     name: fileSpec.name,

@@ -28,10 +28,10 @@ import { toolsPresent } from '../host/proc/tools.ts';
 import { type Names, names } from '../names.ts';
 import { renderSpec } from '../pipeline.ts';
 import { plan } from '../schedule.ts';
-import { SCHEDULER_IDS, SCHEDULERS, type SchedulerId } from '../schedulers.ts';
+import { FACTS, factsOf, type SchedulerId } from '../scheduler-facts.ts';
+import { SCHEDULERS } from '../schedulers.ts';
 import type { Spec } from '../spec.ts';
 import { line, loadFor } from './common.ts';
-import { offHostOf } from './install.ts';
 
 /** The lines of runtime.log that end a wake (`error` included: a fault after `start`). */
 const ENDS_A_WAKE: ReadonlySet<string> = new Set(['ok', 'quiet', 'fail', 'timeout', 'error', 'limit']);
@@ -111,9 +111,6 @@ const addAll = (f: Findings, messages: string[], fallback: string) => f.problems
 export async function status(argv: { spec: string; json?: boolean }, io: HostIO): Promise<number> {
   let f: Findings;
   try {
-    // A scheduler off this host (kubernetes) audits through its own tools.
-    const off = await offHostOf(io, argv);
-    if (off) return off.status(argv, io);
     f = await findings(argv, io);
   } catch (e) {
     // A script still gets one document (the lines go to stderr as well, for a person).
@@ -239,13 +236,16 @@ async function audit(fileSpec: Spec, spec: Spec, file: string, s: State, n: Name
   if (s.status === 'installing') add(f, 'unfinished', 'unfinished: an install did not finish (state.json says installing); run `hbgen install` again, or `hbgen stop` to remove what it wrote');
   const drifted = recordedDrift(s, n, paths.files, f, await installedRender(spec), repairs);
   await renderDrift(fileSpec, file, s, n, drifted, f);
-  binaryCheck(spec, s, io, f);
-  const present = (SCHEDULER_IDS as readonly string[]).includes(s.scheduler) ? await schedulerAudit(spec, n, s, io, f) : false;
-  await lockAndLastOutcome(spec, n, s, text, io, f);
+  // A scheduler that runs off this host (a cluster) leaves here only the state folder's
+  // files: the binary, the lock, the log and the fires are the backend's audit to report.
+  const here = !factsOf(s.scheduler)?.offHost;
+  if (here) binaryCheck(spec, s, io, f);
+  const present = factsOf(s.scheduler) ? await schedulerAudit(spec, n, s, io, f) : false;
+  if (here) await lockAndLastOutcome(spec, n, s, text, io, f);
   stateFileShapes(n, f);
-  wakeHealth(spec, n, s, present, text, io, f);
+  if (here) wakeHealth(spec, n, s, present, text, io, f);
   f.about = about(spec, n, s, drifted, last, f);
-  if (present && s.status === 'installed') f.nextFire = nextFireOf(spec, s, io.now());
+  if (here && present && s.status === 'installed') f.nextFire = nextFireOf(spec, s, io.now());
 }
 
 function report(io: HostIO, f: Findings): void {
@@ -307,7 +307,7 @@ async function lostState(fileSpec: Spec, n: Names, ctx: Ctx, unread: string[], f
 /** When the scheduler fires next (its own calendar: the working zone for systemd, the host clock else), or null within 8 days. */
 function nextFireOf(spec: Spec, s: State, now: Date): Findings['nextFire'] {
   const work = spec.schedule.hours.timezone;
-  const clock = schedulerClock(plan(spec), work, SCHEDULERS[s.scheduler as SchedulerId].hostClock);
+  const clock = schedulerClock(plan(spec), work, FACTS[s.scheduler as SchedulerId].hostClock);
   const at = nextFire(clock.entries, clock.zone, now);
   return at ? { iso: at.toISOString(), working: isoIn(at, work), zone: work } : null;
 }
@@ -482,7 +482,7 @@ function wakeHealth(spec: Spec, n: Names, s: State, present: boolean, text: stri
   hostClockCheck(spec, s, io, f);
   const since = Date.parse(s.time);
   if (present && s.status === 'installed' && Number.isFinite(since)) {
-    const clock = schedulerClock(plan(spec), spec.schedule.hours.timezone, SCHEDULERS[s.scheduler as SchedulerId].hostClock);
+    const clock = schedulerClock(plan(spec), spec.schedule.hours.timezone, FACTS[s.scheduler as SchedulerId].hostClock);
     const missed = missedFires(lines, clock, since, io.now().getTime());
     if (missed.length) {
       add(
@@ -570,7 +570,7 @@ function firstLineOf(md: string, section: string): string | undefined {
 
 /** cron and launchd read the host clock: a host now in another zone (laptops travel) misses wakes. */
 function hostClockCheck(spec: Spec, s: State, io: HostIO, f: Findings): void {
-  if (s.status !== 'installed' || !SCHEDULERS[s.scheduler as SchedulerId]?.hostClock) return;
+  if (s.status !== 'installed' || !factsOf(s.scheduler)?.hostClock) return;
   const zone = hostZone(io.etc);
   const clash = hostZoneProblem(spec, zone);
   if (!clash || zone === null) return;
@@ -605,10 +605,7 @@ function outputOf(text: string, name: string, max = 3): string[] {
 
 /** Why a scheduler that holds the entry may not have fired it. */
 function likelyCause(id: SchedulerId): string {
-  const common = 'the machine was asleep or off at that time, or the host clock or its zone changed';
-  if (id === 'systemd-user') return `${common}; or your user manager was not running (lingering off and you were logged out: \`loginctl enable-linger\`)`;
-  if (id === 'cron') return `${common}; or the cron daemon was not running (\`pgrep cron\`)`;
-  return `${common}; or you were logged out (a LaunchAgent runs only in your GUI session)`;
+  return `the machine was asleep or off at that time, or the host clock or its zone changed; or ${FACTS[id].missedCause}`;
 }
 
 /** The wrapper's lock (held, stale) and the last outcome in runtime.log. */

@@ -4,7 +4,7 @@
 // the smoke test, "stopped" after stop.
 import { posix } from 'node:path';
 import { UserError } from '../errors.ts';
-import type { SchedulerId } from '../schedulers.ts';
+import type { SchedulerId } from '../scheduler-facts.ts';
 import type { Spec } from '../spec.ts';
 import type { BillingRecord } from './install/billing.ts';
 import { readOrNull, sha256, writeAtomic } from './fsx.ts';

@@ -16,7 +16,6 @@ import { READ_MAX, lstatOrNull, readSoft, sha256, takeSkipped } from '../fsx.ts'
 import type { HostIO } from '../io.ts';
 import { lastOutcomeIn } from './runtime-log.ts';
 import { type State, readState, statePath } from '../state.ts';
-import { managerEnvProblems } from './tamper.ts';
 import { toolsPresent } from '../proc/tools.ts';
 
 export interface FoundEntry extends HostEntry {
@@ -165,10 +164,10 @@ function stateFolders(roots: string[]): string[] {
 /** Every install this user has on this host, one row per entry, and per state folder whose entry is gone. */
 export async function listInstalls(io: HostIO, home: string): Promise<Installs> {
   const found = await hostEntries(io, home);
-  // The user manager's environment reaches every systemd entry (src/host/audit/tamper.ts).
-  if (found.entries.some((e) => e.scheduler === 'systemd-user') && toolsPresent('systemd-user', io.env.PATH, 'inspect').ok) {
-    const env = (await managerEnvProblems(io)).problems;
-    for (const e of found.entries) if (e.scheduler === 'systemd-user') e.tampered = [...(e.tampered ?? []), ...env];
+  // What reaches every entry of a scheduler at once (systemd's manager environment), asked once per scheduler.
+  for (const id of new Set(found.entries.map((e) => e.scheduler))) {
+    const shared = toolsPresent(id, io.env.PATH, 'inspect').ok ? await (await SCHEDULERS[id].backend()).sharedTamper?.(io) : undefined;
+    if (shared?.length) for (const e of found.entries) if (e.scheduler === id) e.tampered = [...(e.tampered ?? []), ...shared];
   }
   const cache = new Map<string, State | null>();
   const rows: InstallRow[] = [];

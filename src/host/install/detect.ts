@@ -5,8 +5,8 @@ import { realpathSync } from 'node:fs';
 import { posix } from 'node:path';
 import { isKnownZone } from '../../zones.ts';
 import type { HostIO } from '../io.ts';
-import { findOnPath, firstLine, runTool } from '../proc/tools.ts';
-import type { SchedulerId } from '../../schedulers.ts';
+import { findOnPath } from '../proc/tools.ts';
+import { SCHEDULER_IDS, SCHEDULERS, type SchedulerId } from '../../schedulers.ts';
 
 export type Harness = 'claude-code' | 'codex';
 
@@ -68,20 +68,20 @@ export function findAgents(io: HostIO, home: string): Agent[] {
 }
 
 /**
- * launchd on macOS; systemd (user) only where `systemctl --user` reaches a user manager
- * (over su, sudo or a bare ssh session it does not, and install would then refuse); else
- * cron. `why` says what decided it, for init's report.
+ * The first scheduler, in registry order, whose backend says it suits this host (each
+ * backend's detect: launchd on macOS, systemd where `systemctl --user` reaches a user
+ * manager, else cron). `why` says what decided it, for init's report: the chosen one's
+ * reason, or when it gives none, why the one before it did not fit.
  */
 export async function detectScheduler(io: HostIO, platform: string = process.platform): Promise<{ scheduler: SchedulerId; why: string }> {
-  if (platform === 'darwin') return { scheduler: 'launchd', why: 'macOS' };
-  if (!findOnPath('systemctl', io.env.PATH)) return { scheduler: 'cron', why: 'systemctl is not on PATH, so there is no systemd user manager to use' };
-  // The same question install asks first (src/host/systemd-user/backend.ts), bounded: a hung bus must not hang init.
-  const r = await runTool(io, 'systemctl', ['--user', 'show', '--property=Version'], { timeoutMs: 10_000 });
-  if (r.code === 0) return { scheduler: 'systemd-user', why: '`systemctl --user` reaches your user manager' };
-  return {
-    scheduler: 'cron',
-    why: `\`systemctl --user\` cannot reach a user manager here (${firstLine(r)}); from a login session of your own (over ssh: XDG_RUNTIME_DIR=/run/user/$(id -u)) you may set schedule.scheduler to "systemd-user" instead`,
-  };
+  let declined = '';
+  for (const id of SCHEDULER_IDS) {
+    const d = await (await SCHEDULERS[id].backend()).detect?.(io, platform);
+    if (!d) continue;
+    if (d.fits) return { scheduler: id, why: d.why || declined };
+    declined = d.why;
+  }
+  throw new Error('no scheduler backend fits this host; the registry lacks a last choice (one whose detect always fits)');
 }
 
 /** The host's zone: TZ when it names a zone, else the one Node reads from the system. */

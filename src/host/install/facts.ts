@@ -8,7 +8,7 @@ import { closeSync, openSync, readSync, readdirSync, realpathSync, statSync } fr
 import { posix } from 'node:path';
 import { harnessArgs } from '../../harness.ts';
 import { names } from '../../names.ts';
-import { SCHEDULERS } from '../../schedulers.ts';
+import { FACTS } from '../../scheduler-facts.ts';
 import { credential, knownCredentials, type Credential } from '../../credentials.ts';
 import type { Spec } from '../../spec.ts';
 import { billingFilesRefusal, claudeSettingsRefusals } from './claude-settings.ts';
@@ -197,6 +197,15 @@ function settingsRefusals(spec: Spec): string[] {
   return hit ? [...claude, hit] : claude;
 }
 
+/**
+ * The facts of a scheduler that runs off this host (facts.offHost): the agent, its binary
+ * and its login are in the scheduler's own place (a pod's image and Secret), so nothing here
+ * is checked or refused.
+ */
+export function offHostFacts(spec: Spec, io: HostIO): Facts {
+  return { home: homeOf(io), bin: { path: spec.agent.bin, realpath: spec.agent.bin }, problems: [], caveats: [], envFileWarnings: [], checkedKeys: [] };
+}
+
 export function hostFacts(spec: Spec, io: HostIO): Facts {
   const home = homeOf(io);
   const problems: string[] = [];
@@ -227,7 +236,7 @@ export function hostFacts(spec: Spec, io: HostIO): Facts {
   for (const p of ['/bin/sh', '/usr/bin/env']) if (!isExecutableFile(p)) problems.push(`${p} is missing; the wrapper needs it`);
   const yash = yashPathProblem(n.stateDir);
   if (yash) problems.push(yash);
-  if (SCHEDULERS[spec.schedule.scheduler].hostClock) {
+  if (FACTS[spec.schedule.scheduler].hostClock) {
     const zone = hostZone(io.etc);
     const clash = hostZoneProblem(spec, zone);
     if (clash) problems.push(clash);
@@ -240,7 +249,7 @@ export function hostFacts(spec: Spec, io: HostIO): Facts {
 
   const envWarnings = envFileWarnings(spec.repo);
   caveats.push(...envWarnings);
-  if (process.platform === 'darwin' || SCHEDULERS[scheduler].macOS) {
+  if (process.platform === 'darwin' || FACTS[scheduler].macOS) {
     for (const p of [spec.repo, n.stateDir]) {
       const hit = TCC_DIRS.find((d) => p === posix.join(home, d) || p.startsWith(`${posix.join(home, d)}/`)) ?? (p.startsWith('/Volumes/') ? '/Volumes' : undefined);
       if (hit) {

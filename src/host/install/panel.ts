@@ -11,6 +11,7 @@ import { mode4 } from '../fsx.ts';
 import { SMOKE_ARGV } from './smoke.ts';
 import { NOTIFY_AFTER_DEFAULT } from '../../../generators/notify.ts';
 import { jailLines } from '../../jail.ts';
+import { FACTS } from '../../scheduler-facts.ts';
 
 export interface PanelInput {
   verb: 'install' | 'resume';
@@ -74,6 +75,14 @@ function billingRow(b: BillingRecord): string {
   return `${b.identity}, as \`${shownArgv(b.command ?? [])}\` says in the agent's environment${b.clientVersion ? ` (${b.clientVersion})` : ''}; asked again before every wake`;
 }
 
+/** The panel's rows with a backend's own in place of the same label (a new label goes before "scheduler"). */
+function withRows(rows: [string, string][], own: [string, string][]): [string, string][] {
+  const out = rows.map(([k, v]): [string, string] => [k, own.find(([o]) => o === k)?.[1] ?? v]);
+  const extra = own.filter(([o]) => !rows.some(([k]) => k === o));
+  out.splice(out.findIndex(([k]) => k === 'scheduler'), 0, ...extra);
+  return out;
+}
+
 export function panel(p: PanelInput): string {
   const { spec, names: n, pre } = p;
   const h = spec.schedule.hours;
@@ -94,7 +103,7 @@ export function panel(p: PanelInput): string {
     ['state', n.stateDir],
   ];
   const out: string[] = [`hbgen ${p.verb}: "${spec.name}" from ${p.specFile}`];
-  for (const [k, v] of rows) out.push(`  ${k.padEnd(10)} ${v}`);
+  for (const [k, v] of withRows(rows, pre.rows ?? [])) out.push(`  ${k.padEnd(10)} ${v}`);
   out.push(...jailLines(spec, p.jailBin ?? null).map((l, i) => (i === 0 ? `  ${'jail'.padEnd(10)} ${l}` : `  ${''.padEnd(10)} ${l}`)));
   const writes = [...p.stateFiles, ...pre.hostFiles].filter((f) => f.action !== 'same');
   const same = [...p.stateFiles, ...pre.hostFiles].length - writes.length;
@@ -103,17 +112,21 @@ export function panel(p: PanelInput): string {
   if (same) out.push(`  (${same} more already in place, unchanged)`);
   for (const d of p.edits ?? []) out.push(...d.split('\n').filter(Boolean).map((l) => `    ${l}`));
   for (const w of pre.writes) out.push(`  ${w}`);
-  out.push('commands it will run:');
-  if (pre.commands.length === 0) out.push('  none on the scheduler: its entry is already in place');
+  const facts = FACTS[spec.schedule.scheduler];
+  if (pre.commands.length || !pre.printed?.length) out.push('commands it will run:');
+  if (pre.commands.length === 0 && !pre.printed?.length) out.push('  none on the scheduler: its entry is already in place');
   for (const c of pre.commands) out.push(`  ${shownArgv(c.argv)}${c.note ? `   ${c.note}` : ''}`);
-  out.push('then it checks the install, and undoes all of it if any check fails:');
-  out.push(`  ${shownArgv(SMOKE_ARGV(n.wrapper))}   (twice at once: the second must skip on the lock)`);
+  if (pre.printed?.length) out.push(`commands it will NOT run (no --apply): run ${pre.printed.length === 1 ? 'this' : 'these'} yourself`);
+  for (const c of pre.printed ?? []) out.push(`  ${shownArgv(c.argv)}`);
+  // Off this host the wrapper runs in the scheduler's own place: it is not smoke-tested here.
+  if (!facts.offHost || pre.checks.length) out.push('then it checks the install, and undoes all of it if any check fails:');
+  if (!facts.offHost) out.push(`  ${shownArgv(SMOKE_ARGV(n.wrapper))}   (twice at once: the second must skip on the lock)`);
   for (const c of pre.checks) out.push(`  ${shownArgv(c)}`);
   if (p.removes?.length) {
     out.push('then, the check passed, it removes what the earlier install runs on another scheduler (one scheduler at a time):');
     for (const r of p.removes) out.push(`  ${r}`);
   }
-  out.push(`undo it later with: hbgen stop ${shownWord(p.specFile)}`);
+  out.push(`undo it later with: hbgen stop ${shownWord(p.specFile)}${facts.printsCommand ? ` --apply (or the ${facts.printsCommand} command \`hbgen stop\` prints)` : ''}`);
   if (p.caveats.length) {
     out.push('caveats:');
     for (const c of p.caveats) out.push(`  - ${c}`);

@@ -16,7 +16,7 @@ import { realpathSync } from 'node:fs';
 import { posix } from 'node:path';
 import { type Names, names, within } from '../../names.ts';
 import { PRELOAD_VARS, pathsIn } from '../../preload.ts';
-import { SCHEDULERS } from '../../schedulers.ts';
+import { FACTS } from '../../scheduler-facts.ts';
 import { type Spec, defaultStateDir } from '../../spec.ts';
 
 /**
@@ -55,7 +55,7 @@ const STATE_WHY =
  * env.XDG_STATE_HOME, when the default lands there through it), why, and what to do; or null.
  */
 export function stateInRepoProblem(spec: Spec, n: Names = names(spec)): string | null {
-  if (SCHEDULERS[spec.schedule.scheduler].offHost) return null;
+  if (FACTS[spec.schedule.scheduler].offHost) return null;
   if (!reachesRepo(n.stateDir, spec.repo)) return null;
   const fallback = defaultStateDir(spec);
   const xdg = spec.env.XDG_STATE_HOME;

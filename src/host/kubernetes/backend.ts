@@ -1,36 +1,30 @@
-// kubernetes: the heartbeat runs in a cluster, not on this host. hbgen never talks to a
-// cluster by itself: install writes the manifest (and the rendered tree) into the state
-// folder's path on this machine, records it in state.json and prints the exact
-// `kubectl apply -f`; with --apply it runs `kubectl` from PATH after the panel and the one
-// question, and records what it applied. stop prints (or with --apply runs) the
-// `kubectl delete` of this name's objects, found by their labels; status asks
-// `kubectl get cronjob,jobs -l hbgen.dev/name=<name> -o json`.
+// kubernetes: the heartbeat runs in a cluster, not on this host, and this backend goes
+// through the same install, stop, status and resume as the others. hbgen never talks to a
+// cluster by itself: install writes the manifest (in the rendered tree, into the state
+// folder's path on this machine), records it in state.json and prints the exact
+// `kubectl apply -f`; with --apply (Ctx.apply, this backend's option) it runs `kubectl` from
+// PATH after the panel and the one question, and records what it applied. stop prints (or
+// with --apply runs) the `kubectl delete` of this name's objects, found by their labels;
+// status asks `kubectl get cronjob,jobs -l hbgen.dev/name=<name> -o json`.
 //
-// The host-wide looks of the other schedulers (list, stop of an earlier scheduler) find
-// nothing here: kubernetesHost answers them so, and never runs kubectl.
-import { rmSync } from 'node:fs';
+// The host-wide looks (list, stop of a spec now on another scheduler) find nothing here and
+// never run kubectl.
 import { posix } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { MANAGED_BY, NAME_LABEL, cronJobName, manifestPath } from '../../../generators/kubernetes.ts';
 import { UserError } from '../../errors.ts';
-import { shownArgv, shownWord } from '../../escape.ts';
+import { shownArgv } from '../../escape.ts';
 import { names, type Names } from '../../names.ts';
-import { renderSpec, type RenderResult } from '../../pipeline.ts';
-import type { OffHost } from '../../schedulers.ts';
 import type { Spec } from '../../spec.ts';
-import { VERSION } from '../../version.ts';
-import { line, loadFor } from '../../commands/common.ts';
-import { type Backend, type FilePlan, Journal, nothingToStop, planFile, record, writePlanned } from '../backend.ts';
+import { type Backend, type Ctx, type Preflight, nothingToStop } from '../backend.ts';
 import { permissionMode } from '../install/facts.ts';
 import { jailOn } from '../../jail.ts';
-import { lstatOrNull, mkdirs, mode4, readOrNull, sha256, writeAtomic } from '../fsx.ts';
+import { readOrNull, sha256 } from '../fsx.ts';
 import type { HostIO } from '../io.ts';
-import { acquireOpLock } from '../proc/lock.ts';
 import { argsRow, otherRuns } from '../install/panel.ts';
-import { resumeNotes } from '../audit/found.ts';
-import { askConsent } from '../install/prompt.ts';
-import { type State, readState, specHash, statePath, writeState } from '../state.ts';
+import type { State } from '../state.ts';
 import { type ToolResult, findOnPath, firstLine, runTool } from '../proc/tools.ts';
+import { facts } from './facts.ts';
 
 /** What state.json records for kubernetes: where the objects live and what was applied. */
 export interface KubernetesRecord {
@@ -47,8 +41,6 @@ declare module '../state.ts' {
     kubernetes?: KubernetesRecord;
   }
 }
-
-const NOTHING = 'nothing was changed on this host or in the cluster';
 
 function namespaceOf(spec: Spec): string {
   return spec.kubernetes?.namespace ?? 'default';
@@ -71,15 +63,14 @@ export function getArgv(spec: Spec): string[] {
   return ['kubectl', 'get', 'cronjob,jobs', '--namespace', namespaceOf(spec), '--selector', `${NAME_LABEL}=${spec.name}`, '--output', 'json'];
 }
 
-/** The rendered manifest's objects, read back by the YAML parser. */
-function manifestObjects(spec: Spec, r: RenderResult): K8sItem[] {
-  const yaml = r.files.find((f) => f.path === manifestPath(spec.name))!.content;
+/** A manifest's objects, read back by the YAML parser. */
+function manifestObjects(yaml: string): K8sItem[] {
   return parseAllDocuments(yaml).map((d) => d.toJS() as K8sItem);
 }
 
-/** The objects a render holds, as kind/name: the ConfigMap and every CronJob. */
-function objectsOf(spec: Spec, r: RenderResult): string[] {
-  return manifestObjects(spec, r).map((o) => `${(o.kind ?? '').toLowerCase()}/${o.metadata?.name}`);
+/** The objects a manifest holds, as kind/name: the ConfigMap and every CronJob. */
+function objectsOf(yaml: string): string[] {
+  return manifestObjects(yaml).map((o) => `${(o.kind ?? '').toLowerCase()}/${o.metadata?.name}`);
 }
 
 function kubectlMissing(io: HostIO, what: string): string | null {
@@ -96,177 +87,83 @@ function kubectlSaid(r: ToolResult): string {
   return last || firstLine(r);
 }
 
-function panel(verb: string, spec: Spec, n: Names, file: string, r: RenderResult, files: FilePlan[], objects: string[], apply: boolean, notes: string[]): string {
+/** The panel rows that differ on a cluster: the repo and the agent are in the pod, the login in its Secret. */
+function rows(spec: Spec, n: Names, objects: string[]): [string, string][] {
   const k = spec.kubernetes!;
-  const h = spec.schedule.hours;
-  const rows: [string, string][] = [
+  return [
     ['repo', `${spec.repo} in the pod: ${k.git ? `a fresh clone of ${k.git.url}${k.git.branch ? ` (${k.git.branch})` : ''} for every wake` : `the PersistentVolumeClaim ${k.pvc}`}`],
     ['agent', `${spec.agent.harness}: ${spec.agent.bin} in the image ${k.image}; ${permissionMode(spec.agent, jailOn(spec))}`],
     argsRow(spec),
     ['billing', spec.agent.harness === 'command' ? 'not checked (custom command)' : "asked of the client in the pod before every wake (not here: the login is in the cluster's Secret)"],
     ['secret', k.secretName ? `${k.secretName} (never read by hbgen)${k.secretKeys ? `; the agent gets ${k.secretKeys.join(', ')}` : ''}` : 'none'],
-    ['hours', `${h.start}–${h.end} ${h.timezone}, ${h.days ? h.days.join(' ') : 'every day'}`],
-    ['interval', `every ${spec.schedule.every}: ${r.summary}`],
     ['timeout', `${spec.timeout}, then TERM, and KILL ${spec.killAfter} later; the Job ends at ${spec.timeout} + ${spec.killAfter} whatever happens`],
     ...otherRuns(spec),
     ['scheduler', `kubernetes, namespace ${namespaceOf(spec)}: ${objects.join(', ')}`],
     ['state', `${n.stateDir} (in the pod; on this machine it holds the manifest and state.json)`],
   ];
-  const out = [`hbgen ${verb}: "${spec.name}" from ${file}`, ...rows.map(([a, b]) => `  ${a.padEnd(10)} ${b}`)];
-  const writes = files.filter((f) => f.action !== 'same');
-  out.push('files it will write on this machine:');
-  const w = Math.max(statePath(n.stateDir).length, ...writes.map((f) => f.path.length));
-  for (const f of writes) out.push(`  ${f.path.padEnd(w)}  ${mode4(f.mode)}  ${f.action === 'create' ? 'new' : 'replaced (hbgen wrote it)'}`);
-  out.push(`  ${statePath(n.stateDir).padEnd(w)}  0600  the record of this install`);
-  out.push(apply ? 'commands it will run:' : 'commands it will NOT run (no --apply): run this yourself, with your cluster context');
-  out.push(`  ${shownArgv(applyArgv(spec, n))}`);
-  out.push(`undo it later with: hbgen stop ${shownWord(file)} --apply (or the \`kubectl delete\` that \`hbgen stop\` prints)`);
-  out.push('caveats:');
-  for (const c of notes) out.push(`  - ${c}`);
-  out.push('  - the cluster schedules the wakes: concurrencyPolicy Forbid, startingDeadlineSeconds, activeDeadlineSeconds, backoffLimit 0 (see README "Kubernetes")');
-  if (!k.pvc || spec.stateDir.startsWith('/')) out.push('  - the state folder (runtime.log, the wake counter) lasts one pod: use kubernetes.pvc and a relative stateDir to keep it');
-  return `${out.join('\n')}\n`;
 }
 
-type InstallArgv = { spec: string; yes?: boolean; dryRun?: boolean; apply?: boolean; resetCap?: boolean };
-
-/** What install decided before it asks: the spec file's spec (resume's too), its render, the files. */
-interface K8sPlan {
-  argv: InstallArgv;
-  verb: 'install' | 'resume';
-  spec: Spec;
-  file: string;
-  n: Names;
-  prev: State | null;
-  r: RenderResult;
-  plans: FilePlan[];
+interface K8sData {
+  /** The manifest's path on this machine, its bytes as rendered, and its objects. */
+  manifest: string;
+  content: string;
   objects: string[];
-  /** Caveats of resume itself (the spec file changed since the recorded install). */
-  notes: string[];
 }
 
-/** Every check before the panel; a refusal changes nothing. */
-async function planK8s(argv: InstallArgv, io: HostIO, verb: 'install' | 'resume'): Promise<K8sPlan> {
-  const { spec: fileSpec, file } = loadFor(io, argv.spec);
-  if (argv.resetCap) {
-    throw new UserError([`--reset-cap: the wake counter of "${fileSpec.name}" is in the pod's state folder (${names(fileSpec).wakes}, on the PersistentVolumeClaim), which hbgen does not reach; write 0 there from a pod that mounts the claim, then \`hbgen resume --apply\``], 2);
-  }
-  // resume applies the spec file too: state.json only says there is an install to resume.
-  const spec = fileSpec;
-  const n = names(fileSpec);
-  const prev = readState(n.stateDir);
-  const notes = verb === 'resume' ? resumeNotes(prev, fileSpec, file, argv.spec) : [];
-  const r = await renderSpec(spec);
-  if (r.errors.length) throw new UserError(r.errors.map((l) => `${file}: ${l}`));
-  const refusals: string[] = [];
-  if (argv.apply) {
-    const m = kubectlMissing(io, 'apply the manifest');
-    if (m) refusals.push(m);
-  }
-  const plans: FilePlan[] = [];
-  for (const f of r.files) {
-    const path = posix.join(n.stateDir, f.path);
-    const pf = planFile(path, Buffer.from(f.content), f.mode, spec, n, prev?.files.find((x) => x.path === path));
-    if (pf.refusal) refusals.push(pf.refusal);
-    else plans.push(pf.plan!);
-  }
-  if (refusals.length) throw new UserError([...refusals, NOTHING]);
-  return { argv, verb, spec, file, n, prev, r, plans, objects: objectsOf(spec, r), notes };
-}
-
-/** install and resume: write the rendered tree and state.json here, print (or with --apply run) kubectl apply. */
-async function install(argv: InstallArgv, io: HostIO, verb: 'install' | 'resume'): Promise<number> {
-  const p = await planK8s(argv, io, verb);
-  io.out(panel(verb, p.spec, p.n, p.file, p.r, p.plans, p.objects, argv.apply === true, p.notes));
-  if (argv.dryRun) {
-    line(io, `--dry-run: ${NOTHING}`);
-    return 0;
-  }
-  if (!argv.yes) {
-    const a = await askConsent(io, `${verb === 'install' ? 'Install' : 'Resume'} "${p.spec.name}" with these settings?`);
-    if (a === 'no-tty') throw new UserError([`there is no terminal to ask for consent, so ${NOTHING}; read the panel above, then run \`hbgen ${verb} ${shownWord(argv.spec)}${argv.apply ? ' --apply' : ''} --yes\``]);
-    if (a === 'no') throw new UserError([`you did not confirm, so ${NOTHING}`]);
-  }
-  const lock = await acquireOpLock(io);
-  try {
-    const j = new Journal();
-    const state = writeFiles(p, io, j);
-    if (!argv.apply) {
-      line(io, `hbgen: wrote ${state.kubernetes!.manifest}; apply it to your cluster with:`);
-      line(io, `  ${shownArgv(applyArgv(p.spec, p.n))}`);
-      line(io, `\`hbgen status ${shownWord(argv.spec)}\` then asks the cluster (kubectl get) how the CronJob runs`);
-      return 0;
-    }
-    await applyK8s(p, state, io, j);
-    line(io, `hbgen: applied "${p.spec.name}" to namespace ${namespaceOf(p.spec)}; \`hbgen status ${shownWord(argv.spec)}\` audits it, \`hbgen stop ${shownWord(argv.spec)} --apply\` removes it`);
-    return 0;
-  } finally {
-    lock.release();
-  }
-}
-
-/** The state folder's files and state.json, each step journalled (state.json's undo last in, first out). */
-function writeFiles(p: K8sPlan, io: HostIO, j: Journal): State {
-  const { spec, n } = p;
-  if (!lstatOrNull(n.stateDir)) {
-    const made = mkdirs(n.stateDir, 0o700);
-    j.push(`removed ${made[0]}`, () => rmSync(made[0]!, { recursive: true, force: true }));
-  }
-  for (const f of p.plans) writePlanned(f, j, 0o700);
-  const now = io.now().toISOString();
-  const state: State = {
-    format: 1,
-    name: spec.name,
-    status: 'installed',
-    time: now,
-    installedAt: now,
-    hbgenVersion: VERSION,
-    specFile: p.file,
-    specHash: specHash(spec),
-    spec,
-    scheduler: 'kubernetes',
-    ids: Object.fromEntries(p.objects.map((o) => [o, o.slice(o.indexOf('/') + 1)])),
-    stateDir: n.stateDir,
-    files: p.plans.map(record),
+/** Every check before the panel: the rendered manifest, kubectl for --apply, what apply would change. */
+async function preflight(c: Ctx): Promise<Preflight<K8sData>> {
+  const { spec, names: n } = c;
+  const content = c.files.find((f) => f.path === manifestPath(spec.name))!.content;
+  const objects = objectsOf(content);
+  const manifest = posix.join(n.stateDir, manifestPath(spec.name));
+  const missing = c.apply ? kubectlMissing(c.io, 'apply the manifest') : null;
+  const prev = c.prev?.kubernetes;
+  const run = { argv: applyArgv(spec, n) };
+  const caveats = ['the cluster schedules the wakes: concurrencyPolicy Forbid, startingDeadlineSeconds, activeDeadlineSeconds, backoffLimit 0 (see README "Kubernetes")'];
+  if (!spec.kubernetes!.pvc || spec.stateDir.startsWith('/')) caveats.push('the state folder (runtime.log, the wake counter) lasts one pod: use kubernetes.pvc and a relative stateDir to keep it');
+  return {
+    refusals: missing ? [missing] : [],
+    caveats,
     hostFiles: [],
-    createdDirs: [],
-    bin: { path: spec.agent.bin, realpath: spec.agent.bin },
-    harness: spec.agent.harness,
-    permissionMode: permissionMode(spec.agent, jailOn(spec)),
-    billing: { result: 'not checked', checkedKeys: [], envFileWarnings: [] },
-    kubernetes: { namespace: namespaceOf(spec), manifest: posix.join(n.stateDir, manifestPath(spec.name)), objects: p.objects, applied: p.prev?.kubernetes?.applied ?? null },
+    writes: [],
+    commands: c.apply ? [run] : [],
+    printed: c.apply ? [] : [run],
+    checks: [],
+    // Without --apply the cluster is the person's to change; with it, the same manifest applied last time is in place.
+    unchanged: !c.apply || (c.prev?.status === 'installed' && prev?.applied?.manifestSha256 === sha256(Buffer.from(content)) && prev.namespace === namespaceOf(spec)),
+    ids: Object.fromEntries(objects.map((o) => [o, o.slice(o.indexOf('/') + 1)])),
+    rows: rows(spec, n, objects),
+    data: { manifest, content, objects },
+    stateExtra: { kubernetes: { namespace: namespaceOf(spec), manifest, objects, applied: prev?.applied ?? null } },
   };
-  const prevBytes = readOrNull(statePath(n.stateDir));
-  writeState(n.stateDir, state);
-  j.push(prevBytes ? 'restored state.json' : 'removed state.json', () => (prevBytes ? writeAtomic(statePath(n.stateDir), prevBytes, 0o600) : rmSync(statePath(n.stateDir), { force: true })));
-  return state;
 }
 
-/** kubectl apply, then the delete of CronJobs the new plan no longer has; a failed apply undoes the files written here. */
-async function applyK8s(p: K8sPlan, state: State, io: HostIO, j: Journal): Promise<void> {
-  const { spec, n, prev } = p;
+/** With --apply: kubectl apply, then the delete of CronJobs the new plan no longer has. A failed apply ends the install (its files are undone). */
+async function apply(c: Ctx, p: Preflight<K8sData>): Promise<void> {
+  if (!c.apply) return;
+  const { spec, names: n, io } = c;
+  const say = (l: string) => io.out(`${l}\n`);
   const run = applyArgv(spec, n);
-  line(io, `running: ${shownArgv(run)}`);
+  say(`running: ${shownArgv(run)}`);
   const res = await kubectl(io, run);
   if (res.code !== 0) {
-    const { undone } = await j.rollback();
-    for (const u of undone) line(io, `  undone: ${u}`);
-    throw new UserError([`kubectl apply failed (${kubectlSaid(res)}); the files hbgen wrote here are undone, and what kubectl applied before it failed, if anything, is in the cluster: check with \`${shownArgv(getArgv(spec))}\``]);
+    throw new UserError([`kubectl apply failed (${kubectlSaid(res)}); what kubectl applied before it failed, if anything, is in the cluster: check with \`${shownArgv(getArgv(spec))}\``]);
   }
-  for (const l of res.stdout.trim().split('\n').filter(Boolean)) line(io, `  ${l}`);
+  for (const l of res.stdout.trim().split('\n').filter(Boolean)) say(`  ${l}`);
   // Objects of the earlier install that this one no longer has (fewer cron lines, or all of
   // them when the namespace changed): apply does not remove them. Only names derived from the spec name.
-  const oldNs = prev?.kubernetes?.namespace ?? namespaceOf(spec);
+  const prev = c.prev?.kubernetes;
+  const oldNs = prev?.namespace ?? namespaceOf(spec);
   const moved = oldNs !== namespaceOf(spec);
-  const gone = (prev?.kubernetes?.objects ?? []).filter((o) => (moved || !p.objects.includes(o)) && (isOurCronJobName(spec.name, o) || o === `configmap/hbgen-${spec.name}`));
+  const gone = (prev?.objects ?? []).filter((o) => (moved || !p.data.objects.includes(o)) && (isOurCronJobName(spec.name, o) || o === `configmap/hbgen-${spec.name}`));
   if (gone.length) {
     const del = ['kubectl', 'delete', '--namespace', oldNs, '--ignore-not-found', ...gone];
-    line(io, `running: ${shownArgv(del)}`);
+    say(`running: ${shownArgv(del)}`);
     const d = await kubectl(io, del);
-    if (d.code !== 0) line(io, `  warning: ${kubectlSaid(d)}; delete ${gone.join(', ')} by hand`);
+    if (d.code !== 0) say(`  warning: ${kubectlSaid(d)}; delete ${gone.join(', ')} by hand`);
   }
-  state.kubernetes!.applied = { time: io.now().toISOString(), argv: run, manifestSha256: sha256(readOrNull(state.kubernetes!.manifest)!), said: res.stdout.trim() };
-  writeState(n.stateDir, state);
+  // The record install writes as state.json is this very object (the state spreads stateExtra).
+  p.stateExtra.kubernetes!.applied = { time: io.now().toISOString(), argv: run, manifestSha256: sha256(Buffer.from(p.data.content)), said: res.stdout.trim() };
 }
 
 /** A CronJob name derived from the spec name (hbgen-<name> or hbgen-<name>-<n>): the only kind stop and install ever delete by name. */
@@ -274,33 +171,41 @@ function isOurCronJobName(name: string, o: string): boolean {
   return new RegExp(`^cronjob/hbgen-${name}(-[0-9]+)?$`).test(o);
 }
 
-async function stop(argv: { spec: string; apply?: boolean }, io: HostIO): Promise<number> {
-  const { spec } = loadFor(io, argv.spec);
-  const n = names(spec);
-  const s = readState(n.stateDir);
+/** stop: prints the kubectl delete of this name's objects, or with --apply runs it (found by their labels). */
+async function planStop(c: Ctx, s: State | null) {
+  const { spec } = c;
+  // A spec now on another scheduler: its CronJobs stay in the cluster, said, never deleted unasked.
+  if (spec.schedule.scheduler !== facts.id) {
+    const note = s?.scheduler === facts.id ? [`"${spec.name}" was installed on ${facts.id}: its CronJobs stay in the cluster until you run \`${shownArgv(deleteArgv(spec))}\``] : [];
+    return nothingToStop(`no host entry: "${spec.name}" on ${facts.id} runs in the cluster`, note);
+  }
   const del = deleteArgv(spec);
-  if (!argv.apply) {
-    line(io, `hbgen: "${spec.name}" runs in the cluster; hbgen does not talk to it without --apply. Remove its CronJobs and ConfigMap (running Jobs go with their CronJob) with:`);
-    line(io, `  ${shownArgv(del)}`);
-    line(io, `or run \`hbgen stop ${shownWord(argv.spec)} --apply\`, which runs it and marks the install stopped`);
-    return 0;
+  if (!c.apply) {
+    return {
+      ...nothingToStop(''),
+      printed: [
+        `hbgen: "${spec.name}" runs in the cluster; hbgen does not talk to it without --apply. Remove its CronJobs and ConfigMap (running Jobs go with their CronJob) with:`,
+        `  ${shownArgv(del)}`,
+        'or run `hbgen stop` with this spec and --apply, which runs it and marks the install stopped',
+      ],
+    };
   }
-  const m = kubectlMissing(io, 'delete the objects');
-  if (m) throw new UserError([m, NOTHING]);
-  const lock = await acquireOpLock(io);
-  try {
-    line(io, `running: ${shownArgv(del)}`);
-    const r = await kubectl(io, del);
-    if (r.code !== 0) throw new UserError([`kubectl delete failed (${kubectlSaid(r)}); check your cluster context, then run \`hbgen stop ${shownWord(argv.spec)} --apply\` again`]);
-    const said = r.stdout.trim();
-    for (const l of said.split('\n').filter(Boolean)) line(io, `  ${l}`);
-    if (!said || /^No resources found/.test(said)) line(io, `  the cluster held no object of "${spec.name}" in namespace ${namespaceOf(spec)} (already removed)`);
-    if (s && s.status !== 'stopped') writeState(n.stateDir, { ...s, status: 'stopped', time: io.now().toISOString(), stoppedAt: io.now().toISOString() });
-    line(io, `hbgen: stopped "${spec.name}"; state.json and the manifest are kept (\`hbgen resume ${shownWord(argv.spec)} --apply\` applies it again)`);
-    return 0;
-  } finally {
-    lock.release();
-  }
+  const m = kubectlMissing(c.io, 'delete the objects');
+  if (m) return nothingToStop('', [], [m]);
+  return {
+    refusals: [],
+    found: [`the CronJobs and ConfigMap labelled "${spec.name}" in namespace ${namespaceOf(spec)} (running Jobs go with their CronJob)`],
+    notes: [],
+    absent: '',
+    async run(say: (l: string) => void) {
+      say(`running: ${shownArgv(del)}`);
+      const r = await kubectl(c.io, del);
+      if (r.code !== 0) throw new UserError([`kubectl delete failed (${kubectlSaid(r)}); check your cluster context, then run \`hbgen stop --apply\` with this spec again`]);
+      const said = r.stdout.trim();
+      for (const l of said.split('\n').filter(Boolean)) say(`  ${l}`);
+      if (!said || /^No resources found/.test(said)) say(`the cluster held no object of "${spec.name}" in namespace ${namespaceOf(spec)} (already removed)`);
+    },
+  };
 }
 
 interface K8sItem {
@@ -328,57 +233,34 @@ function jobOutcome(j: K8sItem): { done: boolean; ok: boolean; text: string } {
   return { done: false, ok: true, text: 'running' };
 }
 
-async function status(argv: { spec: string }, io: HostIO): Promise<number> {
-  const { spec: fileSpec } = loadFor(io, argv.spec);
-  const n = names(fileSpec);
-  const s = readState(n.stateDir);
+/** status: the installed manifest against what the cluster holds (kubectl get), the last Job's outcome. */
+async function audit(c: Ctx, s: State) {
+  const { spec, io } = c;
   const problems: string[] = [];
   const info: string[] = [];
-  if (!s) {
-    line(io, `hbgen status: "${fileSpec.name}" (kubernetes): no install recorded in ${statePath(n.stateDir)}; run \`hbgen install ${shownWord(argv.spec)}\``);
-    return 1;
-  }
-  line(io, `hbgen status: "${s.name}" (kubernetes, namespace ${namespaceOf(fileSpec)}), ${s.status} at ${s.time}, by hbgen ${s.hbgenVersion}`);
-  if (s.status === 'stopped') {
-    line(io, '  stopped: `hbgen resume --apply` applies it again');
-    return 1;
-  }
-  // The manifest here against state.json and a fresh render of the spec file.
-  const r = await renderSpec(fileSpec);
-  const manifest = posix.join(n.stateDir, manifestPath(fileSpec.name));
-  const cur = readOrNull(manifest);
-  const rec = s.files.find((f) => f.path === manifest);
-  const fresh = r.files.find((f) => f.path === manifestPath(fileSpec.name))?.content;
-  if (!cur) problems.push(`${manifest} is missing; run \`hbgen install\` to write it again`);
-  else if (!rec || sha256(cur) !== rec.sha256) problems.push(`drift: ${manifest} changed since install; run \`hbgen install\``);
-  else if (fresh !== undefined && cur.toString('utf8') !== fresh) problems.push(`drift: the spec file renders another manifest than the installed one; run \`hbgen install\` (and apply it)`);
   if (s.kubernetes?.applied) info.push(`hbgen applied the manifest at ${s.kubernetes.applied.time}`);
   const m = kubectlMissing(io, 'ask the cluster how the CronJob runs');
-  if (m) {
-    problems.push(m);
-  } else {
-    const get = getArgv(fileSpec);
-    const res = await kubectl(io, get);
-    let items: K8sItem[] | null = null;
-    if (res.code === 0) {
-      try {
-        items = (JSON.parse(res.stdout) as { items?: K8sItem[] }).items ?? [];
-      } catch {
-        items = null;
-      }
+  if (m) return { problems: [m], info, present: false };
+  // The manifest as installed (status reports its drift from state.json and from the spec file).
+  const installed = readOrNull(posix.join(c.names.stateDir, manifestPath(spec.name)));
+  const get = getArgv(spec);
+  const res = await kubectl(io, get);
+  let items: K8sItem[] | null = null;
+  if (res.code === 0) {
+    try {
+      items = (JSON.parse(res.stdout) as { items?: K8sItem[] }).items ?? [];
+    } catch {
+      items = null;
     }
-    if (!items) problems.push(`\`${shownArgv(get)}\` failed (${kubectlSaid(res)}); check your cluster context (kubectl config current-context)`);
-    else clusterFindings(fileSpec, r, items, io, problems, info);
   }
-  for (const i of info) line(io, `  ok       ${i}`);
-  for (const p of problems) line(io, `  problem  ${p}`);
-  line(io, problems.length === 0 ? 'healthy' : `${problems.length} problem${problems.length === 1 ? '' : 's'}`);
-  return problems.length === 0 ? 0 : 1;
+  if (!items) problems.push(`\`${shownArgv(get)}\` failed (${kubectlSaid(res)}); check your cluster context (kubectl config current-context)`);
+  else if (installed) clusterFindings(spec, installed.toString('utf8'), items, problems, info);
+  return { problems, info, present: (items ?? []).some((i) => i.kind === 'CronJob') };
 }
 
 /** What the cluster's CronJobs and Jobs say: present and as rendered, not suspended, the last schedule, active jobs, the last job's outcome. */
-function clusterFindings(spec: Spec, r: RenderResult, items: K8sItem[], io: HostIO, problems: string[], info: string[]): void {
-  const rendered = manifestObjects(spec, r).filter((o) => o.kind === 'CronJob');
+function clusterFindings(spec: Spec, yaml: string, items: K8sItem[], problems: string[], info: string[]): void {
+  const rendered = manifestObjects(yaml).filter((o) => o.kind === 'CronJob');
   const expected = rendered.map((o) => o.metadata!.name!);
   const schedules = rendered.map((o) => o.spec!.schedule!);
   const cronjobs = items.filter((i) => i.kind === 'CronJob');
@@ -412,40 +294,33 @@ function clusterFindings(spec: Spec, r: RenderResult, items: K8sItem[], io: Host
     if (o.ok) info.push(text);
     else problems.push(`${text}; see \`kubectl logs --namespace ${namespaceOf(spec)} job/${lastJob.metadata?.name}\` (the wrapper's faults)`);
   }
-  void io;
 }
 
-async function wake(argv: { spec: string }, io: HostIO): Promise<number> {
-  const { spec } = loadFor(io, argv.spec);
-  void io;
-  throw new UserError([
-    `"${spec.name}" runs in the cluster, not on this host; start one wake there with \`kubectl create job --namespace ${namespaceOf(spec)} --from=cronjob/${cronJobName(spec.name, 0)} ${cronJobName(spec.name, 0)}-now\` (the working-hours check still applies in the pod)`,
-  ]);
-}
-
-export const kubernetesCommands: OffHost = { install, stop, status, wake };
-
-/** The host side of the other schedulers' looks: nothing of kubernetes lives on this host. */
-export const kubernetesHost: Backend = {
-  async preflight() {
-    throw new Error('kubernetes installs through kubernetesCommands');
+export const backend: Backend<K8sData> = {
+  refuseOptions({ spec, names: n }, o) {
+    if (o.resetCap) {
+      throw new UserError([`--reset-cap: the wake counter of "${spec.name}" is in the pod's state folder (${n.wakes}, on the PersistentVolumeClaim), which hbgen does not reach; write 0 there from a pod that mounts the claim, then \`hbgen resume --apply\``], 2);
+    }
   },
-  async apply() {
-    throw new Error('kubernetes installs through kubernetesCommands');
-  },
-  async listed() {
-    return { ok: false, observed: 'kubernetes: the cluster, not this host, lists the CronJob' };
+  preflight,
+  apply,
+  async listed(c) {
+    const manifest = posix.join(c.names.stateDir, manifestPath(c.spec.name));
+    if (!c.apply) return { ok: true, observed: `${manifest} is written; the cluster runs it once you apply it (hbgen ran no kubectl)` };
+    return { ok: true, observed: `kubectl apply took ${manifest} (namespace ${namespaceOf(c.spec)})` };
   },
   hostPaths() {
     return { files: [], dirs: [] };
   },
-  async planStop(c) {
-    return nothingToStop(`no host entry: "${c.spec.name}" on kubernetes runs in the cluster`);
-  },
-  async audit() {
-    return { problems: [], info: [], present: false };
-  },
+  planStop,
+  audit,
   async inventory() {
     return { place: 'a Kubernetes cluster', looked: false, why: 'hbgen list asks no cluster; `hbgen status SPEC` does', entries: [], notes: [] };
+  },
+  async wake(c) {
+    const { spec } = c;
+    throw new UserError([
+      `"${spec.name}" runs in the cluster, not on this host; start one wake there with \`kubectl create job --namespace ${namespaceOf(spec)} --from=cronjob/${cronJobName(spec.name, 0)} ${cronJobName(spec.name, 0)}-now\` (the working-hours check still applies in the pod)`,
+    ]);
   },
 };

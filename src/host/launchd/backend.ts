@@ -102,7 +102,12 @@ interface LaunchdData {
   loaded: boolean;
 }
 
-export const launchd: Backend<LaunchdData> = {
+export const backend: Backend<LaunchdData> = {
+  // launchd is macOS's scheduler, and there the only one hbgen uses.
+  async detect(_io, platform) {
+    return platform === 'darwin' ? { fits: true, why: 'macOS' } : { fits: false, why: 'this is not macOS' };
+  },
+
   async preflight(c) {
     const refusals: string[] = [];
     const d = await runTool(c.io, 'launchctl', ['print', domain(c)]);

@@ -2,7 +2,7 @@
 // HostIO.env and run by absolute path with an argument array: never a shell string.
 import { accessSync, constants, statSync } from 'node:fs';
 import { posix } from 'node:path';
-import { SCHEDULERS, type SchedulerId, type Tool } from '../../schedulers.ts';
+import { FACTS, type SchedulerId, type Tool } from '../../scheduler-facts.ts';
 import type { HostIO } from '../io.ts';
 
 /** The first regular, executable `name` in the folders of `path`, or null. */
@@ -21,7 +21,7 @@ export function findOnPath(name: string, path: string | undefined): string | nul
  * install, only those status and stop run for 'inspect'.
  */
 export function toolsPresent(scheduler: SchedulerId, path: string | undefined, use: 'install' | 'inspect' = 'install'): { ok: boolean; missing: Tool[] } {
-  const missing = SCHEDULERS[scheduler].tools.filter((t) => (use === 'install' || !t.installOnly) && !findOnPath(t.name, path));
+  const missing = FACTS[scheduler].tools.filter((t) => (use === 'install' || !t.installOnly) && !findOnPath(t.name, path));
   return { ok: missing.length === 0, missing };
 }
 

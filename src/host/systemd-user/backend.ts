@@ -30,7 +30,7 @@ import { NAME_PATTERN } from '../../formats.ts';
 import { lstatOrNull, namesIn, readOrNull, readSoft } from '../fsx.ts';
 import { reachesRepo } from '../install/reach.ts';
 import { managerEnvProblems, systemdOverrides } from '../audit/tamper.ts';
-import { firstLine, runTool, type ToolResult } from '../proc/tools.ts';
+import { findOnPath, firstLine, runTool, type ToolResult } from '../proc/tools.ts';
 import type { State } from '../state.ts';
 
 /** What state.json records for systemd: lingering before install, and whether install turned it on. */
@@ -141,7 +141,7 @@ function otherTimers(c: Ctx): string[] {
 function unitFiles(c: Ctx, s: State | null): { files: string[]; refusals: string[]; notes: string[]; foreign: boolean } {
   const out = { files: [] as string[], refusals: [] as string[], notes: [] as string[], foreign: false };
   const rec = (path: string) => s?.hostFiles.find((r) => r.path === path);
-  const [svcPath, timerPath] = systemd.hostPaths(c).files as [string, string];
+  const [svcPath, timerPath] = backend.hostPaths(c).files as [string, string];
   const svc = derivedFileState(svcPath, rec(svcPath), c, systemdArg(c.names.wrapper));
   // The timer names no wrapper, only the service: it is this install's when the service is.
   let timer = derivedFileState(timerPath, rec(timerPath), c, `Unit=${c.names.service}`);
@@ -201,7 +201,7 @@ function unitEntries(dir: string): HostEntry[] {
   return [...byName.values()];
 }
 
-export const systemd: Backend<SystemdData> = {
+export const backend: Backend<SystemdData> = {
   async preflight(c) {
     const refusals: string[] = [];
     const b = await bus(c);
@@ -409,8 +409,26 @@ export const systemd: Backend<SystemdData> = {
     const dir = unitDir(c);
     const looked = toolsOnPath || lstatOrNull(dir) !== null;
     const entries = looked ? unitEntries(dir) : [];
-    // Files only: the manager's environment is asked by `hbgen list` itself (src/host/audit/inventory.ts), once.
+    // Files only: the manager's environment is sharedTamper's, asked by `hbgen list` once (src/host/audit/inventory.ts).
     for (const e of entries) e.tampered = systemdOverrides(c.home, c.io, [`hbgen-${e.name}.service`, `hbgen-${e.name}.timer`]);
     return { place: dir, looked, entries, notes: [] };
+  },
+
+  // The user manager's environment reaches every unit it starts (src/host/audit/tamper.ts).
+  async sharedTamper(io) {
+    return (await managerEnvProblems(io)).problems;
+  },
+
+  // Where `systemctl --user` reaches a user manager (over su, sudo or a bare ssh session it
+  // does not, and install would then refuse). The same question install asks first, bounded:
+  // a hung bus must not hang init.
+  async detect(io) {
+    if (!findOnPath('systemctl', io.env.PATH)) return { fits: false, why: 'systemctl is not on PATH, so there is no systemd user manager to use' };
+    const r = await runTool(io, 'systemctl', ['--user', 'show', '--property=Version'], { timeoutMs: 10_000 });
+    if (r.code === 0) return { fits: true, why: '`systemctl --user` reaches your user manager' };
+    return {
+      fits: false,
+      why: `\`systemctl --user\` cannot reach a user manager here (${firstLine(r)}); from a login session of your own (over ssh: XDG_RUNTIME_DIR=/run/user/$(id -u)) you may set schedule.scheduler to "systemd-user" instead`,
+    };
   },
 };
