@@ -16,7 +16,7 @@ import * as assert from 'uvu/assert';
 import { UserError } from '../src/errors.ts';
 import { mergeBlock, readCrontab, removeBlock, tableProblems, writeCrontab, type CrontabState } from '../src/host/cron/crontab.ts';
 import { ACCEPT_CASES, B, DOCS, DOCS2, USER_TABLES, makeStub } from './helpers/crontab.ts';
-import { uniqueUserName } from './helpers/cronuser.ts';
+import { realOrSkip, uniqueUserName } from './helpers/cronuser.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const DRIVER = join(ROOT, 'test/helpers/crontab-driver.ts');
@@ -33,8 +33,7 @@ function same(actual: Buffer | null, expected: Buffer | null, msg: string) {
 
 const why =
   process.getuid?.() !== 0 ? 'not root' : !existsSync('/usr/bin/crontab') ? 'no /usr/bin/crontab' : spawnSync('runuser', ['--version']).error ? 'no runuser' : '';
-const real = why ? test.skip : test;
-if (why) console.log(`crontab-host: real crontab(1) tests skipped (${why})`);
+const real = realOrSkip(test, 'crontab-host', why);
 
 let wrapDir = '';
 function setupRealHost(): void {

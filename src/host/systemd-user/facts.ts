@@ -9,7 +9,7 @@ export const facts = {
       name: 'loginctl',
       installOnly: true,
       missing:
-        'loginctl is not on PATH, so hbgen cannot check or turn on lingering (systemd stops user timers at logout without it); install systemd-logind or choose schedule.scheduler "cron"',
+        'loginctl is not on PATH, so hbgen cannot check or turn on lingering (systemd stops user timers at logout without it); install systemd-logind or choose another schedule.scheduler, such as cron',
     },
   ],
   // The timer's OnCalendar= carries the working zone itself.
