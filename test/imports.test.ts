@@ -92,7 +92,9 @@ test('dpdm finds a circle where there is one (control)', () => {
     rmSync(dir, { recursive: true, force: true });
   }
   // And the search below, on a graph with one circle through a registry-like edge.
-  assert.equal(circles(new Map([['r', ['b']], ['b', ['s']], ['s', ['r']]])), [['r', 'b', 's', 'r']]);
+  const c = circles(new Map([['r', ['b']], ['b', ['s']], ['s', ['r']], ['x', ['r']]]));
+  assert.is(c.length, 1);
+  assert.equal([...c[0]!.slice(1)].sort(), ['b', 'r', 's']);
 });
 
 test('no import circle in src/ and generators/ (dpdm --exit-code circular:1)', () => {
