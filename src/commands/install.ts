@@ -42,7 +42,7 @@ export interface InstallArgs {
   dryRun?: boolean;
   /** resume --reset-cap: zero the wake counter after the panel and consent. */
   resetCap?: boolean;
-  /** kubernetes: run `kubectl apply` after the panel and consent, instead of printing it. */
+  /** The option of a backend that prints its commands (kubernetes: kubectl apply): run them after the panel and consent. */
   apply?: boolean;
 }
 
