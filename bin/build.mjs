@@ -162,11 +162,23 @@ export async function bundle() {
   for (const file of Object.keys(built.metafile.outputs)) {
     if (/\bimport\(/.test(readFileSync(join(root, file), 'utf8'))) throw new Error(`${file} keeps a dynamic import(), which bin/hbgen.cjs cannot run; import a bundled module instead`);
   }
-  warmCodeCache();
+  await warmCodeCache();
+}
+
+/** The schedulers' facts (src/scheduler-facts.ts, the one list of them), bundled to read here. */
+async function schedulerFacts() {
+  const esbuild = await import('esbuild');
+  const tmp = mkdtempSync(join(tmpdir(), 'hbgen-build-'));
+  try {
+    await esbuild.build({ entryPoints: [join(root, 'src/scheduler-facts.ts')], bundle: true, platform: 'node', format: 'esm', outfile: join(tmp, 'facts.mjs'), logLevel: 'warning' });
+    return Object.values((await import(pathToFileURL(join(tmp, 'facts.mjs')).href)).FACTS);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
 }
 
 /** dist/hbgen-<hash>.cache: V8's code for what render and check run, from real runs. */
-function warmCodeCache() {
+async function warmCodeCache() {
   const tmp = mkdtempSync(join(tmpdir(), 'hbgen-cache-'));
   try {
     const spec = (scheduler) => {
@@ -185,8 +197,10 @@ function warmCodeCache() {
       );
       return file;
     };
-    const runs = ['launchd', 'systemd-user', 'cron'].map((s) => ['render', spec(s), '--out', join(tmp, s)]);
-    runs.push(['render', spec('launchd')], ['check', spec('cron'), join(tmp, 'cron')]);
+    // Every scheduler a spec without a block of its own renders for (kubernetes needs its block).
+    const ids = (await schedulerFacts()).filter((f) => !f.block).map((f) => f.id);
+    const runs = ids.map((s) => ['render', spec(s), '--out', join(tmp, s)]);
+    runs.push(['render', spec(ids[0])], ['check', spec(ids[ids.length - 1]), join(tmp, ids[ids.length - 1])]);
     // Each run starts from the cache so far and writes it back with what it compiled.
     const script = `const { runBundle } = require(${JSON.stringify(join(root, 'bin', 'hbgen.cjs'))});
 process.argv = [process.argv[0], 'hbgen', ...process.argv.slice(1)];

@@ -22,7 +22,7 @@ export function cronTimes(e: CalEntry): string {
   return `${e.minutes.join(',')} ${hours} * * ${days}`;
 }
 
-export const cron: Generator = {
+export const generator: Generator = {
   check(ctx) {
     // Debian crontab(1) refuses a longer command ("command too long"; 998 accepted, 999
     // refused, checked by test/cron.test.ts against the real crontab). Name the field that

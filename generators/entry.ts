@@ -5,7 +5,7 @@
 //
 // SCRIPT compares the SHA-256 of the installed wrapper with the one hbgen computed from the
 // rendered wrapper, and then becomes exactly `/bin/sh <stateDir>/heartbeat.sh`, the command
-// line src/host/proc.ts recognises as the wrapper. Not POSIX cksum: a CRC is linear, so
+// line src/host/proc/proc.ts recognises as the wrapper. Not POSIX cksum: a CRC is linear, so
 // whoever can read the expected sum (the agent can run `crontab -l`) can write another
 // wrapper of the same length and cksum (test/entry.test.ts does it with the real cksum).
 // An edited (or missing) wrapper never runs: the entry appends `error wrapper changed` to
@@ -26,7 +26,7 @@
 // crontab line must stay under cron's 998-byte limit with the state folder's path in it.
 // What the environment can still change is /bin/sh itself (LD_PRELOAD and the like are read
 // by the loader before SCRIPT's first word): `hbgen status` reports such variables in the
-// scheduler's environment, and drop-ins, as problems (src/host/tamper.ts).
+// scheduler's environment, and drop-ins, as problems (src/host/audit/tamper.ts).
 //
 // The entry lives with the scheduler (crontab, ~/.config/systemd/user,
 // ~/Library/LaunchAgents), outside the repository and the state folder. The check and the

@@ -237,7 +237,7 @@ export function manifestYaml(header: string, objects: Obj[]): string {
     .join('---\n');
 }
 
-export const kubernetes: Generator = {
+export const generator: Generator = {
   check(ctx) {
     const s = ctx.spec;
     // `render --scheduler kubernetes` of a spec written for another scheduler.

@@ -36,7 +36,8 @@ export async function loadPlist(): Promise<void> {
   build ??= (await import('plist')).build;
 }
 
-export const launchd: Generator = {
+export const generator: Generator = {
+  ready: loadPlist,
   files(ctx) {
     const { names } = ctx;
     const data = {
@@ -50,7 +51,7 @@ export const launchd: Generator = {
       ProcessType: 'Background',
       RunAtLoad: false,
     };
-    if (!build) throw new Error('the plist writer is not loaded: render through renderSpec(), which loads it');
+    if (!build) throw new Error('the plist writer is not loaded: render through renderSpec(), which loads it (generator.ready)');
     const xml = build(data as unknown as PlistValue);
     // The generated-by comment goes right after the DOCTYPE: the first comment of the file.
     const lines = xml.split('\n');

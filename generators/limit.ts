@@ -8,7 +8,7 @@ import type { RenderContext } from './types.ts';
 /** A pause whose reset is further away than this is "far": only a weekly limit needs one
  * (a session limit resets within 5 hours). A far pause right after another, with no
  * successful wake between, is not believed (heartbeat/85-limit, hb_limitfar), and
- * `hbgen status` reports two in a row (src/host/health.ts farPauses). */
+ * `hbgen status` reports two in a row (src/host/audit/health.ts farPauses). */
 export const LIMIT_FAR = 86400;
 
 /** limitBackoff when the spec leaves it out. */

@@ -31,6 +31,8 @@ export interface SchedulerContext extends RenderContext {
 
 /** A scheduler's renderer, ready to use once loaded: which files its entry adds to the tree (under host/). */
 export interface Generator {
+  /** Loads what files() needs before the first render (launchd's plist writer), kept out of start-up. */
+  ready?(): Promise<void>;
   files(ctx: SchedulerContext): RenderedFile[];
   /** Problems only this backend has with the spec (e.g. cron's 998-byte line limit). */
   check?(ctx: SchedulerContext): string[];

@@ -1,5 +1,5 @@
 // Is the agent's client logged in on the user's fixed plan? Asked of the client itself, with
-// its own status command, at install (src/host/billing.ts) and before every wake (the
+// its own status command, at install (src/host/install/billing.ts) and before every wake (the
 // wrapper's hb_billing, templates/partials/heartbeat/55-billing.hbs). The two must reach the
 // same verdict from the same output: the rules live here once, the wrapper's awk follows
 // them word for word, and test/billing.test.ts feeds both the same outputs.

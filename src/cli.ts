@@ -3,7 +3,14 @@
 import yargs, { type Argv } from 'yargs';
 import { UserError, runCommand } from './errors.ts';
 import { hoistFlags, unknownCommand, usageLine } from './cli-mistakes.ts';
-import { SCHEDULER_IDS, type SchedulerId } from './schedulers.ts';
+import { FACTS, SCHEDULER_IDS, type SchedulerId } from './scheduler-facts.ts';
+
+/** The schedulers whose backend prints its commands unless --apply, as "kubernetes (kubectl)". */
+const printing = () =>
+  Object.values(FACTS)
+    .filter((f) => f.printsCommand)
+    .map((f) => `${f.id} (${f.printsCommand})`)
+    .join(', ');
 import { VERSION } from './version.ts';
 
 const renderCmds = () => import('./commands/render.ts');
@@ -35,7 +42,7 @@ const consentOptions = (y: Argv, what: string) =>
     .positional('spec', specArg)
     .option('yes', { type: 'boolean', describe: `${what} without asking${what === 'install' ? ' (for scripts)' : ''}` })
     .option('dry-run', { type: 'boolean', describe: 'show the panel and change nothing' })
-    .option('apply', { type: 'boolean', describe: 'kubernetes: run kubectl apply after the consent, instead of printing it' });
+    .option('apply', { type: 'boolean', describe: `${printing()}: run the apply after the consent, instead of printing it` });
 
 /** render, check, schema and init: the commands that write no scheduler entry. */
 function fileCommands(y: Argv, run: Run): Argv {
@@ -88,7 +95,7 @@ function hostCommands(y: Argv, run: Run): Argv {
         y
           .positional('spec', specArg)
           .option('all', { type: 'boolean', describe: "also remove entries under other names or schedulers that run this install's wrapper" })
-          .option('apply', { type: 'boolean', describe: 'kubernetes: run the kubectl delete, instead of printing it' }),
+          .option('apply', { type: 'boolean', describe: `${printing()}: run the delete, instead of printing it` }),
       run(lifecycle('stop')),
     )
     .command('resume [spec]', 'install a stopped install again from the spec file (state.json is only its record), after the panel and consent', (y) =>

@@ -1,5 +1,5 @@
 // The plain forms of render and check, parsed without yargs (see main.ts).
-import { SCHEDULER_IDS, type SchedulerId } from './schedulers.ts';
+import { SCHEDULER_IDS, type SchedulerId } from './scheduler-facts.ts';
 
 export type Fast = { cmd: 'render'; spec: string; out?: string; scheduler?: SchedulerId } | { cmd: 'check'; spec: string; dir: string };
 

@@ -108,7 +108,7 @@ const CODEX_FIX = "remove it: the preset's workspace-write sandbox already lets 
  * bills per token, one clause each naming the key: permissions.defaultMode
  * "bypassPermissions", apiKeyHelper (a script whose output Claude Code sends as an API key),
  * and a credential in its env block (Claude Code applies that env to itself). Used for the
- * settings files (src/host/claude-settings.ts) and for `--settings JSON` in agent.args.
+ * settings files (src/host/install/claude-settings.ts) and for `--settings JSON` in agent.args.
  */
 export function claudeSettingsIssues(s: Record<string, unknown>): string[] {
   const out: string[] = [];

@@ -7,6 +7,7 @@ import { posix } from 'node:path';
 import { jailHoldsLine, jailOffLine } from './harness.ts';
 import { clientNeeds } from './jail-clients.ts';
 import { names } from './names.ts';
+import { FACTS } from './scheduler-facts.ts';
 import type { Spec } from './spec.ts';
 
 /** Secrets under HOME that no agent needs and every thief wants. */
@@ -33,9 +34,9 @@ export interface JailPolicy {
   env: Record<string, string>;
 }
 
-/** Is the jail on for this spec? Off with `"sandbox": false`, and on Kubernetes (the pod is the boundary). */
+/** Is the jail on for this spec? Off with `"sandbox": false`, and for a scheduler that runs off this host (a pod is the boundary there). */
 export function jailOn(spec: Pick<Spec, 'sandbox' | 'schedule'>): boolean {
-  return spec.sandbox !== false && spec.schedule.scheduler !== 'kubernetes';
+  return spec.sandbox !== false && !FACTS[spec.schedule.scheduler].offHost;
 }
 
 /**
@@ -52,7 +53,7 @@ export function jailPolicy(spec: Spec): JailPolicy | null {
   const sb = spec.sandbox === false || spec.sandbox === undefined ? {} : spec.sandbox;
   const home = spec.env.HOME!.replace(/(.)\/$/, '$1');
   const n = names(spec);
-  const macos = spec.schedule.scheduler === 'launchd';
+  const macos = FACTS[spec.schedule.scheduler].macOS === true;
   const need = clientNeeds(spec.agent.harness, home, spec.env);
   const cache = spec.env.XDG_CACHE_HOME?.startsWith('/') ? posix.normalize(spec.env.XDG_CACHE_HOME) : posix.join(home, macos ? 'Library/Caches' : '.cache');
   const tmp = posix.join(cache, 'hbgen', spec.name, 'tmp');
@@ -117,7 +118,7 @@ export function policyLines(p: JailPolicy): string[] {
 export function jailLines(spec: Spec, bin: string | null): string[] {
   const p = jailPolicy(spec);
   if (!p) {
-    if (spec.schedule.scheduler === 'kubernetes') return ['none of hbgen\'s: the pod is the boundary (see README "Kubernetes")'];
+    if (FACTS[spec.schedule.scheduler].offHost) return ['none of hbgen\'s: the pod is the boundary (see README "Kubernetes")'];
     return [
       'OFF ("sandbox": false): THE AGENT RUNS WITH ALL YOUR RIGHTS: it can read ~/.ssh, write anywhere you can (your crontab, your shell profile, its own settings) and reach any host',
       jailOffLine(spec.agent.harness),

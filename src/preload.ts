@@ -5,7 +5,7 @@
 // may write anything in the repo, and the wake runs there, so a path of one of these that is
 // inside the repo, or relative (resolved against the repo), would let it choose code that
 // hbgen's wrapper, the billing check, the gate or notify run outside the agent's sandbox.
-// Pure: src/spec.ts checks the words as written; src/host/reach.ts resolves them on the host.
+// Pure: src/spec.ts checks the words as written; src/host/install/reach.ts resolves them on the host.
 // Not listed: BASH_ENV and ENV (refused outright with the wrapper's own shell variables),
 // variables that name no code (PYTHONSTARTUP is read by interactive python only).
 import { within } from './names.ts';

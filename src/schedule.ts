@@ -14,7 +14,7 @@
 import { DAY_NAMES, pad2 } from './formats.ts';
 import { clockMinutes, seconds, type Spec } from './spec.ts';
 import { DAY_MS, offsetAt, segments, transitions, type Segment } from './zone-offsets.ts';
-import type { SchedulerDescriptor } from './schedulers.ts';
+import type { SchedulerFacts } from './scheduler-facts.ts';
 
 const WEEK = 7 * 1440;
 
@@ -239,7 +239,7 @@ function hourRange(entries: CalEntry[]): string {
 }
 
 /** One line on when the heartbeat fires; `scheduler` says whether the entry reads the host clock. */
-export function summary(spec: Spec, p: Plan, scheduler: Pick<SchedulerDescriptor, 'id' | 'hostClock'>): string {
+export function summary(spec: Spec, p: Plan, scheduler: Pick<SchedulerFacts, 'id' | 'hostClock'>): string {
   const h = spec.schedule.hours;
   const mins = [...new Set(p.pattern.map((w) => w % 60))].sort((a, b) => a - b);
   const fires =

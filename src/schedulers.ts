@@ -1,104 +1,38 @@
-// The schedulers hbgen can install on, one descriptor each. Adding a scheduler means one
-// renderer in generators/, one backend in src/host/, one line here, and its templates,
-// fixtures and tests; nothing else names a scheduler.
+// The registry, on the top floor: each scheduler's renderer and backend, loaded by its id.
+// The facts every floor may know (ids, tools, clock, wording) are in src/scheduler-facts.ts,
+// one line per scheduler; this module adds only the code, found by the layout every
+// scheduler follows (docs/ARCHITECTURE.md "Adding a scheduler"):
+//   generators/<id>.ts        exports `generator` (a Generator: the spec → files renderer)
+//   src/host/<id>/backend.ts  exports `backend`   (a Backend: install, stop, audit on the host)
+// so a fifth scheduler adds no line here.
 //
-// Everything behind a descriptor loads lazily: rendering for one scheduler loads neither
-// another scheduler's code nor any host code, and this module itself imports only types,
-// because src/spec.ts (loaded by every command) takes the id list from here.
+// Everything loads lazily: rendering for one scheduler loads neither another scheduler's code
+// nor any host code. The imports are template literals, which the bundler (esbuild) turns into
+// a table of exactly the files matching that path, each still loaded on first use; the
+// import-cycle test (test/imports.test.ts) adds these edges to the graph it checks.
 import type { Generator } from '../generators/types.ts';
 import type { Backend } from './host/backend.ts';
-import type { HostIO } from './host/io.ts';
+import { FACTS, SCHEDULER_IDS, type SchedulerFacts, type SchedulerId } from './scheduler-facts.ts';
 
-/** Every scheduler, as the spec's schedule.scheduler names it. */
-export const SCHEDULER_IDS = ['launchd', 'systemd-user', 'cron', 'kubernetes'] as const;
-export type SchedulerId = (typeof SCHEDULER_IDS)[number];
+export { SCHEDULER_IDS, type SchedulerId } from './scheduler-facts.ts';
 
-/** A host program a backend runs, found on PATH. */
-export interface Tool {
-  name: string;
-  /** Only install needs it: status and stop work without it. */
-  installOnly?: boolean;
-  /** Install's refusal when it is missing, when the general one would mislead. */
-  missing?: string;
-}
-
-export interface SchedulerDescriptor {
-  id: SchedulerId;
-  tools: readonly Tool[];
-  /** Its jobs run only on macOS, so macOS's privacy controls apply whatever host renders. */
-  macOS?: boolean;
-  /**
-   * It reads its calendar in the host clock's zone (hostTimezone), so a working zone other
-   * than that one needs a widened plan that the gate narrows; false when the entry itself
-   * carries the working zone (systemd's OnCalendar= zone suffix).
-   */
-  hostClock: boolean;
+export interface SchedulerDescriptor extends SchedulerFacts<SchedulerId> {
   /** The spec → files renderer of its entry, ready to use. */
   generator(): Promise<Generator>;
   /** The host side: preflight, apply, listing, stop and audit. */
   backend(): Promise<Backend>;
-  /**
-   * It runs off this host (a cluster): install, stop, status, resume and wake are its own
-   * (src/host/kubernetes.ts); its backend() only answers the host-wide looks (list, stop
-   * of another scheduler) with nothing found.
-   */
-  offHost?(): Promise<OffHost>;
 }
 
-/** The lifecycle commands of a scheduler that runs off this host. */
-export interface OffHost {
-  install(argv: { spec: string; yes?: boolean; dryRun?: boolean; apply?: boolean; resetCap?: boolean }, io: HostIO, verb: 'install' | 'resume'): Promise<number>;
-  stop(argv: { spec: string; yes?: boolean; apply?: boolean }, io: HostIO): Promise<number>;
-  status(argv: { spec: string }, io: HostIO): Promise<number>;
-  wake(argv: { spec: string }, io: HostIO): Promise<number>;
+async function loadGenerator(id: SchedulerId): Promise<Generator> {
+  const g = (await import(`../generators/${id}.ts`)).generator as Generator;
+  await g.ready?.();
+  return g;
 }
 
-const LOGINCTL: Tool = {
-  name: 'loginctl',
-  installOnly: true,
-  missing:
-    'loginctl is not on PATH, so hbgen cannot check or turn on lingering (systemd stops user timers at logout without it); install systemd-logind or choose schedule.scheduler "cron"',
-};
-
-export const SCHEDULERS: Record<SchedulerId, SchedulerDescriptor> = {
-  launchd: {
-    id: 'launchd',
-    tools: [{ name: 'launchctl' }],
-    macOS: true,
-    hostClock: true,
-    // The plist writer (the heaviest dependency hbgen has) loads with this renderer only.
-    generator: () => import('../generators/launchd.ts').then(async (m) => (await m.loadPlist(), m.launchd)),
-    backend: () => import('./host/launchd.ts').then((m) => m.launchd),
-  },
-  'systemd-user': {
-    id: 'systemd-user',
-    tools: [{ name: 'systemctl' }, LOGINCTL],
-    hostClock: false,
-    generator: () => import('../generators/systemd.ts').then((m) => m.systemd),
-    backend: () => import('./host/systemd.ts').then((m) => m.systemd),
-  },
-  cron: {
-    id: 'cron',
-    tools: [{ name: 'crontab' }],
-    hostClock: true,
-    generator: () => import('../generators/cron.ts').then((m) => m.cron),
-    backend: () => import('./host/cron.ts').then((m) => m.cron),
-  },
-  kubernetes: {
-    id: 'kubernetes',
-    // Only install --apply, stop --apply and status run it (src/host/kubernetes.ts checks it
-    // there); the host-wide looks of list and stop never do.
-    tools: [{ name: 'kubectl', installOnly: true }],
-    // The CronJob carries the working zone (spec.timeZone), as systemd's OnCalendar= does.
-    hostClock: false,
-    // The YAML writer loads with this renderer only.
-    generator: () => import('../generators/kubernetes.ts').then((m) => m.kubernetes),
-    backend: () => import('./host/kubernetes.ts').then((m) => m.kubernetesHost),
-    offHost: () => import('./host/kubernetes.ts').then((m) => m.kubernetesCommands),
-  },
-};
-
-/** "a, b or c": the ids as a sentence lists them. */
-export function schedulerList(): string {
-  return `${SCHEDULER_IDS.slice(0, -1).join(', ')} or ${SCHEDULER_IDS[SCHEDULER_IDS.length - 1]}`;
+async function loadBackend(id: SchedulerId): Promise<Backend> {
+  return (await import(`./host/${id}/backend.ts`)).backend as Backend;
 }
+
+export const SCHEDULERS = Object.fromEntries(
+  SCHEDULER_IDS.map((id) => [id, { ...FACTS[id], generator: () => loadGenerator(id), backend: () => loadBackend(id) }]),
+) as Record<SchedulerId, SchedulerDescriptor>;

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { schedulerList } from './schedulers.ts';
+import { schedulerList } from './scheduler-facts.ts';
 import { SpecSchema } from './spec.ts';
 
 // One line per field, shown by editors that read the schema (hover, completion).

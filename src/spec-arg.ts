@@ -16,7 +16,7 @@ import { names } from './names.ts';
 /** The spec file SPEC names: the file itself, or the recorded spec file of the install named SPEC. */
 export async function resolveSpecArg(io: HostIO, arg: string): Promise<string> {
   if (!NAME_PATTERN.test(arg) || existsSync(posix.resolve(io.cwd, arg))) return arg;
-  const { listInstalls } = await import('./host/inventory.ts');
+  const { listInstalls } = await import('./host/audit/inventory.ts');
   const rows = (await listInstalls(io, homeOf(io))).rows.filter((r) => r.name === arg && r.stateDir);
   const dirs = [...new Set(rows.map((r) => r.stateDir!))];
   if (dirs.length === 0) throw new UserError([`${arg}: no such file, and no install of that name on this host; \`hbgen list\` shows the installs by name (or give the spec file's path)`]);

@@ -6,7 +6,7 @@ import { credential, forgeToken, looksSecret, whyItBills } from './credentials.t
 import { DAYS, NAME_PATTERN, pad2 } from './formats.ts';
 import { meantFirst } from './error-order.ts';
 import { ALL_EFFORTS, EFFORTS, bypassArgs } from './harness.ts';
-import { SCHEDULER_IDS } from './schedulers.ts';
+import { SCHEDULER_IDS, factsOf } from './scheduler-facts.ts';
 import { didYouMean } from './suggest.ts';
 import { legacyZoneAdvice, zoneSuggestion } from './zone-advice.ts';
 import { isKnownZone } from './zones.ts';
@@ -536,7 +536,7 @@ const PROGRAMS: [path: (string | number)[], runs: string][] = [
 /**
  * Programs and loaded code the agent could rewrite: a program field (agent.bin, gate[0],
  * notify[0]) inside the repo, and a path of a preload variable (src/preload.ts) that is
- * relative or inside the repo. Lexical only: src/host/reach.ts resolves links on the host.
+ * relative or inside the repo. Lexical only: src/host/install/reach.ts resolves links on the host.
  */
 function repoCodeIssues(s: { repo?: unknown; agent?: unknown; gate?: unknown; notify?: unknown; env?: unknown; sandbox?: unknown }, ctx: z.RefinementCtx): void {
   if (typeof s.repo !== 'string' || !s.repo.startsWith('/')) return;
@@ -718,7 +718,8 @@ export function defaultStateDir(s: { name?: unknown; env?: unknown; schedule?: u
   const home = typeof env.HOME === 'string' ? env.HOME.replace(/(.)\/$/, '$1') : '/';
   const name = typeof s.name === 'string' ? s.name : '';
   const scheduler = typeof s.schedule === 'object' && s.schedule !== null ? (s.schedule as Record<string, unknown>).scheduler : undefined;
-  if (scheduler === 'launchd') return posix.join(home, 'Library/Application Support/hbgen', name);
+  const own = factsOf(scheduler)?.stateHome;
+  if (own) return posix.join(home, own, 'hbgen', name);
   const xdg = env.XDG_STATE_HOME;
   const base = typeof xdg === 'string' && xdg.startsWith('/') ? posix.normalize(xdg) : posix.join(home, '.local/state');
   return posix.join(base, 'hbgen', name);

@@ -2,11 +2,11 @@
 // working zone (and on the host's clock when that runs in another zone), as terminal text
 // and as SVG. Pure: the spec, the scheduler, "now" and the host's zone come in as data, the
 // same input gives the same bytes. The fire times are the plan's (src/schedule.ts), read
-// as the scheduler reads them (src/host/health.ts firesBetween: systemd in the working
+// as the scheduler reads them (src/host/audit/health.ts firesBetween: systemd in the working
 // zone, cron and launchd on the host clock), so the picture shows what will happen.
 import { pad2 } from './formats.ts';
-import { firesBetween } from './host/health.ts';
-import { dayStart, localParts } from './host/history.ts';
+import { firesBetween } from './host/audit/health.ts';
+import { dayStart, localParts } from './host/audit/history.ts';
 import { openDays, plan } from './schedule.ts';
 import { clockMinutes, type Spec } from './spec.ts';
 import { offsetAt, transitions } from './zone-offsets.ts';

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { claudeTextHit, codexTextHit, fileHitFix, verdict } from '../src/billing.ts';
-import { billingFilesRefusal } from '../src/host/claude-settings.ts';
+import { billingFilesRefusal } from '../src/host/install/claude-settings.ts';
 import { CLIENT_PATH, realClients, subscriptionAnswers, subscriptionLogin } from './helpers/clients.ts';
 import { SHELLS, agentShell, makeCase, run, shell } from './helpers/wrapper.ts';
 import type { Spec } from '../src/spec.ts';

@@ -1,4 +1,4 @@
-// src/host/crontab.ts against the real Debian crontab(1), and against a recording stand-in
+// src/host/cron/crontab.ts against the real Debian crontab(1), and against a recording stand-in
 // found first on PATH.
 // Real crontab(1): the library runs in test/helpers/crontab-driver.ts as a scratch user
 // hbgen-crontab-test-PID-xxxx (runuser), never as root, so no real user's crontab is touched; a
@@ -14,9 +14,9 @@ import { createInterface } from 'node:readline';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { UserError } from '../src/errors.ts';
-import { mergeBlock, readCrontab, removeBlock, tableProblems, writeCrontab, type CrontabState } from '../src/host/crontab.ts';
+import { mergeBlock, readCrontab, removeBlock, tableProblems, writeCrontab, type CrontabState } from '../src/host/cron/crontab.ts';
 import { ACCEPT_CASES, B, DOCS, DOCS2, USER_TABLES, makeStub } from './helpers/crontab.ts';
-import { uniqueUserName } from './helpers/cronuser.ts';
+import { realOrSkip, uniqueUserName } from './helpers/cronuser.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const DRIVER = join(ROOT, 'test/helpers/crontab-driver.ts');
@@ -33,8 +33,7 @@ function same(actual: Buffer | null, expected: Buffer | null, msg: string) {
 
 const why =
   process.getuid?.() !== 0 ? 'not root' : !existsSync('/usr/bin/crontab') ? 'no /usr/bin/crontab' : spawnSync('runuser', ['--version']).error ? 'no runuser' : '';
-const real = why ? test.skip : test;
-if (why) console.log(`crontab-host: real crontab(1) tests skipped (${why})`);
+const real = realOrSkip(test, 'crontab-host', why);
 
 let wrapDir = '';
 function setupRealHost(): void {
@@ -42,7 +41,7 @@ function setupRealHost(): void {
     const r = spawnSync('useradd', ['-m', '-s', '/bin/sh', USER], { encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`useradd ${USER}: ${r.stderr}`);
   }
-  const canRead = spawnSync('runuser', ['-u', USER, '--', 'test', '-r', DRIVER, '-a', '-r', join(ROOT, 'src/host/crontab.ts'), '-a', '-x', process.execPath]);
+  const canRead = spawnSync('runuser', ['-u', USER, '--', 'test', '-r', DRIVER, '-a', '-r', join(ROOT, 'src/host/cron/crontab.ts'), '-a', '-x', process.execPath]);
   if (canRead.status !== 0) throw new Error(`${USER} cannot read ${ROOT} or run ${process.execPath}; make them world-readable`);
   wrapDir = mkdtempSync(join(tmpdir(), 'hbgen-crontab-wrap.'));
   chmodSync(wrapDir, 0o755);

@@ -1,4 +1,4 @@
-// src/host/crontab.ts, pure part: findBlocks, mergeBlock, removeBlock, tableProblems over
+// src/host/cron/crontab.ts, pure part: findBlocks, mergeBlock, removeBlock, tableProblems over
 // many user tables, as bytes. What crontab(1) itself does with these tables is checked in
 // test/crontab-host.test.ts.
 import { readFileSync } from 'node:fs';
@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { UserError } from '../src/errors.ts';
-import { findBlocks, listingAmbiguities, mergeBlock, removeBlock, tableProblems } from '../src/host/crontab.ts';
+import { findBlocks, listingAmbiguities, mergeBlock, removeBlock, tableProblems } from '../src/host/cron/crontab.ts';
 import { renderNow } from './helpers/render.ts';
 import { validateSpec } from '../src/spec.ts';
 import { ACCEPT_CASES, B, DOCS, DOCS2, DOCS_LINES, USER_TABLES, block } from './helpers/crontab.ts';

@@ -377,7 +377,7 @@ test('yash as /bin/sh in the C locale with a non-ASCII state path: the entry fai
 test('hbgen wake refuses (exit 78, one line) a wrapper edited together with state.json\'s record of it, and install\'s smoke test runs only the rendered wrapper', async () => {
   const { hb, makeHost } = await import('./helpers/lifecycle.ts');
   const { createHash } = await import('node:crypto');
-  const { smokeTest } = await import('../src/host/smoke.ts');
+  const { smokeTest } = await import('../src/host/install/smoke.ts');
   const { names } = await import('../src/names.ts');
   const h = makeHost('systemd-user');
   assert.is((await hb(h, 'install', { yes: true })).code, 0);

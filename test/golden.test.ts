@@ -9,16 +9,24 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { compareTree } from '../src/tree.ts';
 import { hbgen } from './helpers/cli.ts';
-import { EXPECTED, INVALID, SCHEMA, invalidNames, renderFixture, specNames } from './helpers/fixtures.ts';
+import { EXPECTED, INVALID, SCHEMA, SPECS, invalidNames, renderFixture, specNames } from './helpers/fixtures.ts';
 import { shellcheckPath } from './helpers/tools.ts';
 
 const UPDATE = 'run `npm run fixtures:update` if the change is intended';
 
 test('fixtures cover every scheduler', () => {
-  const schedulers = new Set(specNames().map((n) => renderFixture(n).files.map((f) => f.path)).flat());
-  assert.ok([...schedulers].some((p) => p.endsWith('.plist')), 'a launchd fixture');
-  assert.ok([...schedulers].some((p) => p.endsWith('.timer')), 'a systemd fixture');
-  assert.ok(schedulers.has('host/crontab'), 'a cron fixture');
+  // The schedulers as the committed JSON Schema (a golden itself) names them, not as the code lists them.
+  const schema = JSON.parse(readFileSync(SCHEMA, 'utf8'));
+  const ids: string[] = schema.properties.schedule.properties.scheduler.enum;
+  assert.ok(ids.length >= 4, `the schema names the schedulers (${ids.join(', ')})`);
+  const used = new Set(specNames().map((n) => JSON.parse(readFileSync(join(SPECS, `${n}.json`), 'utf8')).schedule.scheduler));
+  assert.equal(ids.filter((id) => !used.has(id)), [], 'a fixture spec for every scheduler');
+  // And each renders its own entry.
+  const files = specNames().flatMap((n) => renderFixture(n).files.map((f) => f.path));
+  assert.ok(files.some((p) => p.endsWith('.plist')), 'a launchd fixture');
+  assert.ok(files.some((p) => p.endsWith('.timer')), 'a systemd fixture');
+  assert.ok(files.includes('host/crontab'), 'a cron fixture');
+  assert.ok(files.some((p) => p.endsWith('.cronjob.yaml')), 'a kubernetes fixture');
 });
 
 for (const name of specNames()) {

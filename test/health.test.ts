@@ -1,11 +1,11 @@
-// status's health arithmetic (src/host/health.ts): the scheduler's fires in a span, checked
+// status's health arithmetic (src/host/audit/health.ts): the scheduler's fires in a span, checked
 // against systemd-analyze calendar on the fixtures' own OnCalendar= lines (DST weeks
 // included); missed fires; failing wakes in a row.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { type LogLine, parseLog } from '../src/formats.ts';
-import { failStreak, firesBetween, missedFires, schedulerClock, wakes } from '../src/host/health.ts';
-import { lastOutcome } from '../src/host/runtime-log.ts';
+import { failStreak, firesBetween, missedFires, schedulerClock, wakes } from '../src/host/audit/health.ts';
+import { lastOutcome } from '../src/host/audit/runtime-log.ts';
 import { wakeLine } from '../src/commands/wake.ts';
 import { plan } from '../src/schedule.ts';
 import { renderNow } from './helpers/render.ts';

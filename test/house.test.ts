@@ -73,12 +73,43 @@ test('no template partial is over 150 lines', () => {
 /** Files of src/ and generators/ whose text matches `re`. */
 const filesMatching = (re: RegExp) => SOURCES.filter((f) => re.test(readFileSync(f, 'utf8'))).map(rel);
 
-test('the scheduler ids are listed in one place', () => {
-  // Any array literal or set that names two schedulers side by side is a copy of the list.
-  const list = /['"](?:launchd|systemd-user|cron)['"]\s*,\s*['"](?:launchd|systemd-user|cron)['"]/;
-  assert.equal(filesMatching(list), ['src/schedulers.ts']);
-  // Records keyed by every scheduler are copies of the registry too.
-  assert.equal(filesMatching(/\{\s*launchd\s*,\s*'systemd-user'\s*:/), []);
+// The schedulers, as their folders say (src/host/<id>/facts.ts), not as the code under test lists them.
+const SCHEDULERS = readdirSync(join(ROOT, 'src/host'))
+  .filter((e) => statSync(join(ROOT, 'src/host', e)).isDirectory() && ['facts.ts', 'backend.ts'].every((f) => readdirSync(join(ROOT, 'src/host', e)).includes(f)))
+  .sort();
+
+/** `text` without its comments (a `//` inside a string may cut it short: it can hide a mention, never invent one). */
+const code = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`\\])\/\/.*$/gm, '$1');
+
+/** Where `text` names a scheduler in code: a string that is its id ('cron', "systemd-user", `kubernetes`) or an object key of its name. */
+export function schedulerMentions(text: string, ids: string[]): string[] {
+  const alt = ids.map((i) => i.replace(/[-]/g, '\\-')).join('|');
+  const literal = new RegExp(`(['"\`])(${alt})\\1(?!\\s*:)`, 'g');
+  const key = new RegExp(`^\\s*['"]?(${alt})['"]?\\s*:`, 'gm');
+  return [...code(text).matchAll(literal)].map((m) => m[0]).concat([...code(text).matchAll(key)].map((m) => m[0].trim()));
+}
+
+test('the scheduler finder sees a scheduler named in code, not in a comment (control)', () => {
+  const ids = ['launchd', 'systemd-user', 'cron', 'kubernetes'];
+  assert.equal(schedulerMentions("if (id === 'kubernetes') x();", ids), ["'kubernetes'"]);
+  assert.equal(schedulerMentions('const a = ["cron", `launchd`];', ids), ['"cron"', '`launchd`']);
+  assert.equal(schedulerMentions("const r = {\n  'systemd-user': 1,\n  launchd: 2,\n};", ids), ["'systemd-user':", 'launchd:']);
+  assert.equal(schedulerMentions("say('choose schedule.scheduler \"cron\"');", ids), ['"cron"']);
+  assert.equal(schedulerMentions("// the 'cron' daemon\n/* 'launchd' */ const x = 'crontab';", ids), []);
+});
+
+test('a scheduler is named only in its own folder and renderer (and the spec format names the kubernetes block)', () => {
+  assert.ok(SCHEDULERS.length >= 4, `the scheduler folders (found ${SCHEDULERS.join(', ')})`);
+  const own = (f: string, id: string) => f.startsWith(`src/host/${id}/`) || f === `generators/${id}.ts`;
+  const bad = SOURCES.map(rel).flatMap((f) =>
+    schedulerMentions(readFileSync(join(ROOT, f), 'utf8'), SCHEDULERS)
+      .filter((m) => !own(f, m.replace(/^['"`]|['"`]?:?$/g, '')))
+      .map((m) => `${f}: ${m}`),
+  );
+  // The spec's own field of that name (the block, its schema, its error paths and their
+  // descriptions): the spec format names it, as the README does, not a branch on a scheduler.
+  const block = (m: string) => /^src\/(spec|schema)\.ts: ['"`]?kubernetes['"`]?:?$/.test(m);
+  assert.equal(bad.filter((m) => !block(m)), []);
 });
 
 test('each format that crosses the sh/TypeScript boundary is defined once, in src/formats.ts', () => {

@@ -3,7 +3,7 @@
 // time) or left for the user, so that the spec does not validate until they are chosen.
 // Never overwrites. Driven through init() with injected streams and, once, through the
 // built CLI on a real terminal (script(1)).
-import { bundledSrt } from '../src/host/jail-probe.ts';
+import { bundledSrt } from '../src/host/install/jail-probe.ts';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +12,7 @@ import { PassThrough } from 'node:stream';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { INIT_PROMPT, init, specName } from '../src/commands/init.ts';
-import { cleanPath, detectScheduler } from '../src/host/detect.ts';
+import { cleanPath, detectScheduler } from '../src/host/install/detect.ts';
 import type { HostIO } from '../src/host/io.ts';
 import { renderNow } from './helpers/render.ts';
 import { validateSpec } from '../src/spec.ts';

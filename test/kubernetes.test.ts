@@ -545,6 +545,19 @@ test('status against the kubectl stand-in: kubectl get cronjob,jobs -l, last sch
   assert.match(r.stdout, /problem {2}duplicate: the cluster also holds the CronJob hbgen-docs-3/);
 });
 
+test('status --json: the kubernetes backend audits through the common status, so a script gets the same document as on a host', () => {
+  const c = cliCase();
+  assert.is(c.run('install', '--apply', '--yes').code, 0);
+  const r = c.run('status', '--json');
+  assert.is(r.code, 1, r.stdout + r.stderr);
+  const j = JSON.parse(r.stdout);
+  assert.is(j.scheduler, 'kubernetes');
+  assert.is(j.state, 'installed');
+  assert.equal(j.problems.map((p: { code: string }) => p.code), ['orphan']);
+  assert.match(j.problems[0].message, /^orphan: the cluster holds no CronJob of "docs" in namespace default/);
+  assert.ok(j.info.some((i: string) => /^hbgen applied the manifest at /.test(i)), JSON.stringify(j.info));
+});
+
 test('install --apply again after the plan lost a cron line, then in another namespace: what the new plan lacks is deleted by its derived name (stand-in)', () => {
   const c = cliCase();
   assert.is(c.run('install', '--apply', '--yes').code, 0);

@@ -11,12 +11,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { names } from '../src/names.ts';
 import { B, makeStub } from './helpers/crontab.ts';
-import { cronUser, whyNot, type CronUser } from './helpers/cronuser.ts';
+import { cronUser, realOrSkip, type CronUser } from './helpers/cronuser.ts';
 import { hb, lines, makeHost, rewriteSpec, tree, type Host } from './helpers/lifecycle.ts';
 
-const why = whyNot();
-const real = why ? test.skip : test;
-if (why) console.log(`lifecycle-cron: real crontab(1) tests skipped (${why})`);
+const real = realOrSkip(test, 'lifecycle-cron');
 let U: CronUser;
 
 const show = (b: Buffer | null) => (b === null ? 'null' : JSON.stringify(b.toString('latin1')));

@@ -7,14 +7,13 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { names } from '../src/names.ts';
-import { cronUser, whyNot } from './helpers/cronuser.ts';
+import { cronUser, realOrSkip, whyNot } from './helpers/cronuser.ts';
 import { withCronDaemon } from './helpers/crond.ts';
 import { makeHost } from './helpers/lifecycle.ts';
 
 
 const why = whyNot() || (existsSync('/usr/sbin/cron') ? '' : 'no /usr/sbin/cron');
-const real = why ? test.skip : test;
-if (why) console.log(`lifecycle-crond: real cron daemon test skipped (${why})`);
+const real = realOrSkip(test, 'lifecycle-crond', why);
 
 
 real('real cron daemon: the installed entry fires at its minute, the real wrapper logs the run and the agent ran; stop removes the table', () =>

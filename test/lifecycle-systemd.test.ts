@@ -672,7 +672,7 @@ test('issue 22, stand-in systemctl: a real wake that meets the smoke test\'s loc
   const h = makeHost('systemd-user', { lock: 'mkdir' }, 'outside');
   assert.is((await hb(h, 'install', { yes: true })).code, 0);
   const n = names(h.spec);
-  const { smokeTest } = await import('../src/host/smoke.ts');
+  const { smokeTest } = await import('../src/host/install/smoke.ts');
   const from = readLog(h).length;
   const rendered = readFileSync(n.wrapper, 'utf8');
   // A scheduled wake that starts while the smoke test's first run holds the lock.

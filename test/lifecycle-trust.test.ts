@@ -15,9 +15,9 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync }
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { acquireOpLock, OP_LOCK_MAX_S } from '../src/host/lock.ts';
-import { lockInfo, runningWrappers } from '../src/host/proc.ts';
-import { parseEtime, processInfo, processes } from '../src/host/ps.ts';
+import { acquireOpLock, OP_LOCK_MAX_S } from '../src/host/proc/lock.ts';
+import { lockInfo, runningWrappers } from '../src/host/proc/proc.ts';
+import { parseEtime, processInfo, processes } from '../src/host/proc/ps.ts';
 import { names } from '../src/names.ts';
 import { B, makeStub, type Stub } from './helpers/crontab.ts';
 import { type Host, hb, hostIO, makeHost, sha } from './helpers/lifecycle.ts';

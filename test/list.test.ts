@@ -10,13 +10,11 @@ import * as assert from 'uvu/assert';
 import { names } from '../src/names.ts';
 import { validateSpec, type Spec, type SpecInput } from '../src/spec.ts';
 import { B, makeStub } from './helpers/crontab.ts';
-import { cronUser, whyNot, type CronUser } from './helpers/cronuser.ts';
+import { cronUser, realOrSkip, type CronUser } from './helpers/cronuser.ts';
 import { baseSpec, hb, hostIO, makeHost, type Host } from './helpers/lifecycle.ts';
 
 const uid = process.getuid!();
-const why = whyNot();
-const real = why ? test.skip : test;
-if (why) console.log(`list: real crontab(1) tests skipped (${why})`);
+const real = realOrSkip(test, 'list');
 
 /** A second spec in the same host (same HOME, tools and PATH), its state folder the default one unless `over` names one. */
 function sibling(h: Host, name: string, scheduler: Spec['schedule']['scheduler'], over: Partial<SpecInput> = {}): Host {

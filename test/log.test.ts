@@ -7,7 +7,7 @@ import { readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { log as logCmd, type LogReport } from '../src/commands/log.ts';
-import { dailyCounts, dayStart, historyLines } from '../src/host/history.ts';
+import { dailyCounts, dayStart, historyLines } from '../src/host/audit/history.ts';
 import type { HostIO } from '../src/host/io.ts';
 import { names } from '../src/names.ts';
 import { validateSpec } from '../src/spec.ts';

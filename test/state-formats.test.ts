@@ -33,8 +33,8 @@ import {
   formatWakes,
   type LogLine,
 } from '../src/formats.ts';
-import { activePause } from '../src/host/pause.ts';
-import { wakesDone } from '../src/host/runtime-log.ts';
+import { activePause } from '../src/host/audit/pause.ts';
+import { wakesDone } from '../src/host/audit/runtime-log.ts';
 import { SHELLS, makeCase, run, waitFor, type Case } from './helpers/wrapper.ts';
 
 const epoch = () => Math.floor(Date.now() / 1000);

@@ -3,7 +3,9 @@
 import { posix } from 'node:path';
 import type { HostIO } from '../host/io.ts';
 import { loadSpec } from '../load.ts';
+import { FACTS } from '../scheduler-facts.ts';
 import type { Spec } from '../spec.ts';
+import { UserError } from '../errors.ts';
 
 export function specPath(io: HostIO, arg: string): string {
   return posix.resolve(io.cwd, arg);
@@ -18,4 +20,14 @@ export function loadFor(io: HostIO, arg: string): { spec: Spec; file: string } {
 
 export function line(io: HostIO, s = ''): void {
   io.out(`${s}\n`);
+}
+
+/**
+ * --apply is an option of the backends that print the commands that change things for the
+ * person to run (facts.printsCommand): refused, as a usage error, for every other scheduler.
+ */
+export function checkApply(spec: Spec, apply: boolean | undefined): void {
+  if (!apply || FACTS[spec.schedule.scheduler].printsCommand) return;
+  const who = Object.values(FACTS).filter((f) => f.printsCommand);
+  throw new UserError([`--apply: only for schedule.scheduler ${who.map((f) => `"${f.id}" (it runs ${f.printsCommand})`).join(' or ')}; ${spec.schedule.scheduler} changes this host itself, without it`], 2);
 }

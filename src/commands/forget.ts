@@ -9,8 +9,8 @@ import { lstatSync, readdirSync, rmSync } from 'node:fs';
 import { posix } from 'node:path';
 import { UserError } from '../errors.ts';
 import { homeOf, type HostIO } from '../host/io.ts';
-import { type InstallRow, listInstalls } from '../host/inventory.ts';
-import { askConsent } from '../host/prompt.ts';
+import { type InstallRow, listInstalls } from '../host/audit/inventory.ts';
+import { askConsent } from '../host/install/prompt.ts';
 import { readState } from '../host/state.ts';
 import { line } from './common.ts';
 

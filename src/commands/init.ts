@@ -4,17 +4,17 @@
 // interval, the working hours and the timeout are the user's choice: on a terminal init
 // asks for them one at a time; otherwise it leaves them out, so that the spec does not
 // validate until they are set, and says what to fill in. It never overwrites a file.
-import { bundledSrt, onPath } from '../host/jail-probe.ts';
+import { bundledSrt, onPath } from '../host/install/jail-probe.ts';
 import { mkdirSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { posix } from 'node:path';
 import { UserError } from '../errors.ts';
 import { renderHeartMd, renderJournalTemplateMd, renderLogMd, renderProtocolMd, renderStateMd } from '../gen/templates.ts';
-import { type Agent, cleanPath, detectScheduler, detectZone, findAgents } from '../host/detect.ts';
-import { checkBin } from '../host/facts.ts';
+import { type Agent, cleanPath, detectScheduler, detectZone, findAgents } from '../host/install/detect.ts';
+import { checkBin } from '../host/install/facts.ts';
 import { lstatOrNull } from '../host/fsx.ts';
 import { homeOf, type HostIO } from '../host/io.ts';
-import { ask, Lines } from '../host/prompt.ts';
-import { runTool } from '../host/tools.ts';
+import { ask, Lines } from '../host/install/prompt.ts';
+import { runTool } from '../host/proc/tools.ts';
 import { PRESET_PINS } from '../harness.ts';
 import type { SchedulerId } from '../schedulers.ts';
 import { jsonSchema } from '../schema.ts';

@@ -10,31 +10,32 @@
 import { readdirSync, rmSync } from 'node:fs';
 import { dirname, posix } from 'node:path';
 import { UserError } from '../errors.ts';
-import { shownWord } from '../escape.ts';
-import { formatWakes, sleep } from '../formats.ts';
+import { shownArgv, shownWord } from '../escape.ts';
+import { sleep, formatWakes } from '../formats.ts';
 import { Journal, type Backend, type Ctx, type FilePlan, type Preflight, planFile, record, writePlanned } from '../host/backend.ts';
-import { type Facts, hostFacts, permissionMode } from '../host/facts.ts';
+import { type Facts, hostFacts, offHostFacts, permissionMode } from '../host/install/facts.ts';
+import { probeJail } from '../host/install/jail-probe.ts';
 import { heartTemplateCaveat } from '../host/heart-template.ts';
-import { probeJail } from '../host/jail-probe.ts';
 import { jailOn } from '../jail.ts';
-import { type Look, lookEverywhere, lookRenamed, resumeNotes } from '../host/found.ts';
+import { type Look, lookEverywhere, lookRenamed, resumeNotes } from '../host/audit/found.ts';
 import { lstatOrNull, missingDirs, mkdirs, readOrNull, sha256, writeAtomic } from '../host/fsx.ts';
 import type { HostIO } from '../host/io.ts';
-import { type BillingRecord, checkBilling } from '../host/billing.ts';
-import { acquireOpLock } from '../host/lock.ts';
-import { panel } from '../host/panel.ts';
-import { heartbeatRunningNow } from '../host/proc.ts';
-import { wakesDone } from '../host/runtime-log.ts';
-import { askConsent } from '../host/prompt.ts';
-import { type Check, smokeTest } from '../host/smoke.ts';
+import { type BillingRecord, checkBilling } from '../host/install/billing.ts';
+import { acquireOpLock } from '../host/proc/lock.ts';
+import { panel } from '../host/install/panel.ts';
+import { heartbeatRunningNow } from '../host/proc/proc.ts';
+import { wakesDone } from '../host/audit/runtime-log.ts';
+import { askConsent } from '../host/install/prompt.ts';
+import { type Check, smokeTest } from '../host/install/smoke.ts';
 import { type State, readState, specHash, statePath, writeState } from '../host/state.ts';
-import { toolsPresent } from '../host/tools.ts';
+import { toolsPresent } from '../host/proc/tools.ts';
 import { type Names, names } from '../names.ts';
 import { type RenderResult, renderSpec } from '../pipeline.ts';
+import { FACTS } from '../scheduler-facts.ts';
 import { SCHEDULERS } from '../schedulers.ts';
 import { type Spec, validateSpec } from '../spec.ts';
 import { VERSION } from '../version.ts';
-import { line, loadFor } from './common.ts';
+import { checkApply, line, loadFor } from './common.ts';
 
 export interface InstallArgs {
   spec: string;
@@ -42,7 +43,7 @@ export interface InstallArgs {
   dryRun?: boolean;
   /** resume --reset-cap: zero the wake counter after the panel and consent. */
   resetCap?: boolean;
-  /** kubernetes: run `kubectl apply` after the panel and consent, instead of printing it. */
+  /** The option of a backend that prints its commands (kubernetes: kubectl apply): run them after the panel and consent. */
   apply?: boolean;
 }
 
@@ -77,8 +78,7 @@ interface InstallPlan {
 }
 
 export async function install(argv: InstallArgs, io: HostIO, verb: Verb = 'install'): Promise<number> {
-  const off = await offHostOf(io, argv);
-  if (off) return off.install(argv, io, verb);
+  await refuseOptions(argv, io, verb);
   const p = await planInstall(argv, io, verb);
   const reset = verb === 'resume' && argv.resetCap === true;
   const same = alreadyInstalled(p);
@@ -107,12 +107,11 @@ export async function install(argv: InstallArgs, io: HostIO, verb: Verb = 'insta
   }
 }
 
-/** The lifecycle of a scheduler that runs off this host (kubernetes), or null; --apply is only for such. */
-export async function offHostOf(io: HostIO, argv: { spec: string; apply?: boolean }) {
-  const d = SCHEDULERS[loadFor(io, argv.spec).spec.schedule.scheduler];
-  if (d.offHost) return d.offHost();
-  if (argv.apply) throw new UserError([`--apply: only for schedule.scheduler "kubernetes" (it runs kubectl); ${d.id} installs on this host without it`], 2);
-  return null;
+/** The usage errors (exit 2) of the options, before anything is read: --apply, and what the backend cannot honour. */
+async function refuseOptions(argv: InstallArgs, io: HostIO, verb: Verb): Promise<void> {
+  const { spec } = loadFor(io, argv.spec);
+  checkApply(spec, argv.apply);
+  (await SCHEDULERS[spec.schedule.scheduler].backend()).refuseOptions?.({ spec, names: names(spec) }, { resetCap: verb === 'resume' && argv.resetCap === true });
 }
 
 /** What install undoes in each edited file, as a unified diff (now → hbgen's). */
@@ -155,17 +154,20 @@ function resolveSpec(argv: InstallArgs, io: HostIO, verb: Verb): { spec: Spec; s
 async function planInstall(argv: InstallArgs, io: HostIO, verb: Verb): Promise<InstallPlan> {
   const { spec, specFile, prev, notes } = resolveSpec(argv, io, verb);
   const n = names(spec);
-  const facts = hostFacts(spec, io);
+  const scheduler = spec.schedule.scheduler;
+  // A scheduler off this host runs the agent in its own place (a pod): nothing of it is here to check.
+  const here = !FACTS[scheduler].offHost;
+  const facts = here ? hostFacts(spec, io) : offHostFacts(spec, io);
   const render = await renderSpec(spec);
   if (render.errors.length) throw new UserError(render.errors.map((l) => `${specFile}: ${l}`));
-  const ctx: Ctx = { io, spec, names: n, home: facts.home, files: render.files, prev };
-  const scheduler = spec.schedule.scheduler;
+  const ctx: Ctx = { io, spec, names: n, home: facts.home, files: render.files, prev, apply: argv.apply };
   const backend = await SCHEDULERS[scheduler].backend();
-  // Without its tools a backend cannot look; hostFacts has already refused that.
-  const pre = toolsPresent(scheduler, io.env.PATH).ok ? await backend.preflight(ctx) : null;
+  // Without its tools a backend on this host cannot look; hostFacts has already refused that.
+  // A backend off this host refuses for itself (its tools are needed only with --apply).
+  const pre = !here || toolsPresent(scheduler, io.env.PATH).ok ? await backend.preflight(ctx) : null;
   const refusals = [...facts.problems];
   // The client's own word on how it bills, asked only once the binary itself passed.
-  const bill = refusals.length ? null : await checkBilling(spec, io.now().toISOString());
+  const bill = refusals.length || !here ? null : await checkBilling(spec, io.now().toISOString());
   if (bill && 'refusal' in bill) refusals.push(bill.refusal);
   const stateFiles: FilePlan[] = [];
   for (const f of render.files) {
@@ -339,6 +341,10 @@ async function applyAndCheck(p: InstallPlan, io: HostIO): Promise<number> {
   }
   await removeOthers(p, io);
   const spec = shownWord(p.argv.spec);
+  if (p.pre.printed?.length) {
+    line(io, `hbgen: wrote "${p.spec.name}" on this machine; to put it in place, run this yourself (or install again with --apply):`);
+    for (const c of p.pre.printed) line(io, `  ${shownArgv(c.argv)}`);
+  }
   line(io, `hbgen: installed "${p.spec.name}"; \`hbgen status ${spec}\` audits it, \`hbgen wake ${spec}\` runs one heartbeat now, \`hbgen stop ${spec}\` removes it`);
   for (const l of [
     'HEART.md is live: edit it any time, the next heartbeat reads it.',
@@ -420,7 +426,8 @@ async function installChecks(p: InstallPlan, state: State, io: HostIO): Promise<
       return [{ ok: false, what: 'smoke test', observed: `could not run the wrapper (${(e as Error).message})` }];
     }
   };
-  let checks = await smoke();
+  // Off this host the wrapper runs in the scheduler's own place (a pod), never here.
+  let checks = FACTS[p.spec.schedule.scheduler].offHost ? [] : await smoke();
   if (checks.some((c) => c.busy)) {
     line(io, '  (a wake held the lock during the smoke test, so it proved nothing: it runs again once that wake ended)');
     if (!(await heartbeatEnded(p, io, 'before the smoke test runs again'))) checks = await smoke();

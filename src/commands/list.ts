@@ -1,8 +1,8 @@
 // hbgen list [--json]: every hbgen install of this user on this host, with or without its
-// spec file (src/host/inventory.ts finds them), one line each: name, scheduler, state,
+// spec file (src/host/audit/inventory.ts finds them), one line each: name, scheduler, state,
 // last outcome, repo, state folder. Read-only; exit 0, also when nothing is found.
 import { homeOf, type HostIO } from '../host/io.ts';
-import { type InstallRow, type Installs, listInstalls } from '../host/inventory.ts';
+import { type InstallRow, type Installs, listInstalls } from '../host/audit/inventory.ts';
 import { line } from './common.ts';
 import { recordedSpec } from '../spec-arg.ts';
 

@@ -3,16 +3,16 @@
 // working zone the wakes started and how they ended, the skips by kind, the errors and
 // the scheduler's fires that left no line; then the last wakes. Read-only; exit 0.
 import { UserError } from '../errors.ts';
+import { type DayCounts, SKIP_KINDS, dailyCounts, historyLines, lastWakes, localParts, type WakeRow } from '../host/audit/history.ts';
+import { schedulerClock } from '../host/audit/health.ts';
 import type { Usage } from '../formats.ts';
-import { type DayCounts, SKIP_KINDS, dailyCounts, historyLines, lastWakes, localParts, type WakeRow } from '../host/history.ts';
-import { schedulerClock } from '../host/health.ts';
 import type { HostIO } from '../host/io.ts';
 import { lstatOrNull, takeSkipped } from '../host/fsx.ts';
-import { logHistory } from '../host/runtime-log.ts';
-import { readStateOrNote, trustedSpec } from '../host/found.ts';
+import { logHistory } from '../host/audit/runtime-log.ts';
+import { readStateOrNote, trustedSpec } from '../host/audit/found.ts';
 import { names } from '../names.ts';
 import { plan } from '../schedule.ts';
-import { SCHEDULERS, type SchedulerId } from '../schedulers.ts';
+import { factsOf } from '../scheduler-facts.ts';
 import { line, loadFor } from './common.ts';
 
 /** How many of the latest wakes the log lists. */
@@ -49,12 +49,13 @@ export async function log(argv: { spec: string; days?: number; json?: boolean },
   const zone = spec.schedule.hours.timezone;
   const now = io.now().getTime();
   let expected = null;
-  if (s?.status === 'installed' && SCHEDULERS[s.scheduler as SchedulerId]) {
+  // Off this host (a cluster) the log is in the pod: no fire can be judged from here.
+  if (s?.status === 'installed' && factsOf(s.scheduler) && !factsOf(s.scheduler)!.offHost) {
     const installed = Date.parse(s.installedAt ?? s.time);
     // Fires before the oldest line kept (a rotated-away generation) cannot be judged.
     const first = lines.length ? Math.min(...lines.map((l) => Date.parse(l.time))) - 60_000 : installed;
     const since = Math.max(installed, first);
-    if (Number.isFinite(since)) expected = { clock: schedulerClock(plan(spec), zone, SCHEDULERS[s.scheduler as SchedulerId].hostClock), since };
+    if (Number.isFinite(since)) expected = { clock: schedulerClock(plan(spec), zone, factsOf(s.scheduler)!.hostClock), since };
   }
   const report: LogReport = {
     name: fileSpec.name,

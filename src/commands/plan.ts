@@ -4,17 +4,17 @@
 // the host's zone and the clock; changes nothing but the SVG file it is asked to write.
 import { posix } from 'node:path';
 import { UserError } from '../errors.ts';
-import { hostZone, hostZoneProblem, plannedHostZone } from '../host/clock.ts';
+import { hostZone, hostZoneProblem, plannedHostZone } from '../host/audit/clock.ts';
 import { fsError, writeAtomic } from '../host/fsx.ts';
 import type { HostIO } from '../host/io.ts';
-import { SCHEDULERS } from '../schedulers.ts';
+import { FACTS } from '../scheduler-facts.ts';
 import { week, weekSvg, weekText } from '../week.ts';
 import { line, loadFor } from './common.ts';
 
 export async function planCmd(argv: { spec: string; svg?: string }, io: HostIO): Promise<number> {
   if (argv.svg === '') throw new UserError(['--svg needs a file name, e.g. --svg week.svg'], 2);
   const { spec } = loadFor(io, argv.spec);
-  const sched = SCHEDULERS[spec.schedule.scheduler];
+  const sched = FACTS[spec.schedule.scheduler];
   // cron and launchd read the host clock: the picture shows it as it runs here, and says
   // when that is not the zone the entries are planned for.
   const actual = hostZone(io.etc);

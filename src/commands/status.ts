@@ -7,33 +7,33 @@ import { jailLines, jailPolicy } from '../jail.ts';
 import { posix } from 'node:path';
 import { UserError } from '../errors.ts';
 import { type LogLine, pad2, parseLog, parseLogLine, parseWakeDetail, SMOKE_DETAIL } from '../formats.ts';
-import { posixCksum } from '../host/cksum.ts';
-import { hostZone, hostZoneProblem, wakesMissedIn } from '../host/clock.ts';
-import { failStreak, farPauses, missedSince, schedulerClock, wakes } from '../host/health.ts';
-import { localText, nextFire } from '../host/next.ts';
+import { posixCksum } from '../host/audit/cksum.ts';
+import { hostZone, hostZoneProblem, wakesMissedIn } from '../host/audit/clock.ts';
+import { failStreak, farPauses, missedFires, schedulerClock, wakes, missedSince } from '../host/audit/health.ts';
+import { localText, nextFire } from '../host/audit/next.ts';
 import { colourOn, palette } from '../colour.ts';
 import { offsetAt } from '../zone-offsets.ts';
 import type { Ctx } from '../host/backend.ts';
-import { checkBin } from '../host/facts.ts';
+import { checkBin } from '../host/install/facts.ts';
 import { READ_MAX, linkOnTheWay, lstatOrNull, mode4, readOrNull, readSoft, sha256, takeSkipped, writeAtomic } from '../host/fsx.ts';
 import { homeOf, type HostIO } from '../host/io.ts';
-import { heartbeatRunningNow, lockInfo, runningWrappers } from '../host/proc.ts';
-import { hostEntries } from '../host/inventory.ts';
-import { codeInRepoProblems, stateInRepoProblem } from '../host/reach.ts';
-import { lastOutcome, logHistory, wakesDone } from '../host/runtime-log.ts';
+import { heartbeatRunningNow, lockInfo, runningWrappers } from '../host/proc/proc.ts';
+import { hostEntries } from '../host/audit/inventory.ts';
+import { codeInRepoProblems, stateInRepoProblem } from '../host/install/reach.ts';
+import { lastOutcome, logHistory, wakesDone } from '../host/audit/runtime-log.ts';
+import { activePause } from '../host/audit/pause.ts';
+import { allHostPaths, lookEverywhere, lostStateText, readStateOrNote, trustedSpec, untrustedRecords } from '../host/audit/found.ts';
 import { type UsageFindings, usageFindings, usageLine } from '../host/usage.ts';
-import { activePause } from '../host/pause.ts';
-import { allHostPaths, lookEverywhere, lostStateText, readStateOrNote, trustedSpec, untrustedRecords } from '../host/found.ts';
 import { type State, specHash, statePath, writeState } from '../host/state.ts';
-import { toolsPresent } from '../host/tools.ts';
+import { toolsPresent } from '../host/proc/tools.ts';
 import { type Names, names } from '../names.ts';
 import { renderSpec } from '../pipeline.ts';
 import { plan } from '../schedule.ts';
-import { SCHEDULER_IDS, SCHEDULERS, type SchedulerId } from '../schedulers.ts';
+import { FACTS, factsOf, type SchedulerId } from '../scheduler-facts.ts';
+import { SCHEDULERS } from '../schedulers.ts';
 import type { Spec } from '../spec.ts';
 import { line, loadFor } from './common.ts';
 import { type Label, labelOf, outcomeLabel } from '../status-labels.ts';
-import { offHostOf } from './install.ts';
 
 /** The lines of runtime.log that end a wake (`error` included: a fault after `start`). */
 const ENDS_A_WAKE: ReadonlySet<string> = new Set(['ok', 'quiet', 'fail', 'timeout', 'error', 'limit']);
@@ -122,9 +122,6 @@ const addAll = (f: Findings, messages: string[], fallback: string) => f.problems
 export async function status(argv: { spec: string; json?: boolean }, io: HostIO): Promise<number> {
   let f: Findings;
   try {
-    // A scheduler off this host (kubernetes) audits through its own tools.
-    const off = await offHostOf(io, argv);
-    if (off) return off.status(argv, io);
     f = await findings(argv, io);
   } catch (e) {
     // A script still gets one document (the lines go to stderr as well, for a person).
@@ -158,7 +155,7 @@ function saySkipped(f: Findings): void {
 export async function findings(argv: { spec: string }, io: HostIO): Promise<Findings> {
   takeSkipped(); // what an earlier command in this process skipped is not this audit's
   const { spec: fileSpec, file } = loadFor(io, argv.spec);
-  // Paths and names come from the spec file, never from state.json (src/host/found.ts).
+  // Paths and names come from the spec file, never from state.json (src/host/audit/found.ts).
   const n = names(fileSpec);
   const { s, notes: unread } = readStateOrNote(n);
   const ctx: Ctx = { io, spec: fileSpec, names: n, home: homeOf(io), files: [], prev: s };
@@ -255,13 +252,16 @@ async function audit(fileSpec: Spec, spec: Spec, file: string, s: State, n: Name
   if (s.status === 'installing') add(f, 'unfinished', 'unfinished: an install did not finish (state.json says installing); run `hbgen install` again, or `hbgen stop` to remove what it wrote');
   const drifted = recordedDrift(s, n, paths.files, f, await installedRender(spec), repairs);
   await renderDrift(fileSpec, file, s, n, drifted, f);
-  binaryCheck(spec, s, io, f);
-  const present = (SCHEDULER_IDS as readonly string[]).includes(s.scheduler) ? await schedulerAudit(spec, n, s, io, f) : false;
-  await lockAndLastOutcome(spec, n, s, text, io, f);
+  // A scheduler that runs off this host (a cluster) leaves here only the state folder's
+  // files: the binary, the lock, the log and the fires are the backend's audit to report.
+  const here = !factsOf(s.scheduler)?.offHost;
+  if (here) binaryCheck(spec, s, io, f);
+  const present = factsOf(s.scheduler) ? await schedulerAudit(spec, n, s, io, f) : false;
+  if (here) await lockAndLastOutcome(spec, n, s, text, io, f);
   stateFileShapes(n, f);
-  wakeHealth(spec, n, s, present, text, io, f);
+  if (here) wakeHealth(spec, n, s, present, text, io, f);
   f.about = about(spec, n, s, drifted, last, f);
-  if (present && s.status === 'installed') f.nextFire = nextFireOf(spec, s, io.now());
+  if (here && present && s.status === 'installed') f.nextFire = nextFireOf(spec, s, io.now());
 }
 
 function report(io: HostIO, f: Findings): void {
@@ -327,7 +327,7 @@ async function lostState(fileSpec: Spec, n: Names, ctx: Ctx, unread: string[], f
 /** When the scheduler fires next (its own calendar: the working zone for systemd, the host clock else), or null within 8 days. */
 function nextFireOf(spec: Spec, s: State, now: Date): Findings['nextFire'] {
   const work = spec.schedule.hours.timezone;
-  const clock = schedulerClock(plan(spec), work, SCHEDULERS[s.scheduler as SchedulerId].hostClock);
+  const clock = schedulerClock(plan(spec), work, FACTS[s.scheduler as SchedulerId].hostClock);
   const at = nextFire(clock.entries, clock.zone, now);
   return at ? { iso: at.toISOString(), working: isoIn(at, work), zone: work } : null;
 }
@@ -340,7 +340,7 @@ export function isoIn(at: Date, zone: string): string {
   return `${local}${off < 0 ? '-' : '+'}${pad2(Math.floor(a / 60))}:${pad2(a % 60)}`;
 }
 
-/** state.json's billing record as the JSON shows it (src/host/billing.ts BillingRecord). */
+/** state.json's billing record as the JSON shows it (src/host/install/billing.ts BillingRecord). */
 function billingOf(s: State): Findings['billing'] {
   const b = s.billing as Partial<State['billing']> | undefined;
   if (!b) return null;
@@ -471,7 +471,7 @@ async function schedulerAudit(spec: Spec, n: Names, s: State, io: HostIO, f: Fin
 
 /**
  * What the log says a person should look at: failing wakes in a row, the cap reached,
- * fires the scheduler was due to make that left no line (src/host/health.ts).
+ * fires the scheduler was due to make that left no line (src/host/audit/health.ts).
  */
 function wakeHealth(spec: Spec, n: Names, s: State, present: boolean, text: string, io: HostIO, f: Findings): void {
   const lines = parseLog(text, s.name);
@@ -502,7 +502,7 @@ function wakeHealth(spec: Spec, n: Names, s: State, present: boolean, text: stri
   hostClockCheck(spec, s, io, f);
   const since = Date.parse(s.time);
   if (present && s.status === 'installed' && Number.isFinite(since)) {
-    const clock = schedulerClock(plan(spec), spec.schedule.hours.timezone, SCHEDULERS[s.scheduler as SchedulerId].hostClock);
+    const clock = schedulerClock(plan(spec), spec.schedule.hours.timezone, FACTS[s.scheduler as SchedulerId].hostClock);
     const m = missedSince(lines, clock, since, io.now().getTime());
     const at = (t: number) => localText(new Date(t), clock.zone);
     if (m.open.length) {
@@ -595,7 +595,7 @@ function firstLineOf(md: string, section: string): string | undefined {
 
 /** cron and launchd read the host clock: a host now in another zone (laptops travel) misses wakes. */
 function hostClockCheck(spec: Spec, s: State, io: HostIO, f: Findings): void {
-  if (s.status !== 'installed' || !SCHEDULERS[s.scheduler as SchedulerId]?.hostClock) return;
+  if (s.status !== 'installed' || !factsOf(s.scheduler)?.hostClock) return;
   const zone = hostZone(io.etc);
   const clash = hostZoneProblem(spec, zone);
   if (!clash || zone === null) return;
@@ -630,10 +630,7 @@ function outputOf(text: string, name: string, max = 3): string[] {
 
 /** Why a scheduler that holds the entry may not have fired it. */
 function likelyCause(id: SchedulerId): string {
-  const common = 'the machine was asleep or off at that time, or the host clock or its zone changed';
-  if (id === 'systemd-user') return `${common}; or your user manager was not running (lingering off and you were logged out: \`loginctl enable-linger\`)`;
-  if (id === 'cron') return `${common}; or the cron daemon was not running (\`pgrep cron\`)`;
-  return `${common}; or you were logged out (a LaunchAgent runs only in your GUI session)`;
+  return `the machine was asleep or off at that time, or the host clock or its zone changed; or ${FACTS[id].missedCause}`;
 }
 
 /** The wrapper's lock (held, stale) and the last outcome in runtime.log. */

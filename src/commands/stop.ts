@@ -1,32 +1,30 @@
 // hbgen stop [SPEC]: remove this install's scheduler entry and host files, found by the
-// spec name (state.json, when it is still there, only confirms them: see src/host/found.ts),
+// spec name (state.json, when it is still there, only confirms them: see src/host/audit/found.ts),
 // end a heartbeat running now (only processes proven to be this install's, see
-// src/host/proc.ts), clear a stale lock; keep runtime.log and state.json (marked stopped).
+// src/host/proc/proc.ts), clear a stale lock; keep runtime.log and state.json (marked stopped).
 // Everything is checked before anything is changed; a second stop says "already stopped".
 // With the state folder gone (`git clean -fdx`), it still removes what the scheduler runs
 // for this name, when its content is hbgen's own for this state folder.
 import { UserError } from '../errors.ts';
 import { shownWord } from '../escape.ts';
 import { type Ctx, rmdirIfEmpty } from '../host/backend.ts';
-import { type Look, allHostPaths, lookByWrapper, lookEverywhere, lostStateText, readStateOrNote, trustedSpec, untrustedRecords } from '../host/found.ts';
+import { type Look, allHostPaths, lookByWrapper, lookEverywhere, lostStateText, readStateOrNote, trustedSpec, untrustedRecords } from '../host/audit/found.ts';
 import { readdirSync } from 'node:fs';
 import { posix } from 'node:path';
 import { lstatOrNull } from '../host/fsx.ts';
-import { wakesDone } from '../host/runtime-log.ts';
+import { wakesDone } from '../host/audit/runtime-log.ts';
 import { homeOf, type HostIO } from '../host/io.ts';
-import { acquireOpLock } from '../host/lock.ts';
-import { clearStaleLock, endHeartbeats, lockInfo, runningWrappers } from '../host/proc.ts';
+import { acquireOpLock } from '../host/proc/lock.ts';
+import { clearStaleLock, endHeartbeats, lockInfo, runningWrappers } from '../host/proc/proc.ts';
 import { type State, statePath, writeState } from '../host/state.ts';
-import { toolsPresent } from '../host/tools.ts';
+import { toolsPresent } from '../host/proc/tools.ts';
 import { type Names, names } from '../names.ts';
 import type { Spec } from '../spec.ts';
-import { line, loadFor } from './common.ts';
-import { offHostOf } from './install.ts';
+import { checkApply, line, loadFor } from './common.ts';
 
 export async function stop(argv: { spec: string; all?: boolean; apply?: boolean }, io: HostIO): Promise<number> {
-  const off = await offHostOf(io, argv);
-  if (off) return off.stop(argv, io);
   const { spec: fileSpec } = loadFor(io, argv.spec);
+  checkApply(fileSpec, argv.apply);
   const n = names(fileSpec);
   const { s, notes: unread } = readStateOrNote(n);
   const scheduler = fileSpec.schedule.scheduler;
@@ -37,7 +35,7 @@ export async function stop(argv: { spec: string; all?: boolean; apply?: boolean 
   // Paths and names from the spec file; timeout and killAfter as installed, when state.json agrees.
   const { spec, notes: specNotes } = trustedSpec(s, fileSpec);
   const notes = [...unread, ...specNotes];
-  const ctx: Ctx = { io, spec: fileSpec, names: n, home: homeOf(io), files: [], prev: s };
+  const ctx: Ctx = { io, spec: fileSpec, names: n, home: homeOf(io), files: [], prev: s, apply: argv.apply };
   const lock = await acquireOpLock(io);
   try {
     const byName = await lookEverywhere(ctx, s, fileSpec);
@@ -47,6 +45,12 @@ export async function stop(argv: { spec: string; all?: boolean; apply?: boolean 
     notes.push(...extra.notes);
     const refusals = looks.flatMap((l) => l.plan.refusals);
     if (refusals.length) throw new UserError([...refusals, 'nothing was changed on this host']);
+    // A backend that prints its removal for the person (without --apply): said, and nothing changes.
+    const printed = looks.flatMap((l) => l.plan.printed ?? []);
+    if (printed.length) {
+      for (const l of printed) line(io, l);
+      return 0;
+    }
     const lk = await lockInfo(io, spec, n);
     const { running, all } = await runningWrappers(io, n);
     const found = looks.filter((l) => l.plan.found.length);

@@ -8,24 +8,25 @@ import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { UserError } from '../errors.ts';
 import { type LogLine, parseLog, parseWakeDetail } from '../formats.ts';
 import { readOrNull, sha256 } from '../host/fsx.ts';
-import type { HostIO } from '../host/io.ts';
-import { codeInRepoProblems, stateInRepoProblem } from '../host/reach.ts';
-import { readState, specHash, statePath } from '../host/state.ts';
-import { wrapperRefusal } from '../host/wrapper-check.ts';
+import { homeOf, type HostIO } from '../host/io.ts';
+import { SCHEDULERS } from '../schedulers.ts';
+import { codeInRepoProblems, stateInRepoProblem } from '../host/install/reach.ts';
+import { readState, statePath, specHash } from '../host/state.ts';
+import { wrapperRefusal } from '../host/install/wrapper-check.ts';
 import { names } from '../names.ts';
 import { renderSpec } from '../pipeline.ts';
 import { loadFor } from './common.ts';
-import { offHostOf } from './install.ts';
 
 /** The scheduler entry's exit status for a wrapper it will not run (EX_CONFIG). */
 const REFUSED = 78;
 
 export async function wake(argv: { spec: string }, io: HostIO): Promise<number> {
-  const off = await offHostOf(io, argv);
-  if (off) return off.wake(argv, io);
   const { spec } = loadFor(io, argv.spec);
   const n = names(spec);
-  // What the agent could have rewritten is not run by hand either (src/host/reach.ts).
+  // A scheduler whose wrapper is not on this host says where the wake runs instead.
+  const backend = await SCHEDULERS[spec.schedule.scheduler].backend();
+  if (backend.wake) return backend.wake({ io, spec, names: n, home: homeOf(io), files: [], prev: null });
+  // What the agent could have rewritten is not run by hand either (src/host/install/reach.ts).
   const reach = [stateInRepoProblem(spec, n), ...codeInRepoProblems(spec)].filter((p): p is string => p !== null);
   if (reach.length) throw new UserError([...reach, 'hbgen wake ran nothing'], REFUSED);
   const s = readState(n.stateDir);

@@ -23,6 +23,11 @@ export interface Ctx {
   files: RenderedFile[];
   /** state.json as found before this command, if any. */
   prev: State | null;
+  /**
+   * --apply: a backend that prints its commands for the person to run (facts.printsCommand,
+   * kubernetes' kubectl) runs them itself instead. The other backends never see it set.
+   */
+  apply?: boolean;
 }
 
 export interface FilePlan {
@@ -62,6 +67,10 @@ export interface Preflight<D = unknown> {
   data: D;
   /** The backend's own record in state.json. */
   stateExtra: Partial<State>;
+  /** Commands the person runs, printed instead of run (without --apply): shown in the panel and after install. */
+  printed?: PlannedCommand[];
+  /** Panel rows this backend says otherwise, by label (kubernetes: the repo and the agent are in the pod). */
+  rows?: [string, string][];
 }
 
 export interface Listing {
@@ -79,6 +88,11 @@ export interface StopPlan {
   absent: string;
   /** Does the removal, saying each step as it is done. */
   run(say: (line: string) => void): Promise<void>;
+  /**
+   * Without --apply, the removal a backend that prints its commands leaves to the person:
+   * its lines, said as they are; stop then changes nothing (state.json stays as it is).
+   */
+  printed?: string[];
 }
 
 /**
@@ -101,7 +115,7 @@ export interface HostEntry {
   wrapper: string | null;
   /** Its bytes, each with the name of the copy install keeps in <stateDir>/host/. */
   copies: { copy: string; bytes: Buffer }[];
-  /** What changes the entry without changing its file (src/host/tamper.ts): drop-ins, the scheduler's environment. */
+  /** What changes the entry without changing its file (src/host/audit/tamper.ts): drop-ins, the scheduler's environment. */
   tampered?: string[];
 }
 
@@ -146,6 +160,26 @@ export interface Backend<D = unknown> {
    * a folder of its own looks only then).
    */
   inventory(c: Pick<Ctx, 'io' | 'home'>, toolsOnPath: boolean): Promise<Inventory>;
+  /**
+   * Read-only, for `hbgen list`: what changes every entry of this scheduler at once without
+   * changing a file (systemd's manager environment), asked once for all its entries.
+   */
+  sharedTamper?(io: HostIO): Promise<string[]>;
+  /**
+   * Refuses, as a usage error (exit 2) before anything is read, a command-line option this
+   * backend cannot honour (kubernetes: resume --reset-cap, whose counter is in the pod).
+   */
+  refuseOptions?(c: Pick<Ctx, 'spec' | 'names'>, options: { resetCap?: boolean }): void;
+  /**
+   * For `hbgen init`: whether this scheduler suits this host, and why (said to the person).
+   * Init takes the first that fits, in registry order; a backend without it is never chosen.
+   */
+  detect?(io: HostIO, platform: string): Promise<{ fits: boolean; why: string }>;
+  /**
+   * `hbgen wake` for a scheduler whose wrapper is not on this host: says where the wake runs
+   * and how to start one there (it throws a UserError). Absent: the wrapper here runs.
+   */
+  wake?(c: Ctx): Promise<number>;
 }
 
 // ------------------------------------------------------------------ undo journal

@@ -4,9 +4,9 @@
 // the smoke test, "stopped" after stop.
 import { posix } from 'node:path';
 import { UserError } from '../errors.ts';
-import type { SchedulerId } from '../schedulers.ts';
+import type { SchedulerId } from '../scheduler-facts.ts';
 import type { Spec } from '../spec.ts';
-import type { BillingRecord } from './billing.ts';
+import type { BillingRecord } from './install/billing.ts';
 import { readOrNull, sha256, writeAtomic } from './fsx.ts';
 
 export const STATE_FILE = 'state.json';
@@ -44,7 +44,7 @@ export interface State {
   bin: { path: string; realpath: string; interpreter?: string };
   harness: Spec['agent']['harness'];
   permissionMode: string;
-  /** The client's own word on its login at install (src/host/billing.ts), and the credential names looked for in the shell. */
+  /** The client's own word on its login at install (src/host/install/billing.ts), and the credential names looked for in the shell. */
   billing: BillingRecord & { checkedKeys: string[]; envFileWarnings: string[] };
   /** HEART.md as the install found it (null: none), so that a later look can tell it changed. */
   heart?: { sha256: string | null };
@@ -53,7 +53,7 @@ export interface State {
   /** Files of the state folder that `hbgen status` found changed and put back: problems until the next install. */
   repairs?: { path: string; at: string }[];
   // Each backend adds its own record here (a key named after it, e.g. `cron`), declared
-  // next to its code with `declare module './state.ts'`, so this file names no scheduler.
+  // next to its code with `declare module '../state.ts'`, so this file names no scheduler.
 }
 
 /** JSON with object keys sorted at every level: the same value always gives the same text. */

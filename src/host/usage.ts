@@ -3,7 +3,7 @@
 // zone (on the day each wake started, as the wrapper's budget counts), the budget, and
 // the latest wake that logged one.
 import type { LogLine, Usage } from '../formats.ts';
-import { addUsage, localParts, noUsage, usageOfWakes } from './history.ts';
+import { addUsage, localParts, noUsage, usageOfWakes } from './audit/history.ts';
 
 export interface UsageFindings {
   /** The working zone's date of today. */

@@ -1,4 +1,4 @@
-// Runs src/host/crontab.ts the way `hbgen install` / `hbgen stop` will, as whatever user
+// Runs src/host/cron/crontab.ts the way `hbgen install` / `hbgen stop` will, as whatever user
 // starts it (test/crontab-host.test.ts starts it once as a scratch user under runuser, so
 // no real user's crontab is touched). One JSON request per stdin line, one JSON reply per
 // stdout line, until stdin closes.
@@ -11,7 +11,7 @@
 import { spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { UserError } from '../../src/errors.ts';
-import { mergeBlock, readCrontab, removeBlock, writeCrontab, type CrontabState } from '../../src/host/crontab.ts';
+import { mergeBlock, readCrontab, removeBlock, writeCrontab, type CrontabState } from '../../src/host/cron/crontab.ts';
 
 interface Request {
   op: 'read' | 'install' | 'remove' | 'race';

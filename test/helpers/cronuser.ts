@@ -16,6 +16,24 @@ const ROOT = join(import.meta.dirname, '..', '..');
 const DRIVER = join(ROOT, 'test/helpers/lifecycle-driver.ts');
 const C = { ...process.env, LC_ALL: 'C' };
 
+type Register = ((name: string, fn: () => Promise<void> | void) => void) & { skip: (name: string, fn: () => Promise<void> | void) => void };
+
+/**
+ * `t` when the real crontab(1) tests can run here; else `t.skip`, said loudly, and under
+ * CI=true one more test that FAILS saying why: a CI run must never pass with the real
+ * tests skipped for want of root (or of crontab, runuser) without anyone seeing it.
+ */
+export function realOrSkip<T extends Register>(t: T, suite: string, why: string = whyNot()): T | T['skip'] {
+  if (!why) return t;
+  process.stderr.write(`\n!!! ${suite}: the real crontab(1) tests are SKIPPED (${why})\n\n`);
+  if (process.env.CI === 'true') {
+    t(`${suite}: the real crontab(1) tests can run here (CI=true)`, () => {
+      throw new Error(`${suite}: the real crontab(1) tests cannot run here (${why}); CI runs them as root with crontab and runuser installed`);
+    });
+  }
+  return t.skip;
+}
+
 export function whyNot(): string {
   if (process.getuid?.() !== 0) return 'not root';
   if (!existsSync('/usr/bin/crontab')) return 'no /usr/bin/crontab';

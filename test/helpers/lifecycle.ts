@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { UserError } from '../../src/errors.ts';
-import { plannedHostZone } from '../../src/host/clock.ts';
+import { plannedHostZone } from '../../src/host/audit/clock.ts';
 import { subscriptionAnswers } from './clients.ts';
 import { etcFor } from './etc.ts';
 import type { HostIO } from '../../src/host/io.ts';

@@ -2,7 +2,7 @@
 // the test host's own /etc (its localtime names the spec's planned zone), as hb() gives.
 import { userInfo } from 'node:os';
 import { dirname } from 'node:path';
-import { plannedHostZone } from '../../src/host/clock.ts';
+import { plannedHostZone } from '../../src/host/audit/clock.ts';
 import type { HostIO } from '../../src/host/io.ts';
 import { loadSpec } from '../../src/load.ts';
 import { etcFor } from './etc.ts';

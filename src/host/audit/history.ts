@@ -1,0 +1,193 @@
+// `hbgen log`: the wake history in runtime.log (both generations), per day in the working
+// zone, and the last wakes. Pure functions of the log's text, the plan and the clock; the
+// command reads the files (src/commands/log.ts).
+import { LOG_LINE, type LogLine, pad2, parseLogLine, type Usage, SMOKE_DETAIL, parseWakeDetail, parseUsage } from '../../formats.ts';
+import { offsetAt } from '../../zone-offsets.ts';
+import { type CalEntry } from '../../schedule.ts';
+import { missedFires, wakes } from './health.ts';
+
+const MIN = 60_000;
+const DAY = 1440 * MIN;
+
+/** The skip kinds every day reports (0 when none); others (any `skip-…` the wrapper writes) are added as seen. */
+export const SKIP_KINDS = ['skip-window', 'skip-gate', 'skip-locked', 'skip-cap', 'skip-limit'] as const;
+
+/** One day of the history, in the working zone. */
+export interface DayCounts {
+  /** The local date, YYYY-MM-DD. */
+  date: string;
+  /** Wakes that ran: `start wake N` lines (not the install check's). */
+  started: number;
+  ok: number;
+  quiet: number;
+  fail: number;
+  timeout: number;
+  /** Wakes that ended at the plan's usage limit (`limit until …`). */
+  limit: number;
+  /** `error` lines: faults of the setup, the gates, the billing check or a wake. */
+  error: number;
+  /** Skips by kind, e.g. {"skip-window": 12, "skip-gate": 0, …}. */
+  skipped: Record<string, number>;
+  /** Fires the scheduler was due to make that left no line at all (null: not known, e.g. not installed then). */
+  missed: number | null;
+  /** The usage lines of the wakes that started that day, summed (issue 24); cost null when no line gave one. */
+  tokens: Usage;
+}
+
+export interface WakeRow {
+  /** The wake counter's number. */
+  wake: number;
+  byHand: boolean;
+  /** UTC ISO time of its start line. */
+  start: string;
+  /** Its outcome line (null while it runs, or when its wrapper was killed). */
+  outcome: string | null;
+  detail: string;
+  end: string | null;
+  seconds: number | null;
+  /** Its usage line (null: none, e.g. a `command` agent or an older wrapper). */
+  usage: Usage | null;
+}
+
+/** No tokens. */
+export const noUsage = (): Usage => ({ in: 0, out: 0, cache: 0, total: 0, cost: null });
+
+/** `a` plus `b`, in place. */
+export function addUsage(a: Usage, b: Usage): Usage {
+  a.in += b.in;
+  a.out += b.out;
+  a.cache += b.cache;
+  a.total += b.total;
+  if (b.cost !== null) a.cost = Math.round(((a.cost ?? 0) + b.cost) * 1e4) / 1e4;
+  return a;
+}
+
+/**
+ * Each usage line with the `start wake` line it belongs to: the last one before it (the
+ * wrapper writes it after its wake's start and before its outcome).
+ */
+export function usageOfWakes(lines: LogLine[]): Map<LogLine, Usage> {
+  const out = new Map<LogLine, Usage>();
+  let start: LogLine | undefined;
+  for (const l of lines) {
+    if (l.outcome === 'start' && /^wake \d+/.test(l.detail)) start = l;
+    else if (l.outcome === 'usage' && start) {
+      const u = parseUsage(l.detail);
+      if (u) out.set(start, addUsage(out.get(start) ?? noUsage(), u));
+    }
+  }
+  return out;
+}
+
+/**
+ * Every hbgen line of `name`, as parseLogLine reads them, plus lines of an outcome this
+ * hbgen does not know that start with `skip-` (a newer wrapper's kind of skip): counted
+ * by their own name.
+ */
+export function historyLines(text: string, name: string): LogLine[] {
+  const out: LogLine[] = [];
+  for (const l of text.split('\n')) {
+    const p = parseLogLine(l) ?? otherSkip(l);
+    if (p && p.name === name) out.push(p);
+  }
+  return out;
+}
+
+function otherSkip(line: string): LogLine | null {
+  const m = LOG_LINE.exec(line);
+  if (!m || !/^skip-[a-z]+(-[a-z]+)*$/.test(m[3]!)) return null;
+  return { time: m[1]!, name: m[2]!, outcome: m[3] as LogLine['outcome'], detail: m[4] ?? '' };
+}
+
+/** The local date (YYYY-MM-DD) and time (HH:MM) of `ms` in `zone`. */
+export function localParts(ms: number, zone: string): { date: string; hm: string } {
+  const l = new Date(ms + offsetAt(zone, ms) * MIN);
+  return { date: `${l.getUTCFullYear()}-${pad2(l.getUTCMonth() + 1)}-${pad2(l.getUTCDate())}`, hm: `${pad2(l.getUTCHours())}:${pad2(l.getUTCMinutes())}` };
+}
+
+/** The UTC time at which local `date` (YYYY-MM-DD) begins in `zone` (its first minute that exists). */
+export function dayStart(date: string, zone: string): number {
+  const wall = Date.parse(`${date}T00:00:00Z`);
+  // Two passes settle the offset; a midnight the clocks skip begins at the first minute after.
+  let t = wall - offsetAt(zone, wall) * MIN;
+  t = wall - offsetAt(zone, t) * MIN;
+  while (localParts(t - MIN, zone).date === date) t -= MIN;
+  while (localParts(t, zone).date < date) t += MIN;
+  return t;
+}
+
+/** The last `days` local dates in `zone` up to the one of `now`, oldest first. */
+export function lastDates(now: number, zone: string, days: number): string[] {
+  const today = localParts(now, zone).date;
+  const base = Date.parse(`${today}T12:00:00Z`);
+  return Array.from({ length: days }, (_, i) => new Date(base - (days - 1 - i) * DAY).toISOString().slice(0, 10));
+}
+
+const nextDate = (date: string): string => new Date(Date.parse(`${date}T12:00:00Z`) + DAY).toISOString().slice(0, 10);
+
+const isInstallCheck = (all: LogLine[], i: number): boolean => {
+  const l = all[i]!;
+  // "skip-locked smoke" too; an untagged skip next to a smoke line is one of a log written before the tag.
+  if (l.detail === SMOKE_DETAIL) return true;
+  return l.outcome === 'skip-locked' && (all[i - 1]?.detail === SMOKE_DETAIL || all[i + 1]?.detail === SMOKE_DETAIL);
+};
+
+export interface HistoryInput {
+  lines: LogLine[];
+  zone: string;
+  now: number;
+  days: number;
+  /** The scheduler's calendar and since when it was installed: expected fires are counted from then on (null: not installed). */
+  expected: { clock: { entries: CalEntry[]; zone: string }; since: number } | null;
+}
+
+/** Per day in the working zone, oldest first. */
+export function dailyCounts(h: HistoryInput): DayCounts[] {
+  const dates = lastDates(h.now, h.zone, h.days);
+  const from = dayStart(dates[0]!, h.zone);
+  const byDate = new Map<string, DayCounts>();
+  for (const date of dates) {
+    byDate.set(date, { date, started: 0, ok: 0, quiet: 0, fail: 0, timeout: 0, limit: 0, error: 0, skipped: Object.fromEntries(SKIP_KINDS.map((k) => [k, 0])), missed: h.expected ? 0 : null, tokens: noUsage() });
+  }
+  // Tokens count on the day their wake started (the wrapper's budget counts the same way).
+  for (const [start, u] of usageOfWakes(h.lines)) {
+    const t = Date.parse(start.time);
+    if (t >= from) {
+      const day = byDate.get(localParts(t, h.zone).date);
+      if (day) addUsage(day.tokens, u);
+    }
+  }
+  h.lines.forEach((l, i) => {
+    const t = Date.parse(l.time);
+    if (!(t >= from) || isInstallCheck(h.lines, i)) return;
+    const day = byDate.get(localParts(t, h.zone).date);
+    if (!day) return;
+    const o = l.outcome as string;
+    if (o === 'start') {
+      if (parseWakeDetail(l.detail)) day.started++;
+    } else if (o === 'ok' || o === 'quiet' || o === 'fail' || o === 'timeout' || o === 'limit' || o === 'error') day[o]++;
+    else if (o.startsWith('skip-')) day.skipped[o] = (day.skipped[o] ?? 0) + 1;
+  });
+  if (h.expected) {
+    const since = Math.max(h.expected.since, from);
+    for (const t of missedFires(h.lines, h.expected.clock, since, h.now, 2 * MIN, h.now - from + MIN)) {
+      const day = byDate.get(localParts(t, h.zone).date);
+      if (day && day.missed !== null) day.missed++;
+    }
+    // A day that ended before `since` expected nothing: not known, rather than 0.
+    for (const d of byDate.values()) if (dayStart(nextDate(d.date), h.zone) <= h.expected.since) d.missed = null;
+  }
+  return [...byDate.values()];
+}
+
+/** The last `n` wakes that ran, oldest first. */
+export function lastWakes(lines: LogLine[], n: number): WakeRow[] {
+  const usage = usageOfWakes(lines);
+  return wakes(lines)
+    .slice(-n)
+    .map(({ start, end }) => {
+      const w = parseWakeDetail(start.detail);
+      const secs = end ? Math.round((Date.parse(end.time) - Date.parse(start.time)) / 1000) : null;
+      return { wake: w?.n ?? 0, byHand: w?.byHand ?? false, start: start.time, outcome: end?.outcome ?? null, detail: end?.detail ?? '', end: end?.time ?? null, seconds: secs, usage: usage.get(start) ?? null };
+    });
+}

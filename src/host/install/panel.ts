@@ -1,0 +1,153 @@
+// The settings panel install and resume show before the one question: what runs, how it
+// bills, when, for how long, which scheduler, every file written and every command run,
+// how to undo it, and the caveats.
+import type { Names } from '../../names.ts';
+import type { Spec } from '../../spec.ts';
+import type { FilePlan, Preflight } from '../backend.ts';
+import type { BillingRecord } from './billing.ts';
+import type { BinFacts } from './facts.ts';
+import { shownArgv, shownWord } from '../../escape.ts';
+import { mode4 } from '../fsx.ts';
+import { SMOKE_ARGV } from './smoke.ts';
+import { NOTIFY_AFTER_DEFAULT } from '../../../generators/notify.ts';
+import { jailLines } from '../../jail.ts';
+import { FACTS } from '../../scheduler-facts.ts';
+
+export interface PanelInput {
+  verb: 'install' | 'resume';
+  spec: Spec;
+  names: Names;
+  specFile: string;
+  summary: string;
+  bin: BinFacts;
+  permissionMode: string;
+  /** The srt the jail's probe ran (null: the jail is off). */
+  jailBin?: string | null;
+  billing: BillingRecord;
+  stateFiles: FilePlan[];
+  statePath: string;
+  pre: Preflight;
+  caveats: string[];
+  /** Unified diffs (now → what install writes) of hbgen's files that were edited since install. */
+  edits?: string[];
+  /** Entries of this spec on another scheduler, removed once the new install passed its check. */
+  removes?: string[];
+}
+
+function fileLines(files: FilePlan[]): string[] {
+  const w = Math.max(...files.map((f) => f.path.length));
+  const what = (f: FilePlan) => (f.action === 'create' ? 'new' : f.edited ? 'replaced: changed since install, the edit below is undone' : f.action === 'replace' ? 'replaced (hbgen wrote it)' : 'unchanged');
+  return files.map((f) => `  ${f.path.padEnd(w)}  ${mode4(f.mode)}  ${what(f)}`);
+}
+
+/** The agent's own arguments, as the spec file gives them (the preset's flags come first). */
+export function argsRow(spec: Spec): [string, string] {
+  return ['args', spec.agent.args.length ? shownArgv(spec.agent.args) : 'none'];
+}
+
+/**
+ * Every program the wakes run besides the agent, and the URL they call: the person consents
+ * to what the panel names, so nothing the scheduler runs may be missing from it.
+ */
+export function otherRuns(spec: Spec): [string, string][] {
+  return [
+    ['gate', spec.gate ? `${shownArgv(spec.gate)}, before every wake` : 'none'],
+    ['notify', spec.notify ? `${shownArgv(spec.notify)}, at the ${ordinal(spec.notifyAfter ?? NOTIFY_AFTER_DEFAULT)} failing wake in a row and at the success after it` : 'none'],
+    ['ping', spec.ping ? `${shownWord(spec.ping)} (its /start before the agent, itself after a success, its /fail after a failure)` : 'none'],
+  ];
+}
+
+const ordinal = (k: number): string => `${k}${k % 100 >= 11 && k % 100 <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][k % 10] ?? 'th')}`;
+
+// codex's sandbox modes; any other mode is Claude Code's permission mode.
+const SANDBOX_MODES = ['read-only', 'workspace-write', 'danger-full-access'];
+
+/** The model, the effort and the tiers as the agent gets them. */
+function modelRow(agent: Spec['agent']): string {
+  const tiers = agent.models ? `; tiers ${Object.entries(agent.models).map(([k, v]) => `${k}=${v}`).join(', ')} (named in the wake prompt)` : '';
+  if (agent.harness === 'command') return `not set by hbgen (harness "command": your args decide)${tiers}`;
+  return `${agent.model ?? "the client's default"}, effort ${agent.effort ?? "the client's default"}${tiers}`;
+}
+
+/** The day's token budget (issue 24): what the wrapper counts, or that it only logs. */
+function budgetRow(spec: Spec): string {
+  if (spec.agent.harness === 'command') return 'none (harness "command": no usage is read)';
+  const n = (x: number) => x.toLocaleString('en-US');
+  if (spec.budget === undefined) return "none: every wake's usage (tokens, and the client's cost estimate) is logged, see hbgen log";
+  return `${n(spec.budget)} tokens a day (in + out + cache of the usage lines, the day in ${spec.schedule.hours.timezone}): once reached, the day's further wakes are skipped (skip-budget)`;
+}
+
+/** A preset with no pinned model (PRODUCT §8): the client's default may change under it. */
+export function modelCaveats(agent: Spec['agent']): string[] {
+  if (agent.harness === 'command' || agent.model) return [];
+  return [`no model pinned: agent.model is not set, so ${agent.harness} runs whatever its own default is today, which a client update may change (and with it what a wake costs); set agent.model${agent.effort ? '' : ' and agent.effort'} (hbgen init writes both)`];
+}
+
+/** How the agent bills, as its client said at this install, and that the wrapper asks again. */
+function billingRow(b: BillingRecord): string {
+  if (b.result !== 'subscription') return "not checked (custom command); no API key in the agent's environment";
+  return `${b.identity}, as \`${shownArgv(b.command ?? [])}\` says in the agent's environment${b.clientVersion ? ` (${b.clientVersion})` : ''}; asked again before every wake`;
+}
+
+/** The panel's rows with a backend's own in place of the same label (a new label goes before "scheduler"). */
+function withRows(rows: [string, string][], own: [string, string][]): [string, string][] {
+  const out = rows.map(([k, v]): [string, string] => [k, own.find(([o]) => o === k)?.[1] ?? v]);
+  const extra = own.filter(([o]) => !rows.some(([k]) => k === o));
+  out.splice(out.findIndex(([k]) => k === 'scheduler'), 0, ...extra);
+  return out;
+}
+
+export function panel(p: PanelInput): string {
+  const { spec, names: n, pre } = p;
+  const h = spec.schedule.hours;
+  const days = h.days ? h.days.join(' ') : 'every day';
+  const bin = p.bin.realpath !== spec.agent.bin ? `${spec.agent.bin} → ${p.bin.realpath}` : spec.agent.bin;
+  const ids = Object.values(pre.ids).join(', ');
+  const rows: [string, string][] = [
+    ['repo', spec.repo],
+    ['agent', `${spec.agent.harness}: ${bin}${p.bin.interpreter ? ` (run by ${p.bin.interpreter})` : ''}; ${SANDBOX_MODES.includes(p.permissionMode) ? 'sandbox' : 'permission mode'} ${p.permissionMode}`],
+    argsRow(spec),
+    ['model', modelRow(spec.agent)],
+    ['billing', billingRow(p.billing)],
+    ['hours', `${h.start}–${h.end} ${h.timezone}, ${days}`],
+    ['interval', `every ${spec.schedule.every}: ${p.summary}`],
+    ['timeout', `${spec.timeout}, then TERM, and KILL ${spec.killAfter} later`],
+    ['budget', budgetRow(spec)],
+    ...otherRuns(spec),
+    ['scheduler', `${spec.schedule.scheduler} (${ids})`],
+    ['state', n.stateDir],
+  ];
+  const out: string[] = [`hbgen ${p.verb}: "${spec.name}" from ${p.specFile}`];
+  for (const [k, v] of withRows(rows, pre.rows ?? [])) out.push(`  ${k.padEnd(10)} ${v}`);
+  out.push(...jailLines(spec, p.jailBin ?? null).map((l, i) => (i === 0 ? `  ${'jail'.padEnd(10)} ${l}` : `  ${''.padEnd(10)} ${l}`)));
+  const writes = [...p.stateFiles, ...pre.hostFiles].filter((f) => f.action !== 'same');
+  const same = [...p.stateFiles, ...pre.hostFiles].length - writes.length;
+  out.push('files it will write:');
+  out.push(...fileLines([...writes, { path: p.statePath, content: Buffer.alloc(0), mode: 0o600, prior: null, priorMode: 0, action: 'create' }]).map((l, i, a) => (i === a.length - 1 ? l.replace(/new$/, 'the record of this install') : l)));
+  if (same) out.push(`  (${same} more already in place, unchanged)`);
+  for (const d of p.edits ?? []) out.push(...d.split('\n').filter(Boolean).map((l) => `    ${l}`));
+  for (const w of pre.writes) out.push(`  ${w}`);
+  const facts = FACTS[spec.schedule.scheduler];
+  if (pre.commands.length || !pre.printed?.length) out.push('commands it will run:');
+  if (pre.commands.length === 0 && !pre.printed?.length) out.push('  none on the scheduler: its entry is already in place');
+  for (const c of pre.commands) out.push(`  ${shownArgv(c.argv)}${c.note ? `   ${c.note}` : ''}`);
+  if (pre.printed?.length) out.push(`commands it will NOT run (no --apply): run ${pre.printed.length === 1 ? 'this' : 'these'} yourself`);
+  for (const c of pre.printed ?? []) out.push(`  ${shownArgv(c.argv)}`);
+  // Off this host the wrapper runs in the scheduler's own place: it is not smoke-tested here.
+  if (!facts.offHost || pre.checks.length) out.push('then it checks the install, and undoes all of it if any check fails:');
+  if (!facts.offHost) out.push(`  ${shownArgv(SMOKE_ARGV(n.wrapper))}   (twice at once: the second must skip on the lock)`);
+  for (const c of pre.checks) out.push(`  ${shownArgv(c)}`);
+  if (p.removes?.length) {
+    // A renamed spec's old entry is on the same scheduler (its lines say "the spec's earlier name").
+    const renamed = p.removes.every((r) => r.includes("the spec's earlier name"));
+    out.push(`then, the check passed, it removes what the earlier install runs ${renamed ? "under the spec's earlier name (one name per spec)" : p.removes.some((r) => r.includes("the spec's earlier name")) ? "on another scheduler or under the spec's earlier name (one scheduler and one name per spec)" : 'on another scheduler (one scheduler at a time)'}:`);
+    for (const r of p.removes) out.push(`  ${r}`);
+  }
+  out.push(`undo it later with: hbgen stop ${shownWord(p.specFile)}${facts.printsCommand ? ` --apply (or the ${facts.printsCommand} command \`hbgen stop\` prints)` : ''}`);
+  const caveats = [...p.caveats, ...modelCaveats(spec.agent)];
+  if (caveats.length) {
+    out.push('caveats:');
+    for (const c of caveats) out.push(`  - ${c}`);
+  }
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,19 @@
+// systemd (user)'s facts (src/scheduler-facts.ts): no code, so every floor may read them.
+import type { SchedulerFacts } from '../../scheduler-facts.ts';
+
+export const facts = {
+  id: 'systemd-user',
+  tools: [
+    { name: 'systemctl' },
+    {
+      name: 'loginctl',
+      installOnly: true,
+      missing:
+        'loginctl is not on PATH, so hbgen cannot check or turn on lingering (systemd stops user timers at logout without it); install systemd-logind or choose another schedule.scheduler, such as cron',
+    },
+  ],
+  // The timer's OnCalendar= carries the working zone itself.
+  hostClock: false,
+  entry: 'user timer',
+  missedCause: 'your user manager was not running (lingering off and you were logged out: `loginctl enable-linger`)',
+} as const satisfies SchedulerFacts<'systemd-user'>;
