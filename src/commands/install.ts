@@ -34,6 +34,7 @@ import { SCHEDULERS } from '../schedulers.ts';
 import { type Spec, validateSpec } from '../spec.ts';
 import { VERSION } from '../version.ts';
 import { line, loadFor } from './common.ts';
+import { ownershipRecord } from './install-extras.ts';
 
 export interface InstallArgs {
   spec: string;
@@ -287,6 +288,7 @@ function intendedState(p: InstallPlan, io: HostIO): State {
     spec,
     scheduler: spec.schedule.scheduler,
     ids: pre.ids,
+    ...ownershipRecord(spec.schedule.scheduler, pre.ids, p.render.summary, pre.caveats),
     stateDir: p.names.stateDir,
     files: p.stateFiles.map(record),
     hostFiles: pre.hostFiles.map(record),
