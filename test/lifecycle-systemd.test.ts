@@ -32,7 +32,7 @@ test('stand-in systemctl: --dry-run, a refused answer, an empty answer and no te
     const r = await hb(h, 'install', opts);
     assert.is(r.code, 1, JSON.stringify(opts));
     assert.match(r.err, msg);
-    if ('tty' in opts) assert.match(r.err, /Install "docs" on this host with these settings\? \[y\/N\] /);
+    if ('tty' in opts) assert.match(r.err, /Install "docs" on this host with these settings\?\n {2}1\) install as shown\n[\s\S]* {2}5\) cancel\n\[1-5, y\/N\] /);
   }
   assert.equal(snapshot(h), before, 'HOME, repo and the stand-ins\' state are byte for byte as before');
   assert.equal(changing(h.tools.calls()), [], 'only read-only commands ran');

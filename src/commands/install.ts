@@ -33,7 +33,8 @@ import { type RenderResult, renderSpec } from '../pipeline.ts';
 import { SCHEDULERS } from '../schedulers.ts';
 import { type Spec, validateSpec } from '../spec.ts';
 import { VERSION } from '../version.ts';
-import { line, loadFor } from './common.ts';
+import { line, loadFor, specPath } from './common.ts';
+import { chooseOnTerminal } from './install-menu.ts';
 import { ownershipRecord } from './install-extras.ts';
 
 export interface InstallArgs {
@@ -44,6 +45,8 @@ export interface InstallArgs {
   resetCap?: boolean;
   /** kubernetes: run `kubectl apply` after the panel and consent, instead of printing it. */
   apply?: boolean;
+  /** install's menu (install-menu.ts): an edited spec, planned in place of the file's until the file is written. */
+  edited?: Spec;
 }
 
 type Verb = 'install' | 'resume';
@@ -79,9 +82,9 @@ interface InstallPlan {
 export async function install(argv: InstallArgs, io: HostIO, verb: Verb = 'install'): Promise<number> {
   const off = await offHostOf(io, argv);
   if (off) return off.install(argv, io, verb);
-  const p = await planInstall(argv, io, verb);
+  let p = await planInstall(argv, io, verb);
   const reset = verb === 'resume' && argv.resetCap === true;
-  const same = alreadyInstalled(p);
+  let same = alreadyInstalled(p);
   if (same && !reset) {
     line(io, `hbgen: "${p.spec.name}" is already installed as ${p.specFile} says; nothing changed`);
     return 0;
@@ -92,7 +95,11 @@ export async function install(argv: InstallArgs, io: HostIO, verb: Verb = 'insta
     line(io, `--dry-run: ${NOTHING}`);
     return 0;
   }
-  if (!argv.yes) await askOnce(p, io);
+  if (!argv.yes && !io.stdin.isTTY) await askOnce(p, io);
+  if (!argv.yes) {
+    p = await chooseOnTerminal(p, io, { verb, specFile: p.specFile, specOf: (x) => x.spec, show: showPanel, replan: (spec) => planInstall({ ...argv, edited: spec }, io, verb) });
+    same = alreadyInstalled(p);
+  }
   const lock = await acquireOpLock(io);
   try {
     await waitForHeartbeat(p, io);
@@ -135,7 +142,7 @@ function counterText(p: InstallPlan): string {
  * installed from: it sits in a folder the agent may write.
  */
 function resolveSpec(argv: InstallArgs, io: HostIO, verb: Verb): { spec: Spec; specFile: string; prev: State | null; notes: string[] } {
-  const { spec: fileSpec, file: specFile } = loadFor(io, argv.spec);
+  const { spec: fileSpec, file: specFile } = argv.edited ? { spec: argv.edited, file: specPath(io, argv.spec) } : loadFor(io, argv.spec);
   const stateDir = names(fileSpec).stateDir;
   const prev = readState(stateDir);
   if (verb === 'resume') return { spec: fileSpec, specFile, prev, notes: resumeNotes(prev, fileSpec, specFile, argv.spec) };
