@@ -323,7 +323,7 @@ export function wrapperContext(ctx: RenderContext): WrapperContext {
     ...limitContext(ctx),
     ...rotateContext(ctx),
     ...notifyContext(ctx),
-    ...seedsContext(ctx),
+    ...seedsContext(ctx, wakeContext(ctx).agentArgs, harnessArgs(ctx.spec.agent, jailOn(ctx.spec)).length),
   };
 }
 

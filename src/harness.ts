@@ -47,7 +47,10 @@ export function harnessArgs(agent: Spec['agent'], jailed = false): string[] {
       // bounds what the commands reach. Never bypassPermissions: it would drop the deny rules
       // (and Claude Code 2.1.197 refuses it as root: "--dangerously-skip-permissions cannot be
       // used with root/sudo privileges for security reasons").
-      return ['-p', ...model, ...(agent.effort ? ['--effort', agent.effort] : []), '--permission-mode', 'acceptEdits', ...(jailed ? ['--allowedTools', 'Bash'] : []), '--max-turns', String(CLAUDE_MAX_TURNS)];
+      // --fallback-model: Claude Code 2.1.197 switches to it within the run when the model is
+      // overloaded or not found; the wrapper also starts the next wakes on it once the model
+      // was refused (src/model-fallback.ts), so that they do not ask for it again.
+      return ['-p', ...model, ...(agent.fallbackModel ? ['--fallback-model', agent.fallbackModel] : []), ...(agent.effort ? ['--effort', agent.effort] : []), '--permission-mode', 'acceptEdits', ...(jailed ? ['--allowedTools', 'Bash'] : []), '--max-turns', String(CLAUDE_MAX_TURNS)];
     case 'codex':
       // `codex exec`: non-interactive, approval policy "never" (exec has no approval flag);
       // the workspace-write sandbox lets it write the repo (and temp) only. --full-auto is

@@ -30,6 +30,7 @@ import { renderSpec } from '../pipeline.ts';
 import { plan } from '../schedule.ts';
 import { SCHEDULER_IDS, SCHEDULERS, type SchedulerId } from '../schedulers.ts';
 import type { Spec } from '../spec.ts';
+import { fallbackInUse } from '../host/fallback-state.ts';
 import { line, loadFor } from './common.ts';
 import { offHostOf } from './install.ts';
 
@@ -186,6 +187,8 @@ export async function findings(argv: { spec: string }, io: HostIO): Promise<Find
   }
   const repairs: Repair[] = [];
   await audit(fileSpec, spec, file, s, n, ctx, paths, text, last, f, repairs);
+  const fallback = fallbackInUse(n.stateDir, fileSpec);
+  if (fallback) f.info.push(fallback);
   saySkipped(f);
   recordHealth(n, repairs.length ? { ...s, repairs: [...(s.repairs ?? []), ...repairs] } : s, f, io, repairs.length > 0);
   return f;
