@@ -28,6 +28,7 @@ import { askConsent } from '../host/prompt.ts';
 import { type Check, smokeTest } from '../host/smoke.ts';
 import { type State, readState, specHash, statePath, writeState } from '../host/state.ts';
 import { toolsPresent } from '../host/tools.ts';
+import { type SeedLook, seedLook } from '../host/seed-checks.ts';
 import { type Names, names } from '../names.ts';
 import { type RenderResult, renderSpec } from '../pipeline.ts';
 import { SCHEDULERS } from '../schedulers.ts';
@@ -77,6 +78,8 @@ interface InstallPlan {
   billing: BillingRecord;
   /** The srt the wakes run, found and run for real by the jail's probe; null when the jail is off. */
   jailBin: string | null;
+  /** The seed's rows: budget, token policy, instruction files, models (src/host/seed-checks.ts). */
+  seeds: SeedLook;
 }
 
 export async function install(argv: InstallArgs, io: HostIO, verb: Verb = 'install'): Promise<number> {
@@ -195,7 +198,7 @@ async function planInstall(argv: InstallArgs, io: HostIO, verb: Verb): Promise<I
   for (const l of others) refusals.push(...l.plan.refusals.map((r) => `${r} (an earlier install of "${spec.name}" on ${l.id} must be removed before it moves to ${scheduler})`));
   if (refusals.length) throw new UserError([...refusals, NOTHING]);
   const billing = bill && 'record' in bill ? bill.record : { result: 'not checked' as const };
-  return { jailBin, verb, argv, spec, specFile, names: n, prev, facts, render, ctx, backend, pre, stateFiles, others, notes, billing, edits: await editDiffs([...stateFiles, ...pre.hostFiles]) };
+  return { seeds: seedLook(spec, facts.bin.realpath), jailBin, verb, argv, spec, specFile, names: n, prev, facts, render, ctx, backend, pre, stateFiles, others, notes, billing, edits: await editDiffs([...stateFiles, ...pre.hostFiles]) };
 }
 
 function sameRecords(a: { path: string; sha256: string; mode: number }[], b: { path: string; sha256: string; mode: number }[]): boolean {
@@ -233,7 +236,8 @@ function showPanel(p: InstallPlan): string {
     stateFiles: p.stateFiles,
     statePath: statePath(p.names.stateDir),
     pre: p.pre,
-    caveats: [...p.notes, ...p.facts.caveats, ...p.pre.caveats, ...p.render.warnings],
+    caveats: [...p.notes, ...p.facts.caveats, ...p.pre.caveats, ...p.render.warnings, ...p.seeds.caveats],
+    seeds: p.seeds.rows,
     removes: p.others.flatMap((l) => l.plan.found.map((f) => `${l.id}: ${f}`)),
     edits: p.edits,
   });
