@@ -17,6 +17,10 @@ export interface SeedsContext {
   fallbackModel: string;
   /** The agent's arguments as shell words: the model's two values are variables when a fallback is set. */
   agentWords: string[];
+  /** What the per-wake look at the scheduler entry searches for (58-entry.hbs). */
+  wrapperPath: string;
+  cronBegin: string;
+  cronEnd: string;
 }
 
 /** `budget` as a positive whole number of tokens, or 0 when the spec has none. */
@@ -56,5 +60,8 @@ export function seedsContext(ctx: RenderContext, agentArgs: string[], presetLeng
     model: a.model ?? '',
     fallbackModel: fallback ? a.fallbackModel! : '',
     agentWords: agentWords(agentArgs, presetLength, fallback),
+    wrapperPath: ctx.names.wrapper,
+    cronBegin: ctx.names.cronBegin,
+    cronEnd: ctx.names.cronEnd,
   };
 }

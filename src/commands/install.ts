@@ -36,7 +36,7 @@ import { type Spec, validateSpec } from '../spec.ts';
 import { VERSION } from '../version.ts';
 import { line, loadFor, specPath } from './common.ts';
 import { chooseOnTerminal } from './install-menu.ts';
-import { ownershipRecord } from './install-extras.ts';
+import { ownershipRecord, writeEntrySum } from './install-extras.ts';
 
 export interface InstallArgs {
   spec: string;
@@ -390,6 +390,7 @@ async function applyAll(p: InstallPlan, state: State, j: Journal): Promise<void>
     else rmSync(statePath(n.stateDir), { force: true });
   });
   await p.backend.apply(p.ctx, p.pre, j);
+  writeEntrySum(p, j);
 }
 
 /**
