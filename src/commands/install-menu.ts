@@ -55,7 +55,8 @@ const words = (a: string) => {
   }
   return a.split(/\s+/).filter(Boolean);
 };
-const tiers = (a: string) => (a === '-' ? undefined : Object.fromEntries(a.split(/\s+/).filter(Boolean).map((w) => [w.split('=')[0], w.slice(w.indexOf('=') + 1)])));
+// "fast=haiku strong=opus"; a word without "=" becomes a tier with no model, which validation names.
+const tiers = (a: string) => (a === '-' ? undefined : Object.fromEntries(a.split(/\s+/).filter(Boolean).map((w) => (w.includes('=') ? [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)] : [w, '']))));
 
 const SCHEDULE: Field[] = [
   { label: 'interval (schedule.every)', path: ['schedule', 'every'], shown: text(['schedule', 'every']), parse: str },
