@@ -25,7 +25,7 @@ export function ownershipRecord(type: string, ids: Record<string, string>, summa
 export function writeEntrySum(p: { spec: Spec; names: Names; pre: { hostFiles: FilePlan[] }; render: { files: { path: string; content: string }[] } }, j: Journal): void {
   const path = posix.join(p.names.stateDir, ENTRY_SUM);
   const before = readOrNull(path);
-  const text = entrySumText(p.spec.schedule.scheduler, p.names.wrapper, p.pre.hostFiles, p.render.files);
+  const text = entrySumText(p.names.wrapper, p.pre.hostFiles, p.render.files);
   if (text) writeAtomic(path, text, 0o600);
   else rmSync(path, { force: true });
   j.push(before ? `restored ${path}` : `removed ${path}`, () => (before ? writeAtomic(path, before, 0o600) : rmSync(path, { force: true })));

@@ -10,12 +10,13 @@ import { posixCksum } from './cksum.ts';
 export const ENTRY_SUM = 'entry.sum';
 
 /** The lines of entry.sum; '' when the scheduler keeps nothing on this host to compare (kubernetes). */
-export function entrySumText(scheduler: string, wrapper: string, hostFiles: FilePlan[], rendered: { path: string; content: string }[]): string {
+export function entrySumText(wrapper: string, hostFiles: FilePlan[], rendered: { path: string; content: string }[]): string {
   const lines: string[] = [];
   for (const f of hostFiles) lines.push(`sum ${posixCksum(f.content)} ${f.path}`);
   const dirs = [...new Set(hostFiles.map((f) => dirname(f.path)))];
   for (const d of dirs) lines.push(`refs ${hostFiles.filter((f) => dirname(f.path) === d && f.content.includes(wrapper)).length} - ${d}`);
-  if (scheduler === 'cron') {
+  // The scheduler whose entry is a block of a table, not a file (cron): its rendered block.
+  {
     const block = rendered.find((f) => f.path === posix.join('host', 'crontab'))?.content;
     if (block !== undefined) {
       // As the wrapper reads it back: `crontab -l` lines from BEGIN to END, each ended by a newline.
