@@ -11,6 +11,9 @@ import { CLIENT_PATH, realClients, subscriptionAnswers, subscriptionLogin } from
 import { SHELLS, agentShell, makeCase, run, shell } from './helpers/wrapper.ts';
 import { fallbackInUse } from '../src/host/fallback-state.ts';
 import { validateSpec } from '../src/spec.ts';
+import { names } from '../src/names.ts';
+import { hb, lines, makeHost, rewriteSpec } from './helpers/lifecycle.ts';
+import { spawnSync } from 'node:child_process';
 
 const found = realClients();
 const real = 'why' in found ? null : found;
@@ -98,6 +101,21 @@ for (const sh of SHELLS) {
     });
   }
 }
+
+test('hbgen status says the wakes run the fallback, after a wake the scheduler started was refused the model (stand-in systemctl and claude)', async () => {
+  const h = makeHost('systemd-user', { schedule: { scheduler: 'systemd-user', every: '30m', minute: 7, hours: { start: '00:00', end: '24:00', timezone: 'Europe/Berlin' } } });
+  writeFileSync(h.bin, `#!/bin/sh\n${subscriptionAnswers()}echo "There's an issue with the selected model (opus). It may not exist or you may not have access to it. Run --model to pick a different model."\nexit 1\n`);
+  rewriteSpec(h, { agent: { harness: 'claude-code', bin: h.bin, prompt: 'Do one chunk.', model: 'opus', fallbackModel: 'sonnet' } });
+  assert.is((await hb(h, 'install', { yes: true })).code, 0);
+  let s = await hb(h, 'status');
+  assert.not.match(s.out, /fallback/);
+  const n = names(h.spec);
+  const w = spawnSync('/bin/sh', [n.wrapper], { env: {}, cwd: '/', encoding: 'utf8', timeout: 60_000 });
+  assert.is(w.status, 1, w.stderr);
+  assert.match(lines(n.log).at(-1)!, /^hbgen docs error model opus refused: There's an issue with the selected model \(opus\)\. .*; the next wake uses sonnet$/);
+  s = await hb(h, 'status');
+  assert.match(s.out, /ok {7}the wakes run the fallback model sonnet: the client refused opus at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(choose another agent\.model and run hbgen install to go back\)/);
+});
 
 test('spec: fallbackModel needs a preset and agent.model, and differs from it', () => {
   const base = { version: 1, name: 'x', repo: '/r', schedule: { scheduler: 'cron', every: '1h', hours: { start: '08:00', end: '18:00', timezone: 'UTC' } }, timeout: '10m', env: { HOME: '/h', PATH: '/usr/bin:/bin' } };
