@@ -102,6 +102,10 @@ export async function install(argv: InstallArgs, io: HostIO, verb: Verb = 'insta
   if (!argv.yes) {
     p = await chooseOnTerminal(p, io, { verb, specFile: p.specFile, specOf: (x) => x.spec, show: showPanel, replan: (spec) => planInstall({ ...argv, edited: spec }, io, verb) });
     same = alreadyInstalled(p);
+    if (same && !reset) {
+      line(io, `hbgen: "${p.spec.name}" is already installed as ${p.specFile} says; nothing changed`);
+      return 0;
+    }
   }
   const lock = await acquireOpLock(io);
   try {
