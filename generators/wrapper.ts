@@ -2,6 +2,7 @@
 // (the working-hours check on its own) and, for shared folders, claim.sh (chunk claims).
 // All user data reaches them as single-quoted sh words. Each template's context is built
 // here from named steps, one per part of the script that reads it.
+import { type SeedsContext, seedsContext } from './seeds.ts';
 import { posix } from 'node:path';
 import { renderClaimSh, renderHeartbeatSh, renderWindowSh } from '../src/gen/templates.ts';
 import { STATUS_ARGV, billingClient, billingFiles, billingKeyNames, billingTimeout, fileHitFix, hasSetupToken, notPlan, timedOut } from '../src/billing.ts';
@@ -182,7 +183,7 @@ export interface WindowEndContext {
   clockShift: number;
 }
 
-export type WrapperContext = JailContext & WindowContext & EnvironmentContext & GateContext & LockContext & WakeContext & BillingContext & OutcomeContext & WindowEndContext & LimitContext & RotateContext & NotifyContext & FormatsContext & StreamContext;
+export type WrapperContext = SeedsContext & JailContext & WindowContext & EnvironmentContext & GateContext & LockContext & WakeContext & BillingContext & OutcomeContext & WindowEndContext & LimitContext & RotateContext & NotifyContext & FormatsContext & StreamContext;
 
 export interface ClaimContext extends LockContext {
   header: string;
@@ -332,6 +333,7 @@ export function wrapperContext(ctx: RenderContext): WrapperContext {
     ...notifyContext(ctx),
     ...formatsContext(ctx),
     ...streamContext(ctx),
+    ...seedsContext(ctx, wakeContext(ctx).agentArgs, harnessArgs(ctx.spec.agent, jailOn(ctx.spec)).length),
   };
 }
 

@@ -67,7 +67,10 @@ export function harnessArgs(agent: Spec['agent'], jailed = false): string[] {
       // for it), which the wrapper's parser reads for the result text, the usage and the
       // rate_limit_event (its reset as an epoch, and whether paid overage is in use), issue 24.
       // --no-session-persistence: no session file per wake piles up in ~/.claude/projects.
-      return ['-p', ...model, ...(agent.effort ? ['--effort', agent.effort] : []), '--permission-mode', 'acceptEdits', ...(jailed ? ['--allowedTools', 'Bash'] : []), '--max-turns', String(CLAUDE_MAX_TURNS), ...CLAUDE_STREAM];
+      // --fallback-model: Claude Code 2.1.197 switches to it within the run when the model is
+      // overloaded or not found; the wrapper also starts the next wakes on it once the model
+      // was refused (src/model-fallback.ts), so that they do not ask for it again.
+      return ['-p', ...model, ...(agent.fallbackModel ? ['--fallback-model', agent.fallbackModel] : []), ...(agent.effort ? ['--effort', agent.effort] : []), '--permission-mode', 'acceptEdits', ...(jailed ? ['--allowedTools', 'Bash'] : []), '--max-turns', String(CLAUDE_MAX_TURNS), ...CLAUDE_STREAM];
     case 'codex':
       // `codex exec`: non-interactive, approval policy "never" (exec has no approval flag);
       // the workspace-write sandbox lets it write the repo (and temp) only. --full-auto is

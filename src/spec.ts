@@ -7,6 +7,7 @@ import { DAYS, NAME_PATTERN, pad2 } from './formats.ts';
 import { meantFirst } from './error-order.ts';
 import { ALL_EFFORTS, EFFORTS, bypassArgs } from './harness.ts';
 import { SCHEDULER_IDS, factsOf } from './scheduler-facts.ts';
+import { fallbackIssues } from './model-fallback.ts';
 import { didYouMean } from './suggest.ts';
 import { legacyZoneAdvice, zoneSuggestion } from './zone-advice.ts';
 import { isKnownZone } from './zones.ts';
@@ -179,6 +180,8 @@ const agent = z.strictObject({
   args: z.array(text('an argument'), { error: 'must be an array of strings' }).optional(),
   prompt: text('the wake prompt', true).min(1, { error: 'must not be empty; say what the agent should do on each wake' }),
   model: text('a model name').min(1, { error: 'must not be empty; leave the field out instead' }).optional(),
+  // The model the next wake uses after the client refused `model` (issue 28, src/model-fallback.ts).
+  fallbackModel: text('a model name').min(1, { error: 'must not be empty; leave the field out instead' }).optional(),
   // The reasoning effort the preset pins (claude --effort, codex model_reasoning_effort);
   // which levels each harness takes is checked with the harness (agentIssues).
   effort: oneOf(ALL_EFFORTS, 'an effort level').optional(),
@@ -578,6 +581,7 @@ function agentIssues(s: { agent?: unknown }, ctx: z.RefinementCtx): void {
     ctx.addIssue({ code: 'custom', path: ['budget'], message: 'counts the usage the claude-code and codex presets read from their client\'s stream; remove it for harness "command"' });
   }
   if (strings(args)) for (const p of bypassArgs(args)) ctx.addIssue({ code: 'custom', path: ['agent', 'args', p.index], message: p.message });
+  for (const i of fallbackIssues(a)) ctx.addIssue({ code: 'custom', path: ['agent', 'fallbackModel'], message: i });
 }
 
 export const SpecSchema = z

@@ -161,7 +161,7 @@ test('CLI consent on a real terminal (script(1)): the question defaults to No', 
   for (const answer of ['n\n', '\n']) {
     const r = spawnSync('script', ['-qec', cmd, '/dev/null'], { cwd: h.root, env: { ...h.env, TERM: 'dumb' }, input: answer, encoding: 'utf8', timeout: 30_000 });
     assert.is(r.status, 1, r.stdout);
-    assert.match(r.stdout, /Install "docs" on this host with these settings\? \[y\/N\] /);
+    assert.match(r.stdout, /Install "docs" on this host with these settings\?\r?\n {2}1\) install as shown\r?\n[\s\S]* {2}5\) cancel\r?\n\[1-5, y\/N\] /);
     assert.match(r.stdout, /hbgen: you did not confirm, so nothing was changed on this host/);
   }
   assert.equal(snap(h), before);

@@ -32,7 +32,7 @@ test('stand-in systemctl: --dry-run, a refused answer, an empty answer and no te
     const r = await hb(h, 'install', opts);
     assert.is(r.code, 1, JSON.stringify(opts));
     assert.match(r.err, msg);
-    if ('tty' in opts) assert.match(r.err, /Install "docs" on this host with these settings\? \[y\/N\] /);
+    if ('tty' in opts) assert.match(r.err, /Install "docs" on this host with these settings\?\n {2}1\) install as shown\n[\s\S]* {2}5\) cancel\n\[1-5, y\/N\] /);
   }
   assert.equal(snapshot(h), before, 'HOME, repo and the stand-ins\' state are byte for byte as before');
   assert.equal(changing(h.tools.calls()), [], 'only read-only commands ran');
@@ -81,7 +81,12 @@ test('stand-in systemctl: --yes installs the units, runs exactly these commands,
   assert.is(s.status, 'installed');
   assert.is(s.format, 2);
   // The host scheduler runs the wakes, never the agent itself (issue 12, item 6).
-  assert.equal(s.scheduler, { type: 'systemd-user', self_schedule: false, ids: { service: `${UNIT}.service`, timer: `${UNIT}.timer` } });
+  // The seed's ownership record {type, self_schedule: false, detail, ids, note} (issue 28).
+  assert.equal(Object.keys(s.scheduler), ['type', 'self_schedule', 'detail', 'ids', 'note']);
+  assert.equal({ ...s.scheduler, detail: undefined, note: undefined }, { type: 'systemd-user', self_schedule: false, detail: undefined, ids: { service: `${UNIT}.service`, timer: `${UNIT}.timer` }, note: undefined });
+  assert.match(s.scheduler.detail, new RegExp(`^systemd-user \\(${UNIT}\\.service, ${UNIT}\\.timer\\): \\S`));
+  assert.ok(s.scheduler.note === null || typeof s.scheduler.note === 'string', 'note is a string or null');
+  assert.not.ok('detail' in s || 'note' in s, 'detail and note live inside the scheduler record only');
   assert.equal(s.ids, { service: `${UNIT}.service`, timer: `${UNIT}.timer` });
   assert.equal(s.heart, { sha256: null }, 'no HEART.md in this repo');
   assert.is(s.hbgenVersion.length > 0, true);

@@ -81,6 +81,8 @@ for (const sh of SHELLS) {
       assert.is(deadlineOf(c), end, c.env().join('\n'));
       assert.is(contextDeadline(c), `${iso(end)} (the working window's end; 25m timeout otherwise)`);
       assert.match(c.argv().at(-1)!, /\nWorking window: 10 minutes left \(it ends at 17:00\)\n/);
+      // The allowance: what is left of this wake, the clamped deadline's 9 min 40 s (issue 28).
+      assert.match(c.argv().at(-1)!, /\nAllowance: 9 minutes left in this wake \(scale down as it tightens\)$/);
       assert.is(wakes(c), '1\n');
     });
   }

@@ -50,7 +50,7 @@ for (const sh of SHELLS) {
       assert.equal(argv.slice(1, -1), HOSTILE_ARGS);
       const last = argv[argv.length - 1]!;
       assert.ok(last.startsWith(`${HOSTILE_PROMPT}\n\n---\nhbgen wake 1 of tst\nLocal time: `), JSON.stringify(last));
-      const m = /\nLocal time: (\d{4}-\d\d-\d\d \d\d:\d\d) (CES?T) \(Europe\/Berlin\)\nDeadline: (\S+) \(2s from start\)\nWorking window: round the clock\nHEART.md: not found in the repo\nShared folder: no$/.exec(last);
+      const m = /\nLocal time: (\d{4}-\d\d-\d\d \d\d:\d\d) (CES?T) \(Europe\/Berlin\)\nDeadline: (\S+) \(2s from start\)\nWorking window: round the clock\nHEART.md: not found in the repo\nShared folder: no\nAllowance: 0 minutes left in this wake \(scale down as it tightens\)$/.exec(last);
       assert.ok(m, JSON.stringify(last));
       const env = c.env();
       const dl = env.find((e) => e.startsWith('HBGEN_DEADLINE='))!;
@@ -334,7 +334,7 @@ for (const sh of SHELLS) {
       assert.is(left![2], hhmm(end));
       const expect = [before, after].map((n) => (((end - n) % 1440) + 1440) % 1440 || 1440);
       assert.ok(expect.includes(Number(left![1])), `${left![1]} not in ${expect} (window ${hhmm(start)}-${hhmm(end)})`);
-      assert.ok(lastArg(c).endsWith("\nShared folder: no\nModel tiers: fast=haiku, general=sonnet, strong=opus 'x' $y (route each subagent to the cheapest tier that can do its job)"), lastArg(c));
+      assert.ok(lastArg(c).endsWith("\nShared folder: no\nModel tiers: fast=haiku, general=sonnet, strong=opus 'x' $y (route each subagent to the cheapest tier that can do its job)\nAllowance: 0 minutes left in this wake (scale down as it tightens)"), lastArg(c));
     }
     // A wake by hand outside the window; HEART.md over four wakes.
     const closed = makeCase({ path: PATHS.bare, spec: { schedule: { hours: { start: hhmm(((h + 12) % 24) * 60), end: hhmm(((h + 13) % 24) * 60), timezone: 'UTC' } } } });
@@ -372,7 +372,7 @@ test('shared folder: the prompt names claim.sh by absolute path', async () => {
   const c = makeCase({ spec: { shared: true } });
   const r = await run(c, shell('dash'));
   assert.is(r.code, 0);
-  assert.ok(c.argv().at(-1)!.endsWith(`\nShared folder: yes; claim chunks with ${c.state}/claim.sh take NAME`));
+  assert.ok(c.argv().at(-1)!.endsWith(`\nShared folder: yes; claim chunks with ${c.state}/claim.sh take NAME\nAllowance: 0 minutes left in this wake (scale down as it tightens)`));
 });
 
 test('caller env cannot skip the re-exec into the clean env', async () => {

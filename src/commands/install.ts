@@ -29,13 +29,16 @@ import { askConsent } from '../host/install/prompt.ts';
 import { type Check, smokeTest } from '../host/install/smoke.ts';
 import { type State, readState, specHash, statePath, writeState } from '../host/state.ts';
 import { toolsPresent } from '../host/proc/tools.ts';
+import { type SeedLook, seedLook } from '../host/seed-checks.ts';
 import { type Names, names } from '../names.ts';
 import { type RenderResult, renderSpec } from '../pipeline.ts';
 import { FACTS } from '../scheduler-facts.ts';
 import { SCHEDULERS } from '../schedulers.ts';
 import { type Spec, validateSpec } from '../spec.ts';
 import { VERSION } from '../version.ts';
-import { checkApply, line, loadFor } from './common.ts';
+import { checkApply, line, loadFor, specPath } from './common.ts';
+import { chooseOnTerminal } from './install-menu.ts';
+import { ownershipRecord, writeEntrySum } from './install-extras.ts';
 
 export interface InstallArgs {
   spec: string;
@@ -45,6 +48,8 @@ export interface InstallArgs {
   resetCap?: boolean;
   /** The option of a backend that prints its commands (kubernetes: kubectl apply): run them after the panel and consent. */
   apply?: boolean;
+  /** install's menu (install-menu.ts): an edited spec, planned in place of the file's until the file is written. */
+  edited?: Spec;
 }
 
 type Verb = 'install' | 'resume';
@@ -75,13 +80,15 @@ interface InstallPlan {
   billing: BillingRecord;
   /** The srt the wakes run, found and run for real by the jail's probe; null when the jail is off. */
   jailBin: string | null;
+  /** The seed's rows: budget, token policy, instruction files, models (src/host/seed-checks.ts). */
+  seeds: SeedLook;
 }
 
 export async function install(argv: InstallArgs, io: HostIO, verb: Verb = 'install'): Promise<number> {
   await refuseOptions(argv, io, verb);
-  const p = await planInstall(argv, io, verb);
+  let p = await planInstall(argv, io, verb);
   const reset = verb === 'resume' && argv.resetCap === true;
-  const same = alreadyInstalled(p);
+  let same = alreadyInstalled(p);
   if (same && !reset) {
     line(io, `hbgen: "${p.spec.name}" is already installed as ${p.specFile} says; nothing changed`);
     return 0;
@@ -92,7 +99,15 @@ export async function install(argv: InstallArgs, io: HostIO, verb: Verb = 'insta
     line(io, `--dry-run: ${NOTHING}`);
     return 0;
   }
-  if (!argv.yes) await askOnce(p, io);
+  if (!argv.yes && !io.stdin.isTTY) await askOnce(p, io);
+  if (!argv.yes) {
+    p = await chooseOnTerminal(p, io, { verb, specFile: p.specFile, specOf: (x) => x.spec, show: showPanel, replan: (spec) => planInstall({ ...argv, edited: spec }, io, verb) });
+    same = alreadyInstalled(p);
+    if (same && !reset) {
+      line(io, `hbgen: "${p.spec.name}" is already installed as ${p.specFile} says; nothing changed`);
+      return 0;
+    }
+  }
   const lock = await acquireOpLock(io);
   try {
     await waitForHeartbeat(p, io);
@@ -134,7 +149,7 @@ function counterText(p: InstallPlan): string {
  * installed from: it sits in a folder the agent may write.
  */
 function resolveSpec(argv: InstallArgs, io: HostIO, verb: Verb): { spec: Spec; specFile: string; prev: State | null; notes: string[] } {
-  const { spec: fileSpec, file: specFile } = loadFor(io, argv.spec);
+  const { spec: fileSpec, file: specFile } = argv.edited ? { spec: argv.edited, file: specPath(io, argv.spec) } : loadFor(io, argv.spec);
   const stateDir = names(fileSpec).stateDir;
   const prev = readState(stateDir);
   if (verb === 'resume') return { spec: fileSpec, specFile, prev, notes: resumeNotes(prev, fileSpec, specFile, argv.spec) };
@@ -190,7 +205,7 @@ async function planInstall(argv: InstallArgs, io: HostIO, verb: Verb): Promise<I
   for (const l of others) refusals.push(...l.plan.refusals.map((r) => `${r} (an earlier install of "${spec.name}" on ${l.id} must be removed before it moves to ${scheduler})`));
   if (refusals.length) throw new UserError([...refusals, NOTHING]);
   const billing = bill && 'record' in bill ? bill.record : { result: 'not checked' as const };
-  return { jailBin, verb, argv, spec, specFile, names: n, prev, facts, render, ctx, backend, pre, stateFiles, others, notes, billing, edits: await editDiffs([...stateFiles, ...pre.hostFiles]) };
+  return { seeds: seedLook(spec, facts.bin.realpath), jailBin, verb, argv, spec, specFile, names: n, prev, facts, render, ctx, backend, pre, stateFiles, others, notes, billing, edits: await editDiffs([...stateFiles, ...pre.hostFiles]) };
 }
 
 function sameRecords(a: { path: string; sha256: string; mode: number }[], b: { path: string; sha256: string; mode: number }[]): boolean {
@@ -228,7 +243,8 @@ function showPanel(p: InstallPlan): string {
     stateFiles: p.stateFiles,
     statePath: statePath(p.names.stateDir),
     pre: p.pre,
-    caveats: [...p.notes, ...p.facts.caveats, ...p.pre.caveats, ...p.render.warnings, ...[heartTemplateCaveat(p.spec.repo)].filter((c): c is string => c !== null)],
+    caveats: [...p.notes, ...p.facts.caveats, ...p.pre.caveats, ...p.render.warnings, ...p.seeds.caveats, ...[heartTemplateCaveat(p.spec.repo)].filter((c): c is string => c !== null)],
+    seeds: p.seeds.rows,
     removes: p.others.flatMap((l) => l.plan.found.map((f) => `${l.id}: ${f}`)),
     edits: p.edits,
   });
@@ -290,6 +306,7 @@ function intendedState(p: InstallPlan, io: HostIO): State {
     spec,
     scheduler: spec.schedule.scheduler,
     ids: pre.ids,
+    ...ownershipRecord(spec.schedule.scheduler, pre.ids, p.render.summary, pre.caveats),
     stateDir: p.names.stateDir,
     files: p.stateFiles.map(record),
     hostFiles: pre.hostFiles.map(record),
@@ -384,6 +401,7 @@ async function applyAll(p: InstallPlan, state: State, j: Journal): Promise<void>
     else rmSync(statePath(n.stateDir), { force: true });
   });
   await p.backend.apply(p.ctx, p.pre, j);
+  writeEntrySum(p, j);
 }
 
 /**

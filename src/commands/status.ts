@@ -32,6 +32,7 @@ import { plan } from '../schedule.ts';
 import { FACTS, factsOf, type SchedulerId } from '../scheduler-facts.ts';
 import { SCHEDULERS } from '../schedulers.ts';
 import type { Spec } from '../spec.ts';
+import { fallbackInUse } from '../host/fallback-state.ts';
 import { line, loadFor } from './common.ts';
 import { type Label, labelOf, outcomeLabel } from '../status-labels.ts';
 
@@ -197,6 +198,8 @@ export async function findings(argv: { spec: string }, io: HostIO): Promise<Find
   }
   const repairs: Repair[] = [];
   await audit(fileSpec, spec, file, s, n, ctx, paths, text, last, f, repairs);
+  const fallback = fallbackInUse(n.stateDir, fileSpec);
+  if (fallback) f.info.push(fallback);
   saySkipped(f);
   recordHealth(n, repairs.length ? { ...s, repairs: [...(s.repairs ?? []), ...repairs] } : s, f, io, repairs.length > 0);
   return f;

@@ -34,6 +34,9 @@ export interface State {
   scheduler: SchedulerId;
   /** The scheduler's own names for the entry. */
   ids: Record<string, string>;
+  /** On disk inside `scheduler` (issue 28): the entry in words (what fires when), and what install noted of it (null: nothing). */
+  detail?: string;
+  note?: string | null;
   stateDir: string;
   /** The wrapper, gate (, claim) and host copies in the state folder. */
   files: FileRecord[];
@@ -94,11 +97,13 @@ export function readState(stateDir: string): State | null {
   } catch {
     throw new UserError([`${p}: not valid JSON, so hbgen cannot tell what it installed; restore it from a backup, or remove the scheduler entry by hand (see README "Install on a host") and delete the file`]);
   }
-  // Format 2 writes the scheduler as {type, self_schedule, ids}; in memory it is its id.
+  // Format 2 writes the scheduler as {type, self_schedule, detail, ids, note}; in memory it is its id.
   const sched = (s as { scheduler?: unknown } | null)?.scheduler;
   if (s && (s.format as number) === 2 && sched && typeof sched === 'object') {
-    const o = sched as { type?: unknown; ids?: unknown };
+    const o = sched as { type?: unknown; ids?: unknown; detail?: unknown; note?: unknown };
     s = { ...s, scheduler: o.type as SchedulerId, ids: (s.ids ?? o.ids) as Record<string, string> };
+    if (typeof o.detail === 'string') s.detail = o.detail;
+    if (typeof o.note === 'string' || o.note === null) s.note = o.note;
   }
   if (![1, 2].includes(s?.format) || typeof s.name !== 'string' || !Array.isArray(s.files) || !Array.isArray(s.hostFiles) || !s.spec) {
     throw new UserError([`${p}: not a state file this hbgen understands; restore it from a backup, or remove the scheduler entry by hand (see README "Install on a host") and delete the file`]);
@@ -108,10 +113,12 @@ export function readState(stateDir: string): State | null {
 
 /**
  * The file's bytes: format 2, whose `scheduler` says what runs the wakes — the host
- * scheduler, never the agent itself (`self_schedule: false`) — and under which ids.
+ * scheduler, never the agent itself (`self_schedule: false`) — under which ids, what it fires
+ * (`detail`) and what install noted of it (`note`, null when nothing): the seed's ownership record.
  */
 export function stateBytes(s: State): Buffer {
-  const onDisk = { ...s, format: 2, scheduler: { type: s.scheduler, self_schedule: false, ids: s.ids } };
+  const { detail, note, ...rest } = s;
+  const onDisk = { ...rest, format: 2, scheduler: { type: s.scheduler, self_schedule: false, detail: detail ?? null, ids: s.ids, note: note ?? null } };
   return Buffer.from(`${JSON.stringify(onDisk, null, 2)}\n`);
 }
 

@@ -32,6 +32,8 @@ export interface PanelInput {
   edits?: string[];
   /** Entries of this spec on another scheduler, removed once the new install passed its check. */
   removes?: string[];
+  /** Rows of the seed (issue 28): agent budget, token policy, instruction files, models. */
+  seeds?: [string, string][];
 }
 
 function fileLines(files: FilePlan[]): string[] {
@@ -109,6 +111,7 @@ export function panel(p: PanelInput): string {
     argsRow(spec),
     ['model', modelRow(spec.agent)],
     ['billing', billingRow(p.billing)],
+    ...(p.seeds ?? []),
     ['hours', `${h.start}–${h.end} ${h.timezone}, ${days}`],
     ['interval', `every ${spec.schedule.every}: ${p.summary}`],
     ['timeout', `${spec.timeout}, then TERM, and KILL ${spec.killAfter} later`],

@@ -1,0 +1,145 @@
+// install's look at what the agent will read and which model it asks for (issue 28), for
+// the panel: the repo's own instruction files (CLAUDE.md, AGENTS.md) and the client's
+// settings, whether they point at PROTOCOL.md and HEART.md and whether they contradict
+// them; agent.model against the client's own list where it has one (no paid probe: codex's
+// bundled catalog is read offline, Claude Code's aliases are the ones its docs and bundle
+// name); and the rows "agent budget" and "token policy".
+import { spawnSync } from 'node:child_process';
+import { posix } from 'node:path';
+import type { Spec } from '../spec.ts';
+import { readSoft } from './fsx.ts';
+
+export interface SeedLook {
+  rows: [string, string][];
+  caveats: string[];
+}
+
+/**
+ * Claude Code's model aliases: "default" and the list its 2.1.197 bundle checks a name
+ * against (sonnet, opus, haiku, fable, best, sonnet[1m], opus[1m], fable[1m], opusplan);
+ * https://docs.anthropic.com/en/docs/claude-code/model-config lists the released ones.
+ * A full model name (claude-…) is on no list the client prints.
+ */
+export const CLAUDE_ALIASES = ['default', 'best', 'sonnet', 'opus', 'haiku', 'fable', 'sonnet[1m]', 'opus[1m]', 'fable[1m]', 'opusplan'];
+
+/** The instruction files each client reads from the repo. */
+const INSTRUCTION_FILES: Record<Spec['agent']['harness'], string[]> = {
+  'claude-code': ['CLAUDE.md', '.claude/CLAUDE.md', 'CLAUDE.local.md'],
+  codex: ['AGENTS.md', 'AGENTS.override.md'],
+  command: ['CLAUDE.md', 'AGENTS.md'],
+};
+
+const MAX = 256 * 1024;
+const text = (path: string): string | null => readSoft(path, MAX, { noFollow: true })?.toString('utf8') ?? null;
+
+/**
+ * Contradictions a plain reading can find between the agent's instructions and the
+ * protocol it is woken with: each a pattern of the instruction file, what of the
+ * protocol (PROTOCOL.md and HEART.md of the repo, or hbgen's rule) it contradicts, and
+ * the sentence said.
+ */
+const CONTRADICTIONS: { says: RegExp; when: (protocol: string) => boolean; why: string }[] = [
+  {
+    says: /\b(never|do not|don't|must not|no)\s+(git\s+)?commit/i,
+    when: (p) => /\b(git commit|commit (it|them|the|your|each|every|all|changes|the chunk))\b/i.test(p),
+    why: 'says not to commit, while PROTOCOL.md or HEART.md asks for commits',
+  },
+  {
+    says: /\b(always\s+)?ask\s+(me|the user|for (permission|confirmation|approval))\b|\bwait for (my|the user'?s?) (approval|confirmation|answer)/i,
+    when: () => true,
+    why: 'asks the agent to ask a person first, and nobody answers an unattended wake: it would stop there every time',
+  },
+  {
+    says: /\b(never|do not|don't|must not)\s+(edit|modify|touch|change|write)\b[^.\n]*\b(STATE\.md|LOG\.md|journal)/i,
+    when: () => true,
+    why: 'forbids writing STATE.md, LOG.md or journal/, which PROTOCOL.md has the agent write every wake',
+  },
+];
+
+/** The instruction files of the repo: which name PROTOCOL.md and HEART.md, and what contradicts them. */
+function instructions(spec: Spec): { row: string; caveats: string[] } {
+  const protocol = ['PROTOCOL.md', 'HEART.md'].map((f) => text(posix.join(spec.repo, f)) ?? '').join('\n');
+  const parts: string[] = [];
+  const caveats: string[] = [];
+  for (const f of INSTRUCTION_FILES[spec.agent.harness]) {
+    const t = text(posix.join(spec.repo, f));
+    if (t === null) continue;
+    const named = ['PROTOCOL.md', 'HEART.md'].filter((x) => t.includes(x));
+    parts.push(`${f} ${named.length === 2 ? 'names PROTOCOL.md and HEART.md' : named.length === 1 ? `names ${named[0]} only` : 'names neither PROTOCOL.md nor HEART.md (the wake prompt does)'}`);
+    for (const c of CONTRADICTIONS) {
+      const m = c.says.exec(t);
+      if (m && c.when(protocol)) caveats.push(`${posix.join(spec.repo, f)} ${c.why} ("${m[0]}"); change one of them`);
+    }
+  }
+  return { row: parts.length ? parts.join('; ') : `none (no ${INSTRUCTION_FILES[spec.agent.harness].join(', ')} in the repo): the wake prompt and PROTOCOL.md are all it reads`, caveats };
+}
+
+/** Claude Code's permissions.deny rules that stop what the protocol needs, from the settings files it reads. */
+function claudeSettings(spec: Spec): string[] {
+  if (spec.agent.harness !== 'claude-code') return [];
+  const files = [posix.join(spec.repo, '.claude/settings.json'), posix.join(spec.repo, '.claude/settings.local.json'), posix.join(spec.env.HOME, '.claude/settings.json')];
+  const out: string[] = [];
+  for (const f of files) {
+    let deny: unknown;
+    try {
+      deny = (JSON.parse(text(f) ?? 'null') as { permissions?: { deny?: unknown } } | null)?.permissions?.deny;
+    } catch {
+      continue;
+    }
+    if (!Array.isArray(deny)) continue;
+    for (const r of deny.filter((x): x is string => typeof x === 'string')) {
+      if (/^(Edit|Write|MultiEdit)(\((\*\*|\*|\.\/\*\*|.*(STATE|LOG)\.md.*|.*journal.*)\))?$/.test(r)) out.push(`${f} denies ${r}, so the agent cannot write STATE.md, LOG.md or journal/ as PROTOCOL.md says; narrow the rule`);
+    }
+  }
+  return out;
+}
+
+/** The models the spec names, each checked against the client's own list where it has one. */
+function catalog(spec: Spec, bin: string): { row: string; caveats: string[] } {
+  const a = spec.agent;
+  const asked = [a.model, a.fallbackModel, ...Object.values(a.models ?? {})].filter((m): m is string => !!m);
+  if (a.harness === 'command') return { row: 'unverified (harness "command": hbgen knows no list of its models)', caveats: [] };
+  if (asked.length === 0) return { row: "the client's default (nothing to check)", caveats: [] };
+  const known = a.harness === 'codex' ? codexCatalog(spec, bin) : { list: CLAUDE_ALIASES, from: "Claude Code's aliases" };
+  if ('why' in known) return { row: `unverified (${known.why})`, caveats: [] };
+  const caveats: string[] = [];
+  const said = [...new Set(asked)].map((m) => {
+    if (known.list.includes(m)) return `${m} listed`;
+    if (a.harness === 'claude-code' && /^claude-[a-z0-9.-]+(\[1m\])?$/.test(m)) return `${m} unverified (a full model name: Claude Code lists none; the first wake's output says)`;
+    caveats.push(`the model ${JSON.stringify(m)} is not in ${known.from} (${known.list.join(', ')}); the client will likely refuse it: check the name`);
+    return `${m} NOT listed`;
+  });
+  return { row: `${said.join(', ')} (by ${known.from})`, caveats };
+}
+
+/** The slugs of `codex debug models --bundled`: the catalog shipped with the binary, read offline. */
+function codexCatalog(spec: Spec, bin: string): { list: string[]; from: string } | { why: string } {
+  const r = spawnSync(bin, ['debug', 'models', '--bundled'], { env: { HOME: spec.env.HOME, PATH: spec.env.PATH }, cwd: spec.repo, encoding: 'utf8', timeout: 20_000, maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    const models = (JSON.parse(r.stdout) as { models?: { slug?: unknown }[] }).models ?? [];
+    const list = models.map((m) => m.slug).filter((s): s is string => typeof s === 'string');
+    if (list.length) return { list, from: '`codex debug models --bundled`' };
+  } catch {}
+  return { why: `\`codex debug models --bundled\` gave no catalog${r.error ? `: ${r.error.message}` : r.status !== 0 ? ` (exit ${r.status})` : ''}` };
+}
+
+/** The two rows of the seed, "agent budget" and "token policy". `budget` is read defensively (issue 24 adds it). */
+function budgetRows(spec: Spec): [string, string][] {
+  const b = (spec as { budget?: unknown }).budget;
+  const budget = typeof b === 'number' && b > 0 ? `${b} tokens per working day; the context block tells the agent what is left, and wakes skip once it is spent` : 'none: no daily token cap (set "budget", tokens per working day, to have one)';
+  const tiers = spec.agent.models ? `subagents on the cheapest fitting tier (${Object.keys(spec.agent.models).join(', ')})` : 'no tiers: subagents use the main model';
+  const fallback = spec.agent.fallbackModel ? `; ${spec.agent.fallbackModel} once ${spec.agent.model} is refused` : '';
+  return [
+    ['agent budget', budget],
+    ['token policy', `the plan only (no metered key reaches the agent); fan-out only when parallelism helps, no recursive spawning (PROTOCOL.md); ${tiers}; scale down as the allowance tightens${fallback}`],
+  ];
+}
+
+export function seedLook(spec: Spec, bin: string): SeedLook {
+  const ins = instructions(spec);
+  const cat = catalog(spec, bin);
+  return {
+    rows: [...budgetRows(spec), ['instructions', ins.row], ['models', cat.row]],
+    caveats: [...ins.caveats, ...claudeSettings(spec), ...cat.caveats],
+  };
+}

@@ -1,0 +1,75 @@
+// Issue 28: every wake the scheduler starts checks, cheaply and without repairing, that the
+// entry that started it is hbgen's own (the files as installed, one entry) and logs a `note`
+// otherwise. Installed with stand-in systemctl / crontab, then the REAL installed wrapper
+// run as the scheduler runs it (/bin/sh, empty environment).
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { makeStub } from './helpers/crontab.ts';
+import { hb, lines, makeHost, type Host } from './helpers/lifecycle.ts';
+import { names } from '../src/names.ts';
+
+const ALL_DAY = { start: '00:00', end: '24:00', timezone: 'Europe/Berlin' };
+
+/** One wake as the scheduler starts it; the new lines of runtime.log. */
+function scheduledWake(h: Host): string[] {
+  const n = names(h.spec);
+  const before = lines(n.log).length;
+  const r = spawnSync('/bin/sh', [n.wrapper], { env: {}, cwd: '/', encoding: 'utf8', timeout: 60_000 });
+  assert.is(r.status, 0, r.stderr + readFileSync(n.log, 'utf8'));
+  return lines(n.log).slice(before).filter((l) => l.startsWith('hbgen '));
+}
+
+test('systemd (stand-in systemctl): no note for the entry as installed; a changed unit and a copied unit are each one note, nothing repaired', async () => {
+  const h = makeHost('systemd-user', { schedule: { scheduler: 'systemd-user', every: '30m', minute: 7, hours: ALL_DAY } });
+  const r = await hb(h, 'install', { yes: true });
+  assert.is(r.code, 0, r.err + r.out);
+  assert.match(readFileSync(join(names(h.spec).stateDir, 'entry.sum'), 'utf8'), /^sum \d+ \d+ .*hbgen-docs\.service\nsum \d+ \d+ .*hbgen-docs\.timer\nrefs 1 - .*\/systemd\/user\n$/);
+  assert.equal(scheduledWake(h), ['hbgen docs start wake 1', 'hbgen docs quiet']);
+  const unitDir = join(h.home, '.config/systemd/user');
+  appendFileSync(join(unitDir, 'hbgen-docs.service'), 'Environment=X=1\n');
+  const changed = readFileSync(join(unitDir, 'hbgen-docs.service'));
+  let w = scheduledWake(h);
+  assert.is(w.length, 3, w.join('\n'));
+  assert.is(w[0], `hbgen docs note scheduler entry not as installed: ${join(unitDir, 'hbgen-docs.service')} differs from what hbgen installed (nothing repaired; hbgen status, then hbgen install)`);
+  assert.equal(w.slice(1), ['hbgen docs start wake 2', 'hbgen docs quiet'], 'the wake goes on');
+  assert.ok(readFileSync(join(unitDir, 'hbgen-docs.service')).equals(changed), 'nothing repaired');
+  copyFileSync(join(unitDir, 'hbgen-docs.service'), join(unitDir, 'hbgen-copy.service'));
+  w = scheduledWake(h);
+  assert.match(w[0]!, /differs from what hbgen installed, 2 files in \S+\/systemd\/user run this wrapper where hbgen installed 1 \(nothing repaired/);
+  // A wake by hand (hbgen wake) does not look: no scheduler started it.
+  const n = names(h.spec);
+  const before = lines(n.log).length;
+  spawnSync('/bin/sh', [n.wrapper, '--now'], { env: {}, cwd: '/', encoding: 'utf8', timeout: 60_000 });
+  assert.not.ok(lines(n.log).slice(before).some((l) => l.includes(' note ')));
+});
+
+test('cron (stand-in crontab): no note as installed; a doubled block and an edited block are notes', async () => {
+  const stub = makeStub();
+  const h = makeHost('cron', { schedule: { scheduler: 'cron', every: '30m', minute: 7, hours: ALL_DAY } });
+  // The wrapper asks `crontab -l` on the spec's PATH: the stand-in comes first there too.
+  h.env.PATH = `${stub.dir}:${h.env.PATH}`;
+  const raw = JSON.parse(readFileSync(h.specFile, 'utf8'));
+  raw.env.PATH = `${stub.dir}:/usr/bin:/bin`;
+  writeFileSync(h.specFile, JSON.stringify(raw, null, 2));
+  h.spec = { ...h.spec, env: raw.env };
+  const r = await hb(h, 'install', { yes: true });
+  assert.is(r.code, 0, r.err + r.out);
+  assert.match(readFileSync(join(names(h.spec).stateDir, 'entry.sum'), 'utf8'), /^cron \d+ \d+ 1\n$/);
+  assert.equal(scheduledWake(h), ['hbgen docs start wake 1', 'hbgen docs quiet']);
+  const table = stub.table()!.toString('utf8');
+  const block = table.slice(table.indexOf('# BEGIN hbgen docs'), table.indexOf('# END hbgen docs') + '# END hbgen docs\n'.length);
+  stub.setTable(Buffer.from(`${table}${block}`));
+  let w = scheduledWake(h);
+  assert.is(w[0], 'hbgen docs note scheduler entry not as installed: the crontab holds 2 blocks of this name where hbgen installed 1, 2 crontab lines run this wrapper where hbgen installed 1 (nothing repaired; hbgen status, then hbgen install)');
+  stub.setTable(Buffer.from(table.replace(/^7,37 /m, '8,38 ')));
+  w = scheduledWake(h);
+  assert.is(w[0], "hbgen docs note scheduler entry not as installed: hbgen's block in the crontab differs from what it installed (nothing repaired; hbgen status, then hbgen install)");
+  stub.setTable(Buffer.from(table));
+  assert.equal(scheduledWake(h).filter((l) => l.includes(' note ')), []);
+  stub.remove();
+});
+
+test.run();

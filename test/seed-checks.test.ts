@@ -1,0 +1,78 @@
+// install's panel rows of issue 28: the repo's instruction files (do they name PROTOCOL.md
+// and HEART.md, do they contradict them), the client's settings, the models checked against
+// the client's own list (the REAL codex's bundled catalog; Claude Code's aliases), and the
+// rows "agent budget" and "token policy". Through `install --dry-run` with stand-in tools.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { realClients, subscriptionShim } from './helpers/clients.ts';
+import { hb, makeHost, rewriteSpec } from './helpers/lifecycle.ts';
+
+const found = realClients();
+const real = 'why' in found ? null : found;
+const row = (out: string, k: string) => new RegExp(`^ {2}${k.replace(/[[\]().]/g, '\\$&')} +(.*)$`, 'm').exec(out)?.[1];
+const caveats = (out: string) => out.split('\ncaveats:\n')[1] ?? '';
+
+test('instruction files: which name PROTOCOL.md and HEART.md; "never commit" against a protocol that commits, and asking a person, are caveats', async () => {
+  const h = makeHost('systemd-user');
+  writeFileSync(join(h.repo, 'PROTOCOL.md'), '# PROTOCOL\nAfter each chunk, git commit the change with a short message.\n');
+  writeFileSync(join(h.repo, 'CLAUDE.md'), '# Rules\nNever commit on main. Always ask me before deleting files.\n');
+  writeFileSync(join(h.repo, 'AGENTS.md'), 'Read HEART.md, then PROTOCOL.md.\n');
+  const r = await hb(h, 'install', { dryRun: true });
+  assert.is(r.code, 0, r.err);
+  assert.is(row(r.out, 'instructions'), 'CLAUDE.md names neither PROTOCOL.md nor HEART.md (the wake prompt does); AGENTS.md names PROTOCOL.md and HEART.md');
+  const cav = caveats(r.out);
+  assert.match(cav, new RegExp(`- ${join(h.repo, 'CLAUDE.md')} says not to commit, while PROTOCOL.md or HEART.md asks for commits \\("Never commit"\\); change one of them`));
+  assert.match(cav, /CLAUDE\.md asks the agent to ask a person first, and nobody answers an unattended wake: it would stop there every time \("Always ask me"\)/);
+  // The same "never commit" against a protocol that does not commit is no contradiction.
+  writeFileSync(join(h.repo, 'PROTOCOL.md'), '# PROTOCOL\nRecord in STATE.md.\n');
+  const r2 = await hb(h, 'install', { dryRun: true });
+  assert.not.match(caveats(r2.out), /says not to commit/);
+  // None at all.
+  const h3 = makeHost('systemd-user');
+  assert.match(row((await hb(h3, 'install', { dryRun: true })).out, 'instructions')!, /^none \(no CLAUDE\.md, AGENTS\.md in the repo\)/);
+});
+
+test('claude-code: the model against Claude Code\'s aliases (listed, unverified full name, NOT listed with a caveat); settings that deny Edit are a caveat', async () => {
+  const h = makeHost('systemd-user');
+  rewriteSpec(h, { agent: { harness: 'claude-code', bin: h.bin, prompt: 'Do one chunk.', model: 'opus', fallbackModel: 'claude-sonnet-4-5', models: { fast: 'haiku', odd: 'sonet' } } });
+  mkdirSync(join(h.repo, '.claude'));
+  writeFileSync(join(h.repo, '.claude', 'settings.json'), JSON.stringify({ permissions: { deny: ['Edit', 'Bash(rm:*)'] } }));
+  writeFileSync(join(h.repo, 'CLAUDE.md'), 'See PROTOCOL.md.\n');
+  const r = await hb(h, 'install', { dryRun: true });
+  assert.is(r.code, 0, r.err);
+  assert.is(row(r.out, 'models'), "opus listed, claude-sonnet-4-5 unverified (a full model name: Claude Code lists none; the first wake's output says), haiku listed, sonet NOT listed (by Claude Code's aliases)");
+  assert.is(row(r.out, 'instructions'), 'CLAUDE.md names PROTOCOL.md only');
+  const cav = caveats(r.out);
+  assert.match(cav, /the model "sonet" is not in Claude Code's aliases \(default, best, sonnet, opus, haiku, .*opusplan\); the client will likely refuse it: check the name/);
+  assert.match(cav, new RegExp(`${join(h.repo, '.claude', 'settings.json')} denies Edit, so the agent cannot write STATE\\.md, LOG\\.md or journal/ as PROTOCOL\\.md says; narrow the rule`));
+  assert.not.match(cav, /denies Bash/);
+});
+
+(real ? test : test.skip)('codex: the model against the REAL codex\'s `codex debug models --bundled` (offline, no paid probe)', async () => {
+  const h = makeHost('systemd-user');
+  const bin = subscriptionShim(join(h.root, 'shim'), real!.codex, 'codex');
+  for (const [model, want] of [
+    ['gpt-5.5', 'gpt-5.5 listed (by `codex debug models --bundled`)'],
+    ['gpt-nonesuch', 'gpt-nonesuch NOT listed (by `codex debug models --bundled`)'],
+  ] as const) {
+    rewriteSpec(h, { agent: { harness: 'codex', bin, prompt: 'Do one chunk.', model } });
+    const r = await hb(h, 'install', { dryRun: true });
+    assert.is(r.code, 0, r.err);
+    assert.is(row(r.out, 'models'), want, r.out);
+    if (model === 'gpt-nonesuch') assert.match(caveats(r.out), /the model "gpt-nonesuch" is not in `codex debug models --bundled` \([^)]*gpt-5\.5[^)]*\)/);
+  }
+});
+
+test('harness command: the model is unverified; the rows agent budget and token policy', async () => {
+  const h = makeHost('systemd-user');
+  rewriteSpec(h, { agent: { harness: 'command', bin: h.bin, prompt: 'Do one chunk.', models: { fast: 'haiku', strong: 'opus' } } });
+  const r = await hb(h, 'install', { dryRun: true });
+  assert.is(r.code, 0, r.err);
+  assert.is(row(r.out, 'models'), 'unverified (harness "command": hbgen knows no list of its models)');
+  assert.is(row(r.out, 'agent budget'), 'none: no daily token cap (set "budget", tokens per working day, to have one)');
+  assert.is(row(r.out, 'token policy'), 'the plan only (no metered key reaches the agent); fan-out only when parallelism helps, no recursive spawning (PROTOCOL.md); subagents on the cheapest fitting tier (fast, strong); scale down as the allowance tightens');
+});
+
+test.run();
