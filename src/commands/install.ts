@@ -14,6 +14,7 @@ import { shownWord } from '../escape.ts';
 import { sleep } from '../formats.ts';
 import { Journal, type Backend, type Ctx, type FilePlan, type Preflight, planFile, record, writePlanned } from '../host/backend.ts';
 import { type Facts, hostFacts, permissionMode } from '../host/facts.ts';
+import { heartRefusal } from '../host/heart.ts';
 import { probeJail } from '../host/jail-probe.ts';
 import { jailOn } from '../jail.ts';
 import { type Look, lookEverywhere, lookRenamed, resumeNotes } from '../host/found.ts';
@@ -163,6 +164,8 @@ async function planInstall(argv: InstallArgs, io: HostIO, verb: Verb): Promise<I
   // Without its tools a backend cannot look; hostFacts has already refused that.
   const pre = toolsPresent(scheduler, io.env.PATH).ok ? await backend.preflight(ctx) : null;
   const refusals = [...facts.problems];
+  const heart = heartRefusal(spec.repo);
+  if (heart) refusals.push(heart);
   // The client's own word on how it bills, asked only once the binary itself passed.
   const bill = refusals.length ? null : await checkBilling(spec, io.now().toISOString());
   if (bill && 'refusal' in bill) refusals.push(bill.refusal);

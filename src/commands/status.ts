@@ -17,6 +17,7 @@ import type { Ctx } from '../host/backend.ts';
 import { checkBin } from '../host/facts.ts';
 import { READ_MAX, linkOnTheWay, lstatOrNull, mode4, readOrNull, readSoft, sha256, takeSkipped, writeAtomic } from '../host/fsx.ts';
 import { homeOf, type HostIO } from '../host/io.ts';
+import { heartRemoved } from '../host/heart.ts';
 import { heartbeatRunningNow, lockInfo, runningWrappers } from '../host/proc.ts';
 import { hostEntries } from '../host/inventory.ts';
 import { codeInRepoProblems, stateInRepoProblem } from '../host/reach.ts';
@@ -240,6 +241,8 @@ async function audit(fileSpec: Spec, spec: Spec, file: string, s: State, n: Name
   const drifted = recordedDrift(s, n, paths.files, f, await installedRender(spec), repairs);
   await renderDrift(fileSpec, file, s, n, drifted, f);
   binaryCheck(spec, s, io, f);
+  const heart = heartRemoved(spec.repo, s);
+  if (heart) add(f, 'heart-missing', heart);
   const present = (SCHEDULER_IDS as readonly string[]).includes(s.scheduler) ? await schedulerAudit(spec, n, s, io, f) : false;
   await lockAndLastOutcome(spec, n, s, text, io, f);
   stateFileShapes(n, f);

@@ -71,6 +71,8 @@ export function makeHost(scheduler: Spec['schedule']['scheduler'], over: Partial
   mkdirSync(home, { recursive: true });
   mkdirSync(join(root, 'repo'));
   writeFileSync(join(root, 'repo', 'README'), 'the repo\n');
+  // install refuses a repo without a mission (issue 26).
+  writeFileSync(join(root, 'repo', 'HEART.md'), '# Mission\nKeep the docs true.\n');
   const bin = join(root, 'agent');
   // A STAND-IN agent that also answers the clients' status commands as a subscription login
   // (test/helpers/clients.ts), so that a spec switched to the claude-code or codex preset
