@@ -26,7 +26,8 @@ import { panel } from '../host/panel.ts';
 import { heartbeatRunningNow } from '../host/proc.ts';
 import { wakesDone } from '../host/runtime-log.ts';
 import { askConsent } from '../host/prompt.ts';
-import { type Check, smokeTest } from '../host/smoke.ts';
+import type { Check } from '../host/smoke.ts';
+import { scheduledSmoke, smokePanelLines } from '../host/sched-smoke.ts';
 import { type State, readState, specHash, statePath, writeState } from '../host/state.ts';
 import { toolsPresent } from '../host/tools.ts';
 import { type Names, names } from '../names.ts';
@@ -231,6 +232,7 @@ function showPanel(p: InstallPlan): string {
     caveats: [...p.notes, ...p.facts.caveats, ...p.pre.caveats, ...p.render.warnings],
     removes: p.others.flatMap((l) => l.plan.found.map((f) => `${l.id}: ${f}`)),
     edits: p.edits,
+    smokeLines: smokePanelLines(p.spec.schedule.scheduler, p.names, p.ctx.io.uid),
   });
 }
 
@@ -417,7 +419,7 @@ const failure = (e: unknown) => (e as UserError).lines?.join('; ') ?? (e as Erro
 async function installChecks(p: InstallPlan, state: State, io: HostIO): Promise<Check[]> {
   const smoke = async (): Promise<Check[]> => {
     try {
-      return await smokeTest(p.names, p.spec.name, p.render.files.find((f) => f.path === 'heartbeat.sh')!.content, p.specFile);
+      return await scheduledSmoke(p.spec, p.names, io, p.ctx.home, p.render.files.find((f) => f.path === 'heartbeat.sh')!.content, p.specFile);
     } catch (e) {
       return [{ ok: false, what: 'smoke test', observed: `could not run the wrapper (${(e as Error).message})` }];
     }

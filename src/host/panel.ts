@@ -29,6 +29,8 @@ export interface PanelInput {
   caveats: string[];
   /** Unified diffs (now → what install writes) of hbgen's files that were edited since install. */
   edits?: string[];
+  /** The install check's runs (src/host/sched-smoke.ts), when not the terminal's two. */
+  smokeLines?: string[];
   /** Entries of this spec on another scheduler, removed once the new install passed its check. */
   removes?: string[];
 }
@@ -107,7 +109,7 @@ export function panel(p: PanelInput): string {
   if (pre.commands.length === 0) out.push('  none on the scheduler: its entry is already in place');
   for (const c of pre.commands) out.push(`  ${shownArgv(c.argv)}${c.note ? `   ${c.note}` : ''}`);
   out.push('then it checks the install, and undoes all of it if any check fails:');
-  out.push(`  ${shownArgv(SMOKE_ARGV(n.wrapper))}   (twice at once: the second must skip on the lock)`);
+  for (const l of p.smokeLines ?? [`${shownArgv(SMOKE_ARGV(n.wrapper))}   (twice at once: the second must skip on the lock)`]) out.push(`  ${l}`);
   for (const c of pre.checks) out.push(`  ${shownArgv(c)}`);
   if (p.removes?.length) {
     out.push('then, the check passed, it removes what the earlier install runs on another scheduler (one scheduler at a time):');
