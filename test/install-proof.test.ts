@@ -4,12 +4,57 @@
 // run the unit's wrapper as the scheduler would, with no terminal), or under cron's documented
 // environment for cron; a STAND-IN client that is "logged in" only with a terminal fails
 // that check where the terminal's check passed.
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { sh } from '../src/escape.ts';
 import { names } from '../src/names.ts';
-import { hb, makeHost } from './helpers/lifecycle.ts';
+import { HBGEN } from './helpers/cli.ts';
+import { subscriptionAnswers } from './helpers/clients.ts';
+import { makeStub } from './helpers/crontab.ts';
+import { type Host, hb, lines, makeHost } from './helpers/lifecycle.ts';
+
+/** This host's zone, as hbgen reads it (/etc/localtime's target, else /etc/timezone). */
+function hostZone(): string {
+  try {
+    return readlinkSync('/etc/localtime').replace(/^.*zoneinfo\//, '');
+  } catch {
+    return readFileSync('/etc/timezone', 'utf8').trim();
+  }
+}
+
+const ME = `${userInfo().username} (uid ${process.getuid!()})`;
+
+/**
+ * A STAND-IN claude that is "logged in" only with a controlling terminal (as a client whose
+ * login lives in a keychain that only the login session reaches): `auth status` from a
+ * process without one says not logged in.
+ */
+function terminalOnlyClaude(h: Host): void {
+  writeFileSync(
+    h.bin,
+    `#!/bin/sh
+if ! (: </dev/tty) 2>/dev/null; then
+  case "$1 \${2-}" in 'auth status') printf '%s' '{"loggedIn": false, "authMethod": "none", "apiProvider": "firstParty"}'; exit 1 ;; esac
+fi
+${subscriptionAnswers()}echo agent ran
+`,
+  );
+  chmodSync(h.bin, 0o755);
+  const spec = JSON.parse(readFileSync(h.specFile, 'utf8'));
+  spec.agent = { harness: 'claude-code', bin: h.bin, prompt: 'Do one chunk.' };
+  writeFileSync(h.specFile, JSON.stringify(spec, null, 2));
+}
+
+/** The built CLI under script(1): a pseudo-terminal that is the process's controlling terminal, as a person's shell. */
+function inTerminal(h: Host, args: string[]): { code: number; out: string } {
+  const cmd = [process.execPath, HBGEN, ...args].map(sh).join(' ');
+  const r = spawnSync('script', ['-qec', cmd, '/dev/null'], { env: { ...h.env, TERM: 'dumb' }, cwd: h.root, encoding: 'utf8', input: '' });
+  return { code: r.status ?? 128, out: String(r.stdout).replace(/\r\n/g, '\n') };
+}
 
 test('HEART.md missing: install refuses, naming hbgen init, and changes nothing', async () => {
   const h = makeHost('systemd-user');
@@ -44,6 +89,48 @@ test('status reports a HEART.md removed after install (and is healthy again once
   assert.ok(JSON.parse(j.out).problems.some((p: { code: string }) => p.code === 'heart-missing'), j.out);
   writeFileSync(join(h.repo, 'HEART.md'), '# Mission\nagain\n');
   assert.not.match((await hb(h, 'status')).out, /HEART\.md was/);
+});
+
+test('a client logged in only with a terminal: the terminal\'s billing check passes, the run through systemctl --user start fails, and install undoes everything', () => {
+  const h = makeHost('systemd-user');
+  terminalOnlyClaude(h);
+  const r = inTerminal(h, ['install', h.specFile, '--yes']);
+  assert.is(r.code, 1, r.out);
+  // The check from the terminal (planInstall's) passed: the panel was shown and the install ran.
+  assert.match(r.out, /billing +Claude subscription login \(max\)/);
+  assert.match(r.out, /FAIL {2}scheduler run: systemctl --user start hbgen-docs\.service: exit 1; the wrapper ran as \S+ \(uid \d+\), no terminal, which logged "error billing claude auth status says not logged in/, r.out);
+  assert.match(r.out, /the install check failed \(scheduler run[^)]*\), so "docs" is not installed/);
+  assert.not.ok(existsSync(join(h.home, '.config/systemd/user/hbgen-docs.service')), 'the unit is removed again');
+  assert.ok(h.tools.calls().includes('systemctl --user start hbgen-docs.service'), h.tools.calls().join('\n'));
+});
+
+test('cron: the check runs the wrapper in cron\'s environment (no terminal, a new session) and says cron itself was not exercised', async () => {
+  const h = makeHost('cron');
+  const stub = makeStub();
+  h.env.PATH = `${stub.dir}:${h.env.PATH}`;
+  const dry = await hb(h, 'install', { dryRun: true });
+  assert.match(dry.out, new RegExp(`  /bin/sh ${names(h.spec).wrapper}   \\(cron cannot start a job on demand, so cron itself is not exercised: the run gets cron's environment \\(env -i SHELL=/bin/sh HOME LOGNAME PATH=/usr/bin:/bin\\), no terminal, a new session`));
+  const r = await hb(h, 'install', { yes: true });
+  assert.is(r.code, 0, r.out + r.err);
+  assert.match(r.out, /ok {4}cron's environment: \/bin\/sh heartbeat\.sh in cron's environment: exit 0; the wrapper ran as \S+ \(uid \d+\), no terminal; cron itself was not exercised/);
+  assert.ok(lines(names(h.spec).log).includes(`hbgen docs note smoke run as ${ME}, no terminal`));
+  assert.not.ok(existsSync(join(names(h.spec).stateDir, 'smoke.request')), 'the request was taken');
+});
+
+test('cron: a client logged in only with a terminal passes the terminal\'s check and is refused by the run in cron\'s environment', () => {
+  const h = makeHost('cron');
+  const stub = makeStub();
+  h.env.PATH = `${stub.dir}:${h.env.PATH}`;
+  terminalOnlyClaude(h);
+  // cron reads the host's clock: the spec's zone is this host's, so that install does not refuse it.
+  const spec = JSON.parse(readFileSync(h.specFile, 'utf8'));
+  spec.schedule.hours.timezone = hostZone();
+  writeFileSync(h.specFile, JSON.stringify(spec, null, 2));
+  const r = inTerminal(h, ['install', h.specFile, '--yes']);
+  assert.is(r.code, 1, r.out);
+  assert.match(r.out, /billing +Claude subscription login \(max\)/);
+  assert.match(r.out, /FAIL {2}cron's environment: \/bin\/sh heartbeat\.sh in cron's environment: exit 78; the wrapper ran as \S+ \(uid \d+\), no terminal, which logged "error billing claude auth status says not logged in[^"]*"; cron itself was not exercised/, r.out);
+  assert.is(stub.table(), null, 'the crontab is as before (none)');
 });
 
 test.run();

@@ -152,7 +152,8 @@ function judge(spec: Spec, n: Names, route: ReturnType<typeof smokeRoute>, lines
   let ranOk = !unconsumed && !!note && !error && count('quiet smoke') === 1 && a.code === 0;
   let observed: string;
   if (unconsumed) observed = `${how} did not run the wrapper (${shown(a)}; ${n.stateDir}/${SMOKE_REQUEST} was never taken)`;
-  else if (error) observed = `${how} ran the wrapper${note ? ` as ${note}` : ''}, which logged "${error}"`;
+  // The wrapper's own line says why; the command's stderr repeats it (or says only "failed").
+  else if (error) observed = `${how}: ${a.code === null ? 'did not finish' : `exit ${a.code}`}; the wrapper ran${note ? ` as ${note}` : ''}, which logged "${error}"`;
   else if (!note) observed = `${how}: ${shown(a)}, and the wrapper logged no smoke run of its own (${lines.join(', ') || 'no line'})`;
   else observed = `${how}: ${shown(a)}; the wrapper ran as ${note}${spec.agent.harness === 'command' ? '' : ", and the client's billing check passed there"}`;
   if (busy) ranOk = false;
