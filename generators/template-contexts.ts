@@ -14,6 +14,8 @@ export interface SystemdUnitContext {
   onCalendar: string[];
   /** The service the timer starts. */
   service: string;
+  /** catchUp "once": Persistent=true, a fire missed while off or asleep runs once at boot or resume. */
+  persistent: boolean;
 }
 
 /** templates/crontab.hbs: hbgen's block of a crontab. */

@@ -63,7 +63,7 @@ export const ANY_CRON_MARKER = /^# (BEGIN|END) hbgen [a-z0-9]+(-[a-z0-9]+)*$/;
 /** Every outcome a runtime.log line can carry. */
 // `note` is no outcome: a line the wrapper adds after one (how notify or a ping went,
 // heartbeat/17-notify), read as the log's and never as the agent's output.
-export const OUTCOMES = ['start', 'ok', 'quiet', 'fail', 'timeout', 'skip-window', 'skip-gate', 'skip-locked', 'skip-cap', 'error', 'limit', 'skip-limit', 'note'] as const;
+export const OUTCOMES = ['start', 'ok', 'quiet', 'fail', 'timeout', 'skip-window', 'skip-gate', 'skip-locked', 'skip-cap', 'error', 'limit', 'skip-limit', 'skip-late', 'note'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
 /**

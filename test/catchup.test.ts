@@ -1,0 +1,103 @@
+// issue 26, item 4: one policy for a fire missed while the machine slept, `catchUp`, the
+// same on every scheduler. systemd gets Persistent= from it; the wrapper (the same on
+// launchd, systemd and cron) checks a scheduled wake against the wake grid it was rendered
+// from: with "skip", a fire made late is `skip-late` and not run; with "once" it runs (inside
+// the working hours, with minRun left, as every wake). The wrapper runs at a chosen moment
+// through libfaketime (an offset: its clock runs at the real pace).
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { renderNow } from './helpers/render.ts';
+import { validateSpec } from '../src/spec.ts';
+import { type Case, SHELLS, makeCase, run } from './helpers/wrapper.ts';
+
+const LIB = ['x86_64-linux-gnu', 'aarch64-linux-gnu'].map((a) => `/usr/lib/${a}/faketime/libfaketime.so.1`).find((p) => existsSync(p));
+// One process owns libfaketime's semaphore and shared memory for the whole suite (see
+// test/wrapper-window-end.test.ts: forked subshells would otherwise remove them).
+const keeper = spawn('/usr/bin/sleep', ['3600'], { env: { LD_PRELOAD: LIB ?? '', FAKETIME: '+0' }, stdio: 'ignore' });
+keeper.unref();
+process.on('exit', () => {
+  keeper.kill('SIGKILL');
+  for (const f of [`sem.faketime_sem_${keeper.pid}`, `faketime_shm_${keeper.pid}`]) rmSync(join('/dev/shm', f), { force: true });
+});
+const SHARED = `/faketime_sem_${keeper.pid} /faketime_shm_${keeper.pid}`;
+const DASH = SHELLS.find((s) => s.name === 'dash')!;
+
+type Sched = 'systemd-user' | 'launchd' | 'cron';
+
+/** A case whose clock reads `at` (UTC) when it runs; Berlin is UTC+1 on 2026-12-01, a Tuesday. */
+function caseAt(at: string, scheduler: Sched, catchUp: 'skip' | 'once' | undefined, every = '30m'): Case {
+  const off = Math.round(Date.parse(at) / 1000 - Date.now() / 1000);
+  return makeCase({
+    env: { LD_PRELOAD: LIB!, FAKETIME: `${off >= 0 ? '+' : ''}${off}`, FAKETIME_SHARED: SHARED },
+    spec: {
+      schedule: { scheduler, every, minute: 7, hours: { start: '08:00', end: '23:00', timezone: 'Europe/Berlin' } },
+      timeout: '25m',
+      ...(catchUp ? { catchUp } : {}),
+    },
+  });
+}
+const wakes = (c: Case) => (existsSync(join(c.state, 'wakes')) ? readFileSync(join(c.state, 'wakes'), 'utf8').trim() : '');
+
+test('libfaketime is installed', async () => {
+  assert.ok(LIB, 'libfaketime (Debian faketime) is installed');
+  for (let i = 0; i < 100 && !existsSync(`/dev/shm/sem.faketime_sem_${keeper.pid}`); i++) await new Promise((r) => setTimeout(r, 20));
+});
+
+test('systemd: catchUp "once" (the default) renders Persistent=true, "skip" Persistent=false', () => {
+  const timer = (catchUp?: string) => {
+    const v = validateSpec({ version: 1, name: 'docs', repo: '/home/ada/src/docs', agent: { harness: 'command', bin: '/usr/bin/true', prompt: 'x' }, schedule: { scheduler: 'systemd-user', every: '30m', hours: { start: '08:00', end: '23:00', timezone: 'Europe/Berlin' } }, timeout: '10m', env: { HOME: '/home/ada', PATH: '/usr/bin:/bin' }, ...(catchUp ? { catchUp } : {}) });
+    assert.ok(v.spec, String(v.errors));
+    return renderNow(v.spec!).files.find((f) => f.path === 'host/hbgen-docs.timer')!.content;
+  };
+  assert.match(timer(), /^Persistent=true$/m);
+  assert.match(timer('once'), /^Persistent=true$/m);
+  assert.match(timer('skip'), /^Persistent=false$/m);
+  const bad = validateSpec({ version: 1, name: 'docs', repo: '/r', agent: { harness: 'command', bin: '/usr/bin/true', prompt: 'x' }, schedule: { scheduler: 'cron', every: '30m', hours: { start: '08:00', end: '23:00', timezone: 'Europe/Berlin' } }, timeout: '10m', env: { HOME: '/h', PATH: '/usr/bin:/bin' }, catchUp: 'onse' });
+  assert.match(String(bad.errors), /catchUp: must be "skip" or "once"/);
+});
+
+for (const scheduler of ['systemd-user', 'launchd', 'cron'] as const) {
+  test(`${scheduler}: catchUp "skip": on the grid (10:07:20) the wake runs; 13 minutes after its fire (10:20) it is skip-late, uncounted`, async () => {
+    const on = caseAt('2026-12-01T09:07:20Z', scheduler, 'skip');
+    const r = await run(on, DASH);
+    assert.is(r.code, 0, r.stderr + on.log());
+    assert.equal(on.outcomes(), ['start wake 1', 'quiet']);
+    const late = caseAt('2026-12-01T09:20:30Z', scheduler, 'skip');
+    const l = await run(late, DASH);
+    assert.is(l.code, 0, l.stderr + late.log());
+    assert.equal(late.outcomes(), ['skip-late 13']);
+    assert.is(wakes(late), '', 'not counted');
+    assert.equal(late.runs(), [], 'the agent did not run');
+  });
+
+  test(`${scheduler}: catchUp "once": the same late fire runs once; --now is never late`, async () => {
+    const c = caseAt('2026-12-01T09:20:30Z', scheduler, 'once');
+    const r = await run(c, DASH);
+    assert.is(r.code, 0, r.stderr + c.log());
+    assert.equal(c.outcomes(), ['start wake 1', 'quiet']);
+    const now = caseAt('2026-12-01T09:20:30Z', scheduler, 'skip');
+    const n = await run(now, DASH, { args: ['--now'] });
+    assert.is(n.code, 0, n.stderr);
+    assert.equal(now.outcomes(), ['start wake 1 by hand', 'quiet']);
+  });
+}
+
+test('catchUp "skip", every 2h: a run before the window\'s first fire (08:03, a fire of the evening before made late) is skip-late earlier-window; 10:08 is on time', async () => {
+  const early = caseAt('2026-12-01T07:03:00Z', 'launchd', 'skip', '2h');
+  await run(early, DASH);
+  assert.equal(early.outcomes(), ['skip-late earlier-window']);
+  const ok = caseAt('2026-12-01T09:08:10Z', 'launchd', 'skip', '2h');
+  await run(ok, DASH);
+  assert.equal(ok.outcomes(), ['start wake 1', 'quiet']);
+});
+
+test('catchUp "once": a late fire with less than minRun of the window left is still skip-window', async () => {
+  const c = caseAt('2026-12-01T21:58:00Z', 'cron', 'once');
+  await run(c, DASH);
+  assert.equal(c.outcomes().map((o) => o.split(' ')[0]), ['skip-window']);
+});
+
+test.run();
