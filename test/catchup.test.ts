@@ -100,4 +100,43 @@ test('catchUp "once": a late fire with less than minRun of the window left is st
   assert.equal(c.outcomes().map((o) => o.split(' ')[0]), ['skip-window']);
 });
 
+// status and hbgen log: a fire the machine slept through is `missed (asleep)`, apart from a lost one.
+const L = (iso: string, rest: string) => `${iso} hbgen docs ${rest}`;
+
+test('hbgen log counts: fires before a late fire (launchd\'s run on waking, a skip-late) are asleep; a fire followed by an on-time one is lost; fires before the boot are asleep', async () => {
+  const { dailyCounts, historyLines } = await import('../src/host/history.ts');
+  const { plan } = await import('../src/schedule.ts');
+  const { asleepFires } = await import('../src/host/asleep.ts');
+  const { missedFires } = await import('../src/host/health.ts');
+  const spec = validateSpec({ version: 1, name: 'docs', repo: '/r', agent: { harness: 'command', bin: '/bin/true', prompt: 'p' }, schedule: { scheduler: 'launchd', every: '30m', minute: 7, hours: { start: '08:00', end: '23:00', timezone: 'Europe/Berlin' } }, timeout: '10m', env: { HOME: '/h', PATH: '/usr/bin:/bin' } }).spec!;
+  const clock = { entries: plan(spec).zoneEntries, zone: 'Europe/Berlin' };
+  // Berlin = UTC+1. Installed 08:00 local; fires 08:07, 08:37, … The Mac slept 09:00–10:50:
+  // 09:07 … 10:37 left no line and launchd ran the job once at 10:52 (off the grid). 11:07
+  // ran; 11:37 left no line and 12:07 ran on time: a lost fire.
+  const text = [
+    L('2026-12-01T07:07:01Z', 'start wake 1'), L('2026-12-01T07:07:09Z', 'quiet'),
+    L('2026-12-01T07:37:01Z', 'start wake 2'), L('2026-12-01T07:37:09Z', 'quiet'),
+    L('2026-12-01T09:52:30Z', 'start wake 3'), L('2026-12-01T09:52:40Z', 'quiet'),
+    L('2026-12-01T10:07:01Z', 'start wake 4'), L('2026-12-01T10:07:09Z', 'quiet'),
+    L('2026-12-01T11:07:01Z', 'start wake 5'), L('2026-12-01T11:07:09Z', 'quiet'),
+    L('2026-12-01T11:52:00Z', 'skip-late 15'),
+  ].join('\n');
+  const lines = historyLines(text, 'docs');
+  const now = Date.parse('2026-12-01T11:55:00Z');
+  const since = Date.parse('2026-12-01T07:00:00Z');
+  const [day] = dailyCounts({ lines, zone: 'Europe/Berlin', now, days: 1, expected: { clock, since }, sleep: { boot: null, slept: null } });
+  // Missed: 08:07 … 09:37 UTC (4 fires, asleep: the next line is the late 09:52), 10:37 (lost:
+  // 11:07 is on time), 11:37 (asleep: the next line is skip-late).
+  assert.is(day!.asleep, 5, JSON.stringify(day));
+  assert.is(day!.missed, 1, JSON.stringify(day));
+  assert.is(day!.skipped['skip-late'], 1);
+  // Without the wrapper's evidence, the boot time tells: fires before the boot, with no line after them, were made while off.
+  const quiet = historyLines([L('2026-12-01T07:07:01Z', 'start wake 1'), L('2026-12-01T07:07:09Z', 'quiet'), L('2026-12-01T09:07:01Z', 'start wake 2')].join('\n'), 'docs');
+  const missed = missedFires(quiet, clock, since, Date.parse('2026-12-01T09:10:00Z'));
+  assert.equal(missed.map((t) => new Date(t).toISOString().slice(11, 16)), ['07:37', '08:07', '08:37']);
+  const off = asleepFires(quiet, missed, clock, { boot: Date.parse('2026-12-01T08:20:00Z'), slept: null });
+  // 08:37 came after the boot and left no line: lost. (09:07's run is on time, so it is no late fire.)
+  assert.equal([...off].map((t) => new Date(t).toISOString().slice(11, 16)), ['07:37', '08:07']);
+});
+
 test.run();

@@ -22,7 +22,7 @@ test('stand-in launchctl: install creates ~/Library/LaunchAgents (missing on a f
   const dry = await hb(h, 'install', { dryRun: true });
   assert.match(dry.out, new RegExp(`  launchctl bootstrap gui/${uid} ${plist(h)}\n`));
   assert.match(dry.out, /launchd runs a LaunchAgent only while you are logged in at the Mac \(a GUI session\)/);
-  assert.match(dry.out, /a fire missed while the Mac sleeps runs once on wake/);
+  assert.match(dry.out, /catchUp "once": launchd runs a fire missed while the Mac slept once on wake; the wrapper runs it only inside your working hours with minRun left/);
   h.tools.clearCalls();
   const r = await hb(h, 'install', { yes: true });
   assert.is(r.code, 0, r.err + r.out);

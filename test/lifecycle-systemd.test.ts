@@ -61,7 +61,7 @@ test('stand-in systemctl: the panel names repo, billing, hours, interval, timeou
     `  env -i /bin/sh ${stateDir(h)}/heartbeat.sh --smoke   (at the same time: it must skip on the lock)`,
     `undo it later with: hbgen stop ${h.specFile}`,
     'lingering is off for ada',
-    'after suspend, systemd fires a timer missed during sleep once on resume',
+    'catchUp "once": a fire missed while the machine slept or was off runs once on resume or boot (Persistent=true)',
   ]) {
     assert.ok(o.includes(want), `panel lacks ${JSON.stringify(want)}:\n${o}`);
   }

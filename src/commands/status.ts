@@ -18,6 +18,8 @@ import { checkBin } from '../host/facts.ts';
 import { READ_MAX, linkOnTheWay, lstatOrNull, mode4, readOrNull, readSoft, sha256, takeSkipped, writeAtomic } from '../host/fsx.ts';
 import { homeOf, type HostIO } from '../host/io.ts';
 import { heartRemoved } from '../host/heart.ts';
+import { asleepFires, sleepFacts } from '../host/asleep.ts';
+import { catchUpCaveat } from '../host/catchup.ts';
 import { heartbeatRunningNow, lockInfo, runningWrappers } from '../host/proc.ts';
 import { hostEntries } from '../host/inventory.ts';
 import { codeInRepoProblems, stateInRepoProblem } from '../host/reach.ts';
@@ -486,7 +488,11 @@ function wakeHealth(spec: Spec, n: Names, s: State, present: boolean, text: stri
   const since = Date.parse(s.time);
   if (present && s.status === 'installed' && Number.isFinite(since)) {
     const clock = schedulerClock(plan(spec), spec.schedule.hours.timezone, SCHEDULERS[s.scheduler as SchedulerId].hostClock);
-    const missed = missedFires(lines, clock, since, io.now().getTime());
+    const all = missedFires(lines, clock, since, io.now().getTime());
+    // Fires the machine slept through are counted apart, not as faults (issue 26, src/host/asleep.ts).
+    const asleep = asleepFires(lines, all, clock, sleepFacts(io.now().getTime()));
+    if (asleep.size) f.info.push(`missed (asleep): ${asleep.size} fire${asleep.size === 1 ? '' : 's'} in the last 24 h while the machine slept or was off; ${catchUpCaveat(spec)}`);
+    const missed = all.filter((t) => !asleep.has(t));
     if (missed.length) {
       add(
         f,
