@@ -133,4 +133,30 @@ test('cron: a client logged in only with a terminal passes the terminal\'s check
   assert.is(stub.table(), null, 'the crontab is as before (none)');
 });
 
+test('hbgen doctor: the install\'s checks again through the scheduler, nothing of the install changed; it names what would stop a wake now', async () => {
+  const h = makeHost('systemd-user');
+  assert.is((await hb(h, 'install', { yes: true })).code, 0);
+  const stateJson = readFileSync(join(names(h.spec).stateDir, 'state.json'));
+  const unit = readFileSync(join(h.home, '.config/systemd/user/hbgen-docs.service'));
+  h.tools.clearCalls();
+  const d = await hb(h, 'doctor');
+  assert.is(d.code, 0, d.out + d.err);
+  assert.match(d.out, /ok {4}scheduler run: systemctl --user start hbgen-docs\.service: exit 0; the wrapper ran as \S+ \(uid \d+\), no terminal\n/);
+  assert.match(d.out, /ok {4}lock: the second run found the lock held/);
+  assert.match(d.out, /\nit would run right now\n$/);
+  assert.ok(h.tools.calls().includes('systemctl --user start hbgen-docs.service'));
+  assert.not.ok(h.tools.calls().some((c) => / (enable|disable|daemon-reload|stop) /.test(`${c} `)), 'it changed nothing on the scheduler');
+  assert.ok(readFileSync(join(names(h.spec).stateDir, 'state.json')).equals(stateJson), 'state.json as it was');
+  assert.ok(readFileSync(join(h.home, '.config/systemd/user/hbgen-docs.service')).equals(unit), 'the unit as it was');
+  // The user manager cannot start the job now, and HEART.md is gone: both named, exit 1.
+  h.tools.flag('fail-start', 'Failed to start hbgen-docs.service: Unit hbgen-docs.service is masked.');
+  rmSync(join(h.repo, 'HEART.md'));
+  const bad = await hb(h, 'doctor');
+  assert.is(bad.code, 1, bad.out);
+  assert.match(bad.out, /FAIL {2}HEART\.md: .*HEART\.md does not exist/);
+  assert.match(bad.out, /FAIL {2}scheduler run: systemctl --user start hbgen-docs\.service did not run the wrapper \(exit 1 \(Failed to start hbgen-docs\.service: Unit hbgen-docs\.service is masked\.\)/);
+  assert.match(bad.out, /it would not run right now: HEART\.md, scheduler run/);
+  assert.not.ok(existsSync(join(names(h.spec).stateDir, 'smoke.request')), 'the request no run took is removed');
+});
+
 test.run();

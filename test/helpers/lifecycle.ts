@@ -113,7 +113,7 @@ export interface Result {
   err: string;
 }
 
-type Cmd = 'install' | 'status' | 'stop' | 'resume' | 'wake' | 'list';
+type Cmd = 'install' | 'status' | 'stop' | 'resume' | 'wake' | 'list' | 'doctor';
 
 /** Run a lifecycle command in this process, as the CLI would, against the host. */
 /** A HostIO like hb()'s, for tests that call host functions directly (output is dropped). */
