@@ -33,7 +33,8 @@ const consentOptions = (y: Argv, what: string) =>
     .positional('spec', specArg)
     .option('yes', { type: 'boolean', describe: `${what} without asking${what === 'install' ? ' (for scripts)' : ''}` })
     .option('dry-run', { type: 'boolean', describe: 'show the panel and change nothing' })
-    .option('apply', { type: 'boolean', describe: 'kubernetes: run kubectl apply after the consent, instead of printing it' });
+    .option('apply', { type: 'boolean', describe: 'kubernetes: run kubectl apply after the consent, instead of printing it' })
+    .option('first-wake', { type: 'boolean', describe: 'install: after the check, run one real wake through the scheduler without asking (default: ask, No)' });
 
 /** render, check, schema and init: the commands that write no scheduler entry. */
 function fileCommands(y: Argv, run: Run): Argv {

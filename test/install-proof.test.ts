@@ -159,4 +159,29 @@ test('hbgen doctor: the install\'s checks again through the scheduler, nothing o
   assert.not.ok(existsSync(join(names(h.spec).stateDir, 'smoke.request')), 'the request no run took is removed');
 });
 
+test('first wake: --first-wake runs one real wake through systemctl --user start after the check and prints its outcome, duration and what changed in the repo; without a terminal and without the flag it is skipped, and said', async () => {
+  const h = makeHost('systemd-user');
+  const git = (...a: string[]) => spawnSync('git', ['-C', h.repo, '-c', 'user.name=t', '-c', 'user.email=t@example.com', ...a], { encoding: 'utf8' });
+  git('init', '-q');
+  git('add', '-A');
+  git('commit', '-qm', 'start');
+  // A STAND-IN agent that does one chunk: a commit, and a file left uncommitted.
+  writeFileSync(h.bin, `#!/bin/sh\n${subscriptionAnswers()}cd "$HBGEN_REPO" && echo chunk >> done.txt && git -c user.name=a -c user.email=a@example.com add done.txt && git -c user.name=a -c user.email=a@example.com commit -qm "agent: one chunk" && echo scratch > scratch.txt\n`);
+  const r = await hb(h, 'install', { yes: true, firstWake: true });
+  assert.is(r.code, 0, r.out + r.err);
+  const after = r.out.slice(r.out.indexOf('hbgen: installed "docs"'));
+  assert.match(after, /\nfirst wake: started through the scheduler; waiting up to 10m for its outcome\n/);
+  assert.match(after, /\nfirst wake: ok after \d+ s\n/);
+  assert.match(after, /\n {2}in the repo: a new commit [0-9a-f]+ agent: one chunk; 1 file changed and not committed: scratch\.txt\n/);
+  assert.equal(h.tools.calls().filter((c) => c === 'systemctl --user start hbgen-docs.service').length, 2, 'the check and the first wake, both through the user manager');
+  assert.ok(lines(names(h.spec).log).includes('hbgen docs start wake 1 by hand'), 'one wake counted');
+  assert.not.ok(existsSync(join(names(h.spec).stateDir, 'wake.request')));
+
+  const q = makeHost('systemd-user');
+  const n = await hb(q, 'install', { yes: true });
+  assert.is(n.code, 0, n.err);
+  assert.match(n.out, /\nfirst wake: skipped \(no terminal to ask; `--first-wake` runs one after the check\); `hbgen wake` runs one by hand\n$/);
+  assert.not.ok(lines(names(q.spec).log).some((l) => / start wake /.test(l)), 'no wake ran');
+});
+
 test.run();

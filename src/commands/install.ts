@@ -28,6 +28,7 @@ import { wakesDone } from '../host/runtime-log.ts';
 import { askConsent } from '../host/prompt.ts';
 import type { Check } from '../host/smoke.ts';
 import { scheduledSmoke, smokePanelLines } from '../host/sched-smoke.ts';
+import { firstWake } from '../host/first-wake.ts';
 import { type State, readState, specHash, statePath, writeState } from '../host/state.ts';
 import { toolsPresent } from '../host/tools.ts';
 import { type Names, names } from '../names.ts';
@@ -45,6 +46,8 @@ export interface InstallArgs {
   resetCap?: boolean;
   /** kubernetes: run `kubectl apply` after the panel and consent, instead of printing it. */
   apply?: boolean;
+  /** Run the first real wake after the check without asking (src/host/first-wake.ts). */
+  firstWake?: boolean;
 }
 
 type Verb = 'install' | 'resume';
@@ -351,6 +354,7 @@ async function applyAndCheck(p: InstallPlan, io: HostIO): Promise<number> {
     `\`hbgen status\` audits without doing work; \`hbgen stop\` keeps that state for \`hbgen resume\`.`,
   ])
     line(io, `  ${l}`);
+  if (p.verb === 'install') await firstWake(p.spec, p.names, io, p.ctx.home, p.argv.firstWake, (l) => line(io, l));
   return 0;
 }
 

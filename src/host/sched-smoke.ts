@@ -49,22 +49,25 @@ export function smokePanelLines(scheduler: Spec['schedule']['scheduler'], n: Nam
   return [first, `${shownArgv(SMOKE_ARGV(n.wrapper))}   (at the same time: it must skip on the lock)`];
 }
 
-interface Ran {
+export interface Ran {
   code: number | null;
   stderr: string;
 }
 
 const TIMEOUT_MS = 120_000;
 
-/** The first run, by the scheduler (or in cron's environment). */
-async function startFirst(spec: Spec, n: Names, io: HostIO, home: string): Promise<Ran> {
+/**
+ * One run of the installed job, started by the scheduler (or in cron's environment), after
+ * `request` (a file in the state folder the wrapper takes) was written; its status once it ended.
+ */
+export async function startJob(spec: Spec, n: Names, io: HostIO, home: string, request: string, timeoutMs = TIMEOUT_MS): Promise<Ran> {
   const { execa } = await import('execa');
   const r = smokeRoute(spec.schedule.scheduler, n, io.uid);
-  const opts = { reject: false, stdin: 'ignore' as const, timeout: TIMEOUT_MS, stripFinalNewline: true, extendEnv: false };
-  const done = (x: { exitCode?: number; stderr?: unknown; timedOut?: boolean }): Ran => ({ code: typeof x.exitCode === 'number' ? x.exitCode : null, stderr: String(x.stderr ?? '') || (x.timedOut ? `timed out after ${TIMEOUT_MS / 1000} s` : '') });
+  const opts = { reject: false, stdin: 'ignore' as const, timeout: timeoutMs, stripFinalNewline: true, extendEnv: false };
+  const done = (x: { exitCode?: number; stderr?: unknown; timedOut?: boolean }): Ran => ({ code: typeof x.exitCode === 'number' ? x.exitCode : null, stderr: String(x.stderr ?? '') || (x.timedOut ? `timed out after ${Math.round(timeoutMs / 1000)} s` : '') });
   if (r.argv?.[0] === 'launchctl') {
     const k = done(await execa(r.argv[0], r.argv.slice(1), { ...opts, env: io.env, cwd: '/' }));
-    return k.code === 0 ? await launchdRun(n, io, r.argv[2]!) : k;
+    return k.code === 0 ? await launchdRun(io, r.argv[2]!, request, timeoutMs) : k;
   }
   if (r.argv) return done(await execa(r.argv[0]!, r.argv.slice(1), { ...opts, env: io.env, cwd: '/' }));
   // detached: the child calls setsid(2), a new session without a controlling terminal.
@@ -76,10 +79,9 @@ async function startFirst(spec: Spec, n: Names, io: HostIO, home: string): Promi
  * until the wrapper took the request and launchd says the job is not running, and its
  * "last exit code" is the run's status.
  */
-async function launchdRun(n: Names, io: HostIO, target: string): Promise<Ran> {
+async function launchdRun(io: HostIO, target: string, request: string, timeoutMs: number): Promise<Ran> {
   const { execa } = await import('execa');
-  const request = posix.join(n.stateDir, SMOKE_REQUEST);
-  const until = Date.now() + TIMEOUT_MS;
+  const until = Date.now() + timeoutMs;
   const taken = Date.now() + 30_000;
   for (;;) {
     await sleep(200);
@@ -117,7 +119,7 @@ export async function scheduledSmoke(spec: Spec, n: Names, io: HostIO, home: str
   const from = logSize(n.log);
   writeAtomic(request, `hbgen install check ${io.now().toISOString()}\n`, 0o600);
   let firstDone = false;
-  const first = startFirst(spec, n, io, home).finally(() => (firstDone = true));
+  const first = startJob(spec, n, io, home, request).finally(() => (firstDone = true));
   // The second run once the first holds the lock (or has ended, or faulted).
   await waitLines(n, from, spec.name, 60_000, (l) => firstDone || l.includes('start smoke') || ended(l));
   const [cmd, ...args] = SMOKE_ARGV(n.wrapper);
