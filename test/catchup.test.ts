@@ -139,4 +139,29 @@ test('hbgen log counts: fires before a late fire (launchd\'s run on waking, a sk
   assert.equal([...off].map((t) => new Date(t).toISOString().slice(11, 16)), ['07:37', '08:07']);
 });
 
+test('status: fires the machine slept through (a skip-late after them) are said as missed (asleep), not a missed-fire problem; a lost one still is', async () => {
+  const { hb, makeHost, rewriteSpec } = await import('./helpers/lifecycle.ts');
+  const { names } = await import('../src/names.ts');
+  const { appendFileSync } = await import('node:fs');
+  const { firesBetween } = await import('../src/host/health.ts');
+  const { plan } = await import('../src/schedule.ts');
+  const h = makeHost('systemd-user');
+  rewriteSpec(h, { catchUp: 'skip', schedule: { scheduler: 'systemd-user', every: '30m', minute: 7, hours: { start: '00:00', end: '24:00', timezone: 'Europe/Berlin' } } });
+  const i = await hb(h, 'install', { yes: true });
+  assert.is(i.code, 0, i.out + i.err);
+  const t0 = Date.now();
+  const fires = firesBetween(plan(h.spec).zoneEntries, 'Europe/Berlin', t0 + 60_000, t0 + 5 * 3_600_000);
+  const iso = (t: number) => new Date(t).toISOString().replace(/\.\d+Z$/, 'Z');
+  // Asleep through fires 0 and 1; the scheduler ran the job late at fire 1 + 10 min: skip-late.
+  appendFileSync(names(h.spec).log, `${iso(fires[1]! + 10 * 60_000)} hbgen docs skip-late 10\n`);
+  const asleep = await hb(h, 'status', { now: () => new Date(fires[1]! + 12 * 60_000) });
+  assert.match(asleep.out, /ok {7}missed \(asleep\): 2 fires in the last 24 h while the machine slept or was off; catchUp "skip"/);
+  assert.not.match(asleep.out, /missed fire:/);
+  // Fire 2 then left no line, and fire 3 ran on time: fire 2 is lost.
+  appendFileSync(names(h.spec).log, `${iso(fires[3]! + 5_000)} hbgen docs skip-window\n`);
+  const lost = await hb(h, 'status', { now: () => new Date(fires[3]! + 3 * 60_000) });
+  assert.match(lost.out, /missed \(asleep\): 2 fires/);
+  assert.match(lost.out, /problem {2}missed fire: the scheduler was due to fire at .* and nothing was logged;/);
+});
+
 test.run();
