@@ -14,10 +14,8 @@
 import { posix } from 'node:path';
 import { Document } from 'yaml';
 import { LOG_MAX_BYTES } from '../src/formats.ts';
-import type { Names } from '../src/names.ts';
-import { within } from '../src/names.ts';
-import { seconds } from '../src/spec.ts';
-import type { Spec } from '../src/spec.ts';
+import { type Names, within } from '../src/names.ts';
+import { seconds, type Spec } from '../src/spec.ts';
 import { cronTimes } from './cron.ts';
 import type { Generator, RenderedFile, SchedulerContext } from './types.ts';
 

@@ -5,7 +5,7 @@ import { DAY_NAMES, pad2 } from '../src/formats.ts';
 import { renderSystemdService, renderSystemdTimer } from '../src/gen/templates.ts';
 import type { CalEntry } from '../src/schedule.ts';
 import { systemdArg } from '../src/escape.ts';
-import { seconds } from '../src/spec.ts';
+import { catchUpOf, seconds } from '../src/spec.ts';
 import { rangeList } from './calendar.ts';
 import { entryLine } from './entry.ts';
 import type { Generator } from './types.ts';
@@ -47,6 +47,7 @@ export const generator: Generator = {
       onCalendar: plan.zoneEntries.map((e) => onCalendar(e, spec.schedule.hours.timezone)),
       service: names.service,
       documentation: documentationUri(names.wrapper),
+      persistent: catchUpOf(spec) === 'once',
     };
     return [
       { path: `host/${names.service}`, content: renderSystemdService(unit), mode: 0o644 },

@@ -16,6 +16,8 @@ export interface SystemdUnitContext {
   service: string;
   /** Documentation='s value: the wrapper as a file: URI, escaped for the unit file. */
   documentation: string;
+  /** catchUp "once": Persistent=true, a fire missed while off or asleep runs once at boot or resume. */
+  persistent: boolean;
 }
 
 /** templates/crontab.hbs: hbgen's block of a crontab. */

@@ -9,7 +9,7 @@ import { STATUS_ARGV, billingClient, billingFiles, billingKeyNames, billingTimeo
 import { harnessArgs, promptSeparator } from '../src/harness.ts';
 import { openDays } from '../src/schedule.ts';
 import { offsetAt, repeatsWallClock, transitions } from '../src/zone-offsets.ts';
-import { clockMinutes, seconds } from '../src/spec.ts';
+import { catchUpOf, clockMinutes, seconds } from '../src/spec.ts';
 import { sh } from '../src/escape.ts';
 import { LOCK_OWNER_PRINTF, LOG_DATE_FORMAT, LOG_MAX_BYTES, LOG_PRINTF, lockStaleAfter, pad2 } from '../src/formats.ts';
 import { JAIL_PLACEHOLDERS, jailOn, jailPolicy, jailSettings } from '../src/jail.ts';
@@ -160,6 +160,8 @@ export interface WindowContext {
   allDays: boolean;
   /** The host's scheduler fires off the wake grid (host clock in another zone): check the grid. */
   grid: boolean;
+  /** catchUp "skip": a scheduled wake off the grid (a fire made late) is skip-late. */
+  lateSkip: boolean;
   hostTimezone: string;
   gridHourly: boolean;
   everyMinutes: number;
@@ -403,6 +405,8 @@ export function windowContext(ctx: RenderContext): WindowContext {
     allDays: dayList.length === 7,
     // Only where the host clock is in another zone does the scheduler fire off the grid.
     grid: plan.widened,
+    // catchUp "skip": the wrapper checks a scheduled wake against the grid (heartbeat/32-late).
+    lateSkip: catchUpOf(ctx.spec) === 'skip',
     hostTimezone: plan.hostTimezone,
     gridHourly,
     everyMinutes: plan.everyMinutes,

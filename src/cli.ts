@@ -24,6 +24,7 @@ const COMMANDS = {
   resume: async () => (await import('./commands/resume.ts')).resume,
   wake: async () => (await import('./commands/wake.ts')).wake,
   log: async () => (await import('./commands/log.ts')).log,
+  doctor: async () => (await import('./commands/doctor.ts')).doctor,
 };
 const lifecycle = (name: keyof typeof COMMANDS) => async (argv: SpecArgv) => {
   const { processIO } = await import('./host/io.ts');
@@ -42,7 +43,8 @@ const consentOptions = (y: Argv, what: string) =>
     .positional('spec', specArg)
     .option('yes', { type: 'boolean', describe: `${what} without asking${what === 'install' ? ' (for scripts)' : ''}` })
     .option('dry-run', { type: 'boolean', describe: 'show the panel and change nothing' })
-    .option('apply', { type: 'boolean', describe: `${printing()}: run the apply after the consent, instead of printing it` });
+    .option('apply', { type: 'boolean', describe: `${printing()}: run the apply after the consent, instead of printing it` })
+    .option('first-wake', { type: 'boolean', describe: 'install: after the check, run one real wake through the scheduler without asking (default: ask, No)' });
 
 /** render, check, schema and init: the commands that write no scheduler entry. */
 function fileCommands(y: Argv, run: Run): Argv {
@@ -103,6 +105,7 @@ function hostCommands(y: Argv, run: Run): Argv {
         .option('reset-cap', { type: 'boolean', describe: 'also zero the wake counter, so that a spec whose cap was reached wakes again' })
         .option('now', { type: 'boolean', describe: "only end the pause after the plan's usage limit, so that the next wake runs (no reinstall)" }), run(lifecycle('resume')))
     .command('wake [spec]', 'run one heartbeat now through the installed wrapper', (y) => y.positional('spec', specArg), run(lifecycle('wake')))
+    .command('doctor [spec]', "would it run right now? install's checks again, through the scheduler, changing nothing of the install", (y) => y.positional('spec', specArg), run(lifecycle('doctor')))
     .command(
       'log [spec]',
       'the wake history from runtime.log: per day the wakes started, ok, quiet, fail, timeout, skipped by kind, errors and missed fires; then the last wakes',

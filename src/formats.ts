@@ -85,6 +85,7 @@ export const OUTCOME_WORDS = {
   limit: 'limit',
   skipLimit: 'skip-limit',
   skipBudget: 'skip-budget',
+  skipLate: 'skip-late',
   note: 'note',
   usage: 'usage',
 } as const;

@@ -28,6 +28,7 @@ const DESCRIPTIONS: Record<string, string> = {
   'schedule.hostTimezone': 'Zone the host clock of launchd or cron is set to (default: hours.timezone).',
   timeout: 'Hard limit of one wake, e.g. "25m"; timeout + killAfter must be shorter than every.',
   minRun: 'Shortest run worth starting, below timeout (default "5m", or the timeout when that is 5m or shorter): a scheduled wake with less of its working window left is skipped (skip-window), and every wake ends by the window\'s end.',
+  catchUp: 'A fire missed while the machine slept: "once" (default) runs it once on waking, inside the working hours with at least minRun left; "skip" logs skip-late and waits for the next fire. cron never runs a missed fire, whatever this says.',
   killAfter: 'Grace between TERM and KILL at the timeout (default "30s").',
   env: 'The agent\'s whole environment; HOME and PATH required. Metered credentials (API keys) and forge or registry tokens (GH_TOKEN, …) are refused; on kubernetes every secret-looking name (…_TOKEN, …_PASSWORD) belongs in the Secret.',
   stateDir: 'Folder for wrapper, gate, log, lock and state: relative to repo (no ..) or absolute. Default: outside the repo, $XDG_STATE_HOME/hbgen/<name> (~/.local/state/hbgen/<name>; launchd: ~/Library/Application Support/hbgen/<name>), where the agent cannot edit it.',

@@ -602,6 +602,8 @@ export const SpecSchema = z
     // The shortest run worth starting: a scheduled wake with less of its working window
     // left is skipped (skip-window). The default is in minRunDefault.
     minRun: duration('the shortest run worth starting, below timeout').optional(),
+    // A fire missed while the machine slept (issue 26): run once late, or skip it (skip-late).
+    catchUp: z.enum(['skip', 'once'], { error: (i) => `must be "skip" or "once"${typeof i.input === 'string' ? didYouMean(i.input, ['skip', 'once']) : ''}` }).optional(),
     env,
     stateDir: stateDir.optional(),
     lock: z.enum(['auto', 'flock', 'mkdir'], { error: (i) => `must be one of auto flock mkdir${typeof i.input === 'string' ? didYouMean(i.input, ['auto', 'flock', 'mkdir']) : ''}` }).optional(),
@@ -728,6 +730,9 @@ export function defaultStateDir(s: { name?: unknown; env?: unknown; schedule?: u
   const base = typeof xdg === 'string' && xdg.startsWith('/') ? posix.normalize(xdg) : posix.join(home, '.local/state');
   return posix.join(base, 'hbgen', name);
 }
+
+/** What a fire missed while the machine slept does (issue 26; README "A fire missed while asleep"): "once" unless the spec says "skip". */
+export const catchUpOf = (s: Pick<Spec, 'catchUp'>): 'skip' | 'once' => s.catchUp ?? 'once';
 
 /**
  * minRun when the spec names none: 5m, or the timeout itself when that is 5m or shorter,

@@ -22,11 +22,13 @@ test('stand-in launchctl: install creates ~/Library/LaunchAgents (missing on a f
   const dry = await hb(h, 'install', { dryRun: true });
   assert.match(dry.out, new RegExp(`  launchctl bootstrap gui/${uid} ${plist(h)}\n`));
   assert.match(dry.out, /launchd runs a LaunchAgent only while you are logged in at the Mac \(a GUI session\)/);
-  assert.match(dry.out, /a fire missed while the Mac sleeps runs once on wake/);
+  assert.match(dry.out, /catchUp "once": launchd runs a fire missed while the Mac slept once on wake; the wrapper runs it only inside your working hours with minRun left/);
   h.tools.clearCalls();
   const r = await hb(h, 'install', { yes: true });
   assert.is(r.code, 0, r.err + r.out);
-  assert.equal(changing(h.tools.calls()), [`launchctl bootstrap gui/${uid} ${plist(h)}`]);
+  // The install check ran the job through launchd (issue 26): kickstart of this job's target.
+  assert.equal(changing(h.tools.calls()), [`launchctl bootstrap gui/${uid} ${plist(h)}`, `launchctl kickstart gui/${uid}/${LABEL}`]);
+  assert.match(r.out, new RegExp(`ok {4}scheduler run: launchctl kickstart gui/${uid}/${LABEL}: exit 0; the wrapper ran as \\S+ \\(uid \\d+\\), no terminal\n`));
   assert.ok(h.tools.loaded(LABEL));
   assert.is(readFileSync(plist(h), 'utf8'), readFileSync(join(names(h.spec).stateDir, 'host', `${LABEL}.plist`), 'utf8'));
   assert.equal(Object.keys(tree(h.home)), ['Library/', 'Library/LaunchAgents/', `Library/LaunchAgents/${LABEL}.plist`]);
@@ -50,7 +52,7 @@ test('stand-in launchctl: a re-install with a changed spec boots out, polls `lau
   const boot = calls.indexOf(`launchctl bootstrap gui/${uid} ${plist(h)}`);
   assert.ok(out >= 0 && boot > out, calls.join('\n'));
   assert.ok(calls.slice(out + 1, boot).filter((c) => c === `launchctl print gui/${uid}/${LABEL}`).length >= 4, 'polled until gone');
-  assert.equal(changing(calls), [`launchctl bootout gui/${uid}/${LABEL}`, `launchctl bootstrap gui/${uid} ${plist(h)}`], 'no failed bootstrap');
+  assert.equal(changing(calls), [`launchctl bootout gui/${uid}/${LABEL}`, `launchctl bootstrap gui/${uid} ${plist(h)}`, `launchctl kickstart gui/${uid}/${LABEL}`], 'no failed bootstrap');
   assert.ok(h.tools.loaded(LABEL));
 });
 
@@ -59,7 +61,7 @@ test('stand-in launchctl: "Bootstrap failed: 5" once is retried once, and the in
   h.tools.flag('fail-bootstrap-once');
   const r = await hb(h, 'install', { yes: true });
   assert.is(r.code, 0, r.err + r.out);
-  assert.equal(changing(h.tools.calls()), [`launchctl bootstrap gui/${uid} ${plist(h)}`, `launchctl bootstrap gui/${uid} ${plist(h)}`]);
+  assert.equal(changing(h.tools.calls()), [`launchctl bootstrap gui/${uid} ${plist(h)}`, `launchctl bootstrap gui/${uid} ${plist(h)}`, `launchctl kickstart gui/${uid}/${LABEL}`]);
   assert.ok(h.tools.loaded(LABEL));
 });
 
@@ -92,7 +94,8 @@ test('stand-in launchctl, stand-in wrapper: a failing smoke test boots the new j
   assert.is(r.code, 1);
   assert.match(r.err, /hbgen undid everything it did: the host is as it was before/);
   assert.equal(snapshot(h), before);
-  assert.equal(changing(h.tools.calls()), [`launchctl bootstrap gui/${uid} ${plist(h)}`, `launchctl bootout gui/${uid}/${LABEL}`]);
+  assert.match(r.out, new RegExp(`FAIL {2}scheduler run: launchctl kickstart gui/${uid}/${LABEL}: exit 78, and the wrapper logged no smoke run of its own`));
+  assert.equal(changing(h.tools.calls()), [`launchctl bootstrap gui/${uid} ${plist(h)}`, `launchctl kickstart gui/${uid}/${LABEL}`, `launchctl bootout gui/${uid}/${LABEL}`]);
 });
 
 test('stand-in launchctl: status computes the next fire from the plan; an unloaded job is an orphan; stop boots out and leaves HOME as before', async () => {
@@ -120,6 +123,7 @@ test('stand-in launchctl: a repo under ~/Documents gets the macOS privacy (TCC) 
   const h = makeHost('launchd');
   const repo = join(h.home, 'Documents/site');
   mkdirSync(repo, { recursive: true });
+  writeFileSync(join(repo, 'HEART.md'), '# Mission\n');
   rewriteSpec(h, { repo });
   const r = await hb(h, 'install', { dryRun: true });
   assert.is(r.code, 0, r.err);
@@ -164,7 +168,7 @@ test('stand-in launchctl, stand-in wrapper: a failing smoke test on a re-install
   h.wrapper = { smokeExit: 78 };
   const r = await hb(h, 'install', { yes: true });
   assert.is(r.code, 1, r.out);
-  assert.match(r.err, /^hbgen: the install check failed \(exit status, lock, runtime\.log\), so these settings of "docs" are not installed\nhbgen: hbgen undid everything it did: the earlier install of "docs" is unchanged and still active\n$/);
+  assert.match(r.err, /^hbgen: the install check failed \(scheduler run, exit status, lock, runtime\.log\), so these settings of "docs" are not installed\nhbgen: hbgen undid everything it did: the earlier install of "docs" is unchanged and still active\n$/);
   assert.equal(snapshot(h), before, 'the plist, the old wrapper, state.json and runtime.log as they were');
   assert.ok(h.tools.loaded(LABEL));
   assert.equal(lines(log).slice(-3), ['hbgen docs start wake 1 by hand', 'agent ran', 'hbgen docs quiet']);

@@ -60,7 +60,9 @@ real('setup: a real systemd user manager for a scratch user, in its delegated cg
   let at = Math.ceil((Date.now() + 30_000) / 60_000) * 60_000;
   if (new Date(at).getUTCMinutes() === 0) at += 60_000;
   tickAt = at;
-  tick = M.host({ name: 'tick', schedule: { scheduler: 'systemd-user', every: '1h', minute: new Date(at).getUTCMinutes(), hours: { start: '00:00', end: '24:00', timezone: 'UTC' } }, timeout: '1m' });
+  // catchUp "skip" (Persistent=false): the issue-22 test below relies on the manager forgetting
+  // the last fire at a re-install; a Persistent=true timer keeps it in its stamp file (issue 26).
+  tick = M.host({ name: 'tick', catchUp: 'skip', schedule: { scheduler: 'systemd-user', every: '1h', minute: new Date(at).getUTCMinutes(), hours: { start: '00:00', end: '24:00', timezone: 'UTC' } }, timeout: '1m' });
   const r = M.hb(tick, 'install', { yes: true });
   ok(r, 'install tick');
   assert.ok(Date.now() < at - 5_000, `the install ended too late for the planned fire at ${new Date(at).toISOString()}`);
@@ -276,7 +278,8 @@ real('issue 22: re-installing "tick" after its real fire, with a changed hours.e
   // A wake the manager started at once would be logged within a moment: give it 3 s.
   await sleep(3_000);
   const added = lines(logOf(tick)).slice(before.length);
-  assert.equal(added.filter((l) => !/ smoke$/.test(l)), [], `no wake started by the re-install: ${added.join(' | ')}`);
+  // The install check's lines only (its run through the manager notes how it ran: issue 26).
+  assert.equal(added.filter((l) => !/ smoke$/.test(l) && !/ note smoke run as /.test(l)), [], `no wake started by the re-install: ${added.join(' | ')}`);
   assert.match(r.out, /\n {2}systemctl --user disable --now hbgen-tick\.timer {3}\(so that systemd forgets its last fire and starts no wake now\)\n {2}systemctl --user daemon-reload\n {2}systemctl --user enable --now hbgen-tick\.timer\n/);
   assert.match(r.out, /ok {4}lock: the second run found the lock held and logged skip-locked smoke\n/);
   assert.equal(show('hbgen-tick.timer', 'UnitFileState', 'ActiveState', 'LastTriggerUSec'), { UnitFileState: 'enabled', ActiveState: 'active', LastTriggerUSec: '' }, 'a fresh timer: the manager forgot the fire before it, and none since');

@@ -7,6 +7,7 @@ import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, renameS
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { userInfo } from 'node:os';
 import { names } from '../src/names.ts';
 import { type Host, hb, lines, makeHost, rewriteSpec, sha, tree } from './helpers/lifecycle.ts';
 
@@ -14,6 +15,9 @@ const UNIT = 'hbgen-docs';
 const unitDir = (h: Host) => join(h.home, '.config/systemd/user');
 const stateDir = (h: Host) => names(h.spec).stateDir;
 // Read-only commands, including stop's and status's look at the other schedulers by name.
+// The install check's run through the scheduler (issue 26), as the real wrapper logs it here.
+const NOTE = () => `hbgen docs note smoke run as ${userInfo().username} (uid ${process.getuid!()}), no terminal`;
+const SMOKE4 = () => ['hbgen docs quiet smoke', 'hbgen docs skip-locked smoke', 'hbgen docs start smoke', NOTE()].sort();
 const changing = (calls: string[]) => calls.filter((c) => !/ (show|show-environment|is-enabled|is-active|list-timers|list-units|show-user|print) /.test(`${c} `));
 const snapshot = (h: Host) => ({ home: tree(h.home), repo: tree(h.repo), state: tree(names(h.spec).stateDir), standins: tree(join(h.tools.bin, 'state')) });
 
@@ -53,10 +57,11 @@ test('stand-in systemctl: the panel names repo, billing, hours, interval, timeou
     `${unitDir(h)}/hbgen-docs.timer    0644  new`,
     `${stateDir(h)}/heartbeat.sh`,
     '  systemctl --user daemon-reload\n  systemctl --user enable --now hbgen-docs.timer\n  loginctl enable-linger ada\n',
-    `  env -i /bin/sh ${stateDir(h)}/heartbeat.sh --smoke   (twice at once`,
+    `  systemctl --user start hbgen-docs.service   (through the user manager, the installed unit unchanged; ${stateDir(h)}/smoke.request makes that run a smoke run`,
+    `  env -i /bin/sh ${stateDir(h)}/heartbeat.sh --smoke   (at the same time: it must skip on the lock)`,
     `undo it later with: hbgen stop ${h.specFile}`,
     'lingering is off for ada',
-    'after suspend, systemd fires a timer missed during sleep once on resume',
+    'catchUp "once": a fire missed while the machine slept or was off runs once on resume or boot (Persistent=true)',
   ]) {
     assert.ok(o.includes(want), `panel lacks ${JSON.stringify(want)}:\n${o}`);
   }
@@ -66,17 +71,17 @@ test('stand-in systemctl: --yes installs the units, runs exactly these commands,
   const h = makeHost('systemd-user');
   const r = await hb(h, 'install', { yes: true });
   assert.is(r.code, 0, r.err + r.out);
-  assert.equal(changing(h.tools.calls()), ['systemctl --user daemon-reload', `systemctl --user enable --now ${UNIT}.timer`, 'loginctl enable-linger ada']);
+  assert.equal(changing(h.tools.calls()), ['systemctl --user daemon-reload', `systemctl --user enable --now ${UNIT}.timer`, 'loginctl enable-linger ada', `systemctl --user start ${UNIT}.service`]);
   for (const u of ['service', 'timer']) {
     const installed = join(unitDir(h), `${UNIT}.${u}`);
     assert.is(readFileSync(installed, 'utf8'), readFileSync(join(stateDir(h), 'host', `${UNIT}.${u}`), 'utf8'), `${u}: the host file is the state folder's copy`);
     assert.is(tree(unitDir(h))[`${UNIT}.${u}`]!.split(' ')[1], '644');
   }
   assert.ok(h.tools.enabled(`${UNIT}.timer`) && h.tools.active(`${UNIT}.timer`) && h.tools.has('linger'));
-  for (const check of [/ok {4}exit status: first run exit 0, second run exit 0/, /ok {4}lock: the second run found the lock held and logged skip-locked smoke/, /ok {4}runtime\.log: .* grew by 3 lines/, /ok {4}state\.json: .* status installed/, /ok {4}scheduler: is-enabled hbgen-docs\.timer: enabled; list-timers: Tue 2026-12-01 08:07:00 UTC/]) {
+  for (const check of [/ok {4}scheduler run: systemctl --user start hbgen-docs\.service: exit 0; the wrapper ran as \S+ \(uid \d+\), no terminal\n/, /ok {4}exit status: second run exit 0/, /ok {4}lock: the second run found the lock held and logged skip-locked smoke/, /ok {4}runtime\.log: .* grew by 4 lines/, /ok {4}state\.json: .* status installed/, /ok {4}scheduler: is-enabled hbgen-docs\.timer: enabled; list-timers: Tue 2026-12-01 08:07:00 UTC/]) {
     assert.match(r.out, check);
   }
-  assert.equal(lines(join(stateDir(h), 'runtime.log')).sort(), ['hbgen docs quiet smoke', 'hbgen docs skip-locked smoke', 'hbgen docs start smoke']);
+  assert.equal(lines(join(stateDir(h), 'runtime.log')).sort(), SMOKE4());
   const s = JSON.parse(readFileSync(join(stateDir(h), 'state.json'), 'utf8'));
   assert.is(s.status, 'installed');
   assert.is(s.format, 2);
@@ -88,7 +93,7 @@ test('stand-in systemctl: --yes installs the units, runs exactly these commands,
   assert.ok(s.scheduler.note === null || typeof s.scheduler.note === 'string', 'note is a string or null');
   assert.not.ok('detail' in s || 'note' in s, 'detail and note live inside the scheduler record only');
   assert.equal(s.ids, { service: `${UNIT}.service`, timer: `${UNIT}.timer` });
-  assert.equal(s.heart, { sha256: null }, 'no HEART.md in this repo');
+  assert.equal(s.heart, { sha256: sha(join(h.repo, 'HEART.md')) }, "HEART.md's sha256 at install");
   assert.is(s.hbgenVersion.length > 0, true);
   assert.match(s.specHash, /^[0-9a-f]{64}$/);
   assert.equal(s.bin, { path: h.bin, realpath: h.bin, interpreter: '/bin/sh' });
@@ -123,7 +128,7 @@ test('stand-in systemctl: installing twice is a no-op; a changed spec replaces t
   const r = await hb(h, 'install', { yes: true });
   assert.is(r.code, 0, r.err);
   assert.match(r.out, /hbgen-docs\.timer +0644 {2}replaced \(hbgen wrote it\)/);
-  assert.equal(changing(h.tools.calls()), [`systemctl --user disable --now ${UNIT}.timer`, 'systemctl --user daemon-reload', `systemctl --user enable --now ${UNIT}.timer`]);
+  assert.equal(changing(h.tools.calls()), [`systemctl --user disable --now ${UNIT}.timer`, 'systemctl --user daemon-reload', `systemctl --user enable --now ${UNIT}.timer`, `systemctl --user start ${UNIT}.service`]);
   assert.ok(h.tools.calls().indexOf(`systemctl --user list-units --all --plain --no-legend -- ${UNIT}.timer`) > h.tools.calls().indexOf('systemctl --user daemon-reload'), 'it looked that systemd forgot the timer before it started it');
   assert.match(readFileSync(join(unitDir(h), `${UNIT}.timer`), 'utf8'), /OnCalendar=\*-\*-\* 09\.\.16:12:00 Europe\/Berlin/);
   assert.equal(readdirNames(unitDir(h)), [`${UNIT}.service`, `${UNIT}.timer`], 'still one entry');
@@ -191,14 +196,16 @@ test('stand-in systemctl, stand-in wrapper: a failing smoke test (wrapper exits 
   const before = snapshot(h);
   const r = await hb(h, 'install', { yes: true });
   assert.is(r.code, 1);
-  assert.match(r.out, /FAIL {2}exit status: first run exit 78 \(hbgen docs: agent binary .* is missing or not executable\), second run exit 78/);
+  assert.match(r.out, /FAIL {2}scheduler run: systemctl --user start hbgen-docs\.service: exit 1 \(Job for hbgen-docs\.service failed because the control process exited with error code\.\), and the wrapper logged no smoke run of its own \(no line\)/);
+  assert.match(r.out, /FAIL {2}exit status: second run exit 78 \(hbgen docs: agent binary .* is missing or not executable\)/);
   assert.match(r.out, /FAIL {2}runtime\.log: .* grew by 0 lines \(expected start smoke, quiet smoke, skip-locked smoke\)/);
-  assert.match(r.err, /the install check failed \(exit status, lock, runtime\.log\), so "docs" is not installed\nhbgen: hbgen undid everything it did: the host is as it was before\n/);
+  assert.match(r.err, /the install check failed \(scheduler run, exit status, lock, runtime\.log\), so "docs" is not installed\nhbgen: hbgen undid everything it did: the host is as it was before\n/);
   assert.equal(snapshot(h), before, 'HOME (units, .config), repo (no state folder) and the scheduler as before');
   assert.equal(changing(h.tools.calls()), [
     'systemctl --user daemon-reload',
     `systemctl --user enable --now ${UNIT}.timer`,
     'loginctl enable-linger ada',
+    `systemctl --user start ${UNIT}.service`,
     'loginctl disable-linger ada',
     `systemctl --user disable --now ${UNIT}.timer`,
     'systemctl --user daemon-reload',
@@ -470,7 +477,7 @@ test('stand-in systemctl: a re-install whose install check fails keeps runtime.l
   assert.not.match(r.err, /"docs" is not installed/);
   const after = readLog(h);
   assert.ok(after.length > logBefore.length && after.subarray(0, logBefore.length).equals(logBefore), 'runtime.log only grew');
-  assert.equal(lines(logOf(h)).slice(-3).sort(), ['hbgen docs quiet smoke', 'hbgen docs skip-locked smoke', 'hbgen docs start smoke'], "the check's own lines stay, as history");
+  assert.equal(lines(logOf(h)).slice(-4).sort(), SMOKE4(), "the check's own lines stay, as history");
   h.tools.flag('fail-list-timers', null);
   assert.equal(allButLog(h), before, 'the old wrapper, units, state.json and timer state are back');
   assert.is(JSON.parse(readFileSync(join(stateDir(h), 'state.json'), 'utf8')).status, 'installed');
@@ -628,10 +635,10 @@ test('issue 22, stand-in systemctl: a re-install with runtime.log over logMaxByt
   rewriteSpec(h, { timeout: '20m' });
   const r = await hb(h, 'install', { yes: true });
   assert.is(r.code, 0, r.out + r.err);
-  assert.match(r.out, /ok {4}runtime\.log: .* grew by 3 lines: /);
+  assert.match(r.out, /ok {4}runtime\.log: .* grew by 4 lines: /);
   assert.not.ok(existsSync(`${logOf(h)}.1`), 'the smoke test did not rotate the log');
   assert.ok(readLog(h).subarray(0, history.length).equals(history), 'runtime.log holds all of its history, then the check\'s lines');
-  assert.equal(lines(logOf(h)).slice(-3).sort(), ['hbgen docs quiet smoke', 'hbgen docs skip-locked smoke', 'hbgen docs start smoke']);
+  assert.equal(lines(logOf(h)).slice(-4).sort(), SMOKE4());
   // The next real wake rotates it, as before.
   assert.is((await hb(h, 'wake')).code, 0);
   assert.ok(readFileSync(`${logOf(h)}.1`).subarray(0, history.length).equals(history), 'a wake rotated it whole to runtime.log.1');

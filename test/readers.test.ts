@@ -3,8 +3,7 @@
 // 3 GiB (sparse) runtime.log. The commands run in a child process (test/helpers/readers-driver.ts
 // runs all three) bounded by a spawn timeout, since a blocked read would never return: the
 // assertion is that it returns, names the file, and (status) is unhealthy.
-import { spawnSync } from 'node:child_process';
-import { execFileSync } from 'node:child_process';
+import { spawnSync, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';

@@ -13,7 +13,8 @@ import { UserError } from '../errors.ts';
 import { shownArgv, shownWord } from '../escape.ts';
 import { sleep, formatWakes } from '../formats.ts';
 import { Journal, type Backend, type Ctx, type FilePlan, type Preflight, planFile, record, writePlanned } from '../host/backend.ts';
-import { type Facts, hostFacts, offHostFacts, permissionMode } from '../host/install/facts.ts';
+import { type Facts, hostFacts, permissionMode, offHostFacts } from '../host/install/facts.ts';
+import { heartRefusal } from '../host/heart.ts';
 import { probeJail } from '../host/install/jail-probe.ts';
 import { heartTemplateCaveat } from '../host/heart-template.ts';
 import { jailOn } from '../jail.ts';
@@ -27,6 +28,8 @@ import { heartbeatRunningNow } from '../host/proc/proc.ts';
 import { wakesDone } from '../host/audit/runtime-log.ts';
 import { askConsent } from '../host/install/prompt.ts';
 import { type Check, smokeTest } from '../host/install/smoke.ts';
+import { scheduledSmoke, smokePanelLines } from '../host/sched-smoke.ts';
+import { firstWake } from '../host/first-wake.ts';
 import { type State, readState, specHash, statePath, writeState } from '../host/state.ts';
 import { toolsPresent } from '../host/proc/tools.ts';
 import { type SeedLook, seedLook } from '../host/seed-checks.ts';
@@ -50,6 +53,8 @@ export interface InstallArgs {
   apply?: boolean;
   /** install's menu (install-menu.ts): an edited spec, planned in place of the file's until the file is written. */
   edited?: Spec;
+  /** Run the first real wake after the check without asking (src/host/first-wake.ts). */
+  firstWake?: boolean;
 }
 
 type Verb = 'install' | 'resume';
@@ -181,6 +186,8 @@ async function planInstall(argv: InstallArgs, io: HostIO, verb: Verb): Promise<I
   // A backend off this host refuses for itself (its tools are needed only with --apply).
   const pre = !here || toolsPresent(scheduler, io.env.PATH).ok ? await backend.preflight(ctx) : null;
   const refusals = [...facts.problems];
+  const heart = heartRefusal(spec.repo);
+  if (heart) refusals.push(heart);
   // The client's own word on how it bills, asked only once the binary itself passed.
   const bill = refusals.length || !here ? null : await checkBilling(spec, io.now().toISOString());
   if (bill && 'refusal' in bill) refusals.push(bill.refusal);
@@ -247,6 +254,7 @@ function showPanel(p: InstallPlan): string {
     seeds: p.seeds.rows,
     removes: p.others.flatMap((l) => l.plan.found.map((f) => `${l.id}: ${f}`)),
     edits: p.edits,
+    smokeLines: smokePanelLines(p.spec.schedule.scheduler, p.names, p.ctx.io.uid),
   });
 }
 
@@ -370,6 +378,7 @@ async function applyAndCheck(p: InstallPlan, io: HostIO): Promise<number> {
     `\`hbgen status\` audits without doing work; \`hbgen stop\` keeps that state for \`hbgen resume\`.`,
   ])
     line(io, `  ${l}`);
+  if (p.verb === 'install') await firstWake(p.spec, p.names, io, p.ctx.home, p.argv.firstWake, (l) => line(io, l));
   return 0;
 }
 
@@ -439,7 +448,7 @@ const failure = (e: unknown) => (e as UserError).lines?.join('; ') ?? (e as Erro
 async function installChecks(p: InstallPlan, state: State, io: HostIO): Promise<Check[]> {
   const smoke = async (): Promise<Check[]> => {
     try {
-      return await smokeTest(p.names, p.spec.name, p.render.files.find((f) => f.path === 'heartbeat.sh')!.content, p.specFile);
+      return await scheduledSmoke(p.spec, p.names, io, p.ctx.home, p.render.files.find((f) => f.path === 'heartbeat.sh')!.content, p.specFile);
     } catch (e) {
       return [{ ok: false, what: 'smoke test', observed: `could not run the wrapper (${(e as Error).message})` }];
     }

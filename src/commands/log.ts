@@ -3,6 +3,7 @@
 // working zone the wakes started and how they ended, the skips by kind, the errors and
 // the scheduler's fires that left no line; then the last wakes. Read-only; exit 0.
 import { UserError } from '../errors.ts';
+import { sleepFacts } from '../host/audit/asleep.ts';
 import { type DayCounts, SKIP_KINDS, dailyCounts, historyLines, lastWakes, localParts, type WakeRow } from '../host/audit/history.ts';
 import { schedulerClock } from '../host/audit/health.ts';
 import type { Usage } from '../formats.ts';
@@ -63,7 +64,7 @@ export async function log(argv: { spec: string; days?: number; json?: boolean },
     skipped: [...notes, ...takeSkipped().map((k) => k.message)],
     timezone: zone,
     expectedCounted: expected !== null,
-    days: dailyCounts({ lines, zone, now, days, expected }),
+    days: dailyCounts({ lines, zone, now, days, expected, sleep: sleepFacts(now) }),
     lastWakes: lastWakes(lines, LAST_WAKES).map((w) => ({ ...w, startLocal: `${localParts(Date.parse(w.start), zone).date} ${localParts(Date.parse(w.start), zone).hm}` })),
   };
   if (argv.json) {
@@ -79,10 +80,10 @@ function human(io: HostIO, r: LogReport, days: number): void {
   line(io, `hbgen log: "${r.name}", the last ${days} day${days === 1 ? '' : 's'} in ${r.timezone} (${read})`);
   for (const k of r.skipped) line(io, `  note: ${clean(k)}`);
   const kinds = [...SKIP_KINDS, ...[...new Set(r.days.flatMap((d) => Object.keys(d.skipped)))].filter((k) => !(SKIP_KINDS as readonly string[]).includes(k)).sort()];
-  const head = ['day', 'started', 'ok', 'quiet', 'fail', 'timeout', 'limit', 'error', ...kinds, 'missed'];
+  const head = ['day', 'started', 'ok', 'quiet', 'fail', 'timeout', 'limit', 'error', ...kinds, 'missed', 'asleep'];
   const rows = r.days.map((d) => {
     const wd = new Date(`${d.date}T12:00:00Z`).toUTCString().slice(0, 3);
-    return [`${wd} ${d.date}`, ...[d.started, d.ok, d.quiet, d.fail, d.timeout, d.limit, d.error, ...kinds.map((k) => d.skipped[k] ?? 0)].map(String), d.missed === null ? '-' : String(d.missed)];
+    return [`${wd} ${d.date}`, ...[d.started, d.ok, d.quiet, d.fail, d.timeout, d.limit, d.error, ...kinds.map((k) => d.skipped[k] ?? 0)].map(String), d.missed === null ? '-' : String(d.missed), d.asleep === null ? '-' : String(d.asleep)];
   });
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((x) => x[i]!.length)));
   const fmt = (cells: string[]) => `  ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')}`;
@@ -90,7 +91,7 @@ function human(io: HostIO, r: LogReport, days: number): void {
   for (const row of rows) line(io, fmt(row));
   if (!r.expectedCounted) line(io, '  missed (fires that left no line): not counted, state.json does not say installed');
   else if (r.days.some((d) => d.missed === null)) line(io, '  missed (fires that left no line): "-" before the install, or before the oldest line the log keeps');
-  else line(io, '  missed: fires the scheduler was due to make that left no line (asleep, off, or no scheduler)');
+  else line(io, '  missed: fires the scheduler was due to make that left no line (off, or no scheduler); asleep: of those, fires the machine slept or was off through (a late fire, the boot time or the host\'s sleep record tells), not a fault');
   tokensPerDay(io, r);
   line(io);
   if (r.lastWakes.length === 0) {

@@ -17,6 +17,9 @@ import type { Ctx } from '../host/backend.ts';
 import { checkBin } from '../host/install/facts.ts';
 import { READ_MAX, linkOnTheWay, lstatOrNull, mode4, readOrNull, readSoft, sha256, takeSkipped, writeAtomic } from '../host/fsx.ts';
 import { homeOf, type HostIO } from '../host/io.ts';
+import { heartRemoved } from '../host/heart.ts';
+import { asleepFires, sleepFacts } from '../host/audit/asleep.ts';
+import { catchUpCaveat } from '../host/catchup.ts';
 import { heartbeatRunningNow, lockInfo, runningWrappers } from '../host/proc/proc.ts';
 import { hostEntries } from '../host/audit/inventory.ts';
 import { codeInRepoProblems, stateInRepoProblem } from '../host/install/reach.ts';
@@ -259,6 +262,8 @@ async function audit(fileSpec: Spec, spec: Spec, file: string, s: State, n: Name
   // files: the binary, the lock, the log and the fires are the backend's audit to report.
   const here = !factsOf(s.scheduler)?.offHost;
   if (here) binaryCheck(spec, s, io, f);
+  const heart = heartRemoved(spec.repo, s);
+  if (heart) add(f, 'heart-missing', heart);
   const present = factsOf(s.scheduler) ? await schedulerAudit(spec, n, s, io, f) : false;
   if (here) await lockAndLastOutcome(spec, n, s, text, io, f);
   stateFileShapes(n, f);
@@ -508,11 +513,15 @@ function wakeHealth(spec: Spec, n: Names, s: State, present: boolean, text: stri
     const clock = schedulerClock(plan(spec), spec.schedule.hours.timezone, FACTS[s.scheduler as SchedulerId].hostClock);
     const m = missedSince(lines, clock, since, io.now().getTime());
     const at = (t: number) => localText(new Date(t), clock.zone);
-    if (m.open.length) {
+    // Fires the machine slept through are counted apart, not as faults (issue 26, src/host/asleep.ts).
+    const asleep = asleepFires(lines, m.open, clock, sleepFacts(io.now().getTime()));
+    if (asleep.size) f.info.push(`missed (asleep): ${asleep.size} fire${asleep.size === 1 ? '' : 's'} in the last 24 h while the machine slept or was off; ${catchUpCaveat(spec)}`);
+    const open = m.open.filter((t) => !asleep.has(t));
+    if (open.length) {
       add(
         f,
         'missed-fire',
-        `missed fire: the scheduler was due to fire at ${at(m.open[0]!)} and nothing was logged${m.open.length > 1 ? ` (${m.open.length} fires in the last 24 h left no line)` : ''}; likely: ${likelyCause(s.scheduler as SchedulerId)}`,
+        `missed fire: the scheduler was due to fire at ${at(open[0]!)} and nothing was logged${open.length > 1 ? ` (${open.length} fires in the last 24 h left no line)` : ''}; likely: ${likelyCause(s.scheduler as SchedulerId)}`,
       );
     }
     // A miss the scheduler has since fired after is history (`hbgen log` keeps it), not an alarm.

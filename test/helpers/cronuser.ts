@@ -9,8 +9,7 @@
 import { spawnSync } from 'node:child_process';
 import { chownSync, existsSync, lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Host } from './lifecycle.ts';
-import type { StandInWrapper } from './lifecycle.ts';
+import type { Host, StandInWrapper } from './lifecycle.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const DRIVER = join(ROOT, 'test/helpers/lifecycle-driver.ts');
@@ -50,7 +49,7 @@ export interface ScratchUser {
   /** Give the scratch user the host's files. */
   own(h: Host): void;
   /** A lifecycle command as this user, with HOME=h.home, PATH=h.env.PATH and `env` added. */
-  run(h: Host, cmd: 'install' | 'status' | 'stop' | 'resume' | 'wake' | 'list', opts?: { yes?: boolean; dryRun?: boolean; all?: boolean; json?: boolean; wrapper?: StandInWrapper; env?: Record<string, string> }): { code: number; out: string; err: string };
+  run(h: Host, cmd: 'install' | 'status' | 'stop' | 'resume' | 'wake' | 'list', opts?: { yes?: boolean; dryRun?: boolean; all?: boolean; json?: boolean; wrapper?: StandInWrapper; env?: Record<string, string>; firstWake?: boolean }): { code: number; out: string; err: string };
 }
 
 export interface CronUser extends ScratchUser {
@@ -133,7 +132,7 @@ export function scratchUser(prefix: string): ScratchUser {
       chownTree(h.root);
     },
     run(h, cmd, opts = {}) {
-      const req = JSON.stringify({ cmd, spec: h.specFile, yes: opts.yes, dryRun: opts.dryRun, all: opts.all, json: opts.json, wrapper: opts.wrapper ?? h.wrapper });
+      const req = JSON.stringify({ cmd, spec: h.specFile, yes: opts.yes, dryRun: opts.dryRun, all: opts.all, json: opts.json, wrapper: opts.wrapper ?? h.wrapper, firstWake: opts.firstWake });
       const extra = Object.entries(opts.env ?? {}).map(([k, v]) => `${k}=${v}`);
       const r = spawnSync(
         'runuser',

@@ -12,12 +12,12 @@ import type { StandInWrapper } from './standins.ts';
 // The command below renders through standin-pipeline.ts (see standin-hooks.mjs).
 register('./standin-hooks.mjs', import.meta.url);
 
-const req = JSON.parse(process.argv[2]!) as { cmd: 'install' | 'status' | 'stop' | 'resume' | 'wake' | 'list'; spec: string; yes?: boolean; dryRun?: boolean; all?: boolean; json?: boolean; wrapper?: StandInWrapper };
+const req = JSON.parse(process.argv[2]!) as { cmd: 'install' | 'status' | 'stop' | 'resume' | 'wake' | 'list'; spec: string; yes?: boolean; dryRun?: boolean; all?: boolean; json?: boolean; wrapper?: StandInWrapper; firstWake?: boolean };
 const io = processIO(req.spec);
 useWrapper(req.wrapper ?? {});
 const mod = await import(`../../src/commands/${req.cmd}.ts`);
 try {
-  process.exitCode = (await mod[req.cmd]({ spec: req.spec, yes: req.yes, dryRun: req.dryRun, all: req.all, json: req.json }, io)) as number;
+  process.exitCode = (await mod[req.cmd]({ spec: req.spec, yes: req.yes, dryRun: req.dryRun, all: req.all, json: req.json, firstWake: req.firstWake }, io)) as number;
 } catch (e) {
   if (!(e instanceof UserError)) throw e;
   for (const l of e.lines) process.stderr.write(`hbgen: ${l}\n`);

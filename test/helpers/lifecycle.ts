@@ -74,6 +74,8 @@ export function makeHost(scheduler: Spec['schedule']['scheduler'], over: Partial
   mkdirSync(home, { recursive: true });
   mkdirSync(join(root, 'repo'));
   writeFileSync(join(root, 'repo', 'README'), 'the repo\n');
+  // install refuses a repo without a mission (issue 26).
+  writeFileSync(join(root, 'repo', 'HEART.md'), '# Mission\nKeep the docs true.\n');
   const bin = join(root, 'agent');
   // A STAND-IN agent that also answers the clients' status commands as a subscription login
   // (test/helpers/clients.ts), so that a spec switched to the claude-code or codex preset
@@ -114,7 +116,7 @@ export interface Result {
   err: string;
 }
 
-type Cmd = 'install' | 'status' | 'stop' | 'resume' | 'wake' | 'list';
+type Cmd = 'install' | 'status' | 'stop' | 'resume' | 'wake' | 'list' | 'doctor';
 
 /** Run a lifecycle command in this process, as the CLI would, against the host. */
 /** A HostIO like hb()'s, for tests that call host functions directly (output is dropped). */
@@ -122,7 +124,7 @@ export function hostIO(h: Host, now: () => Date = () => new Date()): HostIO {
   return { env: h.env, uid: process.getuid!(), user: 'ada', cwd: h.root, stdin: new PassThrough(), out: () => {}, err: () => {}, now };
 }
 
-export async function hb(h: Host, cmd: Cmd, opts: { yes?: boolean; dryRun?: boolean; all?: boolean; json?: boolean; tty?: boolean; answer?: string; env?: Record<string, string>; now?: () => Date; resetCap?: boolean; hostZone?: string; resumeNow?: boolean; outTTY?: boolean } = {}): Promise<Result> {
+export async function hb(h: Host, cmd: Cmd, opts: { yes?: boolean; dryRun?: boolean; all?: boolean; json?: boolean; tty?: boolean; answer?: string; env?: Record<string, string>; now?: () => Date; resetCap?: boolean; hostZone?: string; resumeNow?: boolean; outTTY?: boolean; firstWake?: boolean } = {}): Promise<Result> {
   let out = '';
   let err = '';
   const stdin = new PassThrough() as PassThrough & { isTTY?: boolean };
@@ -141,7 +143,7 @@ export async function hb(h: Host, cmd: Cmd, opts: { yes?: boolean; dryRun?: bool
     etc: etcFor(h.root, opts.hostZone ?? plannedHostZone(h.spec)),
     outTTY: opts.outTTY,
   };
-  const argv = { spec: h.specFile, yes: opts.yes, dryRun: opts.dryRun, resetCap: opts.resetCap, all: opts.all, json: opts.json, now: opts.resumeNow };
+  const argv = { spec: h.specFile, yes: opts.yes, dryRun: opts.dryRun, resetCap: opts.resetCap, all: opts.all, json: opts.json, now: opts.resumeNow, firstWake: opts.firstWake };
   useWrapper(h.wrapper);
   const mod = await import(`../../src/commands/${cmd}.ts`);
   try {

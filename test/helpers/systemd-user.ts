@@ -117,7 +117,7 @@ export interface UserManager {
    */
   host(over?: Partial<SpecInput>): Host;
   /** A lifecycle command as the user (test/helpers/lifecycle-driver.ts, real wrapper). */
-  hb(h: Host, cmd: 'install' | 'status' | 'stop' | 'resume' | 'wake', opts?: { yes?: boolean; dryRun?: boolean }): Run;
+  hb(h: Host, cmd: 'install' | 'status' | 'stop' | 'resume' | 'wake', opts?: { yes?: boolean; dryRun?: boolean; firstWake?: boolean }): Run;
   /** End the manager and remove everything made for it (the user goes when the process exits). */
   stop(): Promise<void>;
 }

@@ -5,6 +5,7 @@ import { LOG_LINE, type LogLine, pad2, parseLogLine, type Usage, SMOKE_DETAIL, p
 import { offsetAt } from '../../zone-offsets.ts';
 import { type CalEntry } from '../../schedule.ts';
 import { missedFires, wakes } from './health.ts';
+import { type SleepFacts, asleepFires } from './asleep.ts';
 
 const MIN = 60_000;
 const DAY = 1440 * MIN;
@@ -32,6 +33,8 @@ export interface DayCounts {
   missed: number | null;
   /** The usage lines of the wakes that started that day, summed (issue 24); cost null when no line gave one. */
   tokens: Usage;
+  /** Of those, fires the machine slept or was off through (src/host/asleep.ts): `missed (asleep)`, not counted in `missed`. */
+  asleep: number | null;
 }
 
 export interface WakeRow {
@@ -139,6 +142,8 @@ export interface HistoryInput {
   days: number;
   /** The scheduler's calendar and since when it was installed: expected fires are counted from then on (null: not installed). */
   expected: { clock: { entries: CalEntry[]; zone: string }; since: number } | null;
+  /** The host's boot and sleep times (issue 26); none: every missed fire counts as lost. */
+  sleep?: SleepFacts;
 }
 
 /** Per day in the working zone, oldest first. */
@@ -147,7 +152,7 @@ export function dailyCounts(h: HistoryInput): DayCounts[] {
   const from = dayStart(dates[0]!, h.zone);
   const byDate = new Map<string, DayCounts>();
   for (const date of dates) {
-    byDate.set(date, { date, started: 0, ok: 0, quiet: 0, fail: 0, timeout: 0, limit: 0, error: 0, skipped: Object.fromEntries(SKIP_KINDS.map((k) => [k, 0])), missed: h.expected ? 0 : null, tokens: noUsage() });
+    byDate.set(date, { date, started: 0, ok: 0, quiet: 0, fail: 0, timeout: 0, limit: 0, error: 0, skipped: Object.fromEntries(SKIP_KINDS.map((k) => [k, 0])), missed: h.expected ? 0 : null, asleep: h.expected ? 0 : null, tokens: noUsage() });
   }
   // Tokens count on the day their wake started (the wrapper's budget counts the same way).
   for (const [start, u] of usageOfWakes(h.lines)) {
@@ -170,12 +175,16 @@ export function dailyCounts(h: HistoryInput): DayCounts[] {
   });
   if (h.expected) {
     const since = Math.max(h.expected.since, from);
-    for (const t of missedFires(h.lines, h.expected.clock, since, h.now, 2 * MIN, h.now - from + MIN)) {
+    const missed = missedFires(h.lines, h.expected.clock, since, h.now, 2 * MIN, h.now - from + MIN);
+    const asleep = asleepFires(h.lines, missed, h.expected.clock, h.sleep ?? { boot: null, slept: null });
+    for (const t of missed) {
       const day = byDate.get(localParts(t, h.zone).date);
-      if (day && day.missed !== null) day.missed++;
+      if (!day || day.missed === null || day.asleep === null) continue;
+      if (asleep.has(t)) day.asleep++;
+      else day.missed++;
     }
     // A day that ended before `since` expected nothing: not known, rather than 0.
-    for (const d of byDate.values()) if (dayStart(nextDate(d.date), h.zone) <= h.expected.since) d.missed = null;
+    for (const d of byDate.values()) if (dayStart(nextDate(d.date), h.zone) <= h.expected.since) d.missed = d.asleep = null;
   }
   return [...byDate.values()];
 }

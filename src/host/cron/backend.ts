@@ -3,6 +3,7 @@
 // state.json records whether the table existed before, so that stop restores "no
 // crontab" with `crontab -r`, and the block's bytes, so that an edited block is refused
 // rather than overwritten or deleted.
+import { catchUpCaveat } from '../catchup.ts';
 import { UserError } from '../../errors.ts';
 import type { Plan } from '../../schedule.ts';
 import { cronWord } from '../../escape.ts';
@@ -174,7 +175,8 @@ export const backend: Backend<CronData> = {
         ...(m.edited ?? []),
         // The library numbers lines in the merged table.
         ...m.warnings.map((w) => `once the block is in: ${w}`),
-        'cron also runs the job while you are logged out; a fire missed while the machine sleeps or is off is skipped, not caught up',
+        'cron also runs the job while you are logged out',
+        catchUpCaveat(c.spec),
       ],
       hostFiles: [],
       writes: changes ? [`your crontab: hbgen's block "${c.spec.name}" (${c.names.cronBegin} … ${c.names.cronEnd}) first, every other byte kept`] : [],

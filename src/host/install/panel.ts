@@ -30,6 +30,8 @@ export interface PanelInput {
   caveats: string[];
   /** Unified diffs (now → what install writes) of hbgen's files that were edited since install. */
   edits?: string[];
+  /** The install check's runs (src/host/sched-smoke.ts), when not the terminal's two. */
+  smokeLines?: string[];
   /** Entries of this spec on another scheduler, removed once the new install passed its check. */
   removes?: string[];
   /** Rows of the seed (issue 28): agent budget, token policy, instruction files, models. */
@@ -138,7 +140,7 @@ export function panel(p: PanelInput): string {
   for (const c of pre.printed ?? []) out.push(`  ${shownArgv(c.argv)}`);
   // Off this host the wrapper runs in the scheduler's own place: it is not smoke-tested here.
   if (!facts.offHost || pre.checks.length) out.push('then it checks the install, and undoes all of it if any check fails:');
-  if (!facts.offHost) out.push(`  ${shownArgv(SMOKE_ARGV(n.wrapper))}   (twice at once: the second must skip on the lock)`);
+  if (!facts.offHost) for (const l of p.smokeLines ?? [`${shownArgv(SMOKE_ARGV(n.wrapper))}   (twice at once: the second must skip on the lock)`]) out.push(`  ${l}`);
   for (const c of pre.checks) out.push(`  ${shownArgv(c)}`);
   if (p.removes?.length) {
     // A renamed spec's old entry is on the same scheduler (its lines say "the spec's earlier name").

@@ -2,6 +2,7 @@
 // fresh Mac) and `launchctl bootstrap gui/<uid>`. bootout is asynchronous: an immediate
 // bootstrap fails with "Bootstrap failed: 5: Input/output error", so hbgen polls
 // `launchctl print gui/<uid>/<label>` until the label is gone and retries once on exit 5.
+import { catchUpCaveat } from '../catchup.ts';
 import { rmSync } from 'node:fs';
 import { posix } from 'node:path';
 import { UserError } from '../../errors.ts';
@@ -134,7 +135,7 @@ export const backend: Backend<LaunchdData> = {
       refusals,
       caveats: [
         'launchd runs a LaunchAgent only while you are logged in at the Mac (a GUI session): after a restart nothing fires until you log in',
-        'a fire missed while the Mac sleeps runs once on wake; the gate skips it outside your working hours',
+        catchUpCaveat(c.spec),
       ],
       hostFiles: pf.plan ? [pf.plan] : [],
       writes: [],

@@ -4,6 +4,7 @@
 // (`systemctl --user` over su, sudo or a bare ssh session cannot reach the user manager)
 // nothing is written. A unit of the same name elsewhere on the unit path would be
 // shadowed: refused.
+import { catchUpCaveat } from '../catchup.ts';
 import { readdirSync, rmSync } from 'node:fs';
 import { posix } from 'node:path';
 import { UserError } from '../../errors.ts';
@@ -238,7 +239,7 @@ export const backend: Backend<SystemdData> = {
         : l.value === 'no'
           ? `lingering is off for ${c.io.user}: systemd would stop the timer when you log out, so install also runs \`loginctl enable-linger ${c.io.user}\``
           : `hbgen cannot tell whether lingering is on (loginctl: ${l.why}); without it systemd stops the timer when you log out: run \`loginctl enable-linger ${c.io.user}\` yourself`,
-      'after suspend, systemd fires a timer missed during sleep once on resume (Persistent=false does not prevent that); the gate skips it outside your working hours',
+      catchUpCaveat(c.spec),
     ];
     const prevLinger = c.prev?.systemd;
     return {

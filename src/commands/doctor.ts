@@ -1,0 +1,53 @@
+// hbgen doctor [SPEC] (issue 26, item 5): "would it run right now?" The install's checks
+// again on an installed spec, changing nothing of the install: the installed wrapper is the
+// one hbgen renders from the spec; HEART.md holds a mission; the scheduler lists the entry;
+// and the smoke run through the scheduler (systemctl --user start, launchctl kickstart; cron's
+// environment for cron), with the client's billing check in that context and a second run
+// that must meet the lock. Like install's check it adds its own lines to runtime.log (start
+// smoke, how it ran, quiet smoke, skip-locked smoke): history, never counted as wakes.
+import { UserError } from '../errors.ts';
+import { lstatOrNull } from '../host/fsx.ts';
+import { heartRefusal } from '../host/heart.ts';
+import { hostFacts } from '../host/install/facts.ts';
+import type { HostIO } from '../host/io.ts';
+import { heartbeatRunningNow } from '../host/proc/proc.ts';
+import { scheduledSmoke } from '../host/sched-smoke.ts';
+import type { Check } from '../host/install/smoke.ts';
+import { readState, statePath } from '../host/state.ts';
+import { names } from '../names.ts';
+import { renderSpec } from '../pipeline.ts';
+import { SCHEDULERS } from '../schedulers.ts';
+import { line, loadFor } from './common.ts';
+import { factsOf } from '../scheduler-facts.ts';
+
+export async function doctor(argv: { spec: string }, io: HostIO): Promise<number> {
+  const { spec, file } = loadFor(io, argv.spec);
+  if (factsOf(spec.schedule.scheduler)?.offHost) throw new UserError([`hbgen doctor: a ${spec.schedule.scheduler} install runs off this host, where hbgen does not start jobs; run \`hbgen status\` for what its scheduler says`], 2);
+  const n = names(spec);
+  const s = readState(n.stateDir);
+  if (!s || s.status !== 'installed') throw new UserError([`"${spec.name}" is not installed (${s ? `${statePath(n.stateDir)} says ${s.status}` : `no ${statePath(n.stateDir)}`}); \`hbgen install ${file}\` installs and checks it`]);
+  const running = await heartbeatRunningNow(io, spec, n);
+  if (running) throw new UserError([`a heartbeat is running now (${running}): it holds the lock the check needs; run \`hbgen doctor\` again once it ended`]);
+  const facts = hostFacts(spec, io);
+  const backend = await SCHEDULERS[spec.schedule.scheduler].backend();
+  const ctx = { io, spec, names: n, home: facts.home, files: [], prev: s };
+  const checks: Check[] = [];
+  const heart = heartRefusal(spec.repo);
+  checks.push({ ok: !heart, what: 'HEART.md', observed: heart ?? `${spec.repo}/HEART.md holds a mission` });
+  for (const p of facts.problems) checks.push({ ok: false, what: 'host', observed: p });
+  let listing;
+  try {
+    listing = await backend.listed(ctx);
+  } catch (e) {
+    listing = { ok: false, observed: (e as UserError).lines?.join('; ') ?? (e as Error).message };
+  }
+  checks.push({ ok: listing.ok, what: 'scheduler', observed: listing.observed });
+  const rendered = (await renderSpec(spec)).files.find((f) => f.path === 'heartbeat.sh');
+  if (!rendered || !lstatOrNull(n.wrapper)) checks.push({ ok: false, what: 'wrapper', observed: `${n.wrapper} is missing or the spec no longer renders; run \`hbgen install\`` });
+  else if (listing.ok) checks.push(...(await scheduledSmoke(spec, n, io, facts.home, rendered.content, file)));
+  line(io, `hbgen doctor: "${spec.name}" (${spec.schedule.scheduler}), installed at ${s.installedAt ?? s.time}; the install's checks again, nothing of the install changed:`);
+  for (const c of checks) line(io, `  ${c.ok ? 'ok  ' : 'FAIL'}  ${c.what}: ${c.observed}`);
+  const failed = checks.filter((c) => !c.ok);
+  line(io, failed.length ? `it would not run right now: ${failed.map((c) => c.what).join(', ')}; fix what is named above (\`hbgen install\` after a change to the spec)` : 'it would run right now');
+  return failed.length ? 1 : 0;
+}

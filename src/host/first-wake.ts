@@ -1,0 +1,84 @@
+// The first real wake, offered once the install check passed (issue 26, item 2): one wake
+// through the scheduler (the same start as the check: systemctl --user start, launchctl
+// kickstart, cron's environment for cron), as by hand (<stateDir>/wake.request: the working
+// hours are not asked, everything else is), so that a wrong argument, a client that needs a
+// terminal or a model the plan refuses shows now, not at the first fire. Asked with default
+// No; --first-wake runs it without asking; without a terminal and without the flag it is
+// skipped, and said. It reports only what it observed: the wake's outcome line, its
+// duration, the lines the wrapper wrote about it (usage, notes), and what changed in the repo
+// (git status and HEAD before and after; without git, the outcome's own ok/quiet).
+import { execFileSync } from 'node:child_process';
+import { posix } from 'node:path';
+import type { Names } from '../names.ts';
+import { type Spec, seconds } from '../spec.ts';
+import { writeAtomic } from './fsx.ts';
+import type { HostIO } from './io.ts';
+import { askConsent } from './install/prompt.ts';
+import { startJob } from './sched-smoke.ts';
+import { logLinesFrom, logSize } from './install/smoke.ts';
+
+export const WAKE_REQUEST = 'wake.request';
+
+interface Repo {
+  head: string | null;
+  dirty: Set<string>;
+}
+
+/** HEAD and the changed files of the repo, when it is a git work tree (read-only git commands). */
+function repoNow(repo: string): Repo | null {
+  const git = (args: string[]) => execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'ignore'] });
+  try {
+    git(['rev-parse', '--is-inside-work-tree']);
+  } catch {
+    return null;
+  }
+  let head: string | null = null;
+  try {
+    head = git(['rev-parse', 'HEAD']).trim();
+  } catch {}
+  const dirty = new Set(git(['status', '--porcelain', '--untracked-files=all']).split('\n').filter(Boolean).map((l) => l.slice(3)));
+  return { head, dirty };
+}
+
+function changes(repo: string, before: Repo | null): string {
+  const after = repoNow(repo);
+  if (!before || !after) return 'the repo is not a git work tree: the outcome line says whether a file changed (ok) or none did (quiet)';
+  const files = [...after.dirty].filter((f) => !before.dirty.has(f));
+  const parts: string[] = [];
+  if (after.head && after.head !== before.head) {
+    const subject = execFileSync('git', ['-C', repo, 'log', '-1', '--format=%h %s'], { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    parts.push(`a new commit ${subject}`);
+  }
+  if (files.length) parts.push(`${files.length} file${files.length === 1 ? '' : 's'} changed and not committed: ${files.slice(0, 8).join(', ')}${files.length > 8 ? ', …' : ''}`);
+  return parts.length ? parts.join('; ') : 'nothing (no new commit, no changed file)';
+}
+
+/** Asks (or not) and runs the first wake; every line goes to io.out. */
+export async function firstWake(spec: Spec, n: Names, io: HostIO, home: string, flag: boolean | undefined, say: (l: string) => void): Promise<void> {
+  if (!flag) {
+    const a = await askConsent(io, `Run one real wake of "${spec.name}" now, through the scheduler (up to ${spec.timeout}, it spends your plan's allowance)?`);
+    if (a === 'no-tty') return say('first wake: skipped (no terminal to ask; `--first-wake` runs one after the check); `hbgen wake` runs one by hand');
+    if (a === 'no') return say('first wake: not run; the first scheduled fire runs it, or `hbgen wake` now');
+  }
+  const before = repoNow(spec.repo);
+  const from = logSize(n.log);
+  const started = Date.now();
+  writeAtomic(posix.join(n.stateDir, WAKE_REQUEST), `hbgen install first wake ${io.now().toISOString()}\n`, 0o600);
+  say(`first wake: started through ${spec.schedule.scheduler === 'cron' ? "cron's environment (cron cannot start a job on demand)" : 'the scheduler'}; waiting up to ${spec.timeout} for its outcome`);
+  const limit = (seconds(spec.timeout) + seconds(spec.killAfter) + 60) * 1000;
+  const tick = setInterval(() => say(`  … ${Math.round((Date.now() - started) / 1000)} s`), 15_000);
+  let ran;
+  try {
+    ran = await startJob(spec, n, io, home, posix.join(n.stateDir, WAKE_REQUEST), limit);
+  } finally {
+    clearInterval(tick);
+  }
+  const lines = logLinesFrom(n.log, from, spec.name);
+  const start = lines.findIndex((l) => /^start wake \d+/.test(l));
+  const end = lines.findIndex((l, i) => i > start && /^(ok|quiet|fail|timeout|error|limit)\b/.test(l));
+  const outcome = end >= 0 ? lines[end]! : lines.find((l) => /^(error|skip-)/.test(l)) ?? null;
+  const secs = Math.round((Date.now() - started) / 1000);
+  say(`first wake: ${outcome ?? `no outcome line (${ran.code === null ? ran.stderr || 'it did not finish' : `exit ${ran.code}`})`} after ${secs} s`);
+  for (const l of lines.slice(start + 1, end >= 0 ? end : undefined).filter((l) => /^(note|usage)\b/.test(l))) say(`  ${l}`);
+  say(`  in the repo: ${changes(spec.repo, before)}`);
+}
