@@ -51,6 +51,14 @@ export interface SchedulerFacts<Id extends string = string> {
    * (kubernetes: kubectl); absent when install and stop change the host themselves.
    */
   printsCommand?: string;
+  /**
+   * How a job of this scheduler is started on demand (install's check, the first wake,
+   * doctor): its argv, where `<service>`, `<label>` and `<uid>` stand for the install's
+   * unit, label and the user's uid, and the panel's words; absent when the scheduler
+   * cannot start a job on demand (then `noStart` says what is done instead).
+   */
+  startJob?: { argv: readonly string[]; says: string };
+  noStart?: string;
 }
 
 const ALL = [launchd, systemdUser, cron, kubernetes] as const;

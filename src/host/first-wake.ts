@@ -7,6 +7,7 @@
 // skipped, and said. It reports only what it observed: the wake's outcome line, its
 // duration, the lines the wrapper wrote about it (usage, notes), and what changed in the repo
 // (git status and HEAD before and after; without git, the outcome's own ok/quiet).
+import { factsOf } from '../scheduler-facts.ts';
 import { execFileSync } from 'node:child_process';
 import { posix } from 'node:path';
 import type { Names } from '../names.ts';
@@ -64,7 +65,7 @@ export async function firstWake(spec: Spec, n: Names, io: HostIO, home: string, 
   const from = logSize(n.log);
   const started = Date.now();
   writeAtomic(posix.join(n.stateDir, WAKE_REQUEST), `hbgen install first wake ${io.now().toISOString()}\n`, 0o600);
-  say(`first wake: started through ${spec.schedule.scheduler === 'cron' ? "cron's environment (cron cannot start a job on demand)" : 'the scheduler'}; waiting up to ${spec.timeout} for its outcome`);
+  say(`first wake: started through ${factsOf(spec.schedule.scheduler)?.startJob ? 'the scheduler' : `the scheduler's environment (${spec.schedule.scheduler} cannot start a job on demand)`}; waiting up to ${spec.timeout} for its outcome`);
   const limit = (seconds(spec.timeout) + seconds(spec.killAfter) + 60) * 1000;
   const tick = setInterval(() => say(`  … ${Math.round((Date.now() - started) / 1000)} s`), 15_000);
   let ran;

@@ -28,6 +28,8 @@ import type { HostIO } from './io.ts';
 import { type Check, SMOKE_ARGV, logLinesFrom, logSize } from './install/smoke.ts';
 import { wrapperRefusal } from './install/wrapper-check.ts';
 
+import { factsOf } from '../scheduler-facts.ts';
+
 export const SMOKE_REQUEST = 'smoke.request';
 
 /** cron's environment for its jobs (crontab(5), Debian's and the BSDs' alike). */
@@ -37,9 +39,9 @@ export function cronEnv(home: string, user: string): Record<string, string> {
 
 /** How the check's first run is started: the scheduler's command (null for cron), and the panel's words. */
 export function smokeRoute(scheduler: Spec['schedule']['scheduler'], n: Names, uid: number): { argv: string[] | null; says: string } {
-  if (scheduler === 'systemd-user') return { argv: ['systemctl', '--user', 'start', n.service], says: 'through the user manager, the installed unit unchanged' };
-  if (scheduler === 'launchd') return { argv: ['launchctl', 'kickstart', `gui/${uid}/${n.label}`], says: 'through launchd, the installed job unchanged' };
-  return { argv: null, says: "cron cannot start a job on demand, so cron itself is not exercised: the run gets cron's environment (env -i SHELL=/bin/sh HOME LOGNAME PATH=/usr/bin:/bin), no terminal, a new session" };
+  const f = factsOf(scheduler);
+  if (f?.startJob) return { argv: f.startJob.argv.map((a) => a.replace('<service>', n.service).replace('<label>', n.label).replace('<uid>', String(uid))), says: f.startJob.says };
+  return { argv: null, says: f?.noStart ?? 'the scheduler cannot start a job on demand: the run gets a bare environment, no terminal, a new session' };
 }
 
 /** The panel's lines for the check (src/host/panel.ts shows them). */

@@ -7,4 +7,5 @@ export const facts = {
   hostClock: true,
   entry: 'crontab block',
   missedCause: 'the cron daemon was not running (`pgrep cron`)',
+  noStart: "cron cannot start a job on demand, so cron itself is not exercised: the run gets cron's environment (env -i SHELL=/bin/sh HOME LOGNAME PATH=/usr/bin:/bin), no terminal, a new session",
 } as const satisfies SchedulerFacts<'cron'>;

@@ -11,4 +11,5 @@ export const facts = {
   stateHome: 'Library/Application Support',
   entry: 'LaunchAgent',
   missedCause: 'you were logged out (a LaunchAgent runs only in your GUI session)',
+  startJob: { argv: ['launchctl', 'kickstart', 'gui/<uid>/<label>'], says: 'through launchd, the installed job unchanged' },
 } as const satisfies SchedulerFacts<'launchd'>;

@@ -16,4 +16,5 @@ export const facts = {
   hostClock: false,
   entry: 'user timer',
   missedCause: 'your user manager was not running (lingering off and you were logged out: `loginctl enable-linger`)',
+  startJob: { argv: ['systemctl', '--user', 'start', '<service>'], says: 'through the user manager, the installed unit unchanged' },
 } as const satisfies SchedulerFacts<'systemd-user'>;
