@@ -514,7 +514,7 @@ function wakeHealth(spec: Spec, n: Names, s: State, present: boolean, text: stri
     const m = missedSince(lines, clock, since, io.now().getTime());
     const at = (t: number) => localText(new Date(t), clock.zone);
     // Fires the machine slept through are counted apart, not as faults (issue 26, src/host/asleep.ts).
-    const asleep = asleepFires(lines, m.open, clock, sleepFacts(io.now().getTime()));
+    const asleep = asleepFires(lines, [...m.recovered, ...m.open], clock, sleepFacts(io.now().getTime()));
     if (asleep.size) f.info.push(`missed (asleep): ${asleep.size} fire${asleep.size === 1 ? '' : 's'} in the last 24 h while the machine slept or was off; ${catchUpCaveat(spec)}`);
     const open = m.open.filter((t) => !asleep.has(t));
     if (open.length) {
