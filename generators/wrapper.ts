@@ -173,7 +173,12 @@ export interface WindowEndContext {
   clockShift: number;
 }
 
-export type WrapperContext = JailContext & WindowContext & EnvironmentContext & GateContext & LockContext & WakeContext & BillingContext & OutcomeContext & WindowEndContext & LimitContext & RotateContext & NotifyContext;
+/** The wrapper runs a short trusted command (notify, ping, the billing check): step 1c's hb_bounded is rendered. */
+export interface BoundedContext {
+  boundedOn: boolean;
+}
+
+export type WrapperContext = JailContext & WindowContext & EnvironmentContext & GateContext & LockContext & WakeContext & BillingContext & OutcomeContext & WindowEndContext & LimitContext & RotateContext & NotifyContext & BoundedContext;
 
 export interface ClaimContext extends LockContext {
   header: string;
@@ -309,6 +314,8 @@ function outcomeContext(ctx: RenderContext): OutcomeContext {
 }
 
 export function wrapperContext(ctx: RenderContext): WrapperContext {
+  const billing = billingContext(ctx);
+  const notify = notifyContext(ctx);
   return {
     ...windowContext(ctx),
     ...jailContext(ctx),
@@ -316,12 +323,13 @@ export function wrapperContext(ctx: RenderContext): WrapperContext {
     ...gateContext(ctx),
     ...lockContext(ctx),
     ...wakeContext(ctx),
-    ...billingContext(ctx),
+    ...billing,
     ...outcomeContext(ctx),
     ...windowEndContext(ctx),
     ...limitContext(ctx),
     ...rotateContext(ctx),
-    ...notifyContext(ctx),
+    ...notify,
+    boundedOn: notify.tellOn || billing.billingCheck,
   };
 }
 

@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { PATHS, SHELLS, type Case, type Shell, agentShell, join, makeCase, run, shell, sleep, survivors } from './helpers/wrapper.ts';
+import { PATHS, SHELLS, type Case, type Shell, agentShell, join, makeCase, run, shell, sleep, survivors, waitFor } from './helpers/wrapper.ts';
 
 const dash = shell('dash');
 
@@ -314,6 +314,30 @@ ${hang ? 'while :; do sleep 1; done' : 'exit 0'}
       await sleep(1200);
       assert.equal(survivors([pid]), [], 'nothing else left behind');
     }
+  });
+}
+
+// A notify program that hangs outlived a wrapper killed meanwhile (seen 43 minutes after its
+// test): with setsid on PATH it ran in a session of its own, out of reach of the kill of
+// the wrapper's group, and its watcher died with the wrapper. Now timeout(1) keeps the
+// bound by itself, and without it the program stays in the wrapper's group.
+for (const [name, path] of [['dash', 'full'], ['posh', 'full'], ['dash', 'setsid'], ['dash', 'bare']] as const) {
+  test(`${name}, ${path} PATH: a notify program that hangs does not outlive a wrapper killed (its whole group, KILL) while it runs`, async () => {
+    const c = tellCase({ spec: { notifyAfter: 1 }, path: PATHS[path], ping: null });
+    writeFileSync(join(c.rec, 'notify-behave'), 'echo $$ >"$d/notify-pid"\ntrap "" TERM\nwhile :; do sleep 1; done\n');
+    writeFileSync(join(c.rec, 'behave'), FAIL);
+    let pid = 0;
+    const r = run(c, shell(name), { onSpawn: (p) => (pid = p), limitMs: 30000 });
+    const f = join(c.rec, 'notify-pid');
+    await waitFor(() => existsSync(f) && readFileSync(f, 'utf8').endsWith('\n'), 15000, 'the notify program started');
+    const n = Number(readFileSync(f, 'utf8'));
+    process.kill(-pid, 'SIGKILL');
+    await r;
+    // The bound is 10 s from the program's start, KILL a second later.
+    await waitFor(() => !alive(n), 16000, `notify ${n} gone`).catch(() => {});
+    const left = alive(n);
+    if (left) process.kill(n, 'SIGKILL');
+    assert.not.ok(left, `${name}, ${path}: the notify program outlived the killed wrapper`);
   });
 }
 
