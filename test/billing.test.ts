@@ -168,7 +168,7 @@ test('install and the wrapper judge every codex login status output alike (the p
   }
 });
 
-test('every shell: a refusal and a pass, with timeout(1) and on the macOS PATH (the bound's fallback watcher)', async () => {
+test('every shell: a refusal and a pass, with timeout(1) and on the macOS PATH (the bound\'s fallback watcher)', async () => {
   for (const sh of SHELLS) {
     for (const path of [PATHS.full, PATHS.bare]) {
       const no = standInCase('claude-code', path);
