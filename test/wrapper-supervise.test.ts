@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { JUNK_ENV, PATHS, SHELLS, makeCase, run, shell, sleep, waitFor } from './helpers/wrapper.ts';
+import { JUNK_ENV, PATHS, SHELLS, agentShell, makeCase, run, shell, sleep, waitFor } from './helpers/wrapper.ts';
 import { renderNow } from './helpers/render.ts';
 import { validateSpec } from '../src/spec.ts';
 
@@ -92,6 +92,26 @@ for (const sh of SHELLS) {
       }
     });
   }
+
+  // The deadline's timer started only after the agent's record and a ps: a wrapper killed
+  // in that moment left the agent with no deadline at all (seen under load as agents that
+  // outlived the SIGKILL test above). Here the agent kills its wrapper itself, at once.
+  test(`${sh.name} / bare: a wrapper killed (SIGKILL) the moment its agent starts still leaves the agent its deadline`, async () => {
+    const T = 3;
+    const K = 1;
+    const c = makeCase({ path: PATHS.bare, spec: { timeout: `${T}s`, killAfter: `${K}s` } });
+    writeFileSync(c.bin, `#!${agentShell}\nkill -s KILL $PPID\ntrap '' TERM\necho $$ >"$HBTEST_DIR/started"\nwhile :; do sleep 1; done\n`, { mode: 0o755 });
+    const t0 = Date.now();
+    await run(c, sh, { limitMs: 30000 });
+    await waitFor(() => existsSync(join(c.rec, 'started')), 5000, 'agent started');
+    const agent = Number(readFileSync(join(c.rec, 'started'), 'utf8'));
+    try {
+      await waitFor(() => !alive(agent), (T + K + 1) * 1000 + 3000, 'the agent gone').catch(() => {});
+      assert.not.ok(alive(agent), `the agent outlived its deadline by far (${Date.now() - t0} ms)`);
+    } finally {
+      cleanup([agent]);
+    }
+  });
 
   test(`${sh.name} / bare: a clock stepped 2 h forward does not take over a live mkdir lock`, async () => {
     const c = makeCase({ path: PATHS.bare, spec: { timeout: '20s', killAfter: '1s' } });
