@@ -253,6 +253,29 @@ test('a notify that hangs is stopped after 10 s, one that fails is noted; neithe
   }
 });
 
+// Without timeout(1) the watcher counted the bound in turns of its one-second loop; on a
+// loaded machine each turn takes longer, and a 10 s bound became 15 s and more (the flaky
+// test above). Here every sleep(1) on PATH takes twice its time: the bound still holds by
+// the clock.
+test('without timeout(1), a notify that hangs is stopped by the clock even when each second of the watcher takes two', async () => {
+  const dir = join(PATHS.bare, '..', 'slow-sleep-path');
+  if (!existsSync(dir)) {
+    mkdirSync(dir);
+    for (const t of readdirSync(PATHS.bare)) if (t !== 'sleep') symlinkSync(join(PATHS.bare, t), join(dir, t));
+    writeFileSync(join(dir, 'sleep'), `#!${agentShell}\nexec /usr/bin/sleep "$(/usr/bin/awk -v s="$1" 'BEGIN { print s * 2 }')"\n`, { mode: 0o755 });
+  }
+  const c = tellCase({ spec: { notifyAfter: 1 }, path: dir, ping: null });
+  writeFileSync(join(c.rec, 'notify-behave'), 'trap "" TERM\nwhile :; do /usr/bin/sleep 1; done\n');
+  writeFileSync(join(c.rec, 'behave'), FAIL);
+  const t0 = Date.now();
+  const r = await run(c, dash, { limitMs: 40000 });
+  const ms = Date.now() - t0;
+  assert.is(r.code, 1, c.log());
+  assert.equal(notes(c), ['notify failing 1: no exit within 10s, stopped']);
+  // TERM once more than 10 s have passed by the clock (a turn of 2 s late at most), KILL a turn later.
+  assert.ok(ms < 17000, `${ms} ms`);
+});
+
 test('a ping server that never answers is bounded (curl -m 5, wget -T 5), noted, and the exit status stays the agent\'s', async () => {
   for (const path of [PATHS.full, wgetPath]) {
     const c = tellCase({ ping: `http://127.0.0.1:${port}/hang/x`, notify: false, path });

@@ -160,9 +160,20 @@ wait "$w" 2>/dev/null
 i=0
 while [ -e "/proc/$a" ]; do sleep 0.02; i=$((i + 1)); [ $i -lt 500 ] || exit 92; done
 sleep 1.1
-echo $((a - 1)) >/proc/sys/kernel/ns_last_pid
-setsid sleep 60 &
-s=$!
+# Another process of the namespace (the watchdog's own sleep or ps) may take the PID first
+# on a loaded machine: the stranger is started again until it has it.
+n=0
+while :; do
+  echo $((a - 1)) >/proc/sys/kernel/ns_last_pid
+  setsid sleep 60 &
+  s=$!
+  [ "$s" -ne "$a" ] || break
+  kill -KILL "$s"
+  wait "$s" 2>/dev/null
+  n=$((n + 1))
+  [ $n -lt 100 ] || break
+  sleep 0.02
+done
 pg=$(ps -o pgid= -p "$s" | tr -d ' ')
 echo "agent=$a recorded=$ra/$rg stranger=$s pgid=$pg" >"$rec/stranger"
 sleep "$wait_s"
