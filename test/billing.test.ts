@@ -52,6 +52,10 @@ case "$1 \${2-} \${3-}" in
     env >"$d/billing-env"
     pwd -P >"$d/billing-pwd"
     readlink /proc/$$/fd/0 >"$d/billing-stdin"
+    if [ -f "$d/status-forks" ]; then
+      sleep 300 </dev/null >/dev/null 2>&1 &
+      echo $! >"$d/status-kid"
+    fi
     if [ -f "$d/status-hangs" ]; then
       echo $$ >"$d/status-pid"
       exec sleep 600
@@ -215,6 +219,23 @@ test('a client that never answers: error billing after its own short timeout, no
       assert.ok(alive === '' || alive.startsWith('Z'), `${sh.name} ${path}: the hung client ${pid} is still there (${alive})`);
       assert.is(c.runs().length, 0);
     }
+  }
+});
+
+// The billing check had a bound of its own (timeout(1) or the watchdog's timer) that ended
+// only the client itself: a child the status command left behind lived on after the wake.
+// It is bounded now as notify and ping are (hb_bounded).
+test('a status command that leaves a child behind: the child is ended with the check (with and without timeout(1))', async () => {
+  for (const path of [PATHS.full, PATHS.bare]) {
+    const c = standInCase('codex', path);
+    says(c, CODEX_SAID[2]![1]);
+    writeFileSync(join(c.rec, 'status-forks'), '');
+    const r = await run(c, dash, { args: ['--now'] });
+    assert.is(r.code, 0, c.log());
+    const kid = Number(readFileSync(join(c.rec, 'status-kid'), 'utf8'));
+    const st = spawnSync('ps', ['-o', 'stat=', '-p', String(kid)], { encoding: 'utf8' }).stdout.trim();
+    if (st !== '' && !st.startsWith('Z')) process.kill(kid, 'SIGKILL');
+    assert.ok(st === '' || st.startsWith('Z'), `${path}: the status command's child ${kid} outlived the wake (${st})`);
   }
 });
 

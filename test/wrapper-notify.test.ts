@@ -163,7 +163,7 @@ for (const path of ['full', 'bare'] as const) {
 test('posh with freed memory overwritten (MALLOC_PERTURB_): ping, notify and the agent are each waited for to their end', async () => {
   const sh = shell('posh');
   for (const path of [PATHS.full, PATHS.bare]) {
-    const c = tellCase({ path, spec: { notifyAfter: 1 }, env: { MALLOC_PERTURB_: '165' } });
+    const c = tellCase({ path, spec: { notifyAfter: 1, timeout: '20s' }, env: { MALLOC_PERTURB_: '165' } });
     writeFileSync(join(c.rec, 'notify-behave'), 'sleep 1\nexit 5\n');
     assert.is(await c.wake('sleep 1\nexit 3\n', sh), 3, c.log());
     assert.equal(c.pings(), path === PATHS.full ? ['/start', '/fail'] : []);
