@@ -96,7 +96,7 @@ export function verdict(client: BillingClient, stdout: string, stderr: string, c
   }
 }
 
-/** The agent's env gives Claude Code a setup-token (see claudeVerdict). */
+/** The agent's env gives Claude Code a setup-token (see the rules, src/billing-rules.ts VERDICT_AWK: oauth_token counts as the plan only then). */
 export function hasSetupToken(env: Record<string, string | undefined>): boolean {
   return (env.CLAUDE_CODE_OAUTH_TOKEN ?? '') !== '';
 }
