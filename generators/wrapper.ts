@@ -4,7 +4,7 @@
 // here from named steps, one per part of the script that reads it.
 import { posix } from 'node:path';
 import { renderClaimSh, renderHeartbeatSh, renderWindowSh } from '../src/gen/templates.ts';
-import { FILES_AWK, VERDICT_AWK } from '../src/billing-rules.ts';
+import { FILES_AWK, TOKEN_AWK, TOKEN_REFUSAL, VERDICT_AWK } from '../src/billing-rules.ts';
 import { STATUS_ARGV, billingClient, billingFiles, billingKeyNames, billingTimeout, fileHitFix, hasSetupToken, notPlan, timedOut } from '../src/billing.ts';
 import { harnessArgs, promptSeparator } from '../src/harness.ts';
 import { openDays } from '../src/schedule.ts';
@@ -122,6 +122,8 @@ export interface BillingContext {
   /** The rules, once (src/billing-rules.ts): install runs the same awk text. */
   billingVerdictAwk: string;
   billingFilesAwk: string;
+  billingTokenAwk: string;
+  billingTokenRefusal: string;
 }
 
 /** Step 4b: log rotation. */
@@ -266,7 +268,7 @@ function wakeContext(ctx: RenderContext): WakeContext {
 function billingContext(ctx: RenderContext): BillingContext {
   const client = billingClient(ctx.spec.agent);
   const t = billingTimeout(seconds(ctx.spec.timeout));
-  const none = { billingFiles: [], billingKeys: '', billingFileFix: '', billingManagedDir: false, billingVerdictAwk: '', billingFilesAwk: '' };
+  const none = { billingFiles: [], billingKeys: '', billingFileFix: '', billingManagedDir: false, billingVerdictAwk: '', billingFilesAwk: '', billingTokenAwk: '', billingTokenRefusal: '' };
   if (!client) return { billingCheck: false, billingClientName: '', billingArgv: [], billingTimeout: t, billingTimedOut: '', billingNotPlan: '', billingSetupToken: false, ...none };
   return {
     billingCheck: true,
@@ -282,6 +284,8 @@ function billingContext(ctx: RenderContext): BillingContext {
     billingManagedDir: client === 'claude-code',
     billingVerdictAwk: VERDICT_AWK,
     billingFilesAwk: FILES_AWK,
+    billingTokenAwk: TOKEN_AWK,
+    billingTokenRefusal: TOKEN_REFUSAL,
   };
 }
 

@@ -149,3 +149,14 @@ export const FILES_AWK = String.raw`
         }
       }
     }`;
+
+/**
+ * TOKEN_AWK, with the file of `claude auth status --text`'s stdout as its operand: exit 0
+ * when a line (a trailing CR dropped) is exactly "Auth token: CLAUDE_CODE_OAUTH_TOKEN"
+ * (Claude Code 2.1.197's words for a setup token; an ANTHROPIC_AUTH_TOKEN, billed per
+ * token, is named there instead), else 1.
+ */
+export const TOKEN_AWK = String.raw`{ sub(/\r$/, "") } $0 == "Auth token: CLAUDE_CODE_OAUTH_TOKEN" { f = 1 } END { exit !f }`;
+
+/** What the wrapper and install say when TOKEN_AWK finds no such line. */
+export const TOKEN_REFUSAL = 'claude auth status --text does not say "Auth token: CLAUDE_CODE_OAUTH_TOKEN" (an ANTHROPIC_AUTH_TOKEN from a settings file is billed per token)';

@@ -27,7 +27,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FILES_AWK, VERDICT_AWK } from './billing-rules.ts';
+import { FILES_AWK, TOKEN_AWK, VERDICT_AWK } from './billing-rules.ts';
 import { knownCredentials } from './credentials.ts';
 import type { Spec } from './spec.ts';
 
@@ -91,6 +91,17 @@ export function verdict(client: BillingClient, stdout: string, stderr: string, c
     if (ok) return { ok: true, method: ok[1]!, provider: ok[2]!, identity: ok[3]! };
     if (line.startsWith('no ')) return { ok: false, saw: line.slice(3) };
     return { ok: false, saw: `${COMMAND[client]} got no verdict from awk` };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** `claude auth status --text` printed this on stdout: does it name the setup token (TOKEN_AWK, as the wrapper asks)? */
+export function namesSetupToken(stdout: string): boolean {
+  const dir = mkdtempSync(join(tmpdir(), 'hbgen-billing-'));
+  try {
+    writeFileSync(join(dir, 'out'), stdout);
+    return spawnSync('awk', [TOKEN_AWK, join(dir, 'out')], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C' }, stdio: 'ignore' }).status === 0;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
