@@ -12,7 +12,7 @@ export const PING_SECONDS = 5;
 export const PING_BOUND = 10;
 
 export interface NotifyContext {
-  /** Either of notify and ping is set: step 1c is rendered, and the calls to hb_tell. */
+  /** Either of notify and ping is set: step 1d is rendered, and the calls to hb_tell. */
   tellOn: boolean;
   notifyOn: boolean;
   notifyArgv: string[];

@@ -5,6 +5,7 @@
 import { type SeedsContext, seedsContext } from './seeds.ts';
 import { posix } from 'node:path';
 import { renderClaimSh, renderHeartbeatSh, renderWindowSh } from '../src/gen/templates.ts';
+import { FILES_AWK, TOKEN_AWK, TOKEN_REFUSAL, VERDICT_AWK } from '../src/billing-rules.ts';
 import { STATUS_ARGV, billingClient, billingFiles, billingKeyNames, billingTimeout, fileHitFix, hasSetupToken, notPlan, timedOut } from '../src/billing.ts';
 import { harnessArgs, promptSeparator } from '../src/harness.ts';
 import { openDays } from '../src/schedule.ts';
@@ -119,6 +120,11 @@ export interface BillingContext {
   billingKeys: string;
   billingFileFix: string;
   billingManagedDir: boolean;
+  /** The rules, once (src/billing-rules.ts): install runs the same awk text. */
+  billingVerdictAwk: string;
+  billingFilesAwk: string;
+  billingTokenAwk: string;
+  billingTokenRefusal: string;
 }
 
 /** Steps 3c and 6c: the client's JSON stream (claude-code and codex presets) and the day's token budget. */
@@ -185,7 +191,12 @@ export interface WindowEndContext {
   clockShift: number;
 }
 
-export type WrapperContext = SeedsContext & JailContext & WindowContext & EnvironmentContext & GateContext & LockContext & WakeContext & BillingContext & OutcomeContext & WindowEndContext & LimitContext & RotateContext & NotifyContext & FormatsContext & StreamContext;
+/** The wrapper runs a short trusted command (notify, ping, the billing check): step 1c's hb_bounded is rendered. */
+export interface BoundedContext {
+  boundedOn: boolean;
+}
+
+export type WrapperContext = SeedsContext & JailContext & WindowContext & EnvironmentContext & GateContext & LockContext & WakeContext & BillingContext & OutcomeContext & WindowEndContext & LimitContext & RotateContext & NotifyContext & FormatsContext & StreamContext & BoundedContext;
 
 export interface ClaimContext extends LockContext {
   header: string;
@@ -268,7 +279,7 @@ function wakeContext(ctx: RenderContext): WakeContext {
 function billingContext(ctx: RenderContext): BillingContext {
   const client = billingClient(ctx.spec.agent);
   const t = billingTimeout(seconds(ctx.spec.timeout));
-  const none = { billingFiles: [], billingKeys: '', billingFileFix: '', billingManagedDir: false };
+  const none = { billingFiles: [], billingKeys: '', billingFileFix: '', billingManagedDir: false, billingVerdictAwk: '', billingFilesAwk: '', billingTokenAwk: '', billingTokenRefusal: '' };
   if (!client) return { billingCheck: false, billingClientName: '', billingArgv: [], billingTimeout: t, billingTimedOut: '', billingNotPlan: '', billingSetupToken: false, ...none };
   return {
     billingCheck: true,
@@ -282,6 +293,10 @@ function billingContext(ctx: RenderContext): BillingContext {
     billingKeys: ` ${billingKeyNames().join(' ')} `,
     billingFileFix: fileHitFix(client),
     billingManagedDir: client === 'claude-code',
+    billingVerdictAwk: VERDICT_AWK,
+    billingFilesAwk: FILES_AWK,
+    billingTokenAwk: TOKEN_AWK,
+    billingTokenRefusal: TOKEN_REFUSAL,
   };
 }
 
@@ -320,6 +335,8 @@ function outcomeContext(ctx: RenderContext): OutcomeContext {
 }
 
 export function wrapperContext(ctx: RenderContext): WrapperContext {
+  const billing = billingContext(ctx);
+  const notify = notifyContext(ctx);
   return {
     ...windowContext(ctx),
     ...jailContext(ctx),
@@ -327,12 +344,13 @@ export function wrapperContext(ctx: RenderContext): WrapperContext {
     ...gateContext(ctx),
     ...lockContext(ctx),
     ...wakeContext(ctx),
-    ...billingContext(ctx),
+    ...billing,
     ...outcomeContext(ctx),
     ...windowEndContext(ctx),
     ...limitContext(ctx),
     ...rotateContext(ctx),
-    ...notifyContext(ctx),
+    ...notify,
+    boundedOn: notify.tellOn || billing.billingCheck,
     ...formatsContext(ctx),
     ...streamContext(ctx),
     ...seedsContext(ctx, wakeContext(ctx).agentArgs, harnessArgs(ctx.spec.agent, jailOn(ctx.spec)).length),

@@ -1,8 +1,8 @@
 // Is the agent's client logged in on the user's fixed plan? Asked of the client itself, with
 // its own status command, at install (src/host/install/billing.ts) and before every wake (the
 // wrapper's hb_billing, templates/partials/heartbeat/55-billing.hbs). The two must reach the
-// same verdict from the same output: the rules live here once, the wrapper's awk follows
-// them word for word, and test/billing.test.ts feeds both the same outputs.
+// same verdict from the same output: the rules are written once, as the awk programs of
+// src/billing-rules.ts, which the wrapper renders in and install runs (verdict, fileHit).
 //
 // What the clients print, read from the clients themselves (Claude Code 2.1.197, codex
 // 0.171, HOME in a temporary folder, offline):
@@ -23,7 +23,12 @@
 //   ***", "Logged in using ChatGPT", or "Logged in using <Amazon Bedrock API key | AWS access
 //   keys | access token | personal access token | workload identity>". Only the ChatGPT
 //   login is the plan.
-import { credential, knownCredentials } from './credentials.ts';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FILES_AWK, TOKEN_AWK, VERDICT_AWK } from './billing-rules.ts';
+import { knownCredentials } from './credentials.ts';
 import type { Spec } from './spec.ts';
 
 export type BillingClient = 'claude-code' | 'codex';
@@ -55,66 +60,54 @@ export function billingTimeout(timeoutSeconds: number): number {
 }
 
 /**
- * A value as the verdict shows it: characters outside a small safe set become "?" (the log
- * line is one line of plain text), at most 80 of them. The wrapper's awk does the same.
+ * Runs one of the rules' awk programs (src/billing-rules.ts) as the wrapper does: the C
+ * locale, the operands given; its stdout. Temporary files hold what the client printed.
  */
-export function shown(v: string): string {
-  return v.replace(/[^A-Za-z0-9 ._@/:+*-]/g, '?').slice(0, 80);
+function awk(program: string, vars: Record<string, string>, operands: string[]): string {
+  const r = spawnSync('awk', [...Object.entries(vars).flatMap(([k, v]) => ['-v', `${k}=${v}`]), program, ...operands], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C' },
+    stdio: ['ignore', 'pipe', 'ignore'],
+    maxBuffer: 1 << 20,
+  });
+  if (r.error) throw new Error(`billing: awk could not be run (${r.error.message}); install awk (POSIX), which the wrapper needs too`);
+  return r.stdout;
 }
 
 /**
- * The verdict on what `claude auth status` printed on stdout and its exit status;
- * `setupToken`: the agent's env sets CLAUDE_CODE_OAUTH_TOKEN.
+ * The verdict on what the client's status command printed and its exit status, by the
+ * rules the wrapper applies before every wake (VERDICT_AWK, the same text);
+ * `setupToken`: the agent's env sets CLAUDE_CODE_OAUTH_TOKEN (claude-code only).
  */
-export function claudeVerdict(stdout: string, code: number, setupToken: boolean): Verdict {
-  const cmd = COMMAND['claude-code'];
-  const text = stdout.trim();
-  let o: Record<string, unknown> | null = null;
-  if (text.startsWith('{') && text.endsWith('}')) {
-    try {
-      const v: unknown = JSON.parse(text);
-      if (v && typeof v === 'object' && !Array.isArray(v)) o = v as Record<string, unknown>;
-    } catch {
-      o = null;
-    }
-  }
-  if (!o || typeof o.authMethod !== 'string') return { ok: false, saw: `${cmd} printed no status hbgen can read (exit ${code})` };
-  const str = (k: string) => (typeof o![k] === 'string' ? (o![k] as string) : '');
-  const method = str('authMethod');
-  const provider = str('apiProvider');
-  const source = str('apiKeySource');
-  const sub = str('subscriptionType');
-  if (method === 'none' || o.loggedIn === false) return { ok: false, saw: `${cmd} says not logged in` };
-  if (code === 0 && provider === 'firstParty' && source === '') {
-    if (method === 'claude.ai' && sub !== '') return { ok: true, method, provider, identity: `Claude subscription login (${shown(sub)})`, plan: shown(sub) };
-    if (method === 'oauth_token' && setupToken) return { ok: true, method, provider, identity: 'Claude subscription token (CLAUDE_CODE_OAUTH_TOKEN)' };
-  }
-  let saw = `${cmd} says authMethod "${shown(method)}"`;
-  if (method === 'oauth_token' && !setupToken && code === 0 && provider === 'firstParty' && source === '') saw += ' with no CLAUDE_CODE_OAUTH_TOKEN in the agent\'s env (an ANTHROPIC_AUTH_TOKEN, billed per token, is reported so too)';
-  if (source) saw += `, apiKeySource "${shown(source)}"`;
-  if (provider !== 'firstParty') saw += `, apiProvider "${shown(provider)}"`;
-  if (method === 'claude.ai' && sub === '' && !source) saw += ', no subscriptionType';
-  if (code !== 0) saw += ` (exit ${code})`;
-  return { ok: false, saw };
-}
-
-/** The verdict on what `codex login status` printed (stdout and stderr together) and its exit status. */
-export function codexVerdict(output: string, code: number): Verdict {
-  const cmd = COMMAND.codex;
-  const lines = output.split('\n').map((l) => l.replace(/[\r \t]+$/, ''));
-  if (code === 0 && lines.includes('Logged in using ChatGPT')) return { ok: true, method: 'chatgpt', provider: 'openai', identity: 'ChatGPT login' };
-  if (lines.some((l) => l.startsWith('Not logged in'))) return { ok: false, saw: `${cmd} says not logged in` };
-  // "API key configured - sk-t***-key" shows part of the key: only its first words are repeated.
-  const said = lines.find((l) => l.startsWith('Logged in using ') || l.startsWith('API key configured'))?.replace(/^API key configured.*/, 'API key configured');
-  if (said !== undefined) return { ok: false, saw: `${cmd} says "${shown(said)}"${code !== 0 ? ` (exit ${code})` : ''}` };
-  return { ok: false, saw: `${cmd} printed no status hbgen can read (exit ${code})` };
-}
-
 export function verdict(client: BillingClient, stdout: string, stderr: string, code: number, setupToken = false): Verdict {
-  return client === 'claude-code' ? claudeVerdict(stdout, code, setupToken) : codexVerdict(`${stdout}\n${stderr}`, code);
+  const dir = mkdtempSync(join(tmpdir(), 'hbgen-billing-'));
+  try {
+    const out = join(dir, 'out');
+    const err = join(dir, 'err');
+    writeFileSync(out, stdout);
+    writeFileSync(err, stderr);
+    const line = awk(VERDICT_AWK, { rc: String(code), which: client, tok: setupToken ? '1' : '0' }, [out, err]).split('\n')[0] ?? '';
+    const ok = /^ok (\S+) (\S+) (.+)$/.exec(line);
+    if (ok) return { ok: true, method: ok[1]!, provider: ok[2]!, identity: ok[3]! };
+    if (line.startsWith('no ')) return { ok: false, saw: line.slice(3) };
+    return { ok: false, saw: `${COMMAND[client]} got no verdict from awk` };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
-/** The agent's env gives Claude Code a setup-token (see claudeVerdict). */
+/** `claude auth status --text` printed this on stdout: does it name the setup token (TOKEN_AWK, as the wrapper asks)? */
+export function namesSetupToken(stdout: string): boolean {
+  const dir = mkdtempSync(join(tmpdir(), 'hbgen-billing-'));
+  try {
+    writeFileSync(join(dir, 'out'), stdout);
+    return spawnSync('awk', [TOKEN_AWK, join(dir, 'out')], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C' }, stdio: 'ignore' }).status === 0;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The agent's env gives Claude Code a setup-token (see the rules, src/billing-rules.ts VERDICT_AWK: oauth_token counts as the plan only then). */
 export function hasSetupToken(env: Record<string, string | undefined>): boolean {
   return (env.CLAUDE_CODE_OAUTH_TOKEN ?? '') !== '';
 }
@@ -138,8 +131,8 @@ export function notPlan(client: BillingClient): string {
 // - codex reads a provider from ~/.codex/config.toml (and from the repo's .codex/config.toml
 //   once the project is trusted) while `codex login status` says "Logged in using ChatGPT".
 // So before every wake (and at install) these files are read for the keys that do it. The
-// scan is by key name, wherever the key stands (fail closed), in the wrapper's awk and in
-// settingsHits() below with the same rules.
+// scan is by key name, wherever the key stands (fail closed), by FILES_AWK
+// (src/billing-rules.ts), in the wrapper and at install.
 
 /** Managed (policy) settings Claude Code reads on Linux and macOS; the agent cannot write them unless it runs as root. */
 export const CLAUDE_MANAGED = ['/etc/claude-code/managed-settings.json', '/Library/Application Support/ClaudeCode/managed-settings.json'] as const;
@@ -187,50 +180,13 @@ export interface FileHit {
 }
 
 /**
- * The first key in a Claude settings file's text that bills per token: a credential
- * variable (src/credentials.ts) or apiKeyHelper, as a JSON object key anywhere in the file
- * (a key with any backslash escape counts too: no settings key needs one, and one could spell
- * a credential's name, as in ANTHROPIC\u005fAPI_KEY).
+ * The first hit in the files (paths; a missing or unreadable one is skipped), by the rules
+ * the wrapper applies before every wake (FILES_AWK, the same text).
  */
-export function claudeTextHit(text: string): string | undefined {
-  const re = /"((?:[^"\\]|\\.)*)"[ \t\r\n]*:/g;
-  for (let m = re.exec(text); m; m = re.exec(text)) {
-    const key = m[1]!;
-    // No settings key needs an escape; one could spell a credential's name (\u005f).
-    if (key.includes('\\')) return shown(key);
-    if (key === 'apiKeyHelper' || credential(key)) return key;
-  }
-  return undefined;
-}
-
-/**
- * The first key of a codex config.toml that chooses a provider other than "openai" or gives
- * one a credential: model_provider with any other value, experimental_bearer_token, env_key
- * (bare, quoted or dotted, wherever they stand; a quoted key with an escape counts too).
- */
-export function codexTextHit(text: string): string | undefined {
-  const re = /(^|[ \t{,.'"])(experimental_bearer_token|env_key|model_provider)['"]?[ \t]*=/g;
-  for (const line of text.split('\n')) {
-    const l = line.replace(/\r$/, '');
-    if (/"[^"=]*\\[^"=]*"[ \t]*=/.test(l)) return 'a key with an escape';
-    re.lastIndex = 0;
-    for (let m = re.exec(l); m; m = re.exec(l)) {
-      if (m[2] !== 'model_provider') return m[2];
-      const rest = l.slice(m.index + m[0].length).replace(/^[ \t]*/, '');
-      if (!/^(["'])openai\1/.test(rest)) return 'model_provider';
-    }
-  }
-  return undefined;
-}
-
-/** The first hit in the files (read by the caller; a missing one is skipped). */
-export function fileHit(client: BillingClient, files: { file: string; text: string }[]): FileHit | undefined {
-  for (const { file, text } of files) {
-    if (client === 'claude-code' && text.length > 1048576) return { file, key: '(the file, larger than 1 MiB)' };
-    const key = client === 'codex' ? codexTextHit(text) : claudeTextHit(text);
-    if (key) return { file, key };
-  }
-  return undefined;
+export function fileHit(client: BillingClient, files: string[]): FileHit | undefined {
+  if (files.length === 0) return undefined;
+  const [key, file] = awk(FILES_AWK, { which: client, keys: ` ${billingKeyNames().join(' ')} ` }, files).split('\n');
+  return key && file ? { file, key } : undefined;
 }
 
 /** The refusal's words after "billing ": the same in install and the wrapper's log line. */

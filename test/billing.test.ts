@@ -1,11 +1,12 @@
 // Billing verified with the clients' own tools (issue 13, items 1 and 2): install asks the
 // agent's client how it is logged in (`claude auth status`, `codex login status`), in the
 // agent's own environment, and the wrapper asks again before every wake. Only the plan goes
-// on; the two reach the same verdict, in the same words, from the same output.
+// on; both reach the verdict written here by hand for each output (the rules themselves
+// are written once, src/billing-rules.ts, and run by both).
 // - The REAL clients from npm say what they say in each state that can be made here
 //   (logged out, an API key, a third-party provider, an apiKeyHelper, a Console login, and a
 //   subscription login read from credential files the test makes); each output is judged
-//   by install's rules and replayed to the rendered wrapper, which must agree word for word.
+//   by install and replayed to the rendered wrapper; both must give the expected verdict.
 // - STAND-IN clients cover what the real ones cannot be made to print here (a client too old
 //   to have the command, unreadable output, one that never answers).
 import { spawnSync } from 'node:child_process';
@@ -51,6 +52,10 @@ case "$1 \${2-} \${3-}" in
     env >"$d/billing-env"
     pwd -P >"$d/billing-pwd"
     readlink /proc/$$/fd/0 >"$d/billing-stdin"
+    if [ -f "$d/status-forks" ]; then
+      sleep 300 </dev/null >/dev/null 2>&1 &
+      echo $! >"$d/status-kid"
+    fi
     if [ -f "$d/status-hangs" ]; then
       echo $$ >"$d/status-pid"
       exec sleep 600
@@ -73,86 +78,101 @@ function says(c: Case, s: Said): void {
   writeFileSync(join(c.rec, 'status.rc'), String(s.rc));
 }
 
-/** The wrapper's verdict on what the client said must be install's, in the same words. */
-async function agrees(client: BillingClient, s: Said, what: string, setupToken = false): Promise<void> {
-  const v = verdict(client, s.stdout, s.stderr, s.rc, setupToken);
+/**
+ * The wrapper, replaying what the client said, must reach the expected verdict: the plan
+ * (`saw` null) or a refusal in these words (a RegExp where the real client's exact words
+ * vary). Install's side is checked against the same expectation (`installAgrees`).
+ */
+async function agrees(client: BillingClient, s: Said, what: string, saw: string | RegExp | null, setupToken = false): Promise<void> {
   const c = standInCase(client, PATHS.full, setupToken ? { CLAUDE_CODE_OAUTH_TOKEN: 'sk-ant-oat01-test' } : {});
   says(c, s);
   const r = await run(c, dash, { args: ['--now'] });
   // Nothing of a key the client shows in part is repeated.
   assert.not.match(c.log() + r.stderr, /sk-/, what);
-  if (v.ok) {
+  if (saw === null) {
     assert.is(r.code, 0, `${what}: ${c.log()}`);
     assert.equal(c.outcomes(), ['start wake 1 by hand', 'quiet'], what);
     assert.is(c.runs().length, 1, `${what}: the agent ran`);
   } else {
     assert.is(r.code, 78, `${what}: ${c.log()}`);
-    assert.equal(c.outcomes(), [`error billing ${v.saw}: ${notPlan(client)}`], what);
-    assert.is(r.stderr, `hbgen tst: billing ${v.saw}: ${notPlan(client)}\n`, what);
+    const tail = `: ${notPlan(client)}`;
+    const line = c.outcomes().length === 1 ? c.outcomes()[0]! : '';
+    assert.ok(line.startsWith('error billing ') && line.endsWith(tail), `${what}: ${c.log()}`);
+    const said = line.slice('error billing '.length, line.length - tail.length);
+    if (typeof saw === 'string') assert.is(said, saw, what);
+    else assert.match(said, saw, what);
+    assert.is(r.stderr, `hbgen tst: billing ${said}${tail}\n`, what);
     assert.is(c.runs().length, 0, `${what}: no agent`);
     assert.not.ok(existsSync(join(c.state, 'wakes')), `${what}: no wake counted`);
   }
 }
 
+/** Install's verdict (src/billing.ts, the same rules) on the same output, against the same expectation. */
+function installAgrees(client: BillingClient, s: Said, what: string, want: string, ok: boolean, setupToken = false): void {
+  const v = verdict(client, s.stdout, s.stderr, s.rc, setupToken);
+  assert.is(v.ok, ok, what);
+  assert.is(v.ok ? v.identity : v.saw, want, what);
+}
+
 // What the clients print, copied from the real clients (claude 2.1.197, codex 0.171) where
 // they can be made to print it here, and from their code where not (marked).
-const CLAUDE_SAID: [string, Said, boolean][] = [
-  ['logged out', { stdout: '{\n  "loggedIn": false,\n  "authMethod": "none",\n  "apiProvider": "firstParty"\n}\n', stderr: '', rc: 1 }, false],
-  ['ANTHROPIC_API_KEY', { stdout: '{\n  "loggedIn": true,\n  "authMethod": "api_key",\n  "apiProvider": "firstParty",\n  "apiKeySource": "ANTHROPIC_API_KEY"\n}\n', stderr: '', rc: 0 }, false],
-  ['Bedrock', { stdout: '{\n  "loggedIn": true,\n  "authMethod": "third_party",\n  "apiProvider": "bedrock"\n}\n', stderr: '', rc: 0 }, false],
-  ['apiKeyHelper', { stdout: '{\n  "loggedIn": true,\n  "authMethod": "api_key_helper",\n  "apiProvider": "firstParty",\n  "apiKeySource": "apiKeyHelper"\n}\n', stderr: '', rc: 0 }, false],
-  ['Console login ("/login managed key")', { stdout: '{\n  "loggedIn": true,\n  "authMethod": "claude.ai",\n  "apiProvider": "firstParty",\n  "apiKeySource": "/login managed key",\n  "email": null,\n  "orgId": null,\n  "orgName": null,\n  "subscriptionType": null\n}\n', stderr: '', rc: 0 }, false],
-  ['claude.ai without a subscriptionType field (from the code)', { stdout: '{"loggedIn":true,"authMethod":"claude.ai","apiProvider":"firstParty"}\n', stderr: '', rc: 0 }, false],
-  ['subscription login with a Console key beside it (from the code)', { stdout: '{"loggedIn":true,"authMethod":"claude.ai","apiProvider":"firstParty","apiKeySource":"/login managed key","subscriptionType":"max"}', stderr: '', rc: 0 }, false],
-  ['claude.ai on Vertex (from the code)', { stdout: '{"loggedIn":true,"authMethod":"claude.ai","apiProvider":"vertex","subscriptionType":"max"}', stderr: '', rc: 0 }, false],
-  ['subscription login (stand-in: the real output shape, with an account)', { stdout: CLAUDE_SUBSCRIPTION_STATUS, stderr: '', rc: 0 }, true],
-  ['subscription login, compact JSON, pro', { stdout: '{"loggedIn":true,"authMethod":"claude.ai","apiProvider":"firstParty","email":null,"subscriptionType":"pro"}', stderr: 'a warning on stderr\n', rc: 0 }, true],
-  ['subscription login but exit 1', { stdout: CLAUDE_SUBSCRIPTION_STATUS, stderr: '', rc: 1 }, false],
-  ['oauth_token: a setup-token, or an ANTHROPIC_AUTH_TOKEN (the real client says the same for both)', { stdout: '{\n  "loggedIn": true,\n  "authMethod": "oauth_token",\n  "apiProvider": "firstParty"\n}\n', stderr: '', rc: 0 }, false],
-  ['oauth_token with an API key source (from the code)', { stdout: '{"loggedIn":true,"authMethod":"oauth_token","apiProvider":"firstParty","apiKeySource":"ANTHROPIC_API_KEY"}', stderr: '', rc: 0 }, false],
-  ['a client without the command: its prompt answer', { stdout: 'Not logged in · Please run /login\n', stderr: '', rc: 1 }, false],
-  ['nothing at all', { stdout: '', stderr: '', rc: 0 }, false],
-  ['JSON that is not an object', { stdout: '["claude.ai"]\n', stderr: '', rc: 0 }, false],
-  ['text around the JSON', { stdout: 'Status:\n{"loggedIn":true,"authMethod":"claude.ai","apiProvider":"firstParty","subscriptionType":"max"}\n', stderr: '', rc: 0 }, false],
-  ['odd characters in a value', { stdout: '{"loggedIn":true,"authMethod":"api key; rm -rf $HOME `x`","apiProvider":"firstParty"}', stderr: '', rc: 0 }, false],
+const CLAUDE_SAID: [string, Said, boolean, string][] = [
+  ['logged out', { stdout: '{\n  "loggedIn": false,\n  "authMethod": "none",\n  "apiProvider": "firstParty"\n}\n', stderr: '', rc: 1 }, false, 'claude auth status says not logged in'],
+  ['ANTHROPIC_API_KEY', { stdout: '{\n  "loggedIn": true,\n  "authMethod": "api_key",\n  "apiProvider": "firstParty",\n  "apiKeySource": "ANTHROPIC_API_KEY"\n}\n', stderr: '', rc: 0 }, false, 'claude auth status says authMethod "api_key", apiKeySource "ANTHROPIC_API_KEY"'],
+  ['Bedrock', { stdout: '{\n  "loggedIn": true,\n  "authMethod": "third_party",\n  "apiProvider": "bedrock"\n}\n', stderr: '', rc: 0 }, false, 'claude auth status says authMethod "third_party", apiProvider "bedrock"'],
+  ['apiKeyHelper', { stdout: '{\n  "loggedIn": true,\n  "authMethod": "api_key_helper",\n  "apiProvider": "firstParty",\n  "apiKeySource": "apiKeyHelper"\n}\n', stderr: '', rc: 0 }, false, 'claude auth status says authMethod "api_key_helper", apiKeySource "apiKeyHelper"'],
+  ['Console login ("/login managed key")', { stdout: '{\n  "loggedIn": true,\n  "authMethod": "claude.ai",\n  "apiProvider": "firstParty",\n  "apiKeySource": "/login managed key",\n  "email": null,\n  "orgId": null,\n  "orgName": null,\n  "subscriptionType": null\n}\n', stderr: '', rc: 0 }, false, 'claude auth status says authMethod "claude.ai", apiKeySource "/login managed key"'],
+  ['claude.ai without a subscriptionType field (from the code)', { stdout: '{"loggedIn":true,"authMethod":"claude.ai","apiProvider":"firstParty"}\n', stderr: '', rc: 0 }, false, 'claude auth status says authMethod "claude.ai", no subscriptionType'],
+  ['subscription login with a Console key beside it (from the code)', { stdout: '{"loggedIn":true,"authMethod":"claude.ai","apiProvider":"firstParty","apiKeySource":"/login managed key","subscriptionType":"max"}', stderr: '', rc: 0 }, false, 'claude auth status says authMethod "claude.ai", apiKeySource "/login managed key"'],
+  ['claude.ai on Vertex (from the code)', { stdout: '{"loggedIn":true,"authMethod":"claude.ai","apiProvider":"vertex","subscriptionType":"max"}', stderr: '', rc: 0 }, false, 'claude auth status says authMethod "claude.ai", apiProvider "vertex"'],
+  ['subscription login (stand-in: the real output shape, with an account)', { stdout: CLAUDE_SUBSCRIPTION_STATUS, stderr: '', rc: 0 }, true, 'Claude subscription login (max)'],
+  ['subscription login, compact JSON, pro', { stdout: '{"loggedIn":true,"authMethod":"claude.ai","apiProvider":"firstParty","email":null,"subscriptionType":"pro"}', stderr: 'a warning on stderr\n', rc: 0 }, true, 'Claude subscription login (pro)'],
+  ['subscription login but exit 1', { stdout: CLAUDE_SUBSCRIPTION_STATUS, stderr: '', rc: 1 }, false, 'claude auth status says authMethod "claude.ai" (exit 1)'],
+  ['oauth_token: a setup-token, or an ANTHROPIC_AUTH_TOKEN (the real client says the same for both)', { stdout: '{\n  "loggedIn": true,\n  "authMethod": "oauth_token",\n  "apiProvider": "firstParty"\n}\n', stderr: '', rc: 0 }, false, 'claude auth status says authMethod "oauth_token" with no CLAUDE_CODE_OAUTH_TOKEN in the agent\'s env (an ANTHROPIC_AUTH_TOKEN, billed per token, is reported so too)'],
+  ['oauth_token with an API key source (from the code)', { stdout: '{"loggedIn":true,"authMethod":"oauth_token","apiProvider":"firstParty","apiKeySource":"ANTHROPIC_API_KEY"}', stderr: '', rc: 0 }, false, 'claude auth status says authMethod "oauth_token", apiKeySource "ANTHROPIC_API_KEY"'],
+  ['a client without the command: its prompt answer', { stdout: 'Not logged in · Please run /login\n', stderr: '', rc: 1 }, false, 'claude auth status printed no status hbgen can read (exit 1)'],
+  ['nothing at all', { stdout: '', stderr: '', rc: 0 }, false, 'claude auth status printed no status hbgen can read (exit 0)'],
+  ['JSON that is not an object', { stdout: '["claude.ai"]\n', stderr: '', rc: 0 }, false, 'claude auth status printed no status hbgen can read (exit 0)'],
+  ['text around the JSON', { stdout: 'Status:\n{"loggedIn":true,"authMethod":"claude.ai","apiProvider":"firstParty","subscriptionType":"max"}\n', stderr: '', rc: 0 }, false, 'claude auth status printed no status hbgen can read (exit 0)'],
+  ['odd characters in a value', { stdout: '{"loggedIn":true,"authMethod":"api key; rm -rf $HOME `x`","apiProvider":"firstParty"}', stderr: '', rc: 0 }, false, 'claude auth status says authMethod "api key? rm -rf ?HOME ?x?"'],
 ];
-const CODEX_SAID: [string, Said, boolean][] = [
-  ['logged out', { stdout: '', stderr: 'Not logged in\n', rc: 1 }, false],
-  ['API key (the real codex shows part of it)', { stdout: '', stderr: 'API key configured - sk-test-***a-key\nAuthentication is checked when you send a request.\n', rc: 0 }, false],
-  ['ChatGPT', { stdout: '', stderr: 'WARNING: proceeding, even though we could not create PATH aliases\nLogged in using ChatGPT\n', rc: 0 }, true],
-  ['ChatGPT, trailing blanks and CR', { stdout: 'Logged in using ChatGPT \r\n', stderr: '', rc: 0 }, true],
-  ['ChatGPT but exit 1', { stdout: '', stderr: 'Logged in using ChatGPT\n', rc: 1 }, false],
-  ['Bedrock API key (from the binary)', { stdout: '', stderr: 'Logged in using Amazon Bedrock API key\n', rc: 0 }, false],
-  ['AWS access keys (from the binary)', { stdout: '', stderr: 'Logged in using AWS access keys\n', rc: 0 }, false],
-  ['access token (from the binary)', { stdout: '', stderr: 'Logged in using access token\n', rc: 0 }, false],
-  ['personal access token (from the binary)', { stdout: '', stderr: 'Logged in using personal access token\n', rc: 0 }, false],
-  ['workload identity (from the binary)', { stdout: '', stderr: 'Logged in using workload identity\n', rc: 0 }, false],
-  ['a ChatGPT line inside other text', { stdout: 'note: Logged in using ChatGPT elsewhere\n', stderr: '', rc: 0 }, false],
-  ['an old codex: unknown subcommand', { stdout: '', stderr: "error: unrecognized subcommand 'status'\n", rc: 2 }, false],
+const CODEX_SAID: [string, Said, boolean, string][] = [
+  ['logged out', { stdout: '', stderr: 'Not logged in\n', rc: 1 }, false, 'codex login status says not logged in'],
+  ['API key (the real codex shows part of it)', { stdout: '', stderr: 'API key configured - sk-test-***a-key\nAuthentication is checked when you send a request.\n', rc: 0 }, false, 'codex login status says "API key configured"'],
+  ['ChatGPT', { stdout: '', stderr: 'WARNING: proceeding, even though we could not create PATH aliases\nLogged in using ChatGPT\n', rc: 0 }, true, 'ChatGPT login'],
+  ['ChatGPT, trailing blanks and CR', { stdout: 'Logged in using ChatGPT \r\n', stderr: '', rc: 0 }, true, 'ChatGPT login'],
+  ['ChatGPT but exit 1', { stdout: '', stderr: 'Logged in using ChatGPT\n', rc: 1 }, false, 'codex login status says "Logged in using ChatGPT" (exit 1)'],
+  ['Bedrock API key (from the binary)', { stdout: '', stderr: 'Logged in using Amazon Bedrock API key\n', rc: 0 }, false, 'codex login status says "Logged in using Amazon Bedrock API key"'],
+  ['AWS access keys (from the binary)', { stdout: '', stderr: 'Logged in using AWS access keys\n', rc: 0 }, false, 'codex login status says "Logged in using AWS access keys"'],
+  ['access token (from the binary)', { stdout: '', stderr: 'Logged in using access token\n', rc: 0 }, false, 'codex login status says "Logged in using access token"'],
+  ['personal access token (from the binary)', { stdout: '', stderr: 'Logged in using personal access token\n', rc: 0 }, false, 'codex login status says "Logged in using personal access token"'],
+  ['workload identity (from the binary)', { stdout: '', stderr: 'Logged in using workload identity\n', rc: 0 }, false, 'codex login status says "Logged in using workload identity"'],
+  ['a ChatGPT line inside other text', { stdout: 'note: Logged in using ChatGPT elsewhere\n', stderr: '', rc: 0 }, false, 'codex login status printed no status hbgen can read (exit 0)'],
+  ['an old codex: unknown subcommand', { stdout: '', stderr: "error: unrecognized subcommand 'status'\n", rc: 2 }, false, 'codex login status printed no status hbgen can read (exit 2)'],
 ];
 
 test('install and the wrapper judge every claude auth status output alike (the plan: claude.ai with a subscriptionType and no API key source, or oauth_token with the setup-token in the agent\'s env, on firstParty)', async () => {
-  for (const [what, s, ok] of CLAUDE_SAID) {
-    assert.is(verdict('claude-code', s.stdout, s.stderr, s.rc).ok, ok, what);
-    await agrees('claude-code', s, `claude: ${what}`);
+  for (const [what, s, ok, want] of CLAUDE_SAID) {
+    installAgrees('claude-code', s, what, want, ok);
+    await agrees('claude-code', s, `claude: ${what}`, ok ? null : want);
   }
   // oauth_token is the plan only when the agent's env gives CLAUDE_CODE_OAUTH_TOKEN.
   const oauth = CLAUDE_SAID.find(([w]) => w.startsWith('oauth_token:'))![1];
-  assert.match((verdict('claude-code', oauth.stdout, '', 0) as { saw: string }).saw, /authMethod "oauth_token" with no CLAUDE_CODE_OAUTH_TOKEN in the agent's env/);
-  assert.ok(verdict('claude-code', oauth.stdout, '', 0, true).ok);
-  await agrees('claude-code', oauth, 'claude: oauth_token with CLAUDE_CODE_OAUTH_TOKEN in the spec env', true);
+  installAgrees('claude-code', oauth, 'oauth_token with the setup-token', 'Claude subscription token (CLAUDE_CODE_OAUTH_TOKEN)', true, true);
+  await agrees('claude-code', oauth, 'claude: oauth_token with CLAUDE_CODE_OAUTH_TOKEN in the spec env', null, true);
   const withKey = CLAUDE_SAID.find(([w]) => w.startsWith('oauth_token with'))![1];
-  await agrees('claude-code', withKey, 'claude: oauth_token with an API key source, CLAUDE_CODE_OAUTH_TOKEN in the spec env', true);
+  installAgrees('claude-code', withKey, 'oauth_token with an API key source and the setup-token', 'claude auth status says authMethod "oauth_token", apiKeySource "ANTHROPIC_API_KEY"', false, true);
+  await agrees('claude-code', withKey, 'claude: oauth_token with an API key source, CLAUDE_CODE_OAUTH_TOKEN in the spec env', 'claude auth status says authMethod "oauth_token", apiKeySource "ANTHROPIC_API_KEY"', true);
 });
 
 test('install and the wrapper judge every codex login status output alike (the plan: "Logged in using ChatGPT" only)', async () => {
-  for (const [what, s, ok] of CODEX_SAID) {
-    assert.is(verdict('codex', s.stdout, s.stderr, s.rc).ok, ok, what);
-    await agrees('codex', s, `codex: ${what}`);
+  for (const [what, s, ok, want] of CODEX_SAID) {
+    installAgrees('codex', s, what, want, ok);
+    await agrees('codex', s, `codex: ${what}`, ok ? null : want);
   }
 });
 
-test('every shell: a refusal and a pass, with timeout(1) and on the macOS PATH (the watchdog timer)', async () => {
+test('every shell: a refusal and a pass, with timeout(1) and on the macOS PATH (the bound\'s fallback watcher)', async () => {
   for (const sh of SHELLS) {
     for (const path of [PATHS.full, PATHS.bare]) {
       const no = standInCase('claude-code', path);
@@ -199,6 +219,23 @@ test('a client that never answers: error billing after its own short timeout, no
       assert.ok(alive === '' || alive.startsWith('Z'), `${sh.name} ${path}: the hung client ${pid} is still there (${alive})`);
       assert.is(c.runs().length, 0);
     }
+  }
+});
+
+// The billing check had a bound of its own (timeout(1) or the watchdog's timer) that ended
+// only the client itself: a child the status command left behind lived on after the wake.
+// It is bounded now as notify and ping are (hb_bounded).
+test('a status command that leaves a child behind: the child is ended with the check (with and without timeout(1))', async () => {
+  for (const path of [PATHS.full, PATHS.bare]) {
+    const c = standInCase('codex', path);
+    says(c, CODEX_SAID[2]![1]);
+    writeFileSync(join(c.rec, 'status-forks'), '');
+    const r = await run(c, dash, { args: ['--now'] });
+    assert.is(r.code, 0, c.log());
+    const kid = Number(readFileSync(join(c.rec, 'status-kid'), 'utf8'));
+    const st = spawnSync('ps', ['-o', 'stat=', '-p', String(kid)], { encoding: 'utf8' }).stdout.trim();
+    if (st !== '' && !st.startsWith('Z')) process.kill(kid, 'SIGKILL');
+    assert.ok(st === '' || st.startsWith('Z'), `${path}: the status command's child ${kid} outlived the wake (${st})`);
   }
 });
 
@@ -320,7 +357,7 @@ t('the real claude in each state it can be put in here: only a subscription logi
     assert.is(v.ok, ok, `${what}: ${JSON.stringify(s)}`);
     if (!v.ok) assert.match(v.saw, saw, what);
     else assert.match(v.identity, token ? /^Claude subscription token \(CLAUDE_CODE_OAUTH_TOKEN\)$/ : /^Claude subscription login \(max\)$/);
-    await agrees('claude-code', s, `real claude: ${what}`, token);
+    await agrees('claude-code', s, `real claude: ${what}`, ok ? null : saw, token);
   }
 });
 
@@ -340,7 +377,7 @@ t('the real codex in each state it can be put in here: only the ChatGPT login pa
     const v = verdict('codex', s.stdout, s.stderr, s.rc);
     assert.is(v.ok, ok, `${what}: ${JSON.stringify(s)}`);
     if (!v.ok) assert.match(v.saw, saw, what);
-    await agrees('codex', s, `real codex: ${what}`);
+    await agrees('codex', s, `real codex: ${what}`, ok ? null : saw);
   }
 });
 

@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { JUNK_ENV, PATHS, SHELLS, makeCase, run, shell, sleep, waitFor } from './helpers/wrapper.ts';
+import { JUNK_ENV, PATHS, SHELLS, agentShell, makeCase, run, shell, sleep, waitFor } from './helpers/wrapper.ts';
 import { renderNow } from './helpers/render.ts';
 import { validateSpec } from '../src/spec.ts';
 
@@ -93,6 +93,26 @@ for (const sh of SHELLS) {
     });
   }
 
+  // The deadline's timer started only after the agent's record and a ps: a wrapper killed
+  // in that moment left the agent with no deadline at all (seen under load as agents that
+  // outlived the SIGKILL test above). Here the agent kills its wrapper itself, at once.
+  test(`${sh.name} / bare: a wrapper killed (SIGKILL) the moment its agent starts still leaves the agent its deadline`, async () => {
+    const T = 3;
+    const K = 1;
+    const c = makeCase({ path: PATHS.bare, spec: { timeout: `${T}s`, killAfter: `${K}s` } });
+    writeFileSync(c.bin, `#!${agentShell}\nkill -s KILL $PPID\ntrap '' TERM\necho $$ >"$HBTEST_DIR/started"\nwhile :; do sleep 1; done\n`, { mode: 0o755 });
+    const t0 = Date.now();
+    await run(c, sh, { limitMs: 30000 });
+    await waitFor(() => existsSync(join(c.rec, 'started')), 5000, 'agent started');
+    const agent = Number(readFileSync(join(c.rec, 'started'), 'utf8'));
+    try {
+      await waitFor(() => !alive(agent), (T + K + 1) * 1000 + 3000, 'the agent gone').catch(() => {});
+      assert.not.ok(alive(agent), `the agent outlived its deadline by far (${Date.now() - t0} ms)`);
+    } finally {
+      cleanup([agent]);
+    }
+  });
+
   test(`${sh.name} / bare: a clock stepped 2 h forward does not take over a live mkdir lock`, async () => {
     const c = makeCase({ path: PATHS.bare, spec: { timeout: '20s', killAfter: '1s' } });
     c.behave('sleep 3\n');
@@ -140,9 +160,20 @@ wait "$w" 2>/dev/null
 i=0
 while [ -e "/proc/$a" ]; do sleep 0.02; i=$((i + 1)); [ $i -lt 500 ] || exit 92; done
 sleep 1.1
-echo $((a - 1)) >/proc/sys/kernel/ns_last_pid
-setsid sleep 60 &
-s=$!
+# Another process of the namespace (the watchdog's own sleep or ps) may take the PID first
+# on a loaded machine: the stranger is started again until it has it.
+n=0
+while :; do
+  echo $((a - 1)) >/proc/sys/kernel/ns_last_pid
+  setsid sleep 60 &
+  s=$!
+  [ "$s" -ne "$a" ] || break
+  kill -KILL "$s"
+  wait "$s" 2>/dev/null
+  n=$((n + 1))
+  [ $n -lt 100 ] || break
+  sleep 0.02
+done
 pg=$(ps -o pgid= -p "$s" | tr -d ' ')
 echo "agent=$a recorded=$ra/$rg stranger=$s pgid=$pg" >"$rec/stranger"
 sleep "$wait_s"

@@ -1,9 +1,10 @@
 // install's billing check: the agent's own client says how it is logged in, run as the
 // wrapper will run it — the real binary, exactly the spec's env (env -i: nothing of this
 // shell), in the repo (Claude Code reads the repo's .claude settings), stdin closed — and
-// install goes on only on the fixed plan. The verdict's rules are src/billing.ts, shared
-// with the wrapper's check before every wake.
-import { STATUS_ARGV, billingClient, hasSetupToken, notPlan, timedOut, verdict } from '../../billing.ts';
+// install goes on only on the fixed plan. The verdict's rules are written once
+// (src/billing-rules.ts), run here and by the wrapper's check before every wake.
+import { STATUS_ARGV, billingClient, hasSetupToken, namesSetupToken, notPlan, timedOut, verdict } from '../../billing.ts';
+import { TOKEN_REFUSAL } from '../../billing-rules.ts';
 import type { Spec } from '../../spec.ts';
 
 /** What state.json records of the check (and status shows). */
@@ -80,8 +81,8 @@ export async function checkBilling(spec: Spec, now: string): Promise<{ record: B
     // `auth status` says oauth_token for an ANTHROPIC_AUTH_TOKEN (billed per token) too; only
     // --text names the variable in use (Claude Code 2.1.197). The wrapper asks it too.
     const text = await run(spec, ['auth', 'status', '--text']);
-    if (!text.stdout.split('\n').some((l) => l.replace(/\r$/, '') === 'Auth token: CLAUDE_CODE_OAUTH_TOKEN')) {
-      return { refusal: `billing: claude auth status --text does not say "Auth token: CLAUDE_CODE_OAUTH_TOKEN" (an ANTHROPIC_AUTH_TOKEN from a settings file is billed per token), run in the agent's environment (the spec's env, in the repo): ${notPlan(client)}; then install again` };
+    if (!namesSetupToken(text.stdout)) {
+      return { refusal: `billing: ${TOKEN_REFUSAL}, run in the agent's environment (the spec's env, in the repo): ${notPlan(client)}; then install again` };
     }
   }
   return {

@@ -57,14 +57,13 @@ export function claudeSettingsRefusals(spec: Spec): string[] {
 }
 
 /**
- * Install's copy of the wrapper's check before every wake (src/billing.ts billingFiles and
- * fileHit): the first key in the client's settings or config files that moves the run off
+ * The wrapper's check before every wake, at install (src/billing.ts billingFiles and
+ * fileHit, the same rules): the first key in the client's settings or config files that moves the run off
  * the plan, as one refusal; the files the client cannot read are skipped, as it skips them.
  */
 export function billingFilesRefusal(spec: Spec): string | undefined {
   const client = billingClient(spec.agent);
   if (!client) return undefined;
-  const files: { file: string; text: string }[] = [];
   const paths = billingFiles(spec);
   if (client === 'claude-code') {
     try {
@@ -74,13 +73,7 @@ export function billingFilesRefusal(spec: Spec): string | undefined {
       // no drop-in folder
     }
   }
-  for (const file of paths) {
-    try {
-      files.push({ file, text: readFileSync(file, 'utf8') });
-    } catch {
-      // missing or unreadable: the client cannot read it either
-    }
-  }
-  const hit = fileHit(client, files);
+  // A missing or unreadable file is skipped by the rules (the client cannot read it either).
+  const hit = fileHit(client, paths);
   return hit && `billing: ${fileHitMessage(client, hit)}; then install again`;
 }
