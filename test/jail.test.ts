@@ -328,6 +328,64 @@ for (const mode of ['timeout(1)', 'the sh watchdog (no timeout, no setsid on PAT
   });
 }
 
+// --- A broken machine during a jailed wake: the clock steps, the private tmp's disk fills.
+
+/**
+ * A STAND-IN date(1) first on the wrapper's PATH: the real one, whose clock reads `offset`
+ * seconds off once the jail is up (its mark, .hbgen-jail, is in the private tmp): a clock
+ * stepped by NTP or by hand while the agent runs. Every date call of the wrapper after the
+ * agent started sees the step; the kernel's clocks (timeout(1), sleep, file times) do not.
+ */
+function steppedClock(dir: string, home: string, offset: number): string {
+  const bin = join(dir, 'clock');
+  mkdirSync(bin, { recursive: true });
+  const mark = join(home, '.cache', 'hbgen', 'jailed', 'tmp', '.hbgen-jail');
+  writeFileSync(join(bin, 'date'), `#!/bin/sh\nif [ -e '${mark}' ]; then\n  exec /usr/bin/date -d "@$(( $(/usr/bin/date +%s) + ${offset} ))" "$@"\nfi\nexec /usr/bin/date "$@"\n`, { mode: 0o755 });
+  return bin;
+}
+
+/** Nothing half-written in the state folder: the counter a number, no temporary file, the lock released. */
+function stateWhole(c: JailCase, wakes: number): void {
+  assert.is(readFileSync(join(c.state, 'wakes'), 'utf8'), `${wakes}\n`, 'the wake counter');
+  const left = readdirSync(c.state).filter((f) => /\.tmp$|^agent\.|^lock|^billing\./.test(f));
+  assert.equal(left, [], `left in the state folder: ${left.join(', ')}`);
+}
+
+for (const [offset, way] of [[-7200, 'back'], [7200, 'forward']] as const) {
+  test(`a clock stepped 2 h ${way} while a jailed agent overruns: the log says timeout after 4s (never fail 124), nothing half-written`, async () => {
+    need();
+    const user = scratchUser('hbjailc');
+    const dir = mkdtempSync(join(tmpdir(), 'hbgen-jailclock.'));
+    made.push(dir);
+    chmodSync(dir, 0o755);
+    const clock = steppedClock(dir, user.home, offset);
+    const c = makeJailCase(user, '#!/bin/sh\necho working\nexec sleep 60\n', { timeout: '4s', path: `${clock}:${NODE_DIR}:/usr/local/bin:/usr/bin:/bin` });
+    const w = wake(c);
+    assert.match(w.log, /hbgen jailed start wake 1 by hand jail\n/, w.log);
+    assert.match(w.log, /\nworking\n/, `the agent did not run: ${w.log}`);
+    assert.match(w.log, /hbgen jailed timeout after 4s\n/, w.log);
+    assert.not.match(w.log, /hbgen jailed fail/, w.log);
+    assert.is(w.code, 124, w.log);
+    stateWhole(c, 1);
+  });
+}
+
+test('a clock stepped 2 h forward while a jailed agent exits 124 on its own well before the deadline: the log says fail 124, not timeout', async () => {
+  need();
+  const user = scratchUser('hbjailc');
+  const dir = mkdtempSync(join(tmpdir(), 'hbgen-jailclock.'));
+  made.push(dir);
+  chmodSync(dir, 0o755);
+  const clock = steppedClock(dir, user.home, 7200);
+  const c = makeJailCase(user, '#!/bin/sh\necho gave up\nexit 124\n', { timeout: '60s', path: `${clock}:${NODE_DIR}:/usr/local/bin:/usr/bin:/bin` });
+  const w = wake(c);
+  assert.match(w.log, /\ngave up\n/, w.log);
+  assert.match(w.log, /hbgen jailed fail 124\n/, w.log);
+  assert.not.match(w.log, /timeout after/, w.log);
+  assert.is(w.code, 124, w.log);
+  stateWhole(c, 1);
+});
+
 // --- The shell matrix: the jail's steps of the wrapper (srt found, the private tmp, the
 // mark, the start line) under every shell as /bin/sh (also the /bin/sh inside the jail).
 for (const sh of SHELLS) {
