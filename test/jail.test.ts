@@ -386,6 +386,69 @@ test('a clock stepped 2 h forward while a jailed agent exits 124 on its own well
   stateWhole(c, 1);
 });
 
+/**
+ * A small tmpfs (256 KiB, the scratch user's) mounted on the folder that holds the jail's
+ * private tmp (~/.cache/hbgen/jailed): a full disk there without filling this machine's.
+ * Unmounted by the returned function.
+ */
+function smallDisk(user: ScratchUser): { dir: string; fill(): void; umount(): void } {
+  const dir = join(user.home, '.cache', 'hbgen', 'jailed');
+  mkdirSync(dir, { recursive: true });
+  spawnSync('chown', ['-R', `${user.uid}:${user.gid}`, join(user.home, '.cache')]);
+  const m = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=256k,mode=0700,uid=${user.uid},gid=${user.gid}`, 'tmpfs', dir], { encoding: 'utf8' });
+  assert.is(m.status, 0, `mount a tmpfs on ${dir}: ${m.stderr}`);
+  return {
+    dir,
+    // Beside the private tmp, on the same small disk: what the wake's own cleanup does not remove.
+    fill: () => void spawnSync('runuser', ['-u', user.name, '--', 'sh', '-c', 'head -c 1048576 /dev/zero >"$0/filler"', dir]),
+    umount: () => void spawnSync('umount', ['-l', dir]),
+  };
+}
+
+test('the private tmp\'s disk fills during a jailed wake: the agent sees ENOSPC, its commit still lands (ok); the next wake starts with an empty private tmp', async () => {
+  need();
+  const user = scratchUser('hbjaild');
+  const disk = smallDisk(user);
+  try {
+    const agent = '#!/bin/sh\necho "tmp holds: [$(ls -A "$TMPDIR" | grep -v -e "^gitignore$" -e "^\\.hbgen-jail$" -e "\\.sock$" -e "^claude-empty-" | tr "\\n" " ")]"\nhead -c 1048576 /dev/zero >"$TMPDIR/fill" || echo "fill failed"\necho "$HBGEN_WAKE" >CHUNK.md && git add -A && git commit -q -m "chunk $HBGEN_WAKE" && echo COMMITTED\n';
+    const c = makeJailCase(user, agent);
+    let w = wake(c);
+    assert.match(w.log, /No space left on device\n[\s\S]*fill failed\n/, w.log);
+    assert.match(w.log, /\nCOMMITTED\n/, w.log);
+    assert.match(w.log, /hbgen jailed ok\n/, w.log);
+    assert.is(w.code, 0, w.log);
+    stateWhole(c, 1);
+    w = wake(c);
+    const second = w.log.slice(w.log.lastIndexOf('start wake 2'));
+    assert.match(second, /\ntmp holds: \[\]\n/, `the second wake found the first one's files in its private tmp:\n${second}`);
+    assert.match(second, /\nCOMMITTED\n[\s\S]*hbgen jailed ok\n/, second);
+    stateWhole(c, 2);
+  } finally {
+    disk.umount();
+  }
+});
+
+test('the private tmp\'s disk is full before a jailed wake: error jail naming the private tmp, exit 78, the agent never ran, nothing half-written', async () => {
+  need();
+  const user = scratchUser('hbjaild');
+  const disk = smallDisk(user);
+  try {
+    const c = makeJailCase(user, '#!/bin/sh\necho AGENT-RAN\ngit add -A && git commit -q -m chunk\n');
+    disk.fill();
+    const w = wake(c);
+    assert.match(w.log, /hbgen jailed error jail cannot start: cannot write its private tmp \S+\/\.cache\/hbgen\/jailed\/tmp \(a full disk\?\); free space there\n/, w.log);
+    assert.not.match(w.log, /AGENT-RAN/, w.log);
+    assert.is(w.code, 78, w.log);
+    const log = spawnSync('git', ['-c', 'safe.directory=*', '-C', c.repo, 'log', '--format=%s'], { encoding: 'utf8' }).stdout;
+    assert.is(log, 'the project\n', 'a commit was made');
+    const left = readdirSync(c.state).filter((f) => /\.tmp$|^agent\.|^lock|^billing\./.test(f));
+    assert.equal(left, [], `left in the state folder: ${left.join(', ')}`);
+    assert.equal(readdirSync(join(disk.dir, 'tmp')), [], 'a half-written file was left in the private tmp');
+  } finally {
+    disk.umount();
+  }
+});
+
 // --- The shell matrix: the jail's steps of the wrapper (srt found, the private tmp, the
 // mark, the start line) under every shell as /bin/sh (also the /bin/sh inside the jail).
 for (const sh of SHELLS) {
@@ -450,7 +513,8 @@ test('wake: srt fails before the jail is up (a bwrap that cannot start) → erro
   const bin = join(dir, 'bin');
   mkdirSync(bin);
   writeFileSync(join(bin, 'bwrap'), '#!/bin/sh\necho "bwrap: No permissions to create new namespace" >&2\nexit 1\n', { mode: 0o755 });
-  const c = makeCase({ path: `${bin}:${NODE_DIR}:${PATHS.full}`, spec: { sandbox: { bin: SRT } } });
+  // Time for srt to start and fail on a loaded machine (the default 2 s ran out first there).
+  const c = makeCase({ path: `${bin}:${NODE_DIR}:${PATHS.full}`, spec: { sandbox: { bin: SRT }, timeout: '30s', killAfter: '2s' } });
   made.push(c.dir);
   const r = await run(c, SHELLS[0]!, { args: ['--now'], limitMs: 60_000 });
   assert.is(r.code, 78, c.log());
