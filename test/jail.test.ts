@@ -328,6 +328,127 @@ for (const mode of ['timeout(1)', 'the sh watchdog (no timeout, no setsid on PAT
   });
 }
 
+// --- A broken machine during a jailed wake: the clock steps, the private tmp's disk fills.
+
+/**
+ * A STAND-IN date(1) first on the wrapper's PATH: the real one, whose clock reads `offset`
+ * seconds off once the jail is up (its mark, .hbgen-jail, is in the private tmp): a clock
+ * stepped by NTP or by hand while the agent runs. Every date call of the wrapper after the
+ * agent started sees the step; the kernel's clocks (timeout(1), sleep, file times) do not.
+ */
+function steppedClock(dir: string, home: string, offset: number): string {
+  const bin = join(dir, 'clock');
+  mkdirSync(bin, { recursive: true });
+  const mark = join(home, '.cache', 'hbgen', 'jailed', 'tmp', '.hbgen-jail');
+  writeFileSync(join(bin, 'date'), `#!/bin/sh\nif [ -e '${mark}' ]; then\n  exec /usr/bin/date -d "@$(( $(/usr/bin/date +%s) + ${offset} ))" "$@"\nfi\nexec /usr/bin/date "$@"\n`, { mode: 0o755 });
+  return bin;
+}
+
+/** Nothing half-written in the state folder: the counter a number, no temporary file, the lock released. */
+function stateWhole(c: JailCase, wakes: number): void {
+  assert.is(readFileSync(join(c.state, 'wakes'), 'utf8'), `${wakes}\n`, 'the wake counter');
+  const left = readdirSync(c.state).filter((f) => /\.tmp$|^agent\.|^lock|^billing\./.test(f));
+  assert.equal(left, [], `left in the state folder: ${left.join(', ')}`);
+}
+
+for (const [offset, way] of [[-7200, 'back'], [7200, 'forward']] as const) {
+  test(`a clock stepped 2 h ${way} while a jailed agent overruns: the log says timeout after 4s (never fail 124), nothing half-written`, async () => {
+    need();
+    const user = scratchUser('hbjailc');
+    const dir = mkdtempSync(join(tmpdir(), 'hbgen-jailclock.'));
+    made.push(dir);
+    chmodSync(dir, 0o755);
+    const clock = steppedClock(dir, user.home, offset);
+    const c = makeJailCase(user, '#!/bin/sh\necho working\nexec sleep 60\n', { timeout: '4s', path: `${clock}:${NODE_DIR}:/usr/local/bin:/usr/bin:/bin` });
+    const w = wake(c);
+    assert.match(w.log, /hbgen jailed start wake 1 by hand jail\n/, w.log);
+    assert.match(w.log, /\nworking\n/, `the agent did not run: ${w.log}`);
+    assert.match(w.log, /hbgen jailed timeout after 4s\n/, w.log);
+    assert.not.match(w.log, /hbgen jailed fail/, w.log);
+    assert.is(w.code, 124, w.log);
+    stateWhole(c, 1);
+  });
+}
+
+test('a clock stepped 2 h forward while a jailed agent exits 124 on its own well before the deadline: the log says fail 124, not timeout', async () => {
+  need();
+  const user = scratchUser('hbjailc');
+  const dir = mkdtempSync(join(tmpdir(), 'hbgen-jailclock.'));
+  made.push(dir);
+  chmodSync(dir, 0o755);
+  const clock = steppedClock(dir, user.home, 7200);
+  const c = makeJailCase(user, '#!/bin/sh\necho gave up\nexit 124\n', { timeout: '60s', path: `${clock}:${NODE_DIR}:/usr/local/bin:/usr/bin:/bin` });
+  const w = wake(c);
+  assert.match(w.log, /\ngave up\n/, w.log);
+  assert.match(w.log, /hbgen jailed fail 124\n/, w.log);
+  assert.not.match(w.log, /timeout after/, w.log);
+  assert.is(w.code, 124, w.log);
+  stateWhole(c, 1);
+});
+
+/**
+ * A small tmpfs (256 KiB, the scratch user's) mounted on the folder that holds the jail's
+ * private tmp (~/.cache/hbgen/jailed): a full disk there without filling this machine's.
+ * Unmounted by the returned function.
+ */
+function smallDisk(user: ScratchUser): { dir: string; fill(): void; umount(): void } {
+  const dir = join(user.home, '.cache', 'hbgen', 'jailed');
+  mkdirSync(dir, { recursive: true });
+  spawnSync('chown', ['-R', `${user.uid}:${user.gid}`, join(user.home, '.cache')]);
+  const m = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=256k,mode=0700,uid=${user.uid},gid=${user.gid}`, 'tmpfs', dir], { encoding: 'utf8' });
+  assert.is(m.status, 0, `mount a tmpfs on ${dir}: ${m.stderr}`);
+  return {
+    dir,
+    // Beside the private tmp, on the same small disk: what the wake's own cleanup does not remove.
+    fill: () => void spawnSync('runuser', ['-u', user.name, '--', 'sh', '-c', 'head -c 1048576 /dev/zero >"$0/filler"', dir]),
+    umount: () => void spawnSync('umount', ['-l', dir]),
+  };
+}
+
+test('the private tmp\'s disk fills during a jailed wake: the agent sees ENOSPC, its commit still lands (ok); the next wake starts with an empty private tmp', async () => {
+  need();
+  const user = scratchUser('hbjaild');
+  const disk = smallDisk(user);
+  try {
+    const agent = '#!/bin/sh\necho "tmp holds: [$(ls -A "$TMPDIR" | grep -v -e "^gitignore$" -e "^\\.hbgen-jail$" -e "\\.sock$" -e "^claude-empty-" | tr "\\n" " ")]"\nhead -c 1048576 /dev/zero >"$TMPDIR/fill" || echo "fill failed"\necho "$HBGEN_WAKE" >CHUNK.md && git add -A && git commit -q -m "chunk $HBGEN_WAKE" && echo COMMITTED\n';
+    const c = makeJailCase(user, agent);
+    let w = wake(c);
+    assert.match(w.log, /No space left on device\n[\s\S]*fill failed\n/, w.log);
+    assert.match(w.log, /\nCOMMITTED\n/, w.log);
+    assert.match(w.log, /hbgen jailed ok\n/, w.log);
+    assert.is(w.code, 0, w.log);
+    stateWhole(c, 1);
+    w = wake(c);
+    const second = w.log.slice(w.log.lastIndexOf('start wake 2'));
+    assert.match(second, /\ntmp holds: \[\]\n/, `the second wake found the first one's files in its private tmp:\n${second}`);
+    assert.match(second, /\nCOMMITTED\n[\s\S]*hbgen jailed ok\n/, second);
+    stateWhole(c, 2);
+  } finally {
+    disk.umount();
+  }
+});
+
+test('the private tmp\'s disk is full before a jailed wake: error jail naming the private tmp, exit 78, the agent never ran, nothing half-written', async () => {
+  need();
+  const user = scratchUser('hbjaild');
+  const disk = smallDisk(user);
+  try {
+    const c = makeJailCase(user, '#!/bin/sh\necho AGENT-RAN\ngit add -A && git commit -q -m chunk\n');
+    disk.fill();
+    const w = wake(c);
+    assert.match(w.log, /hbgen jailed error jail cannot start: cannot write its private tmp \S+\/\.cache\/hbgen\/jailed\/tmp \(a full disk\?\); free space there\n/, w.log);
+    assert.not.match(w.log, /AGENT-RAN/, w.log);
+    assert.is(w.code, 78, w.log);
+    const log = spawnSync('git', ['-c', 'safe.directory=*', '-C', c.repo, 'log', '--format=%s'], { encoding: 'utf8' }).stdout;
+    assert.is(log, 'the project\n', 'a commit was made');
+    const left = readdirSync(c.state).filter((f) => /\.tmp$|^agent\.|^lock|^billing\./.test(f));
+    assert.equal(left, [], `left in the state folder: ${left.join(', ')}`);
+    assert.equal(readdirSync(join(disk.dir, 'tmp')), [], 'a half-written file was left in the private tmp');
+  } finally {
+    disk.umount();
+  }
+});
+
 // --- The shell matrix: the jail's steps of the wrapper (srt found, the private tmp, the
 // mark, the start line) under every shell as /bin/sh (also the /bin/sh inside the jail).
 for (const sh of SHELLS) {
@@ -392,7 +513,8 @@ test('wake: srt fails before the jail is up (a bwrap that cannot start) → erro
   const bin = join(dir, 'bin');
   mkdirSync(bin);
   writeFileSync(join(bin, 'bwrap'), '#!/bin/sh\necho "bwrap: No permissions to create new namespace" >&2\nexit 1\n', { mode: 0o755 });
-  const c = makeCase({ path: `${bin}:${NODE_DIR}:${PATHS.full}`, spec: { sandbox: { bin: SRT } } });
+  // Time for srt to start and fail on a loaded machine (the default 2 s ran out first there).
+  const c = makeCase({ path: `${bin}:${NODE_DIR}:${PATHS.full}`, spec: { sandbox: { bin: SRT }, timeout: '30s', killAfter: '2s' } });
   made.push(c.dir);
   const r = await run(c, SHELLS[0]!, { args: ['--now'], limitMs: 60_000 });
   assert.is(r.code, 78, c.log());
