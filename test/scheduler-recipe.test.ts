@@ -8,7 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative, posix } from 'node:path';
+import { join, relative } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { makeHost } from './helpers/lifecycle.ts';
@@ -56,6 +56,8 @@ export const generator: Generator = {
 `;
 
 const BACKEND = `// dummy: the rendered entry copied to ~/.dummy/<name>.entry, which nothing runs.
+import { readdirSync, rmSync } from 'node:fs';
+import { posix } from 'node:path';
 import { sh } from '../../escape.ts';
 import { type Backend, type Ctx, derivedFileState, nothingToStop, planFile, wrapperIn, writePlanned } from '../backend.ts';
 import { readOrNull } from '../fsx.ts';

@@ -35,7 +35,7 @@ import { toolsPresent } from '../host/proc/tools.ts';
 import { type SeedLook, seedLook } from '../host/seed-checks.ts';
 import { type Names, names } from '../names.ts';
 import { type RenderResult, renderSpec } from '../pipeline.ts';
-import { FACTS } from '../scheduler-facts.ts';
+import { FACTS, factsOf } from '../scheduler-facts.ts';
 import { SCHEDULERS } from '../schedulers.ts';
 import { type Spec, validateSpec } from '../spec.ts';
 import { VERSION } from '../version.ts';
@@ -186,7 +186,8 @@ async function planInstall(argv: InstallArgs, io: HostIO, verb: Verb): Promise<I
   // A backend off this host refuses for itself (its tools are needed only with --apply).
   const pre = !here || toolsPresent(scheduler, io.env.PATH).ok ? await backend.preflight(ctx) : null;
   const refusals = [...facts.problems];
-  const heart = heartRefusal(spec.repo);
+  // An off-host scheduler's repo is the pod's (cloned or mounted there), not a folder here.
+  const heart = factsOf(spec.schedule.scheduler)?.offHost ? null : heartRefusal(spec.repo);
   if (heart) refusals.push(heart);
   // The client's own word on how it bills, asked only once the binary itself passed.
   const bill = refusals.length || !here ? null : await checkBilling(spec, io.now().toISOString());

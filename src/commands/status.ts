@@ -262,7 +262,7 @@ async function audit(fileSpec: Spec, spec: Spec, file: string, s: State, n: Name
   // files: the binary, the lock, the log and the fires are the backend's audit to report.
   const here = !factsOf(s.scheduler)?.offHost;
   if (here) binaryCheck(spec, s, io, f);
-  const heart = heartRemoved(spec.repo, s);
+  const heart = here ? heartRemoved(spec.repo, s) : null;
   if (heart) add(f, 'heart-missing', heart);
   const present = factsOf(s.scheduler) ? await schedulerAudit(spec, n, s, io, f) : false;
   if (here) await lockAndLastOutcome(spec, n, s, text, io, f);
