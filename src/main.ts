@@ -1,6 +1,6 @@
 // The CLI's entry. The commonest calls — `--version`, `render` and `check` in their plain
 // forms — are answered without loading yargs, which alone costs about twice Node's own
-// start-up (see the README section "Speed"). Anything else, including every mistake, goes to the
+// start-up (see docs/SPEED.md). Anything else, including every mistake, goes to the
 // full yargs command line in cli.ts, which gives the same results for these forms
 // (test/cli.test.ts runs both and compares).
 import { existsSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// The layout rules of the README's "How the code is laid out", checked on the source tree
+// The layout rules of docs/ARCHITECTURE.md, checked on the source tree
 // itself: short functions, short template partials, one definition of each scheduler list
 // and each cross-language format, generators free of side effects, and no reference to
 // notes that are not shipped with the project.

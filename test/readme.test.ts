@@ -95,7 +95,8 @@ test('README "Quick start": the day-one block runs as written in a scratch HOME 
     const init = JSON.parse(readFileSync(join(repo, 'hbgen.json'), 'utf8'));
     assert.is(init.agent.harness, 'claude-code', 'init chose the preset for claude');
     assert.is(init.schedule.scheduler, 'systemd-user');
-    assert.match(said['hbgen install']!.out, /Install "docs" on this host with these settings\? \[y\/N\]/);
+    // On a terminal the panel ends in install's menu (README "Commands", install), answered y.
+    assert.match(said['hbgen install']!.out, /Install "docs" on this host with these settings\?\r?\n(?: +\d\) .*\r?\n)+\[1-5, y\/N\]/);
     assert.match(said['hbgen wake']!.out, /wake 1: (ok|quiet) after \d+ s/);
     assert.match(said['tail ~/.local/state/hbgen/docs/runtime.log']!.out, /hbgen docs start wake 1 by hand/);
     assert.match(said['hbgen status']!.out, /\nhealthy\n/);
