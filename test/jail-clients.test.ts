@@ -325,4 +325,18 @@ test('codex inside the jail: its own workspace-write sandbox cannot start (no ne
   assert.not.ok(existsSync(join(r.s.home, 'outside')));
 });
 
+// The README's "srt forbids a nested user namespace", tested by itself: the codex test above
+// also passes when codex's sandbox fails for another reason. srt 0.0.78 (the last release
+// declaring Node 20, issue 27) lets `unshare -Ur` through; 0.0.79+ refuse it with a seccomp
+// filter, because a user namespace gives a private copy of the mount tree and the write
+// denies are only read-only binds in the jail's own (srt's README, "The command stays in the
+// namespaces made for it").
+test('the jail refuses a nested user namespace (unshare -Ur: Operation not permitted); the jail itself runs', () => {
+  if (why) assert.unreachable(`the jail cannot run here: ${why}`);
+  const r = jailed('userns', 'command', ['sh', '-c', 'echo inside; unshare -Ur true && echo NESTED-USERNS; unshare -Urm true && echo NESTED-MOUNTNS; exit 0'], 20_000);
+  assert.match(own(r.out), /^inside$/m, own(r.out));
+  assert.match(own(r.out), /unshare failed: Operation not permitted/, own(r.out));
+  assert.not.match(own(r.out), /NESTED-/, own(r.out));
+});
+
 test.run();
