@@ -39,9 +39,10 @@ export function satisfies(range: string, v: V): boolean {
 }
 
 /**
- * Exceptions, each a decision for the lead (see the report of issue 27): srt 0.0.79 and
- * later declare Node ≥ 22.12 (0.0.78 is the last declaring ≥ 20.11); the jail (issue 23)
- * was built and tested against 0.0.83, and runs on this Node 20.
+ * The one exception, decided (issue 27, README "Set-up"): srt 0.0.79 and later declare
+ * Node ≥ 22.12; 0.0.78, the last declaring ≥ 20.11, lets the jailed agent make a nested user
+ * namespace and fails open on an unreadable folder in its protected-file scan, so hbgen keeps
+ * 0.0.83 (it runs on Node 20) and its one EBADENGINE line until the floor becomes Node 22.12.
  */
 const PENDING: Record<string, string> = { 'node_modules/@anthropic-ai/sandbox-runtime': '>=22.12.0' };
 
