@@ -39,7 +39,7 @@ export const OPTIONS_OF: Record<string, string[]> = {
   check: [],
   schema: [],
   init: [],
-  install: ['--yes', '--dry-run', '--apply'],
+  install: ['--yes', '--dry-run', '--apply', '--first-wake'],
   status: ['--json'],
   stop: ['--all', '--apply'],
   resume: ['--yes', '--dry-run', '--apply', '--reset-cap', '--now'],

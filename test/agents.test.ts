@@ -375,7 +375,10 @@ for (const which of ['claude', 'codex'] as const) {
     // not real, so the agent then waits for the network until the timeout.
     assert.not.match(log, /error billing/);
     assert.match(log, / start wake 1$/m);
-    assert.is(res.code, 124, log);
+    // codex 0.171 gives up on its own after its reconnect rounds (about 20 s here, so as long
+    // as the timeout): then its last word is the network's, and it exits 1.
+    const gaveUp = which === 'codex' && res.code === 1 && /^ERROR: workspace routing discovery failed$/m.test(log);
+    assert.ok(res.code === 124 || gaveUp, log);
     if (which === 'claude') {
       assert.not.match(log, /Not logged in/);
     } else {
