@@ -43,8 +43,10 @@ const consentOptions = (y: Argv, what: string) =>
     .positional('spec', specArg)
     .option('yes', { type: 'boolean', describe: `${what} without asking${what === 'install' ? ' (for scripts)' : ''}` })
     .option('dry-run', { type: 'boolean', describe: 'show the panel and change nothing' })
-    .option('apply', { type: 'boolean', describe: `${printing()}: run the apply after the consent, instead of printing it` })
-    .option('first-wake', { type: 'boolean', describe: 'install: after the check, run one real wake through the scheduler without asking (default: ask, No)' });
+    .option('apply', { type: 'boolean', describe: `${printing()}: run the apply after the consent, instead of printing it` });
+/** install's options: consent, and the first real wake it offers (resume offers none). */
+const installOptions = (y: Argv) =>
+  consentOptions(y, 'install').option('first-wake', { type: 'boolean', describe: 'after the check, run one real wake through the scheduler without asking (default: ask, No)' });
 
 /** render, check, schema and init: the commands that write no scheduler entry. */
 function fileCommands(y: Argv, run: Run): Argv {
@@ -83,7 +85,7 @@ function fileCommands(y: Argv, run: Run): Argv {
 function hostCommands(y: Argv, run: Run): Argv {
   const list = async (a: { json?: boolean }) => (await import('./commands/list.ts')).list(a, (await import('./host/io.ts')).processIO());
   return y
-    .command('install [spec]', 'show the settings panel, ask once, install on this host and check the install', (y) => consentOptions(y, 'install'), run(lifecycle('install')))
+    .command('install [spec]', 'show the settings panel, ask once, install on this host and check the install', (y) => installOptions(y), run(lifecycle('install')))
     .command(
       'status [spec]',
       'audit the install (it changes nothing but putting back the state-folder files hbgen wrote): exit 0 healthy, 1 otherwise',
