@@ -47,6 +47,12 @@ export interface SchedulerFacts<Id extends string = string> {
   /** Why an entry the scheduler holds may not have fired, besides sleep and clock changes. */
   missedCause: string;
   /**
+   * What becomes of a fire missed while the machine slept, for each spec.catchUp (the
+   * panel's caveat and status's missed-fire line, after `catchUp "once": `); absent, a
+   * general sentence stands in.
+   */
+  catchUp?: { once: string; skip: string };
+  /**
    * The command a backend of this scheduler prints instead of running, unless --apply
    * (kubernetes: kubectl); absent when install and stop change the host themselves.
    */

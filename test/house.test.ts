@@ -86,7 +86,9 @@ export function schedulerMentions(text: string, ids: string[]): string[] {
   const alt = ids.map((i) => i.replace(/[-]/g, '\\-')).join('|');
   const literal = new RegExp(`(['"\`])(${alt})\\1(?!\\s*:)`, 'g');
   const key = new RegExp(`^\\s*['"]?(${alt})['"]?\\s*:`, 'gm');
-  return [...code(text).matchAll(literal)].map((m) => m[0]).concat([...code(text).matchAll(key)].map((m) => m[0].trim()));
+  // A switch's label (`case 'launchd':`): the literal's `(?!\s*:)` would pass it as an object key.
+  const label = new RegExp(`\\bcase\\s+(['"\`])(${alt})\\1\\s*:`, 'g');
+  return [...code(text).matchAll(literal), ...code(text).matchAll(label)].map((m) => m[0].replace(/^case\s+|\s*:$/g, '')).concat([...code(text).matchAll(key)].map((m) => m[0].trim()));
 }
 
 test('the scheduler finder sees a scheduler named in code, not in a comment (control)', () => {
@@ -96,6 +98,7 @@ test('the scheduler finder sees a scheduler named in code, not in a comment (con
   assert.equal(schedulerMentions("const r = {\n  'systemd-user': 1,\n  launchd: 2,\n};", ids), ["'systemd-user':", 'launchd:']);
   assert.equal(schedulerMentions("say('choose schedule.scheduler \"cron\"');", ids), ['"cron"']);
   assert.equal(schedulerMentions("// the 'cron' daemon\n/* 'launchd' */ const x = 'crontab';", ids), []);
+  assert.equal(schedulerMentions("switch (id) {\n  case 'launchd':\n    return 1;\n  case \"cron\" :\n}", ids), ["'launchd'", '"cron"']);
 });
 
 test('a scheduler is named only in its own folder and renderer (and the spec format names the kubernetes block)', () => {
@@ -110,6 +113,23 @@ test('a scheduler is named only in its own folder and renderer (and the spec for
   // descriptions): the spec format names it, as the README does, not a branch on a scheduler.
   const block = (m: string) => /^src\/(spec|schema)\.ts: ['"`]?kubernetes['"`]?:?$/.test(m);
   assert.equal(bad.filter((m) => !block(m)), []);
+});
+
+// src/host/'s root holds only what its folders share; everything else sits in the folder of
+// its concern (docs/ARCHITECTURE.md, "`src/host/`, folder by folder", names each root module).
+test('src/host/ keeps at its root only the modules docs/ARCHITECTURE.md names there, each imported by two of its folders or more', () => {
+  const doc = readFileSync(join(ROOT, 'docs/ARCHITECTURE.md'), 'utf8');
+  const map = /## `src\/host\/`, folder by folder\s*```\n([\s\S]*?)```/.exec(doc)?.[1] ?? '';
+  const named = [...map.matchAll(/^src\/host\/([\w-]+\.ts(?:, [\w-]+\.ts)*)/gm)].flatMap((m) => m[1]!.split(/,\s*/)).map((f) => f.trim()).sort();
+  assert.ok(named.length > 0, 'the folder map names the root modules');
+  const root = readdirSync(join(ROOT, 'src/host')).filter((f) => f.endsWith('.ts')).sort();
+  assert.equal(root, named, 'the .ts files at the root of src/host/');
+  const folders = readdirSync(join(ROOT, 'src/host')).filter((e) => statSync(join(ROOT, 'src/host', e)).isDirectory());
+  const lonely = root.filter((f) => {
+    const users = folders.filter((d) => walk(join(ROOT, 'src/host', d), (p) => p.endsWith('.ts')).some((p) => new RegExp(`from '\\.\\./${f.replace('.', '\\.')}'`).test(readFileSync(p, 'utf8'))));
+    return users.length < 2;
+  });
+  assert.equal(lonely, [], 'root modules that fewer than two folders import');
 });
 
 test('each format that crosses the sh/TypeScript boundary is defined once, in src/formats.ts', () => {

@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLIENT_PATH, realClients, subscriptionAnswers, subscriptionLogin } from './helpers/clients.ts';
 import { SHELLS, agentShell, makeCase, run, shell } from './helpers/wrapper.ts';
-import { fallbackInUse } from '../src/host/fallback-state.ts';
+import { fallbackInUse } from '../src/host/audit/fallback-state.ts';
 import { validateSpec } from '../src/spec.ts';
 import { names } from '../src/names.ts';
 import { hb, lines, makeHost, rewriteSpec } from './helpers/lifecycle.ts';

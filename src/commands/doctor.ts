@@ -7,11 +7,11 @@
 // smoke, how it ran, quiet smoke, skip-locked smoke): history, never counted as wakes.
 import { UserError } from '../errors.ts';
 import { lstatOrNull } from '../host/fsx.ts';
-import { heartRefusal } from '../host/heart.ts';
+import { heartRefusal } from '../host/heart/mission.ts';
 import { hostFacts } from '../host/install/facts.ts';
 import type { HostIO } from '../host/io.ts';
 import { heartbeatRunningNow } from '../host/proc/proc.ts';
-import { scheduledSmoke } from '../host/sched-smoke.ts';
+import { scheduledSmoke } from '../host/install/sched-smoke.ts';
 import type { Check } from '../host/install/smoke.ts';
 import { readState, statePath } from '../host/state.ts';
 import { names } from '../names.ts';

@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import { posix } from 'node:path';
 import { writeAtomic } from '../atomic.ts';
 import type { FilePlan, Journal } from '../host/backend.ts';
-import { ENTRY_SUM, entrySumText } from '../host/entry-sum.ts';
+import { ENTRY_SUM, entrySumText } from '../host/install/entry-sum.ts';
 import { readOrNull } from '../host/fsx.ts';
 import type { Names } from '../names.ts';
 import type { Spec } from '../spec.ts';
@@ -21,7 +21,7 @@ export function ownershipRecord(type: string, ids: Record<string, string>, summa
   };
 }
 
-/** <stateDir>/entry.sum for the wrapper's per-wake look at its entry (src/host/entry-sum.ts); the undo puts the earlier one back. */
+/** <stateDir>/entry.sum for the wrapper's per-wake look at its entry (src/host/install/entry-sum.ts); the undo puts the earlier one back. */
 export function writeEntrySum(p: { spec: Spec; names: Names; pre: { hostFiles: FilePlan[] }; render: { files: { path: string; content: string }[] } }, j: Journal): void {
   const path = posix.join(p.names.stateDir, ENTRY_SUM);
   const before = readOrNull(path);

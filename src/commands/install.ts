@@ -14,9 +14,9 @@ import { shownArgv, shownWord } from '../escape.ts';
 import { sleep, formatWakes } from '../formats.ts';
 import { Journal, type Backend, type Ctx, type FilePlan, type Preflight, planFile, record, writePlanned } from '../host/backend.ts';
 import { type Facts, hostFacts, permissionMode, offHostFacts } from '../host/install/facts.ts';
-import { heartRefusal } from '../host/heart.ts';
+import { heartRefusal } from '../host/heart/mission.ts';
 import { probeJail } from '../host/install/jail-probe.ts';
-import { heartTemplateCaveat } from '../host/heart-template.ts';
+import { heartTemplateCaveat } from '../host/heart/template.ts';
 import { jailOn } from '../jail.ts';
 import { type Look, lookEverywhere, lookRenamed, resumeNotes } from '../host/audit/found.ts';
 import { lstatOrNull, missingDirs, mkdirs, readOrNull, sha256, writeAtomic } from '../host/fsx.ts';
@@ -28,11 +28,11 @@ import { heartbeatRunningNow } from '../host/proc/proc.ts';
 import { wakesDone } from '../host/audit/runtime-log.ts';
 import { askConsent } from '../host/install/prompt.ts';
 import { type Check, smokeTest } from '../host/install/smoke.ts';
-import { scheduledSmoke, smokePanelLines } from '../host/sched-smoke.ts';
-import { firstWake } from '../host/first-wake.ts';
+import { scheduledSmoke, smokePanelLines } from '../host/install/sched-smoke.ts';
+import { firstWake } from '../host/install/first-wake.ts';
 import { type State, readState, specHash, statePath, writeState } from '../host/state.ts';
 import { toolsPresent } from '../host/proc/tools.ts';
-import { type SeedLook, seedLook } from '../host/seed-checks.ts';
+import { type SeedLook, seedLook } from '../host/install/seed-checks.ts';
 import { type Names, names } from '../names.ts';
 import { type RenderResult, renderSpec } from '../pipeline.ts';
 import { FACTS, factsOf } from '../scheduler-facts.ts';
@@ -53,7 +53,7 @@ export interface InstallArgs {
   apply?: boolean;
   /** install's menu (install-menu.ts): an edited spec, planned in place of the file's until the file is written. */
   edited?: Spec;
-  /** Run the first real wake after the check without asking (src/host/first-wake.ts). */
+  /** Run the first real wake after the check without asking (src/host/install/first-wake.ts). */
   firstWake?: boolean;
 }
 
@@ -85,7 +85,7 @@ interface InstallPlan {
   billing: BillingRecord;
   /** The srt the wakes run, found and run for real by the jail's probe; null when the jail is off. */
   jailBin: string | null;
-  /** The seed's rows: budget, token policy, instruction files, models (src/host/seed-checks.ts). */
+  /** The seed's rows: budget, token policy, instruction files, models (src/host/install/seed-checks.ts). */
   seeds: SeedLook;
 }
 

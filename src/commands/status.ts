@@ -17,16 +17,16 @@ import type { Ctx } from '../host/backend.ts';
 import { checkBin } from '../host/install/facts.ts';
 import { READ_MAX, linkOnTheWay, lstatOrNull, mode4, readOrNull, readSoft, sha256, takeSkipped, writeAtomic } from '../host/fsx.ts';
 import { homeOf, type HostIO } from '../host/io.ts';
-import { heartRemoved } from '../host/heart.ts';
+import { heartRemoved } from '../host/heart/mission.ts';
 import { asleepFires, sleepFacts } from '../host/audit/asleep.ts';
-import { catchUpCaveat } from '../host/catchup.ts';
+import { catchUpCaveat } from '../host/audit/catchup.ts';
 import { heartbeatRunningNow, lockInfo, runningWrappers } from '../host/proc/proc.ts';
 import { hostEntries } from '../host/audit/inventory.ts';
 import { codeInRepoProblems, stateInRepoProblem } from '../host/install/reach.ts';
 import { lastOutcome, logHistory, wakesDone } from '../host/audit/runtime-log.ts';
 import { activePause } from '../host/audit/pause.ts';
 import { allHostPaths, lookEverywhere, lostStateText, readStateOrNote, trustedSpec, untrustedRecords } from '../host/audit/found.ts';
-import { type UsageFindings, usageFindings, usageLine } from '../host/usage.ts';
+import { type UsageFindings, usageFindings, usageLine } from '../host/audit/usage.ts';
 import { type State, specHash, statePath, writeState } from '../host/state.ts';
 import { toolsPresent } from '../host/proc/tools.ts';
 import { type Names, names } from '../names.ts';
@@ -35,7 +35,7 @@ import { plan } from '../schedule.ts';
 import { FACTS, factsOf, type SchedulerId } from '../scheduler-facts.ts';
 import { SCHEDULERS } from '../schedulers.ts';
 import type { Spec } from '../spec.ts';
-import { fallbackInUse } from '../host/fallback-state.ts';
+import { fallbackInUse } from '../host/audit/fallback-state.ts';
 import { line, loadFor } from './common.ts';
 import { type Label, labelOf, outcomeLabel } from '../status-labels.ts';
 
@@ -96,7 +96,7 @@ export interface Findings {
   paused: { until: string; working: string; message: string } | null;
   /** The OS jail (issue 23): what it allows, or on: false with `"sandbox": false`. */
   jail: { on: boolean; bin: string | null; write: string[]; denyWrite: string[]; denyRead: string[]; hosts: string[] };
-  /** The wakes' tokens from their usage lines (issue 24, src/host/usage.ts). */
+  /** The wakes' tokens from their usage lines (issue 24, src/host/audit/usage.ts). */
   usage: UsageFindings | null;
   checkedAt: string;
 }

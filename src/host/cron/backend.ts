@@ -3,7 +3,7 @@
 // state.json records whether the table existed before, so that stop restores "no
 // crontab" with `crontab -r`, and the block's bytes, so that an edited block is refused
 // rather than overwritten or deleted.
-import { catchUpCaveat } from '../catchup.ts';
+import { catchUpCaveat } from '../audit/catchup.ts';
 import { UserError } from '../../errors.ts';
 import type { Plan } from '../../schedule.ts';
 import { cronWord } from '../../escape.ts';

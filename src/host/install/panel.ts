@@ -30,7 +30,7 @@ export interface PanelInput {
   caveats: string[];
   /** Unified diffs (now → what install writes) of hbgen's files that were edited since install. */
   edits?: string[];
-  /** The install check's runs (src/host/sched-smoke.ts), when not the terminal's two. */
+  /** The install check's runs (src/host/install/sched-smoke.ts), when not the terminal's two. */
   smokeLines?: string[];
   /** Entries of this spec on another scheduler, removed once the new install passed its check. */
   removes?: string[];

@@ -12,5 +12,9 @@ export const facts = {
   block: 'kubernetes',
   entry: 'CronJob',
   missedCause: 'the cluster did not schedule it (`kubectl get events`), or the CronJob is suspended',
+  catchUp: {
+    once: "the cluster does not sleep; a Job the CronJob could not start is Kubernetes' to retry",
+    skip: "the cluster does not sleep; a Job the CronJob could not start is Kubernetes' to retry",
+  },
   printsCommand: 'kubectl',
 } as const satisfies SchedulerFacts<'kubernetes'>;

@@ -2,7 +2,7 @@
 // fresh Mac) and `launchctl bootstrap gui/<uid>`. bootout is asynchronous: an immediate
 // bootstrap fails with "Bootstrap failed: 5: Input/output error", so hbgen polls
 // `launchctl print gui/<uid>/<label>` until the label is gone and retries once on exit 5.
-import { catchUpCaveat } from '../catchup.ts';
+import { catchUpCaveat } from '../audit/catchup.ts';
 import { rmSync } from 'node:fs';
 import { posix } from 'node:path';
 import { UserError } from '../../errors.ts';

@@ -11,5 +11,9 @@ export const facts = {
   stateHome: 'Library/Application Support',
   entry: 'LaunchAgent',
   missedCause: 'you were logged out (a LaunchAgent runs only in your GUI session)',
+  catchUp: {
+    once: 'launchd runs a fire missed while the Mac slept once on wake; the wrapper runs it only inside your working hours with minRun left',
+    skip: 'launchd runs a fire missed while the Mac slept once on wake, and the wrapper logs it skip-late and does not run the agent',
+  },
   startJob: { argv: ['launchctl', 'kickstart', 'gui/<uid>/<label>'], says: 'through launchd, the installed job unchanged' },
 } as const satisfies SchedulerFacts<'launchd'>;

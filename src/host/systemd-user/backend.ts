@@ -4,7 +4,7 @@
 // (`systemctl --user` over su, sudo or a bare ssh session cannot reach the user manager)
 // nothing is written. A unit of the same name elsewhere on the unit path would be
 // shadowed: refused.
-import { catchUpCaveat } from '../catchup.ts';
+import { catchUpCaveat } from '../audit/catchup.ts';
 import { readdirSync, rmSync } from 'node:fs';
 import { posix } from 'node:path';
 import { UserError } from '../../errors.ts';

@@ -3,8 +3,8 @@
 // mission; status reports one removed (or emptied) after install. Read through readSoft:
 // the repo is the agent's, HEART.md may be a FIFO or a link planted there.
 import { posix } from 'node:path';
-import { readSoft } from './fsx.ts';
-import type { State } from './state.ts';
+import { readSoft } from '../fsx.ts';
+import type { State } from '../state.ts';
 
 /** What HEART.md in `repo` is now: 'ok', or why no wake could read a mission from it. */
 function heartNow(repo: string): 'ok' | 'missing' | 'empty' {

@@ -4,8 +4,8 @@
 // for cron hbgen's block and how many crontab lines run the wrapper. Written by install
 // after the scheduler entry; a record for a note, never an input that changes anything.
 import { dirname, posix } from 'node:path';
-import type { FilePlan } from './backend.ts';
-import { posixCksum } from './audit/cksum.ts';
+import type { FilePlan } from '../backend.ts';
+import { posixCksum } from '../audit/cksum.ts';
 
 export const ENTRY_SUM = 'entry.sum';
 

@@ -1,24 +1,19 @@
 // The first real wake, offered once the install check passed (issue 26, item 2): one wake
-// through the scheduler (the same start as the check: systemctl --user start, launchctl
-// kickstart, cron's environment for cron), as by hand (<stateDir>/wake.request: the working
+// through the scheduler (the same start as the check, start-once.ts: the scheduler's own
+// start command, or its environment where it cannot start a job), as by hand (a wake request: the working
 // hours are not asked, everything else is), so that a wrong argument, a client that needs a
 // terminal or a model the plan refuses shows now, not at the first fire. Asked with default
 // No; --first-wake runs it without asking; without a terminal and without the flag it is
 // skipped, and said. It reports only what it observed: the wake's outcome line, its
 // duration, the lines the wrapper wrote about it (usage, notes), and what changed in the repo
 // (git status and HEAD before and after; without git, the outcome's own ok/quiet).
-import { factsOf } from '../scheduler-facts.ts';
 import { execFileSync } from 'node:child_process';
-import { posix } from 'node:path';
-import type { Names } from '../names.ts';
-import { type Spec, seconds } from '../spec.ts';
-import { writeAtomic } from './fsx.ts';
-import type { HostIO } from './io.ts';
-import { askConsent } from './install/prompt.ts';
-import { startJob } from './sched-smoke.ts';
-import { logLinesFrom, logSize } from './install/smoke.ts';
-
-export const WAKE_REQUEST = 'wake.request';
+import type { Names } from '../../names.ts';
+import { type Spec, seconds } from '../../spec.ts';
+import type { HostIO } from '../io.ts';
+import { askConsent } from './prompt.ts';
+import { logLinesFrom } from './smoke.ts';
+import { startOnce } from './start-once.ts';
 
 interface Repo {
   head: string | null;
@@ -62,15 +57,14 @@ export async function firstWake(spec: Spec, n: Names, io: HostIO, home: string, 
     if (a === 'no') return say('first wake: not run; the first scheduled fire runs it, or `hbgen wake` now');
   }
   const before = repoNow(spec.repo);
-  const from = logSize(n.log);
   const started = Date.now();
-  writeAtomic(posix.join(n.stateDir, WAKE_REQUEST), `hbgen install first wake ${io.now().toISOString()}\n`, 0o600);
-  say(`first wake: started through ${factsOf(spec.schedule.scheduler)?.startJob ? 'the scheduler' : `the scheduler's environment (${spec.schedule.scheduler} cannot start a job on demand)`}; waiting up to ${spec.timeout} for its outcome`);
   const limit = (seconds(spec.timeout) + seconds(spec.killAfter) + 60) * 1000;
+  const { route, from, run } = startOnce(spec, n, io, home, 'wake', 'install first wake', limit);
+  say(`first wake: started through ${route.argv ? 'the scheduler' : `the scheduler's environment (${spec.schedule.scheduler} cannot start a job on demand)`}; waiting up to ${spec.timeout} for its outcome`);
   const tick = setInterval(() => say(`  … ${Math.round((Date.now() - started) / 1000)} s`), 15_000);
   let ran;
   try {
-    ran = await startJob(spec, n, io, home, posix.join(n.stateDir, WAKE_REQUEST), limit);
+    ran = await run;
   } finally {
     clearInterval(tick);
   }

@@ -3,7 +3,7 @@
 // with nothing to work for. Install says so in the panel's caveats; it does not refuse
 // (a missing HEART.md is another check's).
 import { posix } from 'node:path';
-import { readSoft } from './fsx.ts';
+import { readSoft } from '../fsx.ts';
 
 /** The caveat when HEART.md's "## Mission" is empty but for comments, else null (also without a HEART.md). */
 export function heartTemplateCaveat(repo: string): string | null {

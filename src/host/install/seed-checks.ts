@@ -6,8 +6,8 @@
 // name); and the rows "agent budget" and "token policy".
 import { spawnSync } from 'node:child_process';
 import { posix } from 'node:path';
-import type { Spec } from '../spec.ts';
-import { readSoft } from './fsx.ts';
+import type { Spec } from '../../spec.ts';
+import { readSoft } from '../fsx.ts';
 
 export interface SeedLook {
   rows: [string, string][];

@@ -2,8 +2,8 @@
 // wrapper writes one per preset wake, heartbeat/64-stream), today's sum in the working
 // zone (on the day each wake started, as the wrapper's budget counts), the budget, and
 // the latest wake that logged one.
-import type { LogLine, Usage } from '../formats.ts';
-import { addUsage, localParts, noUsage, usageOfWakes } from './audit/history.ts';
+import type { LogLine, Usage } from '../../formats.ts';
+import { addUsage, localParts, noUsage, usageOfWakes } from './history.ts';
 
 export interface UsageFindings {
   /** The working zone's date of today. */

@@ -1,8 +1,8 @@
 // status's look at <stateDir>/model.fallback, which the wrapper writes when the client
 // refused agent.model and a fallback is set (src/model-fallback.ts).
 import { posix } from 'node:path';
-import { FALLBACK_FILE } from '../model-fallback.ts';
-import { readSoft } from './fsx.ts';
+import { FALLBACK_FILE } from '../../model-fallback.ts';
+import { readSoft } from '../fsx.ts';
 
 /** status: the fallback in use, read from the state folder (never trusted beyond a line of text). */
 export function fallbackInUse(stateDir: string, spec: { agent: { model?: string; fallbackModel?: string } }): string | null {
