@@ -68,6 +68,7 @@ test('no template partial is over 150 lines', () => {
   assert.ok(partials.length >= 7, `the wrapper is split into partials (found ${partials.length})`);
   const long = partials.map((f) => [rel(f), readFileSync(f, 'utf8').split('\n').length] as const).filter(([, n]) => n > 150);
   assert.equal(long, []);
+  assert.equal(long, []);
 });
 
 /** Files of src/ and generators/ whose text matches `re`. */
@@ -142,6 +143,12 @@ test('each format that crosses the sh/TypeScript boundary is defined once, in sr
   assert.equal(filesMatching(/padStart\(2, '0'\)/), only, 'two-digit padding');
   assert.equal(filesMatching(/new Promise\(\(r\) => setTimeout\(r/), only, 'sleep');
   assert.equal(filesMatching(/\/\^\(\\d\+\) \(\\d\+\)\$\//), only, 'the lock owner "PID EPOCH"');
+});
+
+test("the wrapper finds this wake's output (the lines after its start line) in one helper, which the limit scan and the model check share", () => {
+  const readers = TEMPLATES.filter((f) => readFileSync(f, 'utf8').includes('{{startLineSh}}')).map(rel);
+  assert.equal(readers, ['templates/partials/heartbeat/51-wake-output.hbs']);
+  for (const p of ['57-model', '86-limit-scan']) assert.match(readFileSync(join(ROOT, `templates/partials/heartbeat/${p}.hbs`), 'utf8'), /\$\(hb_wakeout \d+ \|/, p);
 });
 
 test('generators/ renders only: it imports nothing from src/host/ or src/commands/', () => {

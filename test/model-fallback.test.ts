@@ -102,6 +102,24 @@ for (const sh of SHELLS) {
   }
 }
 
+// The model check reads only this wake's output (the wrapper's hb_wakeout, shared with the
+// limit scan): an earlier wake's refusal, even on a torn last line that this wake's start
+// line completes, is not this wake's.
+for (const sh of SHELLS) {
+  test(`${sh.name}: a refusal an earlier wake printed (its last line torn) is not this wake's: fail 1, no model line`, async () => {
+    const c = makeCase({ spec: { agent: { harness: 'codex', model: 'gpt-retired', fallbackModel: 'gpt-5.5' }, timeout: '4s', killAfter: '1s' } });
+    const said = "The 'gpt-retired' model is not supported when using Codex with a ChatGPT account.";
+    // The first run prints the refusal with no final newline and succeeds; the next fails with other words.
+    writeFileSync(c.bin, `#!${agentShell}\n${subscriptionAnswers()}if [ -f "$HBTEST_DIR/ran" ]; then echo 'something else broke'; exit 1; fi\n: >"$HBTEST_DIR/ran"\nprintf '%s' '${said.replace(/'/g, "'\\''")}'\nexit 0\n`);
+    let r = await run(c, sh, { args: ['--now'] });
+    assert.is(r.code, 0, c.log());
+    r = await run(c, sh, { args: ['--now'] });
+    assert.is(r.code, 1, c.log());
+    assert.is(c.outcomes().at(-1), 'fail 1');
+    assert.ok(c.log().includes(`${said}`), 'the refusal is in the log, before this wake');
+  });
+}
+
 test('hbgen status says the wakes run the fallback, after a wake the scheduler started was refused the model (stand-in systemctl and claude)', async () => {
   const h = makeHost('systemd-user', { schedule: { scheduler: 'systemd-user', every: '30m', minute: 7, hours: { start: '00:00', end: '24:00', timezone: 'Europe/Berlin' } } });
   writeFileSync(h.bin, `#!/bin/sh\n${subscriptionAnswers()}echo "There's an issue with the selected model (opus). It may not exist or you may not have access to it. Run --model to pick a different model."\nexit 1\n`);
