@@ -4,34 +4,24 @@
 // from: with "skip", a fire made late is `skip-late` and not run; with "once" it runs (inside
 // the working hours, with minRun left, as every wake). The wrapper runs at a chosen moment
 // through libfaketime (an offset: its clock runs at the real pace).
-import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { renderNow } from './helpers/render.ts';
 import { validateSpec } from '../src/spec.ts';
 import { type Case, SHELLS, makeCase, run } from './helpers/wrapper.ts';
+import { FAKETIME_LIB, fakeClock } from './helpers/faketime.ts';
 
-const LIB = ['x86_64-linux-gnu', 'aarch64-linux-gnu'].map((a) => `/usr/lib/${a}/faketime/libfaketime.so.1`).find((p) => existsSync(p));
-// One process owns libfaketime's semaphore and shared memory for the whole suite (see
-// test/wrapper-window-end.test.ts: forked subshells would otherwise remove them).
-const keeper = spawn('/usr/bin/sleep', ['3600'], { env: { LD_PRELOAD: LIB ?? '', FAKETIME: '+0' }, stdio: 'ignore' });
-keeper.unref();
-process.on('exit', () => {
-  keeper.kill('SIGKILL');
-  for (const f of [`sem.faketime_sem_${keeper.pid}`, `faketime_shm_${keeper.pid}`]) rmSync(join('/dev/shm', f), { force: true });
-});
-const SHARED = `/faketime_sem_${keeper.pid} /faketime_shm_${keeper.pid}`;
+const clock = fakeClock();
 const DASH = SHELLS.find((s) => s.name === 'dash')!;
 
 type Sched = 'systemd-user' | 'launchd' | 'cron';
 
 /** A case whose clock reads `at` (UTC) when it runs; Berlin is UTC+1 on 2026-12-01, a Tuesday. */
 function caseAt(at: string, scheduler: Sched, catchUp: 'skip' | 'once' | undefined, every = '30m'): Case {
-  const off = Math.round(Date.parse(at) / 1000 - Date.now() / 1000);
   return makeCase({
-    env: { LD_PRELOAD: LIB!, FAKETIME: `${off >= 0 ? '+' : ''}${off}`, FAKETIME_SHARED: SHARED },
+    env: clock.envAt(at),
     spec: {
       schedule: { scheduler, every, minute: 7, hours: { start: '08:00', end: '23:00', timezone: 'Europe/Berlin' } },
       timeout: '25m',
@@ -42,8 +32,8 @@ function caseAt(at: string, scheduler: Sched, catchUp: 'skip' | 'once' | undefin
 const wakes = (c: Case) => (existsSync(join(c.state, 'wakes')) ? readFileSync(join(c.state, 'wakes'), 'utf8').trim() : '');
 
 test('libfaketime is installed', async () => {
-  assert.ok(LIB, 'libfaketime (Debian faketime) is installed');
-  for (let i = 0; i < 100 && !existsSync(`/dev/shm/sem.faketime_sem_${keeper.pid}`); i++) await new Promise((r) => setTimeout(r, 20));
+  assert.ok(FAKETIME_LIB, 'libfaketime (Debian faketime) is installed');
+  assert.ok(await clock.ready(), 'the keeper of its shared memory runs');
 });
 
 test('systemd: catchUp "once" (the default) renders Persistent=true, "skip" Persistent=false', () => {

@@ -6,7 +6,6 @@
 // read-only folder it needs. Where the jail cannot run here, the tests FAIL saying what is
 // missing (never a silent skip): the jail is the product's default.
 import { spawn, spawnSync } from 'node:child_process';
-import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -18,6 +17,7 @@ import { jailOn } from '../src/jail.ts';
 import { clientNeeds } from '../src/jail-clients.ts';
 import { CLIENT_PATH, codexUntilHeader, realClients } from './helpers/clients.ts';
 import { scratchUser } from './helpers/tools.ts';
+import { standInModel } from './helpers/model-standin.mjs';
 
 const SRT = join(dirname(createRequire(import.meta.url).resolve('@anthropic-ai/sandbox-runtime/package.json')), 'dist', 'cli.js');
 
@@ -211,39 +211,19 @@ test('the real codex inside the jail: reaches the network, writes its state unde
 });
 
 /**
- * A stand-in for the Messages API on 127.0.0.1 (offline there is no model): its first answer
+ * The stand-in Messages API on 127.0.0.1 (test/helpers/model-standin.mjs): its first answer
  * asks for one Bash tool call running `command`, its next one ends the turn. It records what
  * the client sent back as the tool's result: that is what claude decided about the command.
  */
 async function fakeModel(command: string): Promise<{ url: string; results: string[]; close(): void }> {
   const results: string[] = [];
-  const server = createServer((q, r) => {
-    let body = '';
-    q.on('data', (d) => (body += d));
-    q.on('end', () => {
-      if (!q.url?.startsWith('/v1/messages') || q.url.includes('count_tokens')) {
-        r.writeHead(404).end('{}');
-        return;
-      }
-      const j = JSON.parse(body || '{}') as { model?: string; messages?: unknown[]; tools?: { name: string }[] };
-      const last = JSON.stringify(j.messages?.at(-1) ?? {});
-      if (last.includes('tool_result')) results.push(last);
-      const ask = !last.includes('tool_result') && (j.tools ?? []).some((t) => t.name === 'Bash');
-      r.writeHead(200, { 'content-type': 'text/event-stream' });
-      const ev = (type: string, data: object) => r.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
-      ev('message_start', { message: { id: 'msg_1', type: 'message', role: 'assistant', model: j.model, content: [], stop_reason: null, usage: { input_tokens: 1, output_tokens: 1 } } });
-      if (ask) {
-        ev('content_block_start', { index: 0, content_block: { type: 'tool_use', id: 'toolu_1', name: 'Bash', input: {} } });
-        ev('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: JSON.stringify({ command, description: 'commit' }) } });
-      } else {
-        ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
-        ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'done' } });
-      }
-      ev('content_block_stop', { index: 0 });
-      ev('message_delta', { delta: { stop_reason: ask ? 'tool_use' : 'end_turn' }, usage: { output_tokens: 1 } });
-      ev('message_stop', {});
-      r.end();
-    });
+  const server = standInModel([command], ({ url, body }) => {
+    if (!url?.startsWith('/v1/messages') || url.includes('count_tokens')) return;
+    let last = '{}';
+    try {
+      last = JSON.stringify((JSON.parse(body || '{}') as { messages?: unknown[] }).messages?.at(-1) ?? {});
+    } catch {}
+    if (last.includes('tool_result')) results.push(last);
   });
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, results, close: () => server.close() };

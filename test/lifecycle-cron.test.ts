@@ -13,6 +13,7 @@ import { names } from '../src/names.ts';
 import { B, makeStub } from './helpers/crontab.ts';
 import { cronUser, realOrSkip, type CronUser } from './helpers/cronuser.ts';
 import { hb, lines, makeHost, rewriteSpec, tree, type Host } from './helpers/lifecycle.ts';
+import { FAKETIME_LIB } from './helpers/faketime.ts';
 
 const real = realOrSkip(test, 'lifecycle-cron');
 let U: CronUser;
@@ -208,7 +209,7 @@ real('issue 12, real crontab + stand-in systemctl: switching the spec cron → s
 });
 
 real('issue 12, real crontab, no cron daemon firing it: two hours on (libfaketime), status names the first missed fire and the likely causes (exit 1)', () => {
-  const lib = ['x86_64-linux-gnu', 'aarch64-linux-gnu'].map((a) => `/usr/lib/${a}/faketime/libfaketime.so.1`).find((p) => existsSync(p));
+  const lib = FAKETIME_LIB;
   assert.ok(lib, 'libfaketime (Debian faketime) is installed');
   const h = makeHost('cron', { schedule: { scheduler: 'cron', every: '30m', minute: 7, hours: { start: '00:00', end: '24:00', timezone: 'UTC' } } });
   U.own(h);

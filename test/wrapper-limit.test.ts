@@ -8,21 +8,13 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawn } from 'node:child_process';
 import { PATHS, SHELLS, type Case, type Shell, makeCase, run, shell, shellcheck } from './helpers/wrapper.ts';
 import { renderNow } from './helpers/render.ts';
+import { fakeClock } from './helpers/faketime.ts';
 import { validateSpec } from '../src/spec.ts';
 
-const FAKETIME_LIB = ['x86_64-linux-gnu', 'aarch64-linux-gnu'].map((a) => `/usr/lib/${a}/faketime/libfaketime.so.1`).find((p) => existsSync(p))!;
-// libfaketime shares a semaphore and a memory segment between a process and its children,
-// named after the process that created them, which removes them when it exits: a wrapper
-// shell's forked subshell (a command substitution) then removed them under the wrapper,
-// whose next date(1) failed. One long-lived process here creates them, and the spec env
-// names them for every process of the wake (FAKETIME_SHARED), so no process of it owns them.
-const keeper = spawn('/bin/sleep', ['3600'], { env: { LD_PRELOAD: FAKETIME_LIB, FAKETIME: '+0' }, stdio: 'ignore' });
-keeper.unref();
-process.on('exit', () => keeper.kill());
-const FAKETIME_SHARED = `/faketime_sem_${keeper.pid} /faketime_shm_${keeper.pid}`;
+// One keeper of libfaketime's shared memory for the suite (test/helpers/faketime.ts says why).
+const clock = fakeClock();
 const dash = shell('dash');
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
 
@@ -39,8 +31,7 @@ function limitCase(o: LimitOpts = {}): Case {
 
 /** Re-render the wrapper with its clock (libfaketime, in the spec env) at `when`. */
 function clockAt(c: Case, when: string): void {
-  const offset = Math.round((Date.parse(when) - Date.now()) / 1000);
-  const v = validateSpec({ ...c.spec, env: { ...c.spec.env, LD_PRELOAD: FAKETIME_LIB, FAKETIME_SHARED, FAKETIME: `${offset >= 0 ? '+' : ''}${offset}` } });
+  const v = validateSpec({ ...c.spec, env: { ...c.spec.env, ...clock.envAt(when) } });
   assert.ok(v.spec, String(v.errors));
   for (const f of renderNow(v.spec!).files) if (f.path.endsWith('.sh')) writeFileSync(join(c.state, f.path), f.content, { mode: 0o755 });
 }

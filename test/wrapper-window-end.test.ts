@@ -6,25 +6,12 @@
 // an offset in seconds, so the clock runs at its real pace and sleeps and timeouts are real.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PATHS, SHELLS, type Case, makeCase, run, shell } from './helpers/wrapper.ts';
+import { FAKETIME_LIB, fakeClock } from './helpers/faketime.ts';
 
-const LIB = ['x86_64-linux-gnu', 'aarch64-linux-gnu'].map((a) => `/usr/lib/${a}/faketime/libfaketime.so.1`).find((p) => existsSync(p));
-
-// libfaketime (0.9.10) makes a semaphore and shared memory named after the first process
-// that loads it, passes their names on in FAKETIME_SHARED, and removes them when a process
-// that thinks it made them exits, which forked subshells of the wrapper do: the next tool
-// the wrapper starts then fails at random ("sem_open failed"). So one process of the test
-// that lives as long as the suite owns them, and every wrapper is handed their names.
-const keeper = spawn('/usr/bin/sleep', ['3600'], { env: { LD_PRELOAD: LIB ?? '', FAKETIME: '+0' }, stdio: 'ignore' });
-keeper.unref();
-process.on('exit', () => {
-  keeper.kill('SIGKILL');
-  for (const f of [`sem.faketime_sem_${keeper.pid}`, `faketime_shm_${keeper.pid}`]) rmSync(join('/dev/shm', f), { force: true });
-});
-const SHARED = `/faketime_sem_${keeper.pid} /faketime_shm_${keeper.pid}`;
+const clock = fakeClock();
 
 const DASH = shell('dash');
 const epoch = (isoUtc: string) => Date.parse(isoUtc) / 1000;
@@ -43,10 +30,9 @@ interface At {
 
 /** A case whose clock reads `at` now (libfaketime offset, computed just before the run). */
 function caseAt(o: At): Case {
-  const off = Math.round(epoch(o.at) - Date.now() / 1000);
   return makeCase({
     path: o.path,
-    env: { LD_PRELOAD: LIB!, FAKETIME: `${off >= 0 ? '+' : ''}${off}`, FAKETIME_SHARED: SHARED },
+    env: clock.envAt(o.at),
     spec: {
       schedule: { every: o.every ?? '1h', hours: o.hours },
       timeout: o.timeout ?? '25m',
@@ -64,9 +50,8 @@ const wakes = (c: Case) => (existsSync(join(c.state, 'wakes')) ? readFileSync(jo
 const BERLIN_DAY = { start: '09:00', end: '17:00', timezone: 'Europe/Berlin' };
 
 test('libfaketime is installed, and the keeper of its shared memory runs', async () => {
-  assert.ok(LIB, 'libfaketime (Debian faketime) is installed');
-  for (let i = 0; i < 100 && !existsSync(`/dev/shm/sem.faketime_sem_${keeper.pid}`); i++) await new Promise((r) => setTimeout(r, 20));
-  assert.ok(existsSync(`/dev/shm/sem.faketime_sem_${keeper.pid}`), 'the semaphore is there');
+  assert.ok(FAKETIME_LIB, 'libfaketime (Debian faketime) is installed');
+  assert.ok(await clock.ready(), 'the semaphore is there');
 });
 
 // 2026-12-01 is a Tuesday; Berlin is UTC+1 then.
