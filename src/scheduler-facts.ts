@@ -63,7 +63,16 @@ export interface SchedulerFacts<Id extends string = string> {
    * unit, label and the user's uid, and the panel's words; absent when the scheduler
    * cannot start a job on demand (then `noStart` says what is done instead).
    */
-  startJob?: { argv: readonly string[]; says: string };
+  startJob?: {
+    argv: readonly string[];
+    says: string;
+    /**
+     * When the start command returns before the run ends (launchctl kickstart): the command
+     * that shows the job (the same placeholders), polled until the wrapper took the request
+     * and `ended` matches its output; the first group of `exitCode` is then the run's status.
+     */
+    follow?: { argv: readonly string[]; ended: RegExp; exitCode: RegExp };
+  };
   noStart?: string;
 }
 

@@ -7,12 +7,13 @@
 //   systemd-user  systemctl --user start hbgen-<name>.service (the oneshot: it returns when
 //                 the run ended, its status the service's)
 //   launchd       launchctl kickstart gui/<uid>/dev.hbgen.<name> (returns at once: the run
-//                 is followed with `launchctl print`)
+//                 is followed with `launchctl print`, its facts' `follow`)
 //   cron          cron cannot start a job on demand (`noStart`): the run gets cron's
 //                 documented environment instead (crontab(5): SHELL=/bin/sh, HOME and
 //                 LOGNAME from the user's passwd line, PATH=/usr/bin:/bin; nothing else), no
 //                 terminal and a new session (setsid(2), as cron's children), stdin closed.
 import { posix } from 'node:path';
+import { shownArgv } from '../../escape.ts';
 import { sleep } from '../../formats.ts';
 import type { Names } from '../../names.ts';
 import { factsOf } from '../../scheduler-facts.ts';
@@ -31,15 +32,17 @@ export function cronEnv(home: string, user: string): Record<string, string> {
   return { SHELL: '/bin/sh', HOME: home, LOGNAME: user, PATH: '/usr/bin:/bin' };
 }
 
-/** How a job is started: the scheduler's command (null when it cannot start one on demand), and the panel's words. */
+/** How a job is started: the scheduler's command (null when it cannot start one on demand), how its run is followed when that command returns at once, and the panel's words. */
 export interface Route {
   argv: string[] | null;
+  follow?: { argv: string[]; ended: RegExp; exitCode: RegExp };
   says: string;
 }
 
 export function startRoute(scheduler: Spec['schedule']['scheduler'], n: Names, uid: number): Route {
   const f = factsOf(scheduler);
-  if (f?.startJob) return { argv: f.startJob.argv.map((a) => a.replace('<service>', n.service).replace('<label>', n.label).replace('<uid>', String(uid))), says: f.startJob.says };
+  const fill = (argv: readonly string[]) => argv.map((a) => a.replace('<service>', n.service).replace('<label>', n.label).replace('<uid>', String(uid)));
+  if (f?.startJob) return { argv: fill(f.startJob.argv), says: f.startJob.says, ...(f.startJob.follow ? { follow: { ...f.startJob.follow, argv: fill(f.startJob.follow.argv) } } : {}) };
   return { argv: null, says: f?.noStart ?? 'the scheduler cannot start a job on demand: the run gets a bare environment, no terminal, a new session' };
 }
 
@@ -75,9 +78,9 @@ async function runJob(r: Route, n: Names, io: HostIO, home: string, request: str
   const { execa } = await import('execa');
   const opts = { reject: false, stdin: 'ignore' as const, timeout: timeoutMs, stripFinalNewline: true, extendEnv: false };
   const done = (x: { exitCode?: number; stderr?: unknown; timedOut?: boolean }): Ran => ({ code: typeof x.exitCode === 'number' ? x.exitCode : null, stderr: String(x.stderr ?? '') || (x.timedOut ? `timed out after ${Math.round(timeoutMs / 1000)} s` : '') });
-  if (r.argv?.[0] === 'launchctl') {
-    const k = done(await execa(r.argv[0], r.argv.slice(1), { ...opts, env: io.env, cwd: '/' }));
-    return k.code === 0 ? await launchdRun(io, r.argv[2]!, request, timeoutMs) : k;
+  if (r.argv && r.follow) {
+    const k = done(await execa(r.argv[0]!, r.argv.slice(1), { ...opts, env: io.env, cwd: '/' }));
+    return k.code === 0 ? await followRun(io, r.follow, request, timeoutMs) : k;
   }
   if (r.argv) return done(await execa(r.argv[0]!, r.argv.slice(1), { ...opts, env: io.env, cwd: '/' }));
   // detached: the child calls setsid(2), a new session without a controlling terminal.
@@ -85,23 +88,23 @@ async function runJob(r: Route, n: Names, io: HostIO, home: string, request: str
 }
 
 /**
- * kickstart returns before the job ends: the job's run is followed with `launchctl print`
- * until the wrapper took the request and launchd says the job is not running, and its
- * "last exit code" is the run's status.
+ * The start command returned before the job ended (launchctl kickstart): the job is followed
+ * with the scheduler's own look (`launchctl print`) until the wrapper took the request and
+ * the scheduler says the run ended, and the exit code it shows is the run's status.
  */
-async function launchdRun(io: HostIO, target: string, request: string, timeoutMs: number): Promise<Ran> {
+async function followRun(io: HostIO, f: NonNullable<Route['follow']>, request: string, timeoutMs: number): Promise<Ran> {
   const { execa } = await import('execa');
   const until = Date.now() + timeoutMs;
   const taken = Date.now() + 30_000;
   for (;;) {
     await sleep(200);
-    const p = await execa('launchctl', ['print', target], { env: io.env, extendEnv: false, reject: false, stdin: 'ignore', timeout: 10_000 });
+    const p = await execa(f.argv[0]!, f.argv.slice(1), { env: io.env, extendEnv: false, reject: false, stdin: 'ignore', timeout: 10_000 });
     const out = String(p.stdout ?? '');
     const gone = !lstatOrNull(request);
-    if (gone && /^\s*state = not running$/m.test(out)) {
-      const code = /^\s*last exit code = (-?\d+)/m.exec(out)?.[1];
-      return { code: code === undefined ? null : Number(code), stderr: code === undefined ? 'launchctl print shows no last exit code' : '' };
+    if (gone && f.ended.test(out)) {
+      const code = f.exitCode.exec(out)?.[1];
+      return { code: code === undefined ? null : Number(code), stderr: code === undefined ? `${shownArgv(f.argv)} shows no exit code of the run` : '' };
     }
-    if ((!gone && Date.now() > taken) || Date.now() > until) return { code: null, stderr: `launchd did not ${gone ? 'end' : 'start'} the job in time` };
+    if ((!gone && Date.now() > taken) || Date.now() > until) return { code: null, stderr: `the scheduler did not ${gone ? 'end' : 'start'} the job in time (${shownArgv(f.argv)})` };
   }
 }

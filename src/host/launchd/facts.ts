@@ -15,5 +15,10 @@ export const facts = {
     once: 'launchd runs a fire missed while the Mac slept once on wake; the wrapper runs it only inside your working hours with minRun left',
     skip: 'launchd runs a fire missed while the Mac slept once on wake, and the wrapper logs it skip-late and does not run the agent',
   },
-  startJob: { argv: ['launchctl', 'kickstart', 'gui/<uid>/<label>'], says: 'through launchd, the installed job unchanged' },
+  startJob: {
+    argv: ['launchctl', 'kickstart', 'gui/<uid>/<label>'],
+    says: 'through launchd, the installed job unchanged',
+    // kickstart returns at once; `launchctl print` shows the job's state and its last exit.
+    follow: { argv: ['launchctl', 'print', 'gui/<uid>/<label>'], ended: /^\s*state = not running$/m, exitCode: /^\s*last exit code = (-?\d+)/m },
+  },
 } as const satisfies SchedulerFacts<'launchd'>;
