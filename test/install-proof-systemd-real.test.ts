@@ -88,6 +88,30 @@ for (const catchUp of ['once', 'skip'] as const) {
   });
 }
 
+// catchUp "once" keeps a stamp of the timer's last fire; `hbgen stop` turns the timer off on
+// purpose, so the fires missed while it was off are not owed: resume clears the stamp
+// (`systemctl --user clean --what=state`) before it starts the timer, which then waits for
+// its next fire. Before that, a timer resumed an hour after its last fire ran a wake at once.
+real('catchUp "once": a timer that `hbgen stop` turned off and `hbgen resume` turns on an hour after its last fire replays nothing', async () => {
+  const h = lateHost('late-resume', 'once');
+  ok(M.hb(h, 'install', { yes: true }), 'install');
+  const timer = 'hbgen-late-resume.timer';
+  ok(M.hb(h, 'stop'), 'stop');
+  const was = lines(names(h.spec).log).length;
+  // The timer last elapsed an hour ago, before the stop (its stamp file, as systemd wrote it).
+  const stamps = join(M.user.home, '.local/share/systemd/timers');
+  ok(M.as(['mkdir', '-p', stamps]), 'stamp folder');
+  ok(M.as(['touch', '-d', '@' + String(Math.floor(Date.now() / 1000) - 3600), join(stamps, `stamp-${timer}`)]), 'stamp in the past');
+  const r = M.hb(h, 'resume', { yes: true });
+  ok(r, 'resume');
+  assert.match(r.out, new RegExp(`systemctl --user clean --what=state ${timer.replace('.', '\\.')}`), 'resume shows the clean');
+  assert.match(M.systemctl('is-active', timer).out, /^active\n$/, 'the timer runs again');
+  await sleep(5000); // a replayed fire starts within a second of the timer's start
+  const got = lines(names(h.spec).log).slice(was).filter((l) => !l.includes(' note ') && !/ (smoke|by hand)/.test(l));
+  assert.equal(got, [], 'no wake replayed at resume');
+  ok(M.hb(h, 'stop'), 'stop');
+});
+
 test.after(async () => {
   await M?.stop();
 });

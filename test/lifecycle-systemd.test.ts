@@ -56,7 +56,7 @@ test('stand-in systemctl: the panel names repo, billing, hours, interval, timeou
     `${unitDir(h)}/hbgen-docs.service  0644  new`,
     `${unitDir(h)}/hbgen-docs.timer    0644  new`,
     `${stateDir(h)}/heartbeat.sh`,
-    '  systemctl --user daemon-reload\n  systemctl --user enable --now hbgen-docs.timer\n  loginctl enable-linger ada\n',
+    '  systemctl --user daemon-reload\n  systemctl --user clean --what=state hbgen-docs.timer   (so that a fire missed while it was off is not replayed now)\n  systemctl --user enable --now hbgen-docs.timer\n  loginctl enable-linger ada\n',
     `  systemctl --user start hbgen-docs.service   (through the user manager, the installed unit unchanged; ${stateDir(h)}/smoke.request makes that run a smoke run`,
     `  env -i /bin/sh ${stateDir(h)}/heartbeat.sh --smoke   (at the same time: it must skip on the lock)`,
     `undo it later with: hbgen stop ${h.specFile}`,
@@ -71,7 +71,7 @@ test('stand-in systemctl: --yes installs the units, runs exactly these commands,
   const h = makeHost('systemd-user');
   const r = await hb(h, 'install', { yes: true });
   assert.is(r.code, 0, r.err + r.out);
-  assert.equal(changing(h.tools.calls()), ['systemctl --user daemon-reload', `systemctl --user enable --now ${UNIT}.timer`, 'loginctl enable-linger ada', `systemctl --user start ${UNIT}.service`]);
+  assert.equal(changing(h.tools.calls()), ['systemctl --user daemon-reload', `systemctl --user clean --what=state ${UNIT}.timer`, `systemctl --user enable --now ${UNIT}.timer`, 'loginctl enable-linger ada', `systemctl --user start ${UNIT}.service`]);
   for (const u of ['service', 'timer']) {
     const installed = join(unitDir(h), `${UNIT}.${u}`);
     assert.is(readFileSync(installed, 'utf8'), readFileSync(join(stateDir(h), 'host', `${UNIT}.${u}`), 'utf8'), `${u}: the host file is the state folder's copy`);
@@ -128,7 +128,7 @@ test('stand-in systemctl: installing twice is a no-op; a changed spec replaces t
   const r = await hb(h, 'install', { yes: true });
   assert.is(r.code, 0, r.err);
   assert.match(r.out, /hbgen-docs\.timer +0644 {2}replaced \(hbgen wrote it\)/);
-  assert.equal(changing(h.tools.calls()), [`systemctl --user disable --now ${UNIT}.timer`, 'systemctl --user daemon-reload', `systemctl --user enable --now ${UNIT}.timer`, `systemctl --user start ${UNIT}.service`]);
+  assert.equal(changing(h.tools.calls()), [`systemctl --user disable --now ${UNIT}.timer`, 'systemctl --user daemon-reload', `systemctl --user clean --what=state ${UNIT}.timer`, `systemctl --user enable --now ${UNIT}.timer`, `systemctl --user start ${UNIT}.service`]);
   assert.ok(h.tools.calls().indexOf(`systemctl --user list-units --all --plain --no-legend -- ${UNIT}.timer`) > h.tools.calls().indexOf('systemctl --user daemon-reload'), 'it looked that systemd forgot the timer before it started it');
   assert.match(readFileSync(join(unitDir(h), `${UNIT}.timer`), 'utf8'), /OnCalendar=\*-\*-\* 09\.\.16:12:00 Europe\/Berlin/);
   assert.equal(readdirNames(unitDir(h)), [`${UNIT}.service`, `${UNIT}.timer`], 'still one entry');
@@ -203,6 +203,7 @@ test('stand-in systemctl, stand-in wrapper: a failing smoke test (wrapper exits 
   assert.equal(snapshot(h), before, 'HOME (units, .config), repo (no state folder) and the scheduler as before');
   assert.equal(changing(h.tools.calls()), [
     'systemctl --user daemon-reload',
+    `systemctl --user clean --what=state ${UNIT}.timer`,
     `systemctl --user enable --now ${UNIT}.timer`,
     'loginctl enable-linger ada',
     `systemctl --user start ${UNIT}.service`,

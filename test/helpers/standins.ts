@@ -58,6 +58,10 @@ start|restart)
   if [ -e "$d/fire-on-start" ]; then sh "$d/fire-on-start" </dev/null >/dev/null 2>&1; fi
   exit 0 ;;
 stop) rm -f "$d/active/$u"; exit 0 ;;
+clean)
+  # clean --what=state UNIT: a timer's stamp (Persistent=); the real one refuses an active unit.
+  u=$2; [ ! -e "$d/active/$u" ] || { echo "Failed to clean unit $u: Unit is active" >&2; exit 1; }
+  rm -f "$d/stamp-$u"; exit 0 ;;
 is-enabled)
   if [ ! -f "$units/$u" ]; then echo "Failed to get unit file state for $u: No such file or directory" >&2; exit 1; fi
   if [ -e "$d/enabled/$u" ]; then echo enabled; exit 0; fi

@@ -28,6 +28,7 @@ import {
 } from '../backend.ts';
 import { systemdArg } from '../../escape.ts';
 import { NAME_PATTERN } from '../../formats.ts';
+import { catchUpOf } from '../../spec.ts';
 import { lstatOrNull, namesIn, readOrNull, readSoft } from '../fsx.ts';
 import { reachesRepo } from '../install/reach.ts';
 import { managerEnvProblems, systemdOverrides } from '../audit/tamper.ts';
@@ -57,6 +58,8 @@ interface SystemdData {
   rearm: boolean;
   /** Before that the manager must forget it (disable --now, daemon-reload): it knows the timer now. */
   forget: boolean;
+  /** catchUp "once": the timer's stamp is cleared before it starts (no replay of a fire missed while off). */
+  clean: boolean;
 }
 
 export function unitDir(c: Pick<Ctx, 'home'>): string {
@@ -230,6 +233,12 @@ export const backend: Backend<SystemdData> = {
     const commands: { argv: string[]; note?: string }[] = [];
     if (forget) commands.push({ argv: ['systemctl', '--user', 'disable', '--now', c.names.timer], note: '(so that systemd forgets its last fire and starts no wake now)' });
     if (changed || forget) commands.push({ argv: ['systemctl', '--user', 'daemon-reload'] });
+    // catchUp "once" (Persistent=true): systemd keeps the timer's last fire on disk, and a
+    // timer started again after `hbgen stop` would replay at once a fire missed while it was
+    // off on purpose. `clean --what=state` clears that stamp (systemctl(1), "clean";
+    // systemd.timer(5), Persistent=) while the timer is stopped, before it starts.
+    const clean = rearm && catchUpOf(c.spec) === 'once';
+    if (clean) commands.push({ argv: ['systemctl', '--user', 'clean', '--what=state', c.names.timer], note: '(so that a fire missed while it was off is not replayed now)' });
     if (rearm) commands.push({ argv: ['systemctl', '--user', 'enable', '--now', c.names.timer] });
     const enableLinger = l.value === 'no';
     if (enableLinger) commands.push({ argv: ['loginctl', 'enable-linger', c.io.user] });
@@ -254,7 +263,7 @@ export const backend: Backend<SystemdData> = {
       ],
       unchanged: !changed && enabled && active && refusals.length === 0,
       ids: { service: c.names.service, timer: c.names.timer },
-      data: { enabled, active, enableLinger, changed, timerChanged, rearm, forget },
+      data: { enabled, active, enableLinger, changed, timerChanged, rearm, forget, clean },
       stateExtra: {
         systemd: {
           lingerBefore: prevLinger?.lingerEnabledByHbgen ? 'no' : l.value,
@@ -265,7 +274,7 @@ export const backend: Backend<SystemdData> = {
   },
 
   async apply(c, p, j: Journal) {
-    const { enabled, active, enableLinger, changed, rearm, forget } = p.data;
+    const { enabled, active, enableLinger, changed, rearm, forget, clean } = p.data;
     const timer = c.names.timer;
     // Runs last on undo, when the previous unit files are back (and the timer install
     // started is off again): the earlier timer comes back as it was, started the same way.
@@ -285,6 +294,9 @@ export const backend: Backend<SystemdData> = {
     if (changed || forget) await must(c, ['daemon-reload']);
     if (rearm) {
       await forgotten(c);
+      // A systemd without `clean` for timers (older than 243) keeps the old stamp: the worst
+      // is the one replayed fire this avoids, so its failure does not undo the install.
+      if (clean) await sc(c, 'clean', '--what=state', timer);
       await must(c, ['enable', '--now', timer]);
       j.push(`turned ${timer} off again`, () => must(c, ['disable', '--now', timer]));
     }
