@@ -9,7 +9,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PATHS, SHELLS, makeCase, run, shell, sleep, survivors, waitFor } from './helpers/wrapper.ts';
 
@@ -141,6 +142,41 @@ test('a hard or symbolic link at the mkdir lock\'s owner: the victim is untouche
       assert.is(r.code, 0, c.log());
       assert.is(readFileSync(victim, 'utf8'), text, `${sh.name}/${how}: the victim was written`);
     }
+  }
+});
+
+
+// A watchdog timer that fired is in its last steps when the wrapper ends the wake: it asks
+// ps whether the wrapper still lives, then sends its second ALRM. On a loaded machine that
+// ps outlived the wake (CI: mksh's wrapper gone, its timer still in `ps -o stat= -p`).
+// Here that one ps takes a second, on every machine: the wrapper waits for a timer that
+// fired, so nothing of the wake outlives it.
+function slowPsPath(base: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'hbgen-slowps-'));
+  for (const t of readdirSync(base)) if (t !== 'ps') symlinkSync(readlinkSync(join(base, t)), join(dir, t));
+  const ps = ['/usr/bin/ps', '/bin/ps'].find((p) => existsSync(p))!;
+  writeFileSync(join(dir, 'ps'), `#!/bin/sh\ncase "$*" in "-o stat= -p "*) sleep 1 ;; esac\nexec ${ps} "$@"\n`, { mode: 0o755 });
+  return dir;
+}
+
+test('a timer that fired, slow in its last ps: the wrapper waits for it, nothing of the wake outlives it (watchdog, 5 shells)', async () => {
+  const results = await Promise.all(
+    WATCHDOG_SHELLS.map(async ([sh, tname, path]) => {
+      const c = makeCase({ path: slowPsPath(path), spec: { timeout: `${TIMEOUT_S}s`, killAfter: `${KILL_AFTER_S}s` } });
+      c.behave('trap "" TERM\nwhile :; do sleep 1; done\n');
+      const r = await run(c, sh, { limitMs: 30000 });
+      await sleep(150);
+      const agent = Number(readFileSync(join(c.rec, 'started'), 'utf8'));
+      const left = survivors([r.pid, agent]);
+      for (const p of left) process.kill(p.pid, 'SIGKILL');
+      return { what: `${sh.name}/${tname}`, c, r, left };
+    }),
+  );
+  for (const { what: w, c, r, left } of results) {
+    assert.is(r.code, 124, `${w}: ${c.log()}`);
+    assert.equal(left.map((p) => p.args), [], `${w}: survivors`);
+    // The deadline, killAfter, and the timers' two slow ps (one for each timer that fired).
+    assert.ok(r.ms < (TIMEOUT_S + KILL_AFTER_S + 2) * 1000 + 2500, `${w}: the wake took ${r.ms} ms`);
   }
 });
 
