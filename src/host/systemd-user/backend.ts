@@ -205,6 +205,23 @@ function unitEntries(dir: string): HostEntry[] {
   return [...byName.values()];
 }
 
+/**
+ * The commands install runs, in order, as the panel shows them. `clean`: with catchUp
+ * "once" (Persistent=true) systemd keeps the timer's last fire on disk, and a timer started
+ * again after `hbgen stop` would replay at once a fire missed while it was off on purpose;
+ * `clean --what=state` clears that stamp (systemctl(1), "clean"; systemd.timer(5),
+ * Persistent=) while the timer is stopped, before it starts.
+ */
+function planCommands(c: Ctx, d: Pick<SystemdData, 'changed' | 'rearm' | 'forget' | 'clean' | 'enableLinger'>): { argv: string[]; note?: string }[] {
+  const commands: { argv: string[]; note?: string }[] = [];
+  if (d.forget) commands.push({ argv: ['systemctl', '--user', 'disable', '--now', c.names.timer], note: '(so that systemd forgets its last fire and starts no wake now)' });
+  if (d.changed || d.forget) commands.push({ argv: ['systemctl', '--user', 'daemon-reload'] });
+  if (d.clean) commands.push({ argv: ['systemctl', '--user', 'clean', '--what=state', c.names.timer], note: '(so that a fire missed while it was off is not replayed now)' });
+  if (d.rearm) commands.push({ argv: ['systemctl', '--user', 'enable', '--now', c.names.timer] });
+  if (d.enableLinger) commands.push({ argv: ['loginctl', 'enable-linger', c.io.user] });
+  return commands;
+}
+
 export const backend: Backend<SystemdData> = {
   async preflight(c) {
     const refusals: string[] = [];
@@ -230,18 +247,10 @@ export const backend: Backend<SystemdData> = {
     // Never `restart`: see forgotten() for why a timer is started only once the manager forgot it.
     const rearm = !enabled || !active || timerChanged;
     const forget = rearm && (enabled || active || (reachable && (await held(c))));
-    const commands: { argv: string[]; note?: string }[] = [];
-    if (forget) commands.push({ argv: ['systemctl', '--user', 'disable', '--now', c.names.timer], note: '(so that systemd forgets its last fire and starts no wake now)' });
-    if (changed || forget) commands.push({ argv: ['systemctl', '--user', 'daemon-reload'] });
-    // catchUp "once" (Persistent=true): systemd keeps the timer's last fire on disk, and a
-    // timer started again after `hbgen stop` would replay at once a fire missed while it was
-    // off on purpose. `clean --what=state` clears that stamp (systemctl(1), "clean";
-    // systemd.timer(5), Persistent=) while the timer is stopped, before it starts.
+    // Persistent=true keeps the last fire on disk: cleared before a start (planCommands).
     const clean = rearm && catchUpOf(c.spec) === 'once';
-    if (clean) commands.push({ argv: ['systemctl', '--user', 'clean', '--what=state', c.names.timer], note: '(so that a fire missed while it was off is not replayed now)' });
-    if (rearm) commands.push({ argv: ['systemctl', '--user', 'enable', '--now', c.names.timer] });
     const enableLinger = l.value === 'no';
-    if (enableLinger) commands.push({ argv: ['loginctl', 'enable-linger', c.io.user] });
+    const commands = planCommands(c, { changed, rearm, forget, clean, enableLinger });
     const caveats = [
       l.value === 'yes'
         ? `lingering is on for ${c.io.user}: the timer also runs while you are logged out`
