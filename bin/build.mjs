@@ -177,11 +177,14 @@ async function schedulerFacts() {
   }
 }
 
+/** The smallest valid block of each scheduler that reads one, for the cache's warm-up renders. */
+const WARM_BLOCKS = { kubernetes: { image: 'warm:1', git: { url: 'https://example.com/warm.git' } } };
+
 /** dist/hbgen-<hash>.cache: V8's code for what render and check run, from real runs. */
 async function warmCodeCache() {
   const tmp = mkdtempSync(join(tmpdir(), 'hbgen-cache-'));
   try {
-    const spec = (scheduler) => {
+    const spec = (scheduler, block) => {
       const file = join(tmp, `${scheduler}.json`);
       writeFileSync(
         file,
@@ -190,17 +193,21 @@ async function warmCodeCache() {
           name: 'warm',
           repo: '/srv/warm',
           agent: { harness: 'command', bin: '/usr/bin/true', prompt: 'x' },
-          schedule: { scheduler, every: '30m', hours: { start: '08:00', end: '18:00', timezone: 'Europe/Berlin', days: ['mon', 'fri'] }, hostTimezone: 'America/New_York' },
+          schedule: { scheduler, every: '30m', hours: { start: '08:00', end: '18:00', timezone: 'Europe/Berlin', days: ['mon', 'fri'] }, ...(block ? {} : { hostTimezone: 'America/New_York' }) },
           timeout: '5m',
           env: { HOME: '/root', PATH: '/usr/bin:/bin' },
+          ...(block ? { [block]: WARM_BLOCKS[block] } : {}),
         }),
       );
       return file;
     };
-    // Every scheduler a spec without a block of its own renders for (kubernetes needs its block).
-    const ids = (await schedulerFacts()).filter((f) => !f.block).map((f) => f.id);
-    const runs = ids.map((s) => ['render', spec(s), '--out', join(tmp, s)]);
-    runs.push(['render', spec(ids[0])], ['check', spec(ids[ids.length - 1]), join(tmp, ids[ids.length - 1])]);
+    // Every scheduler, those with a block of their own with the one below (a scheduler whose
+    // block has no entry here is only left out of the cache: its renders compile its code).
+    const ids = (await schedulerFacts()).filter((f) => !f.block || WARM_BLOCKS[f.block]).map((f) => f.id);
+    const facts = Object.fromEntries((await schedulerFacts()).map((f) => [f.id, f]));
+    const runs = ids.map((s) => ['render', spec(s, facts[s].block), '--out', join(tmp, s)]);
+    const plain = ids.filter((s) => !facts[s].block);
+    runs.push(['render', spec(plain[0])], ['check', spec(plain[plain.length - 1]), join(tmp, plain[plain.length - 1])]);
     // Each run starts from the cache so far and writes it back with what it compiled.
     const script = `const { runBundle } = require(${JSON.stringify(join(root, 'bin', 'hbgen.cjs'))});
 process.argv = [process.argv[0], 'hbgen', ...process.argv.slice(1)];
