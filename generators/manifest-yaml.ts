@@ -104,9 +104,10 @@ const OTHER_TYPE = new RegExp(
     '^(~|null|Null|NULL)$',
     '^(y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$',
     // Integers and floats: 0b, 0o, 0x; else digits with `_`, `.` and base-60 `:` parts, and
-    // an exponent (wider than either spec: `1.2.3` is quoted too).
+    // an exponent; the yaml library reads `.` and `E0` as 1.1 floats (wider than either spec:
+    // `1.2.3` and `+` are quoted too).
     '^[-+]?0[box][0-9a-fA-F_]+$',
-    '^[-+]?\\.?[0-9][0-9_.:]*([eE][-+]?[0-9]+)?$',
+    '^[-+]?(\\.[0-9_.]*|[0-9][0-9_.:]*)?([eE][-+]?[0-9]+)?$',
     '^[-+]?\\.(inf|Inf|INF)$',
     '^\\.(nan|NaN|NAN)$',
     '^[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?([Tt \\t]|$)',
