@@ -79,7 +79,9 @@ function inline(v: Scalar): string {
 }
 
 /** Characters written only as escapes: C0 and C1 controls but tab and newline, DEL, the surrogates, the BOM, U+FFFE/FFFF, and NEL, LS, PS, which YAML 1.1 reads as line breaks. */
-const UNPRINTABLE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]|\p{Surrogate}/u;
+// A lone surrogate is a high one without a low one after it, or a low one without a high one
+// before it (no `u` flag: a unicode-mode regex scans a 100 KB script several times slower).
+const UNPRINTABLE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?:^|[^\ud800-\udbff])[\udc00-\udfff]/;
 
 /**
  * Plain (§7.3.3): not empty; no blank at either end; not starting with an indicator
@@ -122,7 +124,12 @@ function doubleQuoted(s: string): string {
 
 /** A literal block holds `s` exactly: printable, no \r, and not ending in a line of blanks. */
 function literalFits(s: string): boolean {
-  return s.includes('\n') && !UNPRINTABLE.test(s) && !s.includes('\r') && !/\n[\t ]+$/.test(s);
+  if (!s.includes('\n') || s.includes('\r') || UNPRINTABLE.test(s)) return false;
+  // Blanks after the last line break would read as trailing empty lines (the scripts are
+  // ~100 KB: the ends are looked at from the end, not by a regex that tries every offset).
+  let i = s.length;
+  while (i > 0 && (s[i - 1] === ' ' || s[i - 1] === '\t')) i--;
+  return i === s.length || s[i - 1] !== '\n';
 }
 
 /**
@@ -132,13 +139,12 @@ function literalFits(s: string): boolean {
  * lines left empty.
  */
 function literal(s: string, indent: string): string {
-  const trail = /[\n\t ]*$/.exec(s)![0];
-  const nl = trail.indexOf('\n');
-  const chomp = nl === -1 ? '-' : s === trail || nl !== trail.length - 1 ? '+' : '';
+  let end = s.length; // where the trailing run of blanks and line breaks starts
+  while (end > 0 && (s[end - 1] === '\n' || s[end - 1] === ' ' || s[end - 1] === '\t')) end--;
+  const nl = s.indexOf('\n', end);
+  const chomp = nl === -1 ? '-' : end === 0 || nl !== s.length - 1 ? '+' : '';
   const head = /^[\n ]*/.exec(s)![0].includes(' ') ? '2' : '';
   const body = s.endsWith('\n') ? s.slice(0, -1) : s;
-  return `|${head}${chomp}\n${body
-    .split('\n')
-    .map((l) => (l ? indent + l : l))
-    .join('\n')}\n`;
+  // Each line that is not empty gets the indent: at the start, and after a line break.
+  return `|${head}${chomp}\n${body && body[0] !== '\n' ? indent : ''}${body.replace(/\n(?=[^\n])/g, `\n${indent}`)}\n`;
 }
