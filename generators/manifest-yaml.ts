@@ -2,9 +2,9 @@
 // booleans and null, two spaces a level, a sequence indented under its key, multi-line
 // strings as literal blocks (`|`). It writes what the `yaml` library wrote here before
 // (`Document#toString` with lineWidth 0, blockQuote 'literal', indentSeq), byte for byte for
-// the manifests hbgen renders, but in a few dozen lines: loading and running that library
-// was about a third of a kubernetes render's CPU time (docs/SPEED.md, issue 25). The
-// library stays for reading YAML back (src/host/kubernetes, the tests).
+// every fixture spec rendered for kubernetes, in a hundred lines: loading and running that
+// library was about a third of a kubernetes render's CPU time (docs/SPEED.md, issue 25).
+// The library stays for reading YAML back (src/host/kubernetes, the tests).
 //
 // The rules, from the YAML 1.2.2 spec (https://yaml.org/spec/1.2.2/): a string is written
 // plain (§7.3.3) only when a plain scalar can hold it and it would not read back as another
@@ -78,9 +78,12 @@ function inline(v: Scalar): string {
   return doubleQuoted(v);
 }
 
-/** Characters written only as escapes: C0 and C1 controls but tab and newline, DEL, the surrogates, the BOM, U+FFFE/FFFF, and NEL, LS, PS, which YAML 1.1 reads as line breaks. */
-// A lone surrogate is a high one without a low one after it, or a low one without a high one
-// before it (no `u` flag: a unicode-mode regex scans a 100 KB script several times slower).
+/**
+ * Characters written only as escapes: C0 and C1 controls but tab and newline, DEL, lone
+ * surrogates (a high one with no low one after it, a low one with no high one before it),
+ * the BOM, U+FFFE/FFFF, and NEL, LS, PS, which YAML 1.1 reads as line breaks. No `u` flag: a
+ * unicode-mode regex scans a 100 KB script several times slower.
+ */
 const UNPRINTABLE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?:^|[^\ud800-\udbff])[\udc00-\udfff]/;
 
 /**
