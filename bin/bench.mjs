@@ -47,14 +47,15 @@ const median = (xs) => {
 };
 
 /** cmds[0] is the baseline. Returns rows {label, median, ratio, added}. `unit` names what run() returns. */
-function group(title, cmds, n = rounds, unit = 'ms') {
+function group(title, cmds, n = rounds, unit = 'ms', warmups = 3) {
   const times = cmds.map(() => []);
-  for (let w = 0; w < 3; w++) cmds.forEach((c) => c.run());
+  for (let w = 0; w < warmups; w++) cmds.forEach((c) => c.run());
   for (let r = 0; r < n; r++) {
     const order = cmds.map((_, i) => i).sort(() => Math.random() - 0.5);
     for (const i of order) times[i].push(cmds[i].run());
   }
   const base = times[0];
+  const u = unit === 'M instructions' ? 'M' : 'ms';
   console.log(`\n## ${title}  (${n} interleaved rounds${unit === 'ms' ? '' : `, ${unit}`})`);
   console.log(`${'command'.padEnd(58)} ${'median'.padStart(9)} ${'ratio'.padStart(7)} ${'added'.padStart(9)}  goal`);
   cmds.forEach((c, i) => {
@@ -62,7 +63,7 @@ function group(title, cmds, n = rounds, unit = 'ms') {
     const ratio = median(times[i].map((t, k) => t / base[k]));
     const added = median(times[i].map((t, k) => t - base[k]));
     console.log(
-      `${c.label.padEnd(58)} ${`${med.toFixed(1)} ms`.padStart(9)} ${i ? `${ratio.toFixed(2)}×`.padStart(7) : ''.padStart(7)} ${i ? `${added.toFixed(1)} ms`.padStart(9) : ''.padStart(9)}  ${c.goal ?? ''}`,
+      `${c.label.padEnd(58)} ${`${med.toFixed(1)} ${u}`.padStart(9)} ${i ? `${ratio.toFixed(2)}×`.padStart(7) : ''.padStart(7)} ${i ? `${added.toFixed(1)} ${u}`.padStart(9) : ''.padStart(9)}  ${c.goal ?? ''}`,
     );
   });
 }
@@ -88,6 +89,28 @@ const cliCases = [
 ].filter((c) => c.argv.every((a) => !a.endsWith('.json') || existsSync(a)));
 group('CLI cold start vs node -e "" (wall)', cliCases.map((c) => ({ ...c, run: () => time(c.argv) })));
 group('CLI cold start vs node -e "" (CPU: user + system)', cliCases.map((c) => ({ ...c, run: () => cpu(c.argv) })), rounds, 'CPU ms');
+
+// 2b. The same in instructions, counted by valgrind's callgrind (every thread, the kernel's
+// work left out): the same count for the same binary and input whatever else the machine
+// runs, within about 3 % (the GC threads' timing), so it shows a change on a busy machine.
+// Each run takes some 10 s, hence off unless BENCH_INSTRUCTIONS=N asks for N rounds. The
+// ratio runs higher than the CPU-time one: `node -e ''` spends relatively more of its time
+// in the kernel (docs/SPEED.md).
+const valgrind = ['/usr/bin/valgrind', '/bin/valgrind'].find((p) => existsSync(p));
+const instructionRounds = Number(process.env.BENCH_INSTRUCTIONS ?? 0);
+function instructions(argv) {
+  const o = join(tmp, 'callgrind.out');
+  // --smc-check: V8 writes and runs machine code at run time.
+  const r = spawnSync(valgrind, ['--tool=callgrind', '--smc-check=all-non-file', `--callgrind-out-file=${o}`, ...argv], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', env, cwd: root });
+  const m = /Collected : (\d+)/.exec(r.stderr);
+  if (r.status !== 0 || !m) throw new Error(`valgrind ${argv.join(' ')} exited ${r.status}: ${r.stderr.slice(-500)}`);
+  return Number(m[1]) / 1e6;
+}
+if (instructionRounds > 0 && valgrind) {
+  group('CLI cold start vs node -e "" (instructions, valgrind --tool=callgrind)', cliCases.map((c) => ({ ...c, run: () => instructions(c.argv) })), instructionRounds, 'M instructions', 0);
+} else if (instructionRounds > 0) {
+  console.log('\n## instructions: not counted, valgrind is not installed');
+}
 
 // 3. One wake of the rendered wrapper, agent /bin/true, against /bin/true itself.
 function wrapperCase(name, pathDirs, hours) {

@@ -125,6 +125,9 @@ export async function zoneTable() {
   }
 }
 
+/** The parameters of Node's own CommonJS module wrapper: the bundle's first bytes (bundle()). */
+const MODULE_WRAPPER = '(function (exports, require, module, __filename, __dirname) {';
+
 // The CLI is one CommonJS file, dist/hbgen-<hash>.cjs, run by bin/hbgen.cjs with V8's code
 // cache for it, dist/hbgen-<hash>.cache. Compiling the bundle's source was most of a
 // render's start-up (about 15 ms; ES module chunks cannot use a code cache on Node 20),
@@ -153,14 +156,24 @@ export async function bundle() {
     alias: { plist: './node_modules/plist/dist/build.js' },
     // Some dependencies are ES modules that locate themselves with import.meta.url.
     define: { 'import.meta.url': '__hbgenUrl' },
-    banner: { js: 'var __hbgenUrl = require("node:url").pathToFileURL(__filename).href;' },
+    // The file is the function that bin/hbgen.cjs compiles (the wrapper of Node's own
+    // CommonJS loader), so that the start reads it into one string and compiles that, with
+    // no second copy of its megabyte to join and flatten.
+    banner: { js: `${MODULE_WRAPPER}var __hbgenUrl = require("node:url").pathToFileURL(__filename).href;` },
+    footer: { js: '\n})' },
+    charset: 'ascii',
     logLevel: 'warning',
     metafile: true,
   });
   // bin/hbgen.cjs runs the bundle with vm.Script, which has no loader for a real import():
   // every dynamic import must be of a module the bundle holds (esbuild then inlines it).
+  // It also reads the file as latin1, which decodes faster than UTF-8 and is the same for
+  // ASCII: esbuild's default charset escapes every other character, checked here.
   for (const file of Object.keys(built.metafile.outputs)) {
-    if (/\bimport\(/.test(readFileSync(join(root, file), 'utf8'))) throw new Error(`${file} keeps a dynamic import(), which bin/hbgen.cjs cannot run; import a bundled module instead`);
+    const text = readFileSync(join(root, file), 'utf8');
+    if (/\bimport\(/.test(text)) throw new Error(`${file} keeps a dynamic import(), which bin/hbgen.cjs cannot run; import a bundled module instead`);
+    if (!text.startsWith(MODULE_WRAPPER)) throw new Error(`${file} does not start with the module wrapper that bin/hbgen.cjs expects`);
+    if (/[^\x00-\x7f]/.test(text)) throw new Error(`${file} holds a character outside ASCII, which bin/hbgen.cjs (reading latin1) would garble; keep esbuild's charset ascii`);
   }
   await warmCodeCache();
 }
@@ -177,30 +190,41 @@ async function schedulerFacts() {
   }
 }
 
+/** The smallest valid block of each scheduler that reads one, for the cache's warm-up renders. */
+const WARM_BLOCKS = { kubernetes: { image: 'warm:1', git: { url: 'https://example.com/warm.git' } } };
+const WARM_HARNESSES = ['command', 'claude-code', 'codex'];
+
 /** dist/hbgen-<hash>.cache: V8's code for what render and check run, from real runs. */
 async function warmCodeCache() {
   const tmp = mkdtempSync(join(tmpdir(), 'hbgen-cache-'));
   try {
-    const spec = (scheduler) => {
-      const file = join(tmp, `${scheduler}.json`);
+    const spec = (scheduler, block, harness = 'command') => {
+      const file = join(tmp, `${scheduler}-${harness}.json`);
       writeFileSync(
         file,
         JSON.stringify({
           version: 1,
           name: 'warm',
           repo: '/srv/warm',
-          agent: { harness: 'command', bin: '/usr/bin/true', prompt: 'x' },
-          schedule: { scheduler, every: '30m', hours: { start: '08:00', end: '18:00', timezone: 'Europe/Berlin', days: ['mon', 'fri'] }, hostTimezone: 'America/New_York' },
+          agent: { harness, bin: '/usr/bin/true', prompt: 'x' },
+          schedule: { scheduler, every: '30m', hours: { start: '08:00', end: '18:00', timezone: 'Europe/Berlin', days: ['mon', 'fri'] }, ...(block ? {} : { hostTimezone: 'America/New_York' }) },
           timeout: '5m',
           env: { HOME: '/root', PATH: '/usr/bin:/bin' },
+          ...(block ? { [block]: WARM_BLOCKS[block] } : {}),
         }),
       );
       return file;
     };
-    // Every scheduler a spec without a block of its own renders for (kubernetes needs its block).
-    const ids = (await schedulerFacts()).filter((f) => !f.block).map((f) => f.id);
-    const runs = ids.map((s) => ['render', spec(s), '--out', join(tmp, s)]);
-    runs.push(['render', spec(ids[0])], ['check', spec(ids[ids.length - 1]), join(tmp, ids[ids.length - 1])]);
+    // Every scheduler, those with a block of their own with the one below (a scheduler whose
+    // block has no entry here is only left out of the cache: its renders compile its code).
+    const ids = (await schedulerFacts()).filter((f) => !f.block || WARM_BLOCKS[f.block]).map((f) => f.id);
+    const facts = Object.fromEntries((await schedulerFacts()).map((f) => [f.id, f]));
+    // Each scheduler with each harness: most specs use a preset, whose wrapper code (the
+    // billing check, the limit scan) a `command` spec never compiles.
+    const runs = ids.flatMap((s) => WARM_HARNESSES.map((h) => ['render', spec(s, facts[s].block, h), '--out', join(tmp, `${s}-${h}`)]));
+    const plain = ids.filter((s) => !facts[s].block);
+    const last = plain[plain.length - 1];
+    runs.push(['render', spec(plain[0])], ['check', spec(last), join(tmp, `${last}-command`)]);
     // Each run starts from the cache so far and writes it back with what it compiled.
     const script = `const { runBundle } = require(${JSON.stringify(join(root, 'bin', 'hbgen.cjs'))});
 process.argv = [process.argv[0], 'hbgen', ...process.argv.slice(1)];

@@ -8,16 +8,16 @@
 // startingDeadlineSeconds (a missed run starts late only within it, else is skipped),
 // activeDeadlineSeconds on the Job (a hard end of the pod), backoffLimit 0 (one attempt).
 //
-// Built as data and written by the `yaml` library (never by template): every map's keys
-// are in the order written here and the library's output depends on nothing else, so the
-// render stays byte-deterministic.
+// Built as data and written by generators/manifest-yaml.ts (never by template): every
+// map's keys are in the order written here and the writer's output depends on nothing
+// else, so the render stays byte-deterministic.
 import { posix } from 'node:path';
-import { Document } from 'yaml';
 import { LOG_MAX_BYTES } from '../src/formats.ts';
 import { type Names, within } from '../src/names.ts';
 import { seconds, type Spec } from '../src/spec.ts';
 import { cronTimes } from './cron.ts';
 import type { Generator, RenderedFile, SchedulerContext } from './types.ts';
+import { yamlDocument } from './manifest-yaml.ts';
 
 /** Where the pod mounts the ConfigMap's scripts (read-only); it runs /bin/sh /hbgen/heartbeat.sh. */
 export const SCRIPTS_MOUNT = '/hbgen';
@@ -224,15 +224,8 @@ export function manifestObjects(ctx: SchedulerContext, scripts: RenderedFile[]):
 
 /** The objects as one multi-document YAML file, the generated-by line first. */
 export function manifestYaml(header: string, objects: Obj[]): string {
-  return objects
-    .map((o, i) => {
-      // No anchors: each object is written out in full, as kubectl shows it back.
-      const doc = new Document(o, { aliasDuplicateObjects: false });
-      if (i === 0) doc.commentBefore = ` ${header}`;
-      // lineWidth 0: no folding, so each script stays one literal block, byte for byte.
-      return doc.toString({ lineWidth: 0, blockQuote: 'literal', indentSeq: true });
-    })
-    .join('---\n');
+  // Each object written out in full (no anchors), as kubectl shows it back; each script one literal block, byte for byte.
+  return objects.map((o, i) => yamlDocument(o as Parameters<typeof yamlDocument>[0], i === 0 ? ` ${header}` : undefined)).join('---\n');
 }
 
 export const generator: Generator = {

@@ -23,10 +23,9 @@
 //   ***", "Logged in using ChatGPT", or "Logged in using <Amazon Bedrock API key | AWS access
 //   keys | access token | personal access token | workload identity>". Only the ChatGPT
 //   login is the plan.
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { childProcess, os } from './lazy-builtins.ts';
 import { FILES_AWK, TOKEN_AWK, VERDICT_AWK } from './billing-rules.ts';
 import { knownCredentials } from './credentials.ts';
 import type { Spec } from './spec.ts';
@@ -64,7 +63,7 @@ export function billingTimeout(timeoutSeconds: number): number {
  * locale, the operands given; its stdout. Temporary files hold what the client printed.
  */
 function awk(program: string, vars: Record<string, string>, operands: string[]): string {
-  const r = spawnSync('awk', [...Object.entries(vars).flatMap(([k, v]) => ['-v', `${k}=${v}`]), program, ...operands], {
+  const r = childProcess().spawnSync('awk', [...Object.entries(vars).flatMap(([k, v]) => ['-v', `${k}=${v}`]), program, ...operands], {
     encoding: 'utf8',
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C' },
     stdio: ['ignore', 'pipe', 'ignore'],
@@ -80,7 +79,7 @@ function awk(program: string, vars: Record<string, string>, operands: string[]):
  * `setupToken`: the agent's env sets CLAUDE_CODE_OAUTH_TOKEN (claude-code only).
  */
 export function verdict(client: BillingClient, stdout: string, stderr: string, code: number, setupToken = false): Verdict {
-  const dir = mkdtempSync(join(tmpdir(), 'hbgen-billing-'));
+  const dir = mkdtempSync(join(os().tmpdir(), 'hbgen-billing-'));
   try {
     const out = join(dir, 'out');
     const err = join(dir, 'err');
@@ -98,10 +97,10 @@ export function verdict(client: BillingClient, stdout: string, stderr: string, c
 
 /** `claude auth status --text` printed this on stdout: does it name the setup token (TOKEN_AWK, as the wrapper asks)? */
 export function namesSetupToken(stdout: string): boolean {
-  const dir = mkdtempSync(join(tmpdir(), 'hbgen-billing-'));
+  const dir = mkdtempSync(join(os().tmpdir(), 'hbgen-billing-'));
   try {
     writeFileSync(join(dir, 'out'), stdout);
-    return spawnSync('awk', [TOKEN_AWK, join(dir, 'out')], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C' }, stdio: 'ignore' }).status === 0;
+    return childProcess().spawnSync('awk', [TOKEN_AWK, join(dir, 'out')], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C' }, stdio: 'ignore' }).status === 0;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
