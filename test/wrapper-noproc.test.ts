@@ -12,7 +12,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PATHS, makeCase, procs, run, shell, sleep, waitFor, type Case } from './helpers/wrapper.ts';
+import { PATHS, makeCase, procs, run, shell, sleep, waitFor, type Case, killPending } from './helpers/wrapper.ts';
 
 const cmdline = (pid: number) => {
   try {
@@ -21,7 +21,8 @@ const cmdline = (pid: number) => {
     return '';
   }
 };
-const alive = (pid: number) => existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').startsWith('Z');
+// A zombie, or a process with a SIGKILL pending (sent, not yet acted on by the kernel), is gone.
+const alive = (pid: number) => existsSync(`/proc/${pid}`) && !/^[ZX]/.test(readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '')) && !killPending(pid);
 const pids = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').split(/\s+/).filter(Boolean).map(Number) : []);
 const cleanup = (list: number[]) => {
   for (const p of list) {

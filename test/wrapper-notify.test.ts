@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { PATHS, SHELLS, type Case, type Shell, agentShell, join, makeCase, run, shell, sleep, survivors, waitFor } from './helpers/wrapper.ts';
+import { PATHS, SHELLS, type Case, type Shell, agentShell, join, killPending, makeCase, run, shell, sleep, survivors, waitFor } from './helpers/wrapper.ts';
 
 const dash = shell('dash');
 
@@ -301,9 +301,10 @@ test('wget pings as curl does; a refused connection is a note, not a failure', a
 // Issue 22 §12: only the notify program's PID was signalled; a child it forked lived on
 // after the wake. Its tree is now a group of its own (setsid(1), or bash/mksh job control)
 // or, without either, found with ps; what is left when it exits is ended too.
+// A zombie, or one the wrapper has sent SIGKILL that the kernel has yet to end, is gone.
 const alive = (pid: number) => {
   try {
-    return !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    return !/^\d+ \(.*\) [ZX] /.test(readFileSync(`/proc/${pid}/stat`, 'utf8')) && !killPending(pid);
   } catch {
     return false;
   }

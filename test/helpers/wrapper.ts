@@ -345,11 +345,25 @@ export function parseStat(s: string): Proc {
   };
 }
 
-/** Live (non-zombie) processes in any of these sessions or process groups. */
+/**
+ * A SIGKILL is pending for PID (proc(5): the SigPnd and ShdPnd masks, bit 8 for signal 9):
+ * it was sent and the process dies when next scheduled, which on a loaded machine can be a
+ * moment after the sender went on. Such a process is not a survivor.
+ */
+export function killPending(pid: number): boolean {
+  try {
+    const st = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return [...st.matchAll(/^(?:SigPnd|ShdPnd):\s*([0-9a-f]+)$/gm)].some((m) => (BigInt(`0x${m[1]}`) & 0x100n) !== 0n);
+  } catch {
+    return false;
+  }
+}
+
+/** Live (non-zombie) processes in any of these sessions or process groups, a pending SIGKILL counted as gone. */
 export function survivors(ids: number[]): Proc[] {
   const set = new Set(ids);
   return procs()
-    .filter((p) => p.state !== 'Z' && (set.has(p.sid) || set.has(p.pgrp) || set.has(p.pid)))
+    .filter((p) => p.state !== 'Z' && p.state !== 'X' && (set.has(p.sid) || set.has(p.pgrp) || set.has(p.pid)) && !killPending(p.pid))
     .map((p) => ({ ...p, args: cmdline(p.pid) }));
 }
 
