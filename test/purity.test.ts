@@ -38,10 +38,11 @@ const hosts: [string, NodeJS.ProcessEnv, string, string[]][] = [
 for (const scheduler of ['cron', 'launchd', 'systemd-user']) {
   test(`render is byte-identical on every host: ${scheduler}`, () => {
     const outputs = hosts.map(([label, env, cwd, prefix]) => {
-      let r = hbgen(['render', file, '--scheduler', scheduler], { cwd, env: { PATH: process.env.PATH, ...env }, prefix });
+      const render = () => hbgen(['render', file, '--scheduler', scheduler], { cwd, env: { PATH: process.env.PATH, ...env }, prefix });
+      let r = render();
       // faketime(1) failing to start (a semaphore left by an earlier process of its PID:
       // helpers/faketime.ts) is not a render: it is run again, as faketimeSync does.
-      for (let i = 0; i < 4 && /^faketime: sem_open: File exists/m.test(r.stderr); i++) r = hbgen(['render', file, '--scheduler', scheduler], { cwd, env: { PATH: process.env.PATH, ...env }, prefix });
+      for (let i = 0; i < 4 && /^faketime: sem_open: File exists/m.test(r.stderr); i++) r = render();
       assert.is(r.code, 0, `${label}: ${r.stderr}`);
       return { label, out: r.stdout + '\n--stderr--\n' + r.stderr };
     });

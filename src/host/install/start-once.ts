@@ -78,11 +78,10 @@ async function runJob(r: Route, n: Names, io: HostIO, home: string, request: str
   const { execa } = await import('execa');
   const opts = { reject: false, stdin: 'ignore' as const, timeout: timeoutMs, stripFinalNewline: true, extendEnv: false };
   const done = (x: { exitCode?: number; stderr?: unknown; timedOut?: boolean }): Ran => ({ code: typeof x.exitCode === 'number' ? x.exitCode : null, stderr: String(x.stderr ?? '') || (x.timedOut ? `timed out after ${Math.round(timeoutMs / 1000)} s` : '') });
-  if (r.argv && r.follow) {
+  if (r.argv) {
     const k = done(await execa(r.argv[0]!, r.argv.slice(1), { ...opts, env: io.env, cwd: '/' }));
-    return k.code === 0 ? await followRun(io, r.follow, request, timeoutMs) : k;
+    return r.follow && k.code === 0 ? await followRun(io, r.follow, request, timeoutMs) : k;
   }
-  if (r.argv) return done(await execa(r.argv[0]!, r.argv.slice(1), { ...opts, env: io.env, cwd: '/' }));
   // detached: the child calls setsid(2), a new session without a controlling terminal.
   return done(await execa('/bin/sh', [n.wrapper], { ...opts, env: cronEnv(home, io.user), cwd: home, detached: true }));
 }
