@@ -111,7 +111,11 @@ const OTHER_TYPE = new RegExp(
     // Integers and floats: 0b, 0o, 0x; else digits with `_`, `.` and base-60 `:` parts, and
     // an exponent; the yaml library reads `.` and `E0` as 1.1 floats (wider than either spec:
     // `1.2.3` and `+` are quoted too).
-    '^[-+]?0[box][0-9a-fA-F_]+$',
+    // 0b, 0o, 0x each with its own digits only (a hash such as 0bea01… is a string: the
+    // library writes it plain, and so must this writer, byte for byte).
+    '^[-+]?0b[01_]+$',
+    '^[-+]?0o[0-7_]+$',
+    '^[-+]?0x[0-9a-fA-F_]+$',
     '^[-+]?(\\.[0-9_.]*|[0-9][0-9_.:]*)?([eE][-+]?[0-9]+)?$',
     '^[-+]?\\.(inf|Inf|INF)$',
     '^\\.(nan|NaN|NAN)$',
