@@ -4,6 +4,7 @@
 // @anthropic-ai/claude-code and @openai/codex): an accepted command line gets as far as
 // authentication or the network, a rejected flag fails at once.
 import { credential, whyItBills } from './credentials.ts';
+import { CODEX_URL_KEYS, carrierIssue, helperIssue } from './billing-rules.ts';
 import type { Spec } from './spec.ts';
 
 /**
@@ -120,14 +121,17 @@ export function claudeSettingsIssues(s: Record<string, unknown>): string[] {
   if (typeof mode === 'string' && CLAUDE_MODES[mode] === 'bypass') {
     out.push(`permissions.defaultMode is "${mode}", which runs every tool with no permission check${mode === 'auto' ? ' but a model\'s' : ''}; remove the key (hbgen's claude runs in acceptEdits mode) and allow the commands the agent needs with permissions.allow rules`);
   }
-  if ('apiKeyHelper' in s) {
-    out.push("apiKeyHelper is set, so Claude Code would send that script's output as an API key and bill every token to that account instead of your subscription; remove the key");
+  for (const k of Object.keys(s).sort()) {
+    const h = helperIssue(k);
+    if (h) out.push(`${h}; remove the key`);
   }
   const env = s.env;
   if (typeof env === 'object' && env !== null) {
-    for (const k of Object.keys(env).sort()) {
+    for (const [k, v] of Object.entries(env as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1))) {
       const c = credential(k);
       if (c) out.push(`env.${k} is set, and Claude Code applies this env to itself: ${whyItBills(c)}; remove the key`);
+      const carried = typeof v === 'string' ? carrierIssue(k, v) : carrierIssue(k, '\u0001');
+      if (carried) out.push(`env.${k} is set, and Claude Code applies this env to itself: ${carried}; remove the key`);
     }
   }
   return out;
@@ -260,6 +264,10 @@ function bypassAt(args: readonly string[], i: number): string | undefined {
   const pin = o && o[0] === 'model_provider' && o[1] === 'openai';
   if (o && !pin && (o[0] === 'model_provider' || o[0] === 'model_providers' || o[0].startsWith('model_providers.') || o[0].endsWith('.model_provider'))) {
     return `-c ${o[0]}=… chooses or defines the model provider codex bills, and a provider other than the built-in "openai" on your ChatGPT login is billed per token; remove it (the preset pins model_provider="openai")`;
+  }
+  const urlKey = o && CODEX_URL_KEYS.find((k) => o[0] === k || o[0].endsWith(`.${k}`));
+  if (urlKey) {
+    return `-c ${o![0]}=… re-points codex's built-in OpenAI provider, so your ChatGPT login's token goes to that host instead of OpenAI's; remove it`;
   }
   if (o && (o[0] === 'sandbox_mode' || o[0].endsWith('.sandbox_mode')) && o[1] === 'danger-full-access') {
     return `-c ${o[0]}=danger-full-access runs codex with no sandbox; ${CODEX_FIX}`;
