@@ -81,7 +81,8 @@ export function carrierIssue(name: string, value: string): string | undefined {
 
 /** Why a Claude Code settings key names a credential helper, or undefined. */
 export function helperIssue(key: string): string | undefined {
-  return HELPER_KEYS.includes(key) ? `${key} is set, so Claude Code would run that command and send what it prints as a credential, billed to that account instead of your subscription` : undefined;
+  if (key === 'apiKeyHelper') return "apiKeyHelper is set, so Claude Code would send that script's output as an API key and bill every token to that account instead of your subscription";
+  return HELPER_KEYS.includes(key) ? `${key} is set, so Claude Code would run that command and send what it prints as a credential, billed to that account instead of your plan` : undefined;
 }
 
 const awkList = (l: readonly string[]) => ` ${l.join(' ')} `;

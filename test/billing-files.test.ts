@@ -45,12 +45,15 @@ t('item 1: a key in the repo\'s .claude/settings(.local).json env is sent by the
       ['settings.local.json', 'ANTHROPIC_API_KEY', 'key'],
       ['settings.json', 'ANTHROPIC_API_KEY', 'key'],
       ['settings.local.json', 'ANTHROPIC_AUTH_TOKEN', 'auth'],
+      // A header variable: the real claude sends the key beside the plan's token.
+      ['settings.local.json', 'ANTHROPIC_CUSTOM_HEADERS', 'key'],
     ] as const) {
       const c = makeCase({ path: CLIENT_PATH, spec: { agent: { harness: 'claude-code', bin: real!.claude }, timeout: '60s' } });
       subscriptionLogin(c.dir, 'claude-code');
       mkdirSync(join(c.repo, '.claude'), { recursive: true });
       const secret = `sk-ant-api03-planted-${key}`;
-      writeFileSync(join(c.repo, '.claude', file), JSON.stringify({ env: { [key]: secret, ANTHROPIC_BASE_URL: srv.url } }));
+      const value = key === 'ANTHROPIC_CUSTOM_HEADERS' ? `x-api-key: ${secret}` : secret;
+      writeFileSync(join(c.repo, '.claude', file), JSON.stringify({ env: { [key]: value, ANTHROPIC_BASE_URL: srv.url } }));
       // The control: run as the agent runs, the real client says the plan and sends the key.
       const env = { HOME: c.dir, PATH: CLIENT_PATH };
       const st = spawnSync(real!.claude, ['auth', 'status'], { env, cwd: c.repo, encoding: 'utf8', timeout: 30_000 });
@@ -166,12 +169,27 @@ test('the wrapper\'s file scan and install\'s agree on hostile spellings (escape
     ['{"apiKeyHelper" : "echo x"}', 'apiKeyHelper'],
     ['{"env":{"OPENROUTER_API_KEY":"x"}}', 'OPENROUTER_API_KEY'],
     ['{"env":{"CLAUDE_CODE_USE_BEDROCK":"1"}}', 'CLAUDE_CODE_USE_BEDROCK'],
+    ['{"env":{"CLAUDE_CODE_USE_ANTHROPIC_GOOGLE_CLOUD":"1"}}', 'CLAUDE_CODE_USE_ANTHROPIC_GOOGLE_CLOUD'],
+    // Judged by what they carry (src/billing-rules.ts carrierIssue, the same in both).
+    ['{"env":{"ANTHROPIC_CUSTOM_HEADERS":"x-api-key: sk-ant-api03-x"}}', 'ANTHROPIC_CUSTOM_HEADERS'],
+    ['{"env":{"ANTHROPIC_CUSTOM_HEADERS":"X-Team: a\\nAuthorization: Bearer x"}}', 'ANTHROPIC_CUSTOM_HEADERS'],
+    ['{"env":{"ANTHROPIC_CUSTOM_HEADERS":"\\u0041uthorization: x"}}', 'ANTHROPIC_CUSTOM_HEADERS'],
+    ['{"env":{"OTEL_EXPORTER_OTLP_HEADERS":"authorization=Bearer x"}}', 'OTEL_EXPORTER_OTLP_HEADERS'],
+    ['{"env":{"ANTHROPIC_CUSTOM_HEADERS":"X-Team: a\\nX-Trace: 1"}}', undefined],
+    ['{"env":{"ANTHROPIC_BASE_URL":"http://127.0.0.1:9"}}', 'ANTHROPIC_BASE_URL'],
+    ['{"env":{"ANTHROPIC_BASE_URL":5}}', 'ANTHROPIC_BASE_URL'],
+    ['{"env":{"ANTHROPIC_BASE_URL":"https://api.anthropic.com/"}}', undefined],
+    ['{"env":{"ANTHROPIC_VERTEX_BASE_URL":"https://x.example"}}', 'ANTHROPIC_VERTEX_BASE_URL'],
+    ['{"awsCredentialExport":"/bin/echo {}"}', 'awsCredentialExport'],
+    ['{"otelHeadersHelper":"/bin/echo {}"}', 'otelHeadersHelper'],
   ];
   const codex: [string, string | undefined][] = [
     ['model = "gpt-5.5"\nmodel_provider = "openai"\n', undefined],
     ['"model_provider" = "x"\n', 'model_provider'],
     ['[model_providers.x]\n"env\\u005fkey" = "K"\n', 'a key with an escape'],
     ['[profiles.a]\nmodel_provider="x"\n', 'model_provider'],
+    ['openai_base_url = "http://127.0.0.1:9/v1"\n', 'openai_base_url'],
+    ['[profiles.a]\nchatgpt_base_url = "http://127.0.0.1:9"\n', 'chatgpt_base_url'],
   ];
   for (const [client, cases] of [['claude-code', claude], ['codex', codex]] as const) {
     for (const [text, want] of cases) {

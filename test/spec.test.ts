@@ -7,7 +7,8 @@ import * as assert from 'uvu/assert';
 import { jsonSchema } from '../src/schema.ts';
 import { SCHEDULERS, SCHEDULER_IDS } from '../src/schedulers.ts';
 import { credential, whyItBills } from '../src/credentials.ts';
-import { EFFORTS, harnessArgs } from '../src/harness.ts';
+import { EFFORTS, bypassArgs, harnessArgs } from '../src/harness.ts';
+import { carrierIssue } from '../src/billing-rules.ts';
 import { COMMAND_LINE, type Spec, validateSpec } from '../src/spec.ts';
 import { ROOT } from './helpers/cli.ts';
 import { renderNow } from './helpers/render.ts';
@@ -338,7 +339,33 @@ test('metered credentials are refused as env keys, with what each is and why it 
   fails((s) => (s.env.ANTHROPIC_API_KEY = 'x'), 'env.ANTHROPIC_API_KEY: ANTHROPIC_API_KEY is an Anthropic API key: Claude Code uses it before your subscription login and bills every token to the API account; remove it from env');
   // Today's code refused every AWS_* and AZURE_OPENAI_*: these carry no credential.
   ok((s) => {
-    for (const k of ['AWS_REGION', 'AWS_DEFAULT_REGION', 'AWS_CA_BUNDLE', 'AWS_PROFILE', 'AZURE_OPENAI_ENDPOINT', 'ANTHROPIC_VERTEX_PROJECT_ID', 'ANTHROPIC_BEDROCK_BASE_URL', 'CLAUDE_CODE_OAUTH_TOKEN', 'LANG', 'CLAUDE_CONFIG_DIR', 'API_KEYS_DIR', 'AWSOME']) s.env[k] = '/x';
+    for (const k of ['AWS_REGION', 'AWS_DEFAULT_REGION', 'AWS_CA_BUNDLE', 'AWS_PROFILE', 'AZURE_OPENAI_ENDPOINT', 'ANTHROPIC_VERTEX_PROJECT_ID', 'CLAUDE_CODE_OAUTH_TOKEN', 'LANG', 'CLAUDE_CONFIG_DIR', 'API_KEYS_DIR', 'AWSOME']) s.env[k] = '/x';
+  });
+  // Judged by what they carry (src/billing-rules.ts): a credential header, another host.
+  for (const [k, v] of [
+    ['ANTHROPIC_CUSTOM_HEADERS', 'x-api-key: sk-ant-api03-x'],
+    ['ANTHROPIC_CUSTOM_HEADERS', 'X-Team: a\nAuthorization: Bearer x'],
+    ['OTEL_EXPORTER_OTLP_HEADERS', 'api-key=x'],
+    ['ANTHROPIC_BASE_URL', 'http://127.0.0.1:9'],
+    ['ANTHROPIC_BEDROCK_BASE_URL', 'https://bedrock.example'],
+    ['OPENAI_BASE_URL', 'https://proxy.example/v1'],
+  ]) {
+    for (const harness of ['claude-code', 'codex', 'command']) {
+      fails((s) => {
+        s.agent.harness = harness;
+        s.env[k!] = v!;
+      }, `env.${k}: ${carrierIssue(k!, v!)}; remove it from env`);
+    }
+  }
+  assert.match(carrierIssue('ANTHROPIC_CUSTOM_HEADERS', 'x-api-key: x')!, /^ANTHROPIC_CUSTOM_HEADERS adds a credential header/);
+  // codex's base URLs re-point the pinned provider, in any form of -c.
+  for (const args of [['-c', 'openai_base_url="http://127.0.0.1:9/v1"'], ['-cchatgpt_base_url=http://x'], ['--config=profiles.a.openai_base_url="http://x"']]) {
+    assert.is(bypassArgs(args).length, 1, args.join(' '));
+  }
+  ok((s) => {
+    s.env.ANTHROPIC_CUSTOM_HEADERS = 'X-Team: a';
+    s.env.ANTHROPIC_BASE_URL = 'https://api.anthropic.com/';
+    s.env.OPENAI_BASE_URL = 'https://api.openai.com/v1';
   });
   fails((s) => (s.env.HBGEN_WAKE = '3'), 'env.HBGEN_WAKE: HBGEN_WAKE is set by the wrapper itself; remove it');
   for (const k of ['IFS', 'BASH_ENV', 'ENV', 'CDPATH', 'PPID', 'SHELLOPTS', '_']) {
