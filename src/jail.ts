@@ -87,7 +87,7 @@ export function jailPolicy(spec: Spec): JailPolicy | null {
     bin: sb.bin ?? '',
     platform: macos ? 'macos' : 'linux',
     tmp,
-    write: uniq([spec.repo, tmp, ...need.write]),
+    write: uniq([spec.repo, tmp, ...need.write, ...need.writeFiles]),
     denyWrite: uniq([
       ...need.denyWrite,
       ...REPO_DENY.map((f) => posix.join(spec.repo, f)),
@@ -100,7 +100,7 @@ export function jailPolicy(spec: Spec): JailPolicy | null {
     ]),
     denyRead: uniq([...secretsHidden(home, sb.allowRead ?? []), ...others, ...(sb.denyRead ?? [])]),
     hosts: uniq([...need.hosts, ...(sb.allowHosts ?? [])]),
-    dirs: uniq(need.write),
+    dirs: uniq([...need.write, ...need.denyDirs]),
     seed: need.seed,
     // The spec's own env wins: a person who sets one of these differently meant it.
     env: Object.fromEntries(Object.entries(need.env).filter(([k]) => !(k in spec.env))),
