@@ -39,9 +39,9 @@ test('the credential files are hidden by default; sandbox.allowRead opens exactl
   assert.not.ok(open.denyRead.includes(join(home, '.npmrc')));
   assert.not.ok(open.denyRead.includes(join(home, '.kube')));
   assert.ok(open.denyRead.includes(join(home, '.pypirc')));
-  assert.match(withSandbox({ allowRead: ['~/notes'] }).errors.join('\n'), /^sandbox\.allowRead\[0\]: "~\/notes" is not one of the credential paths the jail hides by default \(~\/\.ssh, .*\); name one of them exactly, or remove it$/m);
-  assert.match(withSandbox({ allowRead: ['npmrc'] }).errors.join('\n'), /^sandbox\.allowRead\[0\]: must be an absolute path \(starting with "\/"\) or a path under HOME starting with "~\/", got "npmrc"$/m);
-  assert.match(withSandbox({ allowRead: ['~/.kube/'] }).errors.join('\n'), /^sandbox\.allowRead\[0\]: must be a normalized path; write "~\/\.kube"$/m);
+  assert.match(withSandbox({ allowRead: ['~/notes'] }).errors!.join('\n'), /^sandbox\.allowRead\[0\]: "~\/notes" is not one of the credential paths the jail hides by default \(~\/\.ssh, .*\); name one of them exactly, or remove it$/m);
+  assert.match(withSandbox({ allowRead: ['npmrc'] }).errors!.join('\n'), /^sandbox\.allowRead\[0\]: must be an absolute path \(starting with "\/"\) or a path under HOME starting with "~\/", got "npmrc"$/m);
+  assert.match(withSandbox({ allowRead: ['~/.kube/'] }).errors!.join('\n'), /^sandbox\.allowRead\[0\]: must be a normalized path; write "~\/\.kube"$/m);
   const schema = JSON.stringify(jsonSchema());
   assert.match(schema, /Credential paths of that default list the agent may read after all/);
 });
