@@ -19,8 +19,8 @@ test('sandbox.allowHosts: every spelling of a loopback or link-local host is ref
   const loop = ['127.0.0.1', '127.1', '127.255.0.9', '2130706433', '0x7f000001', '0177.0.0.1', '0x7f.1', 'localhost', 'LOCALHOST', 'a.localhost', '*.localhost', 'localhost.', '169.254.169.254', '0.0.0.0', '::1', '[::1]', '::', 'fe80::1', '::ffff:127.0.0.1', '::ffff:7f00:1', 'ip6-localhost'];
   for (const h of loop) {
     const v = withSandbox({ allowHosts: [h] });
-    assert.is(v.errors.length, 1, `${h}: ${v.errors.join(' | ')}`);
-    assert.match(v.errors[0]!, /^sandbox\.allowHosts\[0\]: .* is this host's own loopback or a link-local address, which would let the agent reach every service listening on this machine through the jail's proxy; remove it/, h);
+    assert.is(v.errors!.length, 1, `${h}: ${v.errors!.join(' | ')}`);
+    assert.match(v.errors![0]!, /^sandbox\.allowHosts\[0\]: .* is this host's own loopback or a link-local address, which would let the agent reach every service listening on this machine through the jail's proxy; remove it/, h);
   }
   // Controls: routable names and addresses pass.
   for (const h of ['github.com', '*.npmjs.org', '192.0.2.2', '10.0.0.1', '128.0.0.1', 'localhost-proxy.example.com']) {
