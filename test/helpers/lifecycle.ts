@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { UserError } from '../../src/errors.ts';
+import { terminalText } from '../../src/escape.ts';
 import { plannedHostZone } from '../../src/host/audit/clock.ts';
 import { subscriptionAnswers } from './clients.ts';
 import { etcFor } from './etc.ts';
@@ -137,8 +138,9 @@ export async function hb(h: Host, cmd: Cmd, opts: { yes?: boolean; dryRun?: bool
     user: 'ada',
     cwd: h.root,
     stdin,
-    out: (s) => (out += s),
-    err: (s) => (err += s),
+    // As the CLI's HostIO (src/host/io.ts): no control character the agent wrote gets out raw.
+    out: (s) => (out += terminalText(s)),
+    err: (s) => (err += terminalText(s)),
     now: opts.now ?? (() => new Date()),
     etc: etcFor(h.root, opts.hostZone ?? plannedHostZone(h.spec)),
     outTTY: opts.outTTY,
@@ -151,7 +153,7 @@ export async function hb(h: Host, cmd: Cmd, opts: { yes?: boolean; dryRun?: bool
     return { code, out, err };
   } catch (e) {
     if (!(e instanceof UserError)) throw e;
-    for (const l of e.lines) err += `hbgen: ${l}\n`;
+    for (const l of e.lines) err += terminalText(`hbgen: ${l}\n`);
     return { code: e.exitCode, out, err };
   }
 }
