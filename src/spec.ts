@@ -3,6 +3,7 @@
 import { posix } from 'node:path';
 import * as z from 'zod';
 import { credential, forgeToken, looksSecret, whyItBills } from './credentials.ts';
+import { carrierIssue } from './billing-rules.ts';
 import { DAYS, NAME_PATTERN, pad2 } from './formats.ts';
 import { meantFirst } from './error-order.ts';
 import { ALL_EFFORTS, EFFORTS, bypassArgs } from './harness.ts';
@@ -278,6 +279,11 @@ const env = z
       if (typeof e !== 'object' || e === null || Array.isArray(e)) return;
       for (const k of ['HOME', 'PATH']) {
         if (!(k in e)) ctx.addIssue({ code: 'custom', input: e, path: [k], message: `required: the agent's ${k}` });
+      }
+      // Judged by what they carry (src/billing-rules.ts): a credential header, another host.
+      for (const [k, v] of Object.entries(e)) {
+        const carried = typeof v === 'string' ? carrierIssue(k, v) : undefined;
+        if (carried) ctx.addIssue({ code: 'custom', input: v, path: [k], message: `${carried}; remove it from env` });
       }
       if (typeof e.HOME === 'string' && !CONTROL.test(e.HOME)) {
         const r = absPath('HOME').safeParse(e.HOME);
