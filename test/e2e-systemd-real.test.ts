@@ -143,6 +143,10 @@ real('a new user: init in a tiny repo, install --yes on the real systemd user ma
   assert.match(String(spec.sandbox?.bin), /\/node_modules\/\.bin\/srt$/, JSON.stringify(spec.sandbox));
   writeFileSync(specFile, `${JSON.stringify(spec, null, 2)}\n`);
   own(specFile);
+  // Quick start step 3: the mission in HEART.md (install refuses the template as init left it).
+  const heart = join(repo, 'HEART.md');
+  writeFileSync(heart, readFileSync(heart, 'utf8').replace(/^## Mission\n/m, '## Mission\n\nKeep the docs current.\n'));
+  own(heart);
 
   // Quick start step 7: install (the loginctl STAND-IN first on PATH: no logind here).
   const inst = as(repo, { ...shell, PATH: `${M.linger.bin}:${shell.PATH}` }, [process.execPath, HBGEN, 'install', '--yes']);

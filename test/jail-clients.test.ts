@@ -307,7 +307,7 @@ test('codex inside the jail: its own workspace-write sandbox cannot start (no ne
 
 // The README's "srt forbids a nested user namespace", tested by itself: the codex test above
 // also passes when codex's sandbox fails for another reason. srt 0.0.78 (the last release
-// declaring Node 20, issue 27) lets `unshare -Ur` through; 0.0.79+ refuse it with a seccomp
+// declaring Node 20) lets `unshare -Ur` through; 0.0.79+ refuse it with a seccomp
 // filter, because a user namespace gives a private copy of the mount tree and the write
 // denies are only read-only binds in the jail's own (srt's README, "The command stays in the
 // namespaces made for it").
