@@ -118,7 +118,21 @@ test('a change to one comment of the runtime changes at most 4 lines of every pe
     assert.ok(changed.length >= 1 && changed.length <= Math.max(4, 2 + entries), `${name}: ${changed.length} lines changed\n${d.stdout}`);
     if (name !== 'midnight') assert.ok(changed.length <= 4, `${name}: ${changed.length} lines changed`);
     assert.ok(!d.stdout.includes('only in'), d.stdout);
+    // `hbgen check` of the committed tree with the new hbgen: one line, not a diff.
+    const ck = spawnSync(process.execPath, [join(copy, 'bin/hbgen.cjs'), 'check', join(SPECS, `${name}.json`), a], { encoding: 'utf8' });
+    assert.is(ck.status, 1, ck.stderr);
+    assert.is(ck.stdout, '', `${name}: no diff printed`);
+    assert.match(ck.stderr, /runtime 0\.2\.0 sha256 [0-9a-f]{4}… → 0\.2\.0 sha256 [0-9a-f]{4}…; nothing else changed/);
   }
+});
+
+test('hbgen runtime prints the runtime this hbgen ships; --sha256 its version, SHA-256 and name', () => {
+  const rt = runtime();
+  const t = spawnSync(process.execPath, [join(ROOT, 'bin/hbgen.cjs'), 'runtime'], { encoding: 'utf8' });
+  assert.is(t.status, 0, t.stderr);
+  assert.ok(t.stdout === rt.text);
+  const s = spawnSync(process.execPath, [join(ROOT, 'bin/hbgen.cjs'), 'runtime', '--sha256'], { encoding: 'utf8' });
+  assert.is(s.stdout, `${rt.version} ${realSha256(rt.text)} ${rt.name}\n`);
 });
 
 test.run();
