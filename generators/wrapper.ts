@@ -528,6 +528,13 @@ function heartbeatValues(ctx: RenderContext): string[] {
     ...opt('hb_jaillinux', jail.jailLinux),
     ...(jail.jail ? [assign('hb_jailsha', createHash('sha256').update(`${jail.jailSettingsText}\n`, 'utf8').digest('hex'))] : []),
     ...windowValues(ctx),
+    ...listValues(ctx, env, wake, jail, billing, notify),
+  ];
+}
+
+/** heartbeat.sh's lists, each as numbered variables (hb_words in the runtime reads them). */
+function listValues(ctx: RenderContext, env: EnvironmentContext, wake: WakeContext, jail: JailContext, billing: BillingContext, notify: NotifyContext): string[] {
+  return [
     ...list('hb_env', env.envWords),
     ...list('hb_secret', ctx.spec.kubernetes?.secretKeys ?? []),
     ...list('hb_arg', wake.agentArgs),
