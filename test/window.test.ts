@@ -43,6 +43,8 @@ function gate(hours: Record<string, unknown>, edit?: (s: string) => string): str
   if (edit) text = edit(text);
   const p = join(dir, `w${n++}.sh`);
   writeFileSync(p, text, { mode: 0o755 });
+  // The runtime it pins, beside it.
+  for (const f of r.files) if (f.path.startsWith('runtime-')) writeFileSync(join(dir, f.path), f.content);
   return p;
 }
 
