@@ -39,7 +39,7 @@ export const OPTIONS_OF: Record<string, string[]> = {
   check: [],
   schema: [],
   init: [],
-  install: ['--yes', '--dry-run', '--apply', '--first-wake'],
+  install: ['--yes', '--dry-run', '--apply', '--first-wake', '--force-empty-heart'],
   status: ['--json'],
   stop: ['--all', '--apply'],
   resume: ['--yes', '--dry-run', '--apply', '--reset-cap', '--now'],
