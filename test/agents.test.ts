@@ -393,7 +393,7 @@ for (const which of ['claude', 'codex'] as const) {
     // the agent found (not "command"), every 1h, 00:00 to 24:00, every day, timeout 20s
     // (codex waits for the network until then; the billing check and codex's start-up must
     // fit before it on a busy machine).
-    stdin.end(['1', '1h', '00:00', '4', '1', '20s'].map((l) => `${l}\n`).join(''));
+    stdin.end(['a', '1h', '00:00', 'd', 'a', '20s'].map((l) => `${l}\n`).join(''));
     let said = '';
     const io: HostIO = {
       env: { HOME: home, PATH: `${only}:${PATH}`, USER: 'ada', LOGNAME: 'ada', TZ: 'Europe/Berlin' },
