@@ -42,7 +42,7 @@ async function unknownModels(): Promise<{ url: string; models: string[]; close: 
 t('real claude: the refused model is logged `error model …`; the next wake starts on the fallback (context block, argv), its own refusal is only logged; status says so', async () => {
   const srv = await unknownModels();
   try {
-    const c = makeCase({ path: CLIENT_PATH, env: { ANTHROPIC_BASE_URL: srv.url }, spec: { agent: { harness: 'claude-code', bin: real!.claude, model: 'nosuch-model', fallbackModel: 'haiku' }, timeout: '60s' } });
+    const c = makeCase({ path: CLIENT_PATH, standInEnv: { ANTHROPIC_BASE_URL: srv.url }, spec: { agent: { harness: 'claude-code', bin: real!.claude, model: 'nosuch-model', fallbackModel: 'haiku' }, timeout: '60s' } });
     subscriptionLogin(c.dir, 'claude-code');
     let r = await run(c, dash, { args: ['--now'], limitMs: 90_000 });
     assert.is(r.code, 1, c.log());

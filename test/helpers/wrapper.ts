@@ -105,6 +105,12 @@ export interface Case {
 }
 
 export interface CaseOptions {
+  /**
+   * Variables added to the validated spec's env: a local stand-in of the model API, reached
+   * through ANTHROPIC_BASE_URL, which validation rightly refuses in a real spec (it would send
+   * the plan's token to another host). Only the suites that test something else use it.
+   */
+  standInEnv?: Record<string, string>;
   /** Deep-merged over the default spec. */
   spec?: Record<string, unknown>;
   /** PATH of the spec env. */
@@ -151,6 +157,7 @@ export function makeCase(opts: CaseOptions = {}): Case {
   const raw = merge(base, opts.spec ?? {});
   const v = validateSpec(raw);
   if (!v.spec) throw new Error(`spec invalid: ${v.errors.join('; ')}`);
+  if (opts.standInEnv) v.spec.env = { ...v.spec.env, ...opts.standInEnv };
   const r = renderNow(v.spec);
   if (r.errors.length) throw new Error(`render: ${r.errors.join('; ')}`);
   const files: Record<string, string> = {};
