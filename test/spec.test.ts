@@ -354,9 +354,18 @@ test('metered credentials are refused as env keys, with what each is and why it 
       fails((s) => {
         s.agent.harness = harness;
         s.env[k!] = v!;
-      }, `env.${k}: ${carrierIssue(k!, v!)}; remove it from env`);
+      }, `env.${k}: ${carrierIssue(k!, v!)}; remove it from env${k!.endsWith('_BASE_URL') ? ' (or, for an endpoint of your own, list its host in sandbox.allowHosts)' : ''}`);
     }
   }
+  // A base URL to a host the person allows in the jail is their own endpoint; a header is never.
+  ok((s) => {
+    s.env.ANTHROPIC_BASE_URL = 'https://gateway.example.com/anthropic';
+    s.sandbox = { allowHosts: ['gateway.example.com'] };
+  });
+  fails((s) => {
+    s.env.ANTHROPIC_BASE_URL = 'https://gateway.example.com/anthropic';
+    s.sandbox = { allowHosts: ['other.example.com'] };
+  }, `env.ANTHROPIC_BASE_URL: ${carrierIssue('ANTHROPIC_BASE_URL', 'https://gateway.example.com/anthropic')}; remove it from env (or, for an endpoint of your own, list its host in sandbox.allowHosts)`);
   assert.match(carrierIssue('ANTHROPIC_CUSTOM_HEADERS', 'x-api-key: x')!, /^ANTHROPIC_CUSTOM_HEADERS adds a credential header/);
   // codex's base URLs re-point the pinned provider, in any form of -c.
   for (const args of [['-c', 'openai_base_url="http://127.0.0.1:9/v1"'], ['-cchatgpt_base_url=http://x'], ['--config=profiles.a.openai_base_url="http://x"']]) {
