@@ -177,7 +177,7 @@ function messagesApi(headers: Record<string, string>): Promise<{ url: string; cl
 
 const keys = (event: Record<string, unknown> | undefined, path: string[]) => Object.keys(path.reduce((o: Record<string, unknown>, k) => o[k] as Record<string, unknown>, event ?? {})).sort();
 
-rt('the real claude takes the preset\'s stream flags, and prints the captured shapes: rate_limit_event with isUsingOverage, result with usage and total_cost_usd', async () => {
+rt('the real claude takes the preset\'s stream flags and prints the result with usage and total_cost_usd; the pinned client prints no rate_limit_event (a known gap of the overage stop)', async () => {
   const api = await messagesApi({ 'anthropic-ratelimit-unified-status': 'rejected', 'anthropic-ratelimit-unified-reset': String(RESET), 'anthropic-ratelimit-unified-representative-claim': 'five_hour', 'anthropic-ratelimit-unified-overage-status': 'allowed', 'anthropic-ratelimit-unified-overage-reset': String(RESET + 3600), 'anthropic-ratelimit-unified-overage-in-use': 'true' });
   const home = mkdtempSync(join(tmpdir(), 'hbgen-stream-claude-'));
   subscriptionLogin(home, 'claude-code');
@@ -194,8 +194,14 @@ rt('the real claude takes the preset\'s stream flags, and prints the captured sh
   rmSync(home, { recursive: true, force: true });
   assert.not.match(out, /unknown option|error: /i, out);
   const fixture = stream('claude-2.1.197-overage.jsonl');
-  for (const type of ['rate_limit_event', 'result']) assert.ok(ofType(out, type), `${type}: ${out.split('\n').map((l) => l.slice(0, 300)).join('\n')}`);
-  assert.equal(ofType(out, 'rate_limit_event')!.rate_limit_info, ofType(fixture, 'rate_limit_event')!.rate_limit_info);
+  const shown = out.split('\n').map((l) => l.slice(0, 300)).join('\n');
+  assert.ok(ofType(out, 'result'), `result: ${shown}`);
+  // A KNOWN GAP, kept visible: the pinned Claude Code 2.1.332 prints no rate_limit_event in
+  // print mode for the unified rate-limit headers that 2.1.197 turned into one (captured in
+  // the fixture), so the wrapper's overage stop sees nothing from this client. This check
+  // fails the day the event comes back: then restore the shape comparison below.
+  assert.not.ok(ofType(out, 'rate_limit_event'), `the client prints rate_limit_event again: compare its rate_limit_info with the fixture's\n${shown}`);
+  assert.ok(ofType(fixture, 'rate_limit_event')!.rate_limit_info, 'the captured 2.1.197 shape the parser reads');
   // Every key of the captured shape is still there (a newer client adds keys: the pinned
   // 2.1.332 has result_index, safety_stops, … beside 2.1.197's, which the parser ignores).
   const missing = (path: string[]) => keys(ofType(fixture, 'result'), path).filter((k) => !keys(ofType(out, 'result'), path).includes(k));
