@@ -145,7 +145,7 @@ export async function bundle() {
     bundle: true,
     platform: 'node',
     format: 'cjs',
-    target: 'node20',
+    target: 'node22',
     minify: true,
     outExtension: { '.js': '.cjs' },
     entryNames: 'hbgen-[hash]',

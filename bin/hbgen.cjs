@@ -31,9 +31,20 @@ function runBundle() {
   return { script, cacheFile };
 }
 
+/** Why this Node cannot run hbgen (older than the floor in package.json's engines), or undefined. */
+function nodeTooOld(version) {
+  const [major, minor] = version.replace(/^v/, '').split('.').map(Number);
+  if (major > 22 || (major === 22 && minor >= 12)) return undefined;
+  return `hbgen: needs Node 22.12 or newer, and this is Node ${version}; install a current Node (the README's Set-up says how) and run hbgen with it.\n`;
+}
+
 if (require.main === module) {
   const args = process.argv.slice(2);
-  if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
+  const old = nodeTooOld(process.version);
+  if (old) {
+    process.stderr.write(old);
+    process.exitCode = 1;
+  } else if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
     process.stdout.write(`${require('../package.json').version}\n`);
   } else if (!runBundle()) {
     process.stderr.write('hbgen: the CLI is not built yet; run `npm run build` in the hbgen folder.\n');
@@ -41,5 +52,5 @@ if (require.main === module) {
   }
 } else {
   // bin/build.mjs runs the bundle through this to write the code cache.
-  module.exports = { runBundle };
+  module.exports = { runBundle, nodeTooOld };
 }

@@ -4,7 +4,7 @@
 // and the wake counter.
 // A template writes none of them as a literal (test/state-formats.test.ts reads what each
 // shell wrote back with src/formats.ts's parsers).
-import { OUTCOME_WORDS, PAUSE_PRINTF, SMOKE_DETAIL, UNTIL_WORD, WAKES_PRINTF, AGENT_RECORD_PRINTF, ASIDE_DIR, logLineShell, wakeDetailShell } from '../src/formats.ts';
+import { OUTCOME_WORDS, PAUSE_PRINTF, SMOKE_DETAIL, TAMPERED_GIT, UNTIL_WORD, WAKES_PRINTF, AGENT_RECORD_PRINTF, ASIDE_DIR, logLineShell, wakeDetailShell } from '../src/formats.ts';
 import { jailOn } from '../src/jail.ts';
 import type { RenderContext } from './types.ts';
 
@@ -18,6 +18,8 @@ export interface FormatsContext {
   /** The install check's detail, and the word before a `limit`/`skip-limit` line's time. */
   smokeDetail: string;
   untilWord: string;
+  /** The detail after `error` of a wake that left git a program to run (heartbeat/81-gitcheck). */
+  tamperedGit: string;
   pausePrintf: string;
   wakesPrintf: string;
   /** The agent record, as hb_gate writes it, and the folder where the gate writes aside. */
@@ -33,6 +35,7 @@ export function formatsContext(ctx: RenderContext): FormatsContext {
     startLineSh: logLineShell('$hb_stamp', '$hb_name', `${OUTCOME_WORDS.start} ${wakeDetailSh}`),
     smokeDetail: SMOKE_DETAIL,
     untilWord: UNTIL_WORD,
+    tamperedGit: TAMPERED_GIT,
     pausePrintf: PAUSE_PRINTF,
     wakesPrintf: WAKES_PRINTF,
     agentPrintf: AGENT_RECORD_PRINTF,

@@ -14,8 +14,9 @@ import { catchUpOf, clockMinutes, limitsOf, memoryBytes, seconds } from '../src/
 import { factsOf } from '../src/scheduler-facts.ts';
 import { sh } from '../src/escape.ts';
 import { LOCK_OWNER_PRINTF, LOG_DATE_FORMAT, LOG_MAX_BYTES, LOG_PRINTF, lockStaleAfter, pad2 } from '../src/formats.ts';
-import { JAIL_PLACEHOLDERS, jailOn, jailPolicy, jailSettings } from '../src/jail.ts';
+import { JAIL_PLACEHOLDERS, REPO_DENY, jailOn, jailPolicy, jailSettings } from '../src/jail.ts';
 import type { RenderContext, RenderedFile } from './types.ts';
+import { SHA256_TOOLS } from './entry.ts';
 import { type LimitContext, limitContext } from './limit.ts';
 import { type NotifyContext, notifyContext } from './notify.ts';
 import { type FormatsContext, formatsContext } from './formats.ts';
@@ -38,6 +39,8 @@ export interface EnvironmentContext {
   lockDir: string;
   wakesPath: string;
   heartPath: string;
+  /** The scheduler entry's SHA-256 tools (generators/entry.ts): each one's program, tested with -x, and its command. */
+  sha256Tools: { path: string; cmd: string }[];
   timeout: number;
   killAfter: number;
   cap: number;
@@ -249,6 +252,7 @@ function environmentContext(ctx: RenderContext): EnvironmentContext {
     lockDir: names.lockDir,
     wakesPath: names.wakes,
     heartPath: posix.join(names.stateDir, 'heart.sum'),
+    sha256Tools: SHA256_TOOLS.map((cmd) => ({ path: cmd.split(' ').find((w) => w.startsWith('/') && !w.endsWith('/env'))!, cmd })),
     timeout: seconds(spec.timeout),
     killAfter: seconds(spec.killAfter),
     cap: spec.cap ?? 0,
@@ -321,7 +325,8 @@ function jailContext(ctx: RenderContext): JailContext {
     jailLinux: p?.platform === 'linux',
     jailSettingsPath: posix.join(ctx.names.stateDir, 'jail.json'),
     jailTmp: p?.tmp ?? '',
-    jailPlaceholders: JAIL_PLACEHOLDERS,
+    // The person's files the jail denies in the repo's top folder show as placeholders too where they are missing.
+    jailPlaceholders: [...JAIL_PLACEHOLDERS, ...REPO_DENY],
     jailSettingsText: p ? jailSettings(p).replace(/\n$/, '') : '',
     jailDirs: p?.dirs ?? [],
     jailSeeds: p?.seed ?? [],

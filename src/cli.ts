@@ -46,7 +46,9 @@ const consentOptions = (y: Argv, what: string) =>
     .option('apply', { type: 'boolean', describe: `${printing()}: run the apply after the consent, instead of printing it` });
 /** install's options: consent, and the first real wake it offers (resume offers none). */
 const installOptions = (y: Argv) =>
-  consentOptions(y, 'install').option('first-wake', { type: 'boolean', describe: 'after the check, run one real wake through the scheduler without asking (default: ask, No)' });
+  consentOptions(y, 'install')
+    .option('first-wake', { type: 'boolean', describe: 'after the check, run one real wake through the scheduler without asking (default: ask, No)' })
+    .option('force-empty-heart', { type: 'boolean', describe: 'install although HEART.md is empty or its Mission section says nothing (the prompt alone is the mission)' });
 
 /** render, check, schema and init: the commands that write no scheduler entry. */
 function fileCommands(y: Argv, run: Run): Argv {

@@ -7,7 +7,9 @@
 //
 // Sources, read from the clients themselves (Claude Code 2.1.197, codex 0.171):
 // - Claude Code chooses its provider from CLAUDE_CODE_USE_BEDROCK, _FOUNDRY, _ANTHROPIC_AWS,
-//   _MANTLE, _VERTEX (in that order) and _GATEWAY; every one but "firstParty" is
+//   _MANTLE, _VERTEX (in that order) and _GATEWAY, and since 2.1.332 (its bundle) also
+//   _ANTHROPIC_GOOGLE_CLOUD, with ANTHROPIC_FOUNDRY_AUTH_TOKEN beside the Foundry key
+//   (test/credentials.test.ts reads the pinned client for its switches); every one but "firstParty" is
 //   `authMethod: "third_party"` in `claude auth status`. Its credential variables are
 //   ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, ANTHROPIC_FOUNDRY_API_KEY,
 //   ANTHROPIC_AWS_API_KEY, ANTHROPIC_BEDROCK_MANTLE_API_KEY, AWS_BEARER_TOKEN_BEDROCK,
@@ -69,6 +71,7 @@ const EXACT: Record<string, Entry> = {
     readBy: CLAUDE,
   },
   ANTHROPIC_FOUNDRY_API_KEY: claudeKey('a Microsoft Foundry API key'),
+  ANTHROPIC_FOUNDRY_AUTH_TOKEN: claudeKey('a Microsoft Foundry bearer token'),
   ANTHROPIC_AWS_API_KEY: claudeKey('an API key for Anthropic on AWS'),
   ANTHROPIC_BEDROCK_MANTLE_API_KEY: claudeKey('an Amazon Bedrock (Mantle) API key'),
   ANTHROPIC_IDENTITY_TOKEN: claudeKey('a workload-identity token for an Anthropic API organization'),
@@ -77,6 +80,7 @@ const EXACT: Record<string, Entry> = {
   CLAUDE_CODE_USE_VERTEX: claudeProvider('Google Vertex AI'),
   CLAUDE_CODE_USE_FOUNDRY: claudeProvider('Microsoft Foundry'),
   CLAUDE_CODE_USE_ANTHROPIC_AWS: claudeProvider('Anthropic on AWS'),
+  CLAUDE_CODE_USE_ANTHROPIC_GOOGLE_CLOUD: claudeProvider('Anthropic on Google Cloud'),
   CLAUDE_CODE_USE_MANTLE: claudeProvider('Amazon Bedrock (Mantle)'),
   CLAUDE_CODE_USE_GATEWAY: claudeProvider('a cloud LLM gateway'),
   OPENAI_API_KEY: {

@@ -86,3 +86,17 @@ export function cronWord(s: string): string {
 export function xmlComment(s: string): string {
   return s.replace(/-(?=-)/g, '- ').replace(/-$/, '- ');
 }
+
+/**
+ * Text for a terminal. Much of what hbgen prints was written by the agent or could have
+ * been (STATE.md, runtime.log, state.json, names of files in the state folder), and a
+ * terminal obeys the control characters in it: OSC 52 writes the clipboard, OSC 0 the
+ * window title, CSI 2J clears the screen (ECMA-48 §5 and §8.3; xterm's list:
+ * https://invisible-island.net/xterm/ctlseqs/ctlseqs.html). So every control character (C0
+ * but newline and tab, DEL, C1) becomes "?", except the colour hbgen paints itself
+ * (src/colour.ts: SGR 0, 2, 31, 32, 33, which change nothing but colour). Applied once, where
+ * the commands' output leaves the process (src/host/io.ts, src/errors.ts).
+ */
+export function terminalText(s: string): string {
+  return s.replace(/\u001b\[(?:0|2|3[123])m|[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (m) => (m.length > 1 ? m : '?'));
+}

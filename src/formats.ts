@@ -231,6 +231,12 @@ export function parseWakeDetail(detail: string): WakeDetail | null {
 export const isWakeStart = (l: LogLine): boolean => l.outcome === OUTCOME_WORDS.start && parseWakeDetail(l.detail) !== null;
 
 /**
+ * The detail after `error` of a jailed wake whose agent left git a program to run outside
+ * the jail (heartbeat/81-gitcheck): `error tampered git WHAT`. status reports it as a problem.
+ */
+export const TAMPERED_GIT = 'tampered git';
+
+/**
  * The detail of `limit` and `skip-limit` lines: `until <UTC time>`, then, for a limit
  * line, why the pause is what it is (` (a second far reset ... not believed ...)`).
  */

@@ -4,6 +4,7 @@
 // @anthropic-ai/claude-code and @openai/codex): an accepted command line gets as far as
 // authentication or the network, a rejected flag fails at once.
 import { credential, whyItBills } from './credentials.ts';
+import { CODEX_URL_KEYS, carrierIssue, helperIssue } from './billing-rules.ts';
 import type { Spec } from './spec.ts';
 
 /**
@@ -116,17 +117,21 @@ const CODEX_FIX = "remove it: the preset's workspace-write sandbox already lets 
 export function claudeSettingsIssues(s: Record<string, unknown>): string[] {
   const out: string[] = [];
   const perms = s.permissions;
-  if (typeof perms === 'object' && perms !== null && (perms as Record<string, unknown>).defaultMode === 'bypassPermissions') {
-    out.push(`permissions.defaultMode is "bypassPermissions", which runs every tool with no permission check; remove the key (hbgen's claude runs in acceptEdits mode) and allow the commands the agent needs with permissions.allow rules`);
+  const mode = typeof perms === 'object' && perms !== null ? (perms as Record<string, unknown>).defaultMode : undefined;
+  if (typeof mode === 'string' && CLAUDE_MODES[mode] === 'bypass') {
+    out.push(`permissions.defaultMode is "${mode}", which runs every tool with no permission check${mode === 'auto' ? ' but a model\'s' : ''}; remove the key (hbgen's claude runs in acceptEdits mode) and allow the commands the agent needs with permissions.allow rules`);
   }
-  if ('apiKeyHelper' in s) {
-    out.push("apiKeyHelper is set, so Claude Code would send that script's output as an API key and bill every token to that account instead of your subscription; remove the key");
+  for (const k of Object.keys(s).sort()) {
+    const h = helperIssue(k);
+    if (h) out.push(`${h}; remove the key`);
   }
   const env = s.env;
   if (typeof env === 'object' && env !== null) {
-    for (const k of Object.keys(env).sort()) {
+    for (const [k, v] of Object.entries(env as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1))) {
       const c = credential(k);
       if (c) out.push(`env.${k} is set, and Claude Code applies this env to itself: ${whyItBills(c)}; remove the key`);
+      const carried = typeof v === 'string' ? carrierIssue(k, v) : carrierIssue(k, '\u0001');
+      if (carried) out.push(`env.${k} is set, and Claude Code applies this env to itself: ${carried}; remove the key`);
     }
   }
   return out;
@@ -169,15 +174,85 @@ function optionValue(args: readonly string[], i: number, long: string, short?: s
   return undefined;
 }
 
+/**
+ * Claude Code's permission modes (the choices its --help lists for --permission-mode), each
+ * known: "bypass" runs a tool with no person's or rule's yes (bypassPermissions: no check
+ * at all; auto: a model decides, as codex's --approve-for-me does), "ok" keeps the checks.
+ * test/agents.test.ts fails when the pinned client's --help lists a mode not named here.
+ */
+export const CLAUDE_MODES: Readonly<Record<string, 'bypass' | 'ok'>> = {
+  acceptEdits: 'ok',
+  auto: 'bypass',
+  bypassPermissions: 'bypass',
+  default: 'ok',
+  dontAsk: 'ok',
+  manual: 'ok',
+  plan: 'ok',
+};
+
+/** The Claude Code options that take a permission mode (--inherit-permission-mode is hidden from --help, found in its bundle). */
+export const CLAUDE_MODE_OPTIONS = ['--permission-mode', '--inherit-permission-mode'] as const;
+
+/** codex's sandbox modes (--sandbox's possible values), each known as CLAUDE_MODES are. */
+export const CODEX_SANDBOXES: Readonly<Record<string, 'bypass' | 'ok'>> = { 'read-only': 'ok', 'workspace-write': 'ok', 'danger-full-access': 'bypass' };
+
+/** codex's approval policies (--ask-for-approval's possible values): when it asks a person; the sandbox holds whatever the answer. */
+export const CODEX_APPROVALS: Readonly<Record<string, 'bypass' | 'ok'>> = { untrusted: 'ok', 'on-failure': 'ok', 'on-request': 'ok', never: 'ok' };
+
+/**
+ * Every option of the clients' --help (claude --help, codex --help, codex exec --help) that
+ * names a permission check, a bypass, the sandbox, approvals or trust, each known: "bypass"
+ * is refused in agent.args whatever its value, "value" is refused for a bypassing value
+ * (CLAUDE_MODES, CODEX_SANDBOXES, -c keys), "ok" keeps the checks. test/agents.test.ts reads
+ * the pinned clients' --help and fails on such an option or value not named here, so that a
+ * new client's bypass cannot pass unnoticed.
+ */
+export const PERMISSION_OPTIONS: Readonly<Record<'claude-code' | 'codex', Readonly<Record<string, 'bypass' | 'value' | 'ok'>>>> = {
+  'claude-code': {
+    '--dangerously-skip-permissions': 'bypass',
+    '--allow-dangerously-skip-permissions': 'bypass',
+    // Sends every permission prompt to an MCP tool that may grant it (hidden from --help).
+    '--permission-prompt-tool': 'bypass',
+    '--permission-mode': 'value',
+    '--inherit-permission-mode': 'value',
+    '--settings': 'value',
+    // "none" denies what would prompt; "host" asks the SDK host or --permission-prompt-tool.
+    '--permission-prompts': 'ok',
+    '--print': 'ok',
+    '--restricted': 'ok',
+    '--safe-mode': 'ok',
+  },
+  codex: {
+    '--dangerously-bypass-approvals-and-sandbox': 'bypass',
+    '--yolo': 'bypass',
+    '--dangerously-bypass-hook-trust': 'bypass',
+    '--trust': 'bypass',
+    '--approve-for-me': 'bypass',
+    '--sandbox': 'value',
+    '--config': 'value',
+    // When codex asks a person; the sandbox holds whatever the answer.
+    '--ask-for-approval': 'ok',
+    // Web search with "no per-call approval": a tool, not a permission check.
+    '--search': 'ok',
+  },
+};
+
 /** Why args[i] switches off the client's permission checks or sandbox, or undefined. */
 function bypassAt(args: readonly string[], i: number): string | undefined {
   const a = args[i]!;
   const flag = a.split('=')[0]!;
   if (flag === '--dangerously-skip-permissions') return `${a} lets Claude Code run every tool with no permission check; ${CLAUDE_FIX}`;
   if (flag === '--allow-dangerously-skip-permissions') return `${a} lets the session switch off every permission check; ${CLAUDE_FIX}`;
-  if (optionValue(args, i, '--permission-mode') === 'bypassPermissions') return `--permission-mode bypassPermissions runs Claude Code with no permission check; ${CLAUDE_FIX}`;
+  if (flag === '--permission-prompt-tool') return `${a} sends Claude Code's permission prompts to an MCP tool that may grant them, instead of refusing them; ${CLAUDE_FIX}`;
+  for (const o of CLAUDE_MODE_OPTIONS) {
+    const mode = optionValue(args, i, o);
+    if (mode !== undefined && CLAUDE_MODES[mode] === 'bypass') {
+      return `${o} ${mode} runs Claude Code ${mode === 'auto' ? 'with a model, not you or your rules, approving each tool call' : 'with no permission check'}; ${CLAUDE_FIX}`;
+    }
+  }
   if (flag === '--dangerously-bypass-approvals-and-sandbox' || flag === '--yolo') return `${a} runs codex with no sandbox and no approvals; ${CODEX_FIX}`;
-  if (optionValue(args, i, '--sandbox', '-s') === 'danger-full-access') return `--sandbox danger-full-access runs codex with no sandbox; ${CODEX_FIX}`;
+  const sandbox = optionValue(args, i, '--sandbox', '-s');
+  if (sandbox !== undefined && CODEX_SANDBOXES[sandbox] === 'bypass') return `--sandbox ${sandbox} runs codex with no sandbox; ${CODEX_FIX}`;
   const settings = inlineSettingsIssues(optionValue(args, i, '--settings'));
   if (settings.length) return `the --settings JSON: ${settings.join('; and ')}`;
   if (flag === '--dangerously-bypass-hook-trust') return `${a} runs every enabled codex hook (a program from the repo or config) with no hook trust; remove it`;
@@ -189,6 +264,10 @@ function bypassAt(args: readonly string[], i: number): string | undefined {
   const pin = o && o[0] === 'model_provider' && o[1] === 'openai';
   if (o && !pin && (o[0] === 'model_provider' || o[0] === 'model_providers' || o[0].startsWith('model_providers.') || o[0].endsWith('.model_provider'))) {
     return `-c ${o[0]}=… chooses or defines the model provider codex bills, and a provider other than the built-in "openai" on your ChatGPT login is billed per token; remove it (the preset pins model_provider="openai")`;
+  }
+  const urlKey = o && CODEX_URL_KEYS.find((k) => o[0] === k || o[0].endsWith(`.${k}`));
+  if (urlKey) {
+    return `-c ${o![0]}=… re-points codex's built-in OpenAI provider, so your ChatGPT login's token goes to that host instead of OpenAI's; remove it`;
   }
   if (o && (o[0] === 'sandbox_mode' || o[0].endsWith('.sandbox_mode')) && o[1] === 'danger-full-access') {
     return `-c ${o[0]}=danger-full-access runs codex with no sandbox; ${CODEX_FIX}`;

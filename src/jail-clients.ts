@@ -18,8 +18,16 @@ export interface ClientNeeds {
    * read-only file system.
    */
   write: string[];
-  /** Files inside (or beside) `write` it must never write: settings that bill or widen permissions. */
+  /** Files (absolute) it rewrites in place that must stay writable, where they exist (srt binds them; nothing creates them). */
+  writeFiles: string[];
+  /** Files inside (or beside) `write` it must never write: settings that bill or widen permissions, its configuration, hooks and instructions. */
   denyWrite: string[];
+  /**
+   * Folders of `denyWrite` the jail makes (mode 700, empty) where they are missing, before it
+   * starts, as it makes `write`: srt covers a missing denied path inside a writable folder
+   * with a /dev/null placeholder, where the client expects a folder.
+   */
+  denyDirs: string[];
   /**
    * Files of `denyWrite` the jail must create (empty content given here, mode 600) when they
    * are missing, before it starts. srt binds a deny rule for a missing file inside a writable
@@ -51,7 +59,7 @@ export function clientNeeds(harness: Harness, home: string, env: Readonly<Record
     case 'codex':
       return codexNeeds(env.CODEX_HOME || join(home, '.codex'));
     default:
-      return { write: [], denyWrite: [], seed: [], hosts: [], env: {} };
+      return { write: [], writeFiles: [], denyWrite: [], denyDirs: [], seed: [], hosts: [], env: {} };
   }
 }
 
@@ -64,16 +72,13 @@ function claudeNeeds(home: string, configDir: string | undefined): ClientNeeds {
     const json = join(configDir, '.claude.json');
     return {
       ...claudeNeeds(home, undefined),
-      write: [configDir],
+      ...claudeState(configDir),
       denyWrite: [join(configDir, 'settings.json'), join(configDir, 'settings.local.json'), json],
       seed: [{ path: join(configDir, 'settings.json'), content: '{}\n' }, { path: json, content: '{}\n' }],
     };
   }
   return {
-    // `claude -p hello` (HOME empty) created ~/.claude/{projects/<cwd>/<session>.jsonl,
-    // sessions/<pid>.json, telemetry/1p_failed_events.*.json, backups/, plugins/}: all
-    // under ~/.claude, so that folder (srt -d also names ~/.claude/debug).
-    write: [join(home, '.claude')],
+    ...claudeState(join(home, '.claude')),
     denyWrite: [
       // Settings: apiKeyHelper, env credentials, permissions.defaultMode, hooks (src/harness.ts
       // claudeSettingsIssues). settings.local.json is read at user level too.
@@ -114,6 +119,47 @@ function claudeNeeds(home: string, configDir: string | undefined): ClientNeeds {
   };
 }
 
+/**
+ * Claude Code's own folder (~/.claude, or CLAUDE_CONFIG_DIR) is split: what it keeps of its
+ * runs is writable, everything else is not. The documented layout
+ * (https://docs.anthropic.com/en/docs/claude-code/settings, "memory" and "slash commands")
+ * puts the person's configuration there: settings.json, CLAUDE.md, agents/, commands/,
+ * skills/, hooks and the statusline scripts that settings.json names (anywhere in the
+ * folder), plugins/ with their own hooks; all of it runs or is read by the person's own
+ * interactive Claude Code, outside the jail. The folder itself stays read-only, so a name
+ * that is not listed here (a new script, a new plugin) cannot be written either.
+ * CLAUDE_STATE is Claude Code 2.1.197's own list of the machine-local entries of that folder
+ * (its bundle keeps it as a Set beside the config entries: ".claude.json",
+ * ".credentials.json", "projects", "sessions", "todos", "shell-snapshots", "statsig",
+ * "file-history", "ide", "logs", "backups", … "plans", "telemetry", "debug", "cache",
+ * "session-env", "paste-cache", "image-cache"), the folders of it; strace of `claude -p`
+ * showed writes only into projects/, sessions/, backups/, telemetry/, debug/ and
+ * plugins/store/ (a built-in plugin's record: refused, and claude goes on).
+ */
+export const CLAUDE_STATE = ['projects', 'sessions', 'todos', 'shell-snapshots', 'statsig', 'file-history', 'ide', 'logs', 'backups', 'plans', 'telemetry', 'debug', 'cache', 'session-env', 'paste-cache', 'image-cache', 'tasks', 'traces', 'usage-data'];
+
+function claudeState(dir: string): Pick<ClientNeeds, 'write' | 'writeFiles' | 'denyDirs'> {
+  return {
+    write: CLAUDE_STATE.map((d) => join(dir, d)),
+    // Rewritten in place at every OAuth refresh (its writer opens the file itself, no temp
+    // file and rename in the folder): see the note at `hosts`.
+    writeFiles: [join(dir, '.credentials.json')],
+    denyDirs: [],
+  };
+}
+
+/**
+ * codex's own folder is split the same way, the other way round: codex writes its state
+ * databases (state_5.sqlite and the others, each with -wal and -shm made beside it as it
+ * runs) in the folder itself, so the folder stays writable and its configuration is denied
+ * by name (https://developers.openai.com/codex/config-reference, "AGENTS.md", "rules",
+ * "custom prompts", "skills", "subagents"): config.toml, the global instructions AGENTS.md
+ * and AGENTS.override.md, prompts/, rules/ (command approval rules), agents/.
+ * skills/ stays writable: codex installs its built-in skills there (skills/.system) at every
+ * start; a skill is instructions only, read by codex itself (NOT protected: see the README).
+ */
+export const CODEX_CONFIG = { files: ['config.toml', 'AGENTS.md', 'AGENTS.override.md'], dirs: ['prompts', 'rules', 'agents'] };
+
 /** codex-cli 0.171.0; `codexDir`: CODEX_HOME or ~/.codex. */
 function codexNeeds(codexDir: string): ClientNeeds {
   return {
@@ -123,11 +169,14 @@ function codexNeeds(codexDir: string): ClientNeeds {
     // folders sessions/, shell_snapshots/, thread-writer-locks/, skills/, tmp/arg0-linux/
     // (its sandbox helpers), .tmp/: the whole folder must be writable.
     write: [codexDir],
-    denyWrite: [
-      // model_provider, a provider's env_key / base_url, forced_login_method: billing.
-      join(codexDir, 'config.toml'),
-    ],
-    seed: [{ path: join(codexDir, 'config.toml'), content: '' }],
+    writeFiles: [],
+    // config.toml: model_provider, a provider's env_key / base_url, forced_login_method
+    // (billing), and the rest of its configuration (CODEX_CONFIG).
+    denyWrite: [...CODEX_CONFIG.files, ...CODEX_CONFIG.dirs].map((f) => join(codexDir, f)),
+    denyDirs: CODEX_CONFIG.dirs.map((d) => join(codexDir, d)),
+    // Empty files are codex's own default (no settings, no instructions). Not the override:
+    // an AGENTS.override.md, even empty, would replace the person's AGENTS.md.
+    seed: ['config.toml', 'AGENTS.md'].map((f) => ({ path: join(codexDir, f), content: '' })),
     // ~/.codex/auth.json stays WRITABLE: a ChatGPT login's tokens are refreshed at
     // auth.openai.com/oauth/token and written back; denied, the rotated refresh token is lost.
     // An API key written there is refused by the billing check before the next wake

@@ -6,12 +6,26 @@
 import { posix } from 'node:path';
 import { jailHoldsLine, jailOffLine } from './harness.ts';
 import { clientNeeds } from './jail-clients.ts';
+import { SECRET_PATHS, homePath } from './jail-secrets.ts';
 import { names } from './names.ts';
 import { FACTS } from './scheduler-facts.ts';
 import type { Spec } from './spec.ts';
 
-/** Secrets under HOME that no agent needs and every thief wants. */
-export const SECRET_DIRS = ['.ssh', '.aws', '.gnupg', '.config/gh', '.netrc', '.docker'];
+/**
+ * In the repo's own .git, what the jail keeps the agent from writing besides srt's own
+ * .git/config and .git/hooks: files that point git at another directory's config and hooks
+ * (gitdir, and commondir where it exists: a missing one cannot be denied, see below), the
+ * info folder (attributes, excludes), the per-worktree config, and the folders holding
+ * linked worktrees' and submodules' own git directories with their config and hooks. srt
+ * 0.0.83 places a read-only empty file where a denied path is missing, which git reads as
+ * empty: harmless for these, and fatal for a missing commondir ("fatal: failed to read
+ * .git/commondir"), so that one is left to the wrapper's check after every wake
+ * (heartbeat/81-gitcheck) and to hbgen's own git calls, which pin GIT_COMMON_DIR.
+ */
+export const GIT_DENY = ['.git/gitdir', '.git/info', '.git/config.worktree', '.git/worktrees', '.git/modules'];
+
+/** The person's own files in the repo the agent must not rewrite: its mission, and the spec hbgen init writes there. */
+export const REPO_DENY = ['HEART.md', 'hbgen.json'];
 
 export interface JailPolicy {
   /** The srt executable: sandbox.bin, or '' for `srt` on the spec's PATH at wake time. */
@@ -22,7 +36,7 @@ export interface JailPolicy {
   tmp: string;
   write: string[];
   denyWrite: string[];
-  /** Secrets under HOME, root's home, and sandbox.denyRead. */
+  /** Secrets under HOME (SECRET_PATHS but sandbox.allowRead), root's home, and sandbox.denyRead. */
   denyRead: string[];
   /** The hosts the proxy lets through: the client's own and sandbox.allowHosts. */
   hosts: string[];
@@ -47,6 +61,12 @@ export const JAIL_PLACEHOLDERS = ['.bash_profile', '.bashrc', '.gitconfig', '.gi
 
 const uniq = (xs: string[]): string[] => [...new Set(xs)];
 
+/** The credential paths under `home` the jail hides: SECRET_PATHS, but those sandbox.allowRead opens. */
+export function secretsHidden(home: string, allowRead: readonly string[]): string[] {
+  const open = new Set(allowRead.map((p) => homePath(p, home)));
+  return SECRET_PATHS.map((d) => posix.join(home, d)).filter((p) => !open.has(p));
+}
+
 /** The jail's policy, or null when the jail is off. */
 export function jailPolicy(spec: Spec): JailPolicy | null {
   if (!jailOn(spec)) return null;
@@ -67,18 +87,20 @@ export function jailPolicy(spec: Spec): JailPolicy | null {
     bin: sb.bin ?? '',
     platform: macos ? 'macos' : 'linux',
     tmp,
-    write: uniq([spec.repo, tmp, ...need.write]),
+    write: uniq([spec.repo, tmp, ...need.write, ...need.writeFiles]),
     denyWrite: uniq([
       ...need.denyWrite,
+      ...REPO_DENY.map((f) => posix.join(spec.repo, f)),
+      ...GIT_DENY.map((f) => posix.join(spec.repo, f)),
       n.stateDir,
       posix.join(home, '.config/systemd'),
       posix.join(home, 'Library/LaunchAgents'),
       // Where a login shell and git read their settings: code the person's next shell runs.
       ...['.profile', '.bashrc', '.bash_profile', '.zshrc', '.zprofile', '.gitconfig'].map((f) => posix.join(home, f)),
     ]),
-    denyRead: uniq([...SECRET_DIRS.map((d) => posix.join(home, d)), ...others, ...(sb.denyRead ?? [])]),
+    denyRead: uniq([...secretsHidden(home, sb.allowRead ?? []), ...others, ...(sb.denyRead ?? [])]),
     hosts: uniq([...need.hosts, ...(sb.allowHosts ?? [])]),
-    dirs: uniq(need.write),
+    dirs: uniq([...need.write, ...need.denyDirs]),
     seed: need.seed,
     // The spec's own env wins: a person who sets one of these differently meant it.
     env: Object.fromEntries(Object.entries(need.env).filter(([k]) => !(k in spec.env))),

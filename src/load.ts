@@ -160,7 +160,31 @@ export function decodeSpec(buf: Buffer, file: string): string {
   return buf.toString('utf8', bom);
 }
 
+/** The deepest nesting a spec may have; a real one is 4 levels deep (kubernetes.resources.limits). */
+export const MAX_SPEC_DEPTH = 64;
+
+/**
+ * Where the text first nests deeper than MAX_SPEC_DEPTH objects and arrays, or -1. One pass,
+ * before JSON.parse: a file of 100 KB nested 50 000 levels made the reading below cost the
+ * square of its depth (and V8 ran out of memory). Brackets inside strings do not count; an
+ * unterminated string ends the scan (JSON.parse then names it).
+ */
+export function tooDeepAt(text: string): number {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      for (i++; i < text.length && text.charCodeAt(i) !== 0x22; i++) if (text.charCodeAt(i) === 0x5c) i++;
+    } else if (c === 0x7b || c === 0x5b) {
+      if (++depth > MAX_SPEC_DEPTH) return i;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return -1;
+}
+
 export function parseSpecText(text: string, file: string): Spec {
+  const deep = tooDeepAt(text);
+  if (deep >= 0) throw new UserError([`${file}: nested more than ${MAX_SPEC_DEPTH} levels deep at ${lineCol(text, deep)}, where a spec is at most 4 deep; write the spec's own fields (see \`hbgen schema\`)`]);
   let raw: unknown;
   try {
     raw = JSON.parse(text);

@@ -249,10 +249,28 @@ export function summary(spec: Spec, p: Plan, scheduler: Pick<SchedulerFacts, 'id
   // "in the window": the hours bound the fires; they are no fire times themselves (issue 27).
   let line = `${fires}, in the window ${h.start}–${h.end} ${h.timezone}, ${daysLabel(openDays(spec))}`;
   if (p.pattern.length === 0) line += '; the window holds no fire time: widen it or change the minute';
+  const late = lateFires(spec, p);
+  if (late.length) {
+    const at = [...new Set(late.map((w) => clock(w % 1440)))];
+    const one = at.length === 1;
+    line += `; the fire${one ? '' : 's'} at ${at.join(', ')} ${one ? 'has' : 'have'} less than minRun (${spec.minRun}) of the window left and ${one ? 'is' : 'are'} always skipped (${late.length} of the ${p.pattern.length} fires a week)`;
+  }
   if (p.widened && scheduler.hostClock) {
     line += `; ${scheduler.id} widened to ${hourRange(p.hostEntries)} host time (${p.hostTimezone}): ~${Math.round(p.waste * 100)}% of wakes skipped by the gate`;
   }
   return line;
+}
+
+/**
+ * The expected wakes (minutes of the week) with less than minRun of the window left: the
+ * wrapper skips each of them every time (skip-window), so they are fires, never wakes.
+ * Wall-clock minutes of the working zone, as the pattern is.
+ */
+export function lateFires(spec: Pick<Spec, 'schedule' | 'minRun'>, p: Pick<Plan, 'pattern'>): number[] {
+  const end = clockMinutes(spec.schedule.hours.end);
+  const need = Math.ceil(seconds(spec.minRun) / 60);
+  // An in-window minute is never the end itself: 0 left means the whole day (00:00–24:00).
+  return p.pattern.filter((w) => ((end - (w % 1440) + 1440) % 1440 || 1440) < need);
 }
 
 // ---- warnings: a window edge inside a DST change ----

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { SECRET_PATHS } from './jail-secrets.ts';
 import { schedulerList } from './scheduler-facts.ts';
 import { SpecSchema } from './spec.ts';
 
@@ -52,8 +53,9 @@ const DESCRIPTIONS: Record<string, string> = {
   notify: 'Argv of a program (absolute path first) run when notifyAfter wakes in a row ended fail, timeout or error (HBGEN_EVENT=failing) and at the success after them (recovered); env: the spec\'s plus HBGEN_EVENT, HBGEN_STREAK, HBGEN_OUTCOME, HBGEN_LOG, HBGEN_NAME, HBGEN_REPO.',
   notifyAfter: 'Failing wakes in a row before notify runs (default 3); only with notify.',
   sandbox: 'The OS jail around the agent and every process it starts (@anthropic-ai/sandbox-runtime: bubblewrap on Linux, sandbox-exec on macOS, a proxy with a host allowlist). On by default (omitted or an object); false runs the agent with all your rights. Needs bwrap, rg and socat on Linux (apt-get install bubblewrap ripgrep socat).',
-  'sandbox.allowHosts': 'Hosts the agent may reach besides its client\'s own API, e.g. ["github.com", "registry.npmjs.org"] ("*.example.com" for subdomains).',
-  'sandbox.denyRead': 'More absolute paths the agent must not read (always hidden: ~/.ssh, ~/.aws, ~/.gnupg, ~/.config/gh, ~/.netrc, ~/.docker, /root).',
+  'sandbox.allowHosts': 'Hosts the agent may reach besides its client\'s own API, e.g. ["github.com", "registry.npmjs.org"] ("*.example.com" for subdomains). Loopback and link-local names and addresses (localhost, 127.0.0.0/8, ::1, 169.254.0.0/16, fe80::/10, 0.0.0.0) are refused: the jail\'s proxy would reach every service on this host.',
+  'sandbox.denyRead': `More absolute paths the agent must not read (always hidden: ${SECRET_PATHS.map((p) => `~/${p}`).join(', ')}, /root).`,
+  'sandbox.allowRead': 'Credential paths of that default list the agent may read after all, each exactly as listed, as "~/.npmrc" or an absolute path, e.g. ["~/.npmrc"] for a private registry.',
   'sandbox.bin': 'Absolute path of the srt executable; default: srt on env.PATH at wake time.',
   limits: 'Bounds on every wake, each applied by the host\'s own mechanism (systemd: TasksMax=/MemoryMax= of the service; cron on Linux: a transient systemd scope where a user manager runs, else rlimits; launchd: the plist\'s resource limits). On by default (omitted or an object); false lifts them. A wake stopped by one ends `fail N limits.tasks …` / `fail N limits.memory …` (README "Bounds on a wake"). Not for kubernetes (kubernetes.resources bound the pod).',
   'limits.tasks': 'Most tasks (processes and threads) the agent\'s whole tree may hold at once (default 4096; 32 to 4194304). Under rlimits (cron without a user manager) it counts every process of the user, see the README.',

@@ -3,6 +3,7 @@
 import { posix } from 'node:path';
 import * as z from 'zod';
 import { credential, forgeToken, looksSecret, whyItBills } from './credentials.ts';
+import { carrierIssue } from './billing-rules.ts';
 import { DAYS, NAME_PATTERN, pad2 } from './formats.ts';
 import { meantFirst } from './error-order.ts';
 import { ALL_EFFORTS, EFFORTS, bypassArgs } from './harness.ts';
@@ -13,6 +14,8 @@ import { legacyZoneAdvice, zoneSuggestion } from './zone-advice.ts';
 import { isKnownZone } from './zones.ts';
 import { pingProblem } from './notify.ts';
 import { within } from './names.ts';
+import { isLoopbackHost } from './loopback.ts';
+import { SECRET_PATHS, homePath } from './jail-secrets.ts';
 import { PRELOAD_VARS, pathsIn, preloadWordProblem } from './preload.ts';
 
 z.config({ jitless: true });
@@ -89,6 +92,21 @@ function absPath(what: string) {
     } else if (posix.normalize(v) !== v || (v.length > 1 && v.endsWith('/'))) {
       const fix = posix.normalize(v).replace(/(.)\/$/, '$1');
       ctx.issues.push({ code: 'custom', input: v, message: `must be a normalized path; write "${fix}"` });
+    }
+  });
+}
+
+/** An absolute path, or one under HOME written `~/…` (normalized either way). */
+function homeOrAbsPath(what: string) {
+  return text(what).check((ctx) => {
+    const v = ctx.value;
+    if (CONTROL.test(v)) return;
+    const abs = v.startsWith('~/') ? v.slice(1) : v;
+    if (!abs.startsWith('/')) {
+      ctx.issues.push({ code: 'custom', input: v, message: `must be an absolute path (starting with "/") or a path under HOME starting with "~/", got "${v}"` });
+    } else if (abs === '/' || posix.normalize(abs) !== abs || abs.endsWith('/')) {
+      const fix = posix.normalize(abs).replace(/(.)\/$/, '$1');
+      ctx.issues.push({ code: 'custom', input: v, message: `must be a normalized path${fix === '/' ? '' : `; write "${v.startsWith('~/') ? `~${fix}` : fix}"`}` });
     }
   });
 }
@@ -207,7 +225,10 @@ const sandboxObject = z.strictObject({
   allowHosts: z
     .array(
       text('a host name').check((ctx) => {
-        if (!CONTROL.test(ctx.value) && !HOST_NAME.test(ctx.value)) {
+        if (!CONTROL.test(ctx.value) && isLoopbackHost(ctx.value)) {
+          // The jail's proxy runs on the host: through it, a loopback name reaches every service listening there (src/loopback.ts).
+          ctx.issues.push({ code: 'custom', input: ctx.value, message: `${JSON.stringify(ctx.value)} is this host's own loopback or a link-local address, which would let the agent reach every service listening on this machine through the jail's proxy; remove it (a service the agent needs must listen on a routable address or name)` });
+        } else if (!CONTROL.test(ctx.value) && !HOST_NAME.test(ctx.value)) {
           ctx.issues.push({ code: 'custom', input: ctx.value, message: `must be a host name such as "github.com" or "*.npmjs.org" (no scheme, port or path), got ${JSON.stringify(ctx.value)}` });
         }
       }),
@@ -215,10 +236,13 @@ const sandboxObject = z.strictObject({
     )
     .optional(),
   denyRead: z.array(absPath('an absolute path the agent must not read'), { error: 'must be an array of absolute paths such as ["/home/ada/secrets"]' }).optional(),
+  // Opens one of the credential files the jail hides by default (src/jail.ts SECRET_PATHS);
+  // which ones it may name needs env.HOME, so that is checked with the whole spec (sandboxIssues).
+  allowRead: z.array(homeOrAbsPath('an absolute path or a ~/ path the agent may read'), { error: 'must be an array of paths such as ["~/.npmrc"]' }).optional(),
   bin: absPath('the absolute path of the srt executable (@anthropic-ai/sandbox-runtime)').optional(),
 });
 const sandbox = z.union([z.literal(false), sandboxObject], {
-  error: (i) => (i.input === true ? 'must be false (no jail) or an object such as {"allowHosts": ["github.com"]}; leave it out for the default jail' : typeof i.input === 'object' && i.input !== null && !Array.isArray(i.input) ? undefined : 'must be false (no jail) or an object {allowHosts?, denyRead?, bin?}'),
+  error: (i) => (i.input === true ? 'must be false (no jail) or an object such as {"allowHosts": ["github.com"]}; leave it out for the default jail' : typeof i.input === 'object' && i.input !== null && !Array.isArray(i.input) ? undefined : 'must be false (no jail) or an object {allowHosts?, denyRead?, allowRead?, bin?}'),
 });
 
 // The wake's bounds (README "Bounds on a wake"): how many tasks (processes and threads) the
@@ -293,6 +317,11 @@ const env = z
       if (typeof e !== 'object' || e === null || Array.isArray(e)) return;
       for (const k of ['HOME', 'PATH']) {
         if (!(k in e)) ctx.addIssue({ code: 'custom', input: e, path: [k], message: `required: the agent's ${k}` });
+      }
+      // Judged by what they carry (src/billing-rules.ts): a credential header, another host.
+      for (const [k, v] of Object.entries(e)) {
+        const carried = typeof v === 'string' ? carrierIssue(k, v) : undefined;
+        if (carried) ctx.addIssue({ code: 'custom', input: v, path: [k], message: `${carried}; remove it from env` });
       }
       if (typeof e.HOME === 'string' && !CONTROL.test(e.HOME)) {
         const r = absPath('HOME').safeParse(e.HOME);
@@ -405,6 +434,20 @@ const kubernetes = z.strictObject({
     .strictObject({ repo: quantity('size').optional(), home: quantity('size').optional(), tmp: quantity('size').optional() }, { error: 'must be an object {repo?, home?, tmp?}, each a size such as "4Gi"' })
     .optional(),
 });
+
+/** sandbox.allowRead names only what the jail hides by default (SECRET_PATHS under env.HOME): anything else is readable already, or hidden by sandbox.denyRead on purpose. */
+function allowReadIssues(s: Record<string, any>, ctx: z.RefinementCtx): void {
+  const list = typeof s.sandbox === 'object' && s.sandbox !== null && Array.isArray(s.sandbox.allowRead) ? s.sandbox.allowRead : [];
+  const home = typeof s.env?.HOME === 'string' && s.env.HOME.startsWith('/') ? s.env.HOME.replace(/(.)\/$/, '$1') : null;
+  if (!home) return;
+  const hidden = new Set(SECRET_PATHS.map((p) => posix.join(home, p)));
+  list.forEach((p: unknown, i: number) => {
+    if (typeof p !== 'string' || !(p.startsWith('/') || p.startsWith('~/')) || posix.normalize(homePath(p, home)) !== homePath(p, home)) return;
+    if (!hidden.has(homePath(p, home))) {
+      ctx.addIssue({ code: 'custom', path: ['sandbox', 'allowRead', i], message: `${JSON.stringify(p)} is not one of the credential paths the jail hides by default (~/${SECRET_PATHS.join(', ~/')}); name one of them exactly, or remove it` });
+    }
+  });
+}
 
 /** The kubernetes block against the rest of the spec: present for this scheduler only, and what a pod can mount. */
 function kubernetesIssues(s: Record<string, any>, ctx: z.RefinementCtx): void {
@@ -735,6 +778,7 @@ export const SpecSchema = z
     commandLineIssues(s, ctx);
     kubernetesIssues(s, ctx);
     envSecretIssues(s, ctx);
+    allowReadIssues(s, ctx);
   }, { when: () => true });
 
 export type SpecInput = z.input<typeof SpecSchema>;

@@ -8,7 +8,7 @@ import { pad2 } from './formats.ts';
 import { firesBetween } from './host/audit/health.ts';
 import { dayStart, localParts } from './host/audit/history.ts';
 import { openDays, plan } from './schedule.ts';
-import { clockMinutes, type Spec } from './spec.ts';
+import { clockMinutes, seconds, type Spec } from './spec.ts';
 import { offsetAt, transitions } from './zone-offsets.ts';
 
 const MIN = 60_000;
@@ -18,8 +18,14 @@ const WEEKDAY = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 export interface Fire {
   /** UTC ms. */
   t: number;
-  /** True when the gate lets it wake (an expected wake); false: a fire of a widened host-clock plan that the gate closes. */
+  /** True when the wrapper will wake the agent; false: a fire it skips (`skip` says why). */
   wake: boolean;
+  /**
+   * Why a fire is no wake: 'gate', a fire of a widened host-clock plan that the gate closes;
+   * 'minRun', an expected wake with less than minRun of the working window left, which the
+   * wrapper skips every time (skip-window).
+   */
+  skip?: 'gate' | 'minRun';
 }
 
 /** A change of a zone's UTC offset within the span. */
@@ -46,13 +52,15 @@ export interface Week {
   fires: Fire[];
   /** Expected wakes the scheduler will not fire (its clock runs in another zone than the plan's). */
   missed: number[];
+  /** The spec's minRun, as written (for the words under the grid). */
+  minRun: string;
   dst: DstChange[];
   /** Is UTC minute t inside the working window? */
   inWindow: (t: number) => boolean;
 }
 
 export interface WeekInput {
-  spec: Pick<Spec, 'name' | 'schedule'>;
+  spec: Pick<Spec, 'name' | 'schedule' | 'minRun'>;
   scheduler: { id: string; hostClock: boolean };
   now: number;
   /** The zone the host clock runs in (cron and launchd read it). */
@@ -107,6 +115,10 @@ export function week(input: WeekInput): Week {
     const l = new Date(t + offsetAt(workZone, t) * MIN);
     return test(l.getUTCDay(), l.getUTCHours() * 60 + l.getUTCMinutes());
   };
+  // The wrapper skips a wake with less than minRun of its window left: it wakes only when the
+  // window is still open at the last whole minute of that run (the window is one stretch).
+  const last = Math.ceil(seconds(spec.minRun) / 60) * MIN - MIN;
+  const fire = (t: number): Fire => (!want.has(t) ? { t, wake: false, skip: 'gate' } : inWindow(t + last) ? { t, wake: true } : { t, wake: false, skip: 'minRun' });
   const zones = [...new Set([workZone, input.hostZone])];
   return {
     name: spec.name,
@@ -116,8 +128,9 @@ export function week(input: WeekInput): Week {
     hostZone: input.hostZone,
     from,
     to,
-    fires: times.map((t) => ({ t, wake: want.has(t) })),
+    fires: times.map(fire),
     missed: expected.filter((t) => !fired.has(t)),
+    minRun: spec.minRun,
     dst: zones.flatMap((z) => changes(z, from, to)).sort((a, b) => a.t - b.t || a.zone.localeCompare(b.zone)),
     inWindow,
   };
@@ -201,11 +214,12 @@ function gridText(rows: Row[], zone: string): string[] {
 /** The whole terminal picture, one string per line. */
 export function weekText(w: Week): string[] {
   const wakes = w.fires.filter((f) => f.wake).length;
-  const wasted = w.fires.length - wakes;
+  const gated = w.fires.filter((f) => f.skip === 'gate').length;
+  const late = w.fires.filter((f) => f.skip === 'minRun').length;
   const first = localParts(w.from, w.workZone).date;
   const out = [
     `hbgen plan: "${w.name}" (${w.scheduler}), the 7 days from ${WEEKDAY[new Date(`${first}T12:00:00Z`).getUTCDay()]} ${first}, in ${w.workZone}`,
-    `  ${MARKS.wake} a wake   ${MARKS.wasted} a fire the gate closes   ${MARKS.window} working hours, no fire`,
+    `  ${MARKS.wake} a wake   ${MARKS.wasted} a fire that wakes no agent (the gate closes it, or less than minRun is left)   ${MARKS.window} working hours, no fire`,
     '',
     ...gridText(grid(w, w.workZone), w.workZone),
   ];
@@ -216,7 +230,15 @@ export function weekText(w: Week): string[] {
   const why = w.missed.length
     ? `the host clock runs in ${w.clockZone}, not the zone the entries are planned for`
     : `the ${w.scheduler} entries read the host clock (${w.clockZone}) and are widened to cover the working hours in every offset the two zones have`;
-  out.push(`${wakes} wake${wakes === 1 ? '' : 's'} in the 7 days; ${wasted ? `${wasted} wasted fire${wasted === 1 ? '' : 's'}, which the gate closes (${why})` : '0 wasted fires (every fire is a wake)'}`);
+  const plural = (n: number) => (n === 1 ? '' : 's');
+  const lateText = `${late} with less than minRun (${w.minRun}) of the window left, which the wrapper skips every time (skip-window): end the window later, move schedule.minute or shorten minRun`;
+  const wastedText =
+    gated + late === 0
+      ? '0 wasted fires (every fire is a wake)'
+      : late === 0
+        ? `${gated} wasted fire${plural(gated)}, which the gate closes (${why})`
+        : `${gated + late} wasted fire${plural(gated + late)}: ${gated ? `${gated} the gate closes (${why}); ` : ''}${lateText}`;
+  out.push(`${wakes} wake${plural(wakes)} in the 7 days; ${wastedText}`);
   if (w.missed.length) {
     out.push(`${w.missed.length} expected wake${w.missed.length === 1 ? '' : 's'} will not fire: the host clock runs in ${w.clockZone}, not the zone the entries are planned for; \`hbgen status\` says more`);
   }
@@ -264,14 +286,15 @@ export function weekSvg(w: Week): string {
   const legendY = last.y + last.rows.length * SVG.rowH + 36;
   const height = legendY + 60;
   const wakes = w.fires.filter((f) => f.wake).length;
-  const wasted = w.fires.length - wakes;
+  const gated = w.fires.filter((f) => f.skip === 'gate').length;
+  const late = w.fires.filter((f) => f.skip === 'minRun').length;
   const first = localParts(w.from, w.workZone).date;
   const o: string[] = [];
   o.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="DejaVu Sans, Verdana, sans-serif" font-size="12">`);
   o.push(`<title>hbgen plan: ${esc(w.name)}, the 7 days from ${first}</title>`);
   o.push(`<rect x="0" y="0" width="${width}" height="${height}" fill="${COLORS.background}"/>`);
   o.push(`<text x="16" y="26" font-size="16" font-weight="bold" fill="${COLORS.text}">hbgen plan: "${esc(w.name)}" (${esc(w.scheduler)}), the 7 days from ${first}</text>`);
-  o.push(`<text x="16" y="46" fill="${COLORS.text}">${wakes} wakes, ${wasted} fires the gate closes${w.missed.length ? `, ${w.missed.length} expected wakes that will not fire` : ''}; working zone ${esc(w.workZone)}, scheduler clock ${esc(w.clockZone)}</text>`);
+  o.push(`<text x="16" y="46" fill="${COLORS.text}">${wakes} wakes, ${gated} fires the gate closes${late ? `, ${late} with less than minRun left (skipped)` : ''}${w.missed.length ? `, ${w.missed.length} expected wakes that will not fire` : ''}; working zone ${esc(w.workZone)}, scheduler clock ${esc(w.clockZone)}</text>`);
   for (const p of panels) o.push(...panelSvg(p));
   o.push(...legendSvg(legendY));
   o.push('</svg>');
@@ -315,7 +338,7 @@ function panelSvg(p: Panel): string[] {
 function legendSvg(legendY: number): string[] {
   const items: [string, string, string][] = [
     ['wake', COLORS.wake, 'a wake'],
-    ['wasted', COLORS.wasted, 'a fire the gate closes'],
+    ['wasted', COLORS.wasted, 'a fire that wakes no agent'],
     ['window', COLORS.window, 'working hours'],
     ['dst', COLORS.dst, 'clock change (DST)'],
   ];

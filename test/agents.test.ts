@@ -14,12 +14,12 @@ import { dirname, join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { init } from '../src/commands/init.ts';
-import { CLAUDE_MAX_TURNS, CLAUDE_STREAM, CODEX_STREAM, EFFORTS, bypassArgs, harnessArgs } from '../src/harness.ts';
+import { CLAUDE_MAX_TURNS, CLAUDE_MODES, CLAUDE_MODE_OPTIONS, CLAUDE_STREAM, CODEX_APPROVALS, CODEX_SANDBOXES, CODEX_STREAM, EFFORTS, PERMISSION_OPTIONS, bypassArgs, harnessArgs } from '../src/harness.ts';
 import type { HostIO } from '../src/host/io.ts';
 import { loadSpec } from '../src/load.ts';
 import { renderNow } from './helpers/render.ts';
 import { JUNK_ENV, install, makeCase, run, shell } from './helpers/wrapper.ts';
-import { CLIENTS_CACHE, CLIENT_PATH, codexUntilHeader, realClients, subscriptionLogin, subscriptionShim } from './helpers/clients.ts';
+import { CLIENTS_CACHE, CLIENT_PATH, clientHelps, codexUntilHeader, helpOptions, realClients, subscriptionLogin, subscriptionShim, touchesPermissions } from './helpers/clients.ts';
 
 // The agent's PATH: node's folder first (codex.js starts `#!/usr/bin/env node`).
 const PATH = CLIENT_PATH;
@@ -306,6 +306,52 @@ t('bypass flags: every claude form hbgen refuses is the real claude\'s bypass (a
   const out = claudeDirect(harnessArgs({ harness: 'claude-code', bin: real!.claude, prompt: '', args: [] }));
   assert.match(out, /Not logged in/);
   assert.not.match(out, /root\/sudo/);
+});
+
+t('bypass list in step with the pinned clients: every --help option about permissions, the sandbox, approvals or trust, and every value it lists, is known to hbgen', () => {
+  const values: Record<string, Readonly<Record<string, 'bypass' | 'ok'>>> = {
+    ...Object.fromEntries(CLAUDE_MODE_OPTIONS.map((o) => [o, CLAUDE_MODES])),
+    '--sandbox': CODEX_SANDBOXES,
+    '--ask-for-approval': CODEX_APPROVALS,
+  };
+  const helps = clientHelps(real!);
+  let seen = 0;
+  for (const client of ['claude-code', 'codex'] as const) {
+    const known = PERMISSION_OPTIONS[client];
+    for (const help of helps[client]) {
+      for (const o of helpOptions(help).filter(touchesPermissions)) {
+        seen++;
+        const name = o.names.find((n) => n.startsWith('--'))!;
+        assert.ok(Object.hasOwn(known, name), `${client} --help lists ${name} (${o.text.slice(0, 160)}), which src/harness.ts PERMISSION_OPTIONS does not know: classify it (and refuse it in bypassArgs if it bypasses)`);
+        for (const v of o.values) {
+          if (name === '--permission-prompts') continue; // who answers a prompt; denied with no host
+          assert.ok(values[name] && Object.hasOwn(values[name], v), `${client} --help lists ${name} ${v}, which src/harness.ts does not know: classify it`);
+        }
+      }
+    }
+  }
+  assert.ok(seen >= 8, `the --help parser found ${seen} options`);
+  // Every bypass the list knows is refused, in every form the clients take.
+  for (const client of ['claude-code', 'codex'] as const) {
+    for (const [flag, kind] of Object.entries(PERMISSION_OPTIONS[client])) if (kind === 'bypass') assert.is(bypassArgs([flag]).length, 1, `hbgen refuses ${flag}`);
+  }
+  for (const [flag, table] of Object.entries(values)) {
+    for (const [v, kind] of Object.entries(table)) {
+      const n = kind === 'bypass' ? 1 : 0;
+      assert.is(bypassArgs([flag, v]).length, n, `${flag} ${v}`);
+      assert.is(bypassArgs([`${flag}=${v}`]).length, n, `${flag}=${v}`);
+    }
+  }
+});
+
+t('bypass flags: the real claude takes the hidden --inherit-permission-mode bypassPermissions (as root it refuses to start with it), which hbgen refuses', () => {
+  for (const args of [['--inherit-permission-mode', 'bypassPermissions'], ['--inherit-permission-mode=bypassPermissions']]) {
+    assert.equal(bypassArgs(args).map((b) => b.index), [0], `hbgen refuses ${args.join(' ')}`);
+    const out = claudeDirect(['-p', ...args]);
+    assert.not.match(out, /unknown option|is invalid/, out);
+    if (process.getuid!() === 0) assert.match(out, /cannot be used with root\/sudo privileges/, `${args.join(' ')}: ${out}`);
+  }
+  assert.equal(bypassArgs(['--inherit-permission-mode', 'acceptEdits']), [], 'control: a mode with checks passes');
 });
 
 (process.getuid!() === 0 ? t : test.skip)('Claude settings: the real claude (as root) takes a bypass from the repo\'s .claude/settings.json or --settings JSON unless the preset\'s --permission-mode acceptEdits is given, which install refuses either way', () => {

@@ -336,7 +336,8 @@ t('the real claude in each state it can be put in here: only a subscription logi
         return realSays('claude-code', home);
       },
       false,
-      /authMethod "claude.ai", apiKeySource "\/login managed key"$/,
+      // Claude Code 2.1.332 says api_key for a Console login (2.1.197 said claude.ai with no subscriptionType).
+      /authMethod "api_key", apiKeySource "\/login managed key"$/,
     ],
     [
       'a subscription login (Max) read from credential files the test made',
@@ -399,7 +400,7 @@ t('install with the real claude: logged out is refused in one line; a subscripti
   writeFileSync(join(h.home, '.claude.json'), '{"primaryApiKey": "sk-ant-api03-test"}');
   r = await hb(h, 'install', { dryRun: true });
   assert.is(r.code, 1);
-  assert.match(r.err, /^hbgen: billing: claude auth status says authMethod "claude\.ai", apiKeySource "\/login managed key", run in the agent's environment/);
+  assert.match(r.err, /^hbgen: billing: claude auth status says authMethod "api_key", apiKeySource "\/login managed key", run in the agent's environment/);
   rmSync(join(h.home, '.claude.json'));
   subscriptionLogin(h.home, 'claude-code', 'pro');
   r = await hb(h, 'install', { yes: true });

@@ -1,5 +1,5 @@
-// issue 27 item 11, the smaller things a new user met on day one: the untouched HEART.md
-// template is said at install; "5pm" gets a suggestion; a misspelled field's "did you mean"
+// The smaller things a new user met on day one: the untouched HEART.md template is refused
+// at install; "5pm" gets a suggestion; a misspelled field's "did you mean"
 // comes before the "required" it causes; the schedule summary does not read as if the
 // window's start were a fire; the systemd unit's Documentation= points at what hbgen
 // installed, not at a man page.
@@ -17,15 +17,25 @@ import { baseSpec, hb, makeHost } from './helpers/lifecycle.ts';
 
 const spec = (over: Record<string, unknown> = {}) => ({ ...baseSpec('/tmp/x', 'systemd-user'), ...over });
 
-test('install: HEART.md as hbgen init wrote it (no mission) is a caveat in the panel; a mission written, none', async () => {
+test('install: HEART.md as hbgen init wrote it (no mission) is refused, naming the fix and --force-empty-heart; with that flag a caveat; a mission written, neither', async () => {
   const h = makeHost('systemd-user');
   writeFileSync(join(h.repo, 'HEART.md'), renderHeartMd({ name: 'docs' }));
   let r = await hb(h, 'install', { dryRun: true });
-  assert.is(r.code, 0, r.err);
-  assert.match(r.out, /caveats:\n(?: {2}- .*\n)* {2}- HEART\.md has no mission yet \(its Mission section holds only hbgen init's hint\): the agent would wake with nothing to work for; write the mission and current priorities in \S+HEART\.md first/);
+  assert.is(r.code, 1, r.out + r.err);
+  assert.match(r.err, /\S+HEART\.md has no mission yet \(its "## Mission" section is empty but for hbgen init's hint\): every wake would spend your plan's allowance with nothing to work for; write the mission and current priorities there and install again \(or install with --force-empty-heart when the prompt alone is the mission\)/);
+  r = await hb(h, 'install', { dryRun: true, forceEmptyHeart: true });
+  assert.is(r.code, 0, r.out + r.err);
+  assert.match(r.out, /caveats:\n(?: {2}- .*\n)* {2}- HEART\.md holds no mission \(installed with --force-empty-heart\)/);
+  // A Mission heading followed at once by the next section is empty too.
+  writeFileSync(join(h.repo, 'HEART.md'), '# Heart\n\n## Mission\n\n## Current priorities\n- docs\n');
+  assert.is((await hb(h, 'install', { dryRun: true })).code, 1);
   writeFileSync(join(h.repo, 'HEART.md'), renderHeartMd({ name: 'docs' }).replace(/(## Mission\n\n<!--[\s\S]*?-->\n)/, '$1\nKeep the docs current for new users.\n'));
   r = await hb(h, 'install', { dryRun: true });
-  assert.not.match(r.out, /no mission yet/);
+  assert.is(r.code, 0, r.out + r.err);
+  assert.not.match(r.out + r.err, /no mission/);
+  // A HEART.md of the person's own shape (no Mission heading) is theirs to judge.
+  writeFileSync(join(h.repo, 'HEART.md'), 'Keep the docs current.\n');
+  assert.is((await hb(h, 'install', { dryRun: true })).code, 0);
 });
 
 test('"5pm", "5:30 PM", "12am" as a time: the 24-hour spelling to write', () => {

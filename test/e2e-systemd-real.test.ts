@@ -14,19 +14,17 @@
 //   setup-token (`claude setup-token`) that hbgen's billing check accepts as the plan (src/billing.ts);
 //   the token is made up and only the stand-in sees it. (A claude.ai login file instead makes
 //   Claude Code 2.1.197 ask api.anthropic.com for the account first, which offline never answers.)
-// - The API: ANTHROPIC_BASE_URL points at the stand-in as http://[::ffff:127.0.0.1]:PORT with
-//   sandbox.allowHosts ["127.0.0.1"]. Inside the jail, srt sets NO_PROXY=localhost,127.0.0.1,::1
-//   and the jail has a network namespace of its own: http://127.0.0.1 there reaches the jail's
-//   own loopback, where nothing listens. The IPv4-mapped spelling of the same address is not on
+// - The API: ANTHROPIC_BASE_URL points at the stand-in on this host's routable address
+//   (listening there) with sandbox.allowHosts [that address]: a loopback entry is refused by
+//   validation (the jail's proxy would open every local service). The address is not on srt's
 //   NO_PROXY, so the client sends it through srt's proxy, exactly the way it sends
-//   api.anthropic.com; the proxy matches it against the allowlist entry 127.0.0.1 and dials the
-//   stand-in on the host's loopback.
+//   api.anthropic.com.
 // - The first fire: schedule.minute is the next whole minute at least 45 s away, so that the
 //   timer fires during the test (as in test/lifecycle-systemd-real.test.ts).
 // Where a real user manager, the jail or the client cannot run here, the suite FAILS saying why.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -119,7 +117,9 @@ real('a new user: init in a tiny repo, install --yes on the real systemd user ma
   made.push(dir);
   writeFileSync(join(dir, 'script.json'), JSON.stringify({ commands: ORDER }));
   const reqLog = join(dir, 'requests.jsonl');
-  server = spawn(process.execPath, [join(ROOT, 'test/helpers/model-standin.mjs'), join(dir, 'script.json'), reqLog], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const addr = Object.values(networkInterfaces()).flat().find((i) => i && i.family === 'IPv4' && !i.internal)?.address;
+  assert.ok(addr, 'this host has no routable IPv4 address for the stand-in model');
+  server = spawn(process.execPath, [join(ROOT, 'test/helpers/model-standin.mjs'), join(dir, 'script.json'), reqLog], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, HBTEST_LISTEN: addr } });
   const port = await new Promise<number>((ok, no) => {
     server!.stdout!.once('data', (d: Buffer) => ok(Number(String(d).trim())));
     server!.once('exit', () => no(new Error('the stand-in model did not start')));
@@ -137,12 +137,16 @@ real('a new user: init in a tiny repo, install --yes on the real systemd user ma
   if (new Date(at).getUTCMinutes() === 0) at += 60_000;
   spec.schedule = { ...spec.schedule, every: '1h', minute: new Date(at).getUTCMinutes(), hours: { start: '00:00', end: '24:00', timezone: 'UTC' } };
   spec.timeout = '3m';
-  spec.env = { ...spec.env, ANTHROPIC_BASE_URL: `http://[::ffff:127.0.0.1]:${port}`, CLAUDE_CODE_OAUTH_TOKEN: 'sk-ant-oat01-e2e-not-a-token' };
-  spec.sandbox = { ...spec.sandbox, allowHosts: ['127.0.0.1'] };
+  spec.env = { ...spec.env, ANTHROPIC_BASE_URL: `http://${addr}:${port}`, CLAUDE_CODE_OAUTH_TOKEN: 'sk-ant-oat01-e2e-not-a-token' };
+  spec.sandbox = { ...spec.sandbox, allowHosts: [addr!] };
   // srt is not on the person's PATH: init names hbgen's own copy (README Quick start, step 5).
   assert.match(String(spec.sandbox?.bin), /\/node_modules\/\.bin\/srt$/, JSON.stringify(spec.sandbox));
   writeFileSync(specFile, `${JSON.stringify(spec, null, 2)}\n`);
   own(specFile);
+  // Quick start step 3: the mission in HEART.md (install refuses the template as init left it).
+  const heart = join(repo, 'HEART.md');
+  writeFileSync(heart, readFileSync(heart, 'utf8').replace(/^## Mission\n/m, '## Mission\n\nKeep the docs current.\n'));
+  own(heart);
 
   // Quick start step 7: install (the loginctl STAND-IN first on PATH: no logind here).
   const inst = as(repo, { ...shell, PATH: `${M.linger.bin}:${shell.PATH}` }, [process.execPath, HBGEN, 'install', '--yes']);

@@ -138,7 +138,7 @@ test('never overwrites: existing files are kept byte for byte and reported; a se
   writeFileSync(join(repo, 'hbgen.json'), '{"mine": true}\n');
   mkdirSync(join(repo, 'journal'));
   writeFileSync(join(repo, 'journal', 'TEMPLATE.md'), 'my template\n');
-  const t = io(w, { tty: true, input: ['1', '1', '1', '1', '1'] });
+  const t = io(w, { tty: true, input: ['a', 'a', 'a', 'a', 'a'] });
   assert.is(await init({}, t.host), 0);
   assert.is(readFileSync(join(repo, 'HEART.md'), 'utf8'), 'mine\n');
   assert.is(readFileSync(join(repo, 'hbgen.json'), 'utf8'), '{"mine": true}\n');
@@ -164,7 +164,7 @@ test('terminal (injected streams): one question at a time, concrete choices or a
   const w = world();
   const claude = program(join(w.bin, 'claude'));
   const codex = program(join(w.dir, 'lib/node_modules/@openai/codex/bin/codex.js'), join(w.bin, 'codex'));
-  const t = io(w, { tty: true, input: ['4', '2', '7m', '30m', '25:00', '8:30', '08:30', '24', 'mon tue fun', 'fri,mon', '29m40s', '30m', '1'] });
+  const t = io(w, { tty: true, input: ['4', 'd', 'b', '7m', '30m', '25:00', '8:30', '08:30', '24', 'mon tue fun', 'fri,mon', '29m40s', '30m', 'a'] });
   assert.is(await init({}, t.host), 0);
   const spec = specOf(join(w.dir, 'repo'));
   assert.equal(spec.agent, { harness: 'codex', bin: codex, model: 'gpt-5.5', effort: 'medium', prompt: INIT_PROMPT });
@@ -179,9 +179,10 @@ test('terminal (injected streams): one question at a time, concrete choices or a
     assert.ok(i > at, `${q} after the previous question:\n${err}`);
     at = i;
   }
-  assert.match(err, new RegExp(`1\\) Claude Code: ${claude}\\n  2\\) Codex: ${codex}\\n  3\\) another program \\(harness "command"`));
+  assert.match(err, new RegExp(`a\\) Claude Code: ${claude}\\n  b\\) Codex: ${codex}\\n  c\\) another program \\(harness "command"`));
   for (const m of [
-    '"4" is not one of the agents listed; answer with a number from 1 to 3 or Enter',
+    '"4" is not one of the agents listed; answer with a letter from a to c or Enter',
+    '"d" is not one of the agents listed; answer with a letter from a to c or Enter',
     '"7m" is not an interval hbgen can schedule',
     '"25:00" is not a time as HH:MM (00:00 to 23:59)',
     'that is the start time; the window would be empty',
@@ -196,7 +197,7 @@ test('terminal (injected streams): one question at a time, concrete choices or a
 test('terminal: Enter leaves a choice for later, end of input stops asking; both are reported', async () => {
   const w = world();
   program(join(w.bin, 'claude'));
-  const t = io(w, { tty: true, input: ['1', '2', ''] });
+  const t = io(w, { tty: true, input: ['a', 'b', ''] });
   assert.is(await init({}, t.host), 0);
   const spec = specOf(join(w.dir, 'repo'));
   assert.is(spec.schedule.every, '30m');
@@ -316,20 +317,25 @@ test('scheduler: systemd-user only when `systemctl --user` reaches a manager (th
   assert.match(t.out(), /\n {2}scheduler {2}cron \(`systemctl --user` cannot reach a user manager here \(Failed to connect to bus: No medium found\)/);
 });
 
-test('terminal: "command" is a harness choice (then agent.bin and agent.args are left to fill in); "9" and "9:00" are taken as 09:00', async () => {
+test('terminal: "command" is a harness choice (then agent.bin and agent.args are left to fill in); "9" and "9:00" are taken as 09:00, "3" as 03:00 (a number is never a menu choice)', async () => {
   const w = world();
   program(join(w.bin, 'claude'));
-  const t = io(w, { tty: true, input: ['2', '1', '9', '17:30', '2', '1'] });
+  const t = io(w, { tty: true, input: ['b', 'a', '9', '17:30', 'b', 'a'] });
   assert.is(await init({}, t.host), 0);
   const spec = specOf(join(w.dir, 'repo'));
   assert.equal(spec.agent, { harness: 'command', prompt: INIT_PROMPT });
   assert.equal(spec.schedule.hours, { start: '09:00', end: '17:30', timezone: 'America/Santiago', days: ['mon', 'tue', 'wed', 'thu', 'fri'] });
-  assert.match(t.err(), /1\) Claude Code: .*\n {2}2\) another program \(harness "command": you fill in agent\.bin and agent\.args\)/);
+  assert.match(t.err(), /a\) Claude Code: .*\n {2}b\) another program \(harness "command": you fill in agent\.bin and agent\.args\)/);
   assert.match(t.out(), /agent +another program \(harness "command"\), as you chose/);
   assert.match(t.out(), /"agent\.bin", the absolute path of the program to run, and "agent\.args"/);
   const t2 = io(world(), { tty: true, input: ['', '', '9:00'] });
   assert.is(await init({}, t2.host), 0);
   assert.is(specOf(join(root, `w${seq}`, 'repo')).schedule.hours.start, '09:00');
+  // Three choices are on the start menu, and "3" still means three o'clock.
+  const t3 = io(world(), { tty: true, input: ['', '', '3', '18'] });
+  assert.is(await init({}, t3.host), 0);
+  assert.equal(specOf(join(root, `w${seq}`, 'repo')).schedule.hours, { start: '03:00', end: '18:00', timezone: 'America/Santiago' });
+  assert.match(t3.err(), /\n {2}a\) 08:00\n {2}b\) 09:00\n {2}c\) 10:00\n {2}or type another time as HH:MM\n {2}\(a letter picks a choice; Enter: decide later\) > /);
 });
 
 test('a real terminal (script(1)) through the built CLI: questions on the terminal, a valid spec', () => {
@@ -337,7 +343,7 @@ test('a real terminal (script(1)) through the built CLI: questions on the termin
   const claude = program(join(w.bin, 'claude'));
   const repo = join(w.dir, 'repo');
   const env = { HOME: w.home, PATH: `${w.bin}:${w.tools}:/usr/bin:/bin`, TZ: 'Europe/Berlin', TERM: 'dumb', USER: 'ada', LOGNAME: 'ada' };
-  const r = spawnSync('script', ['-qec', `${process.execPath} ${HBGEN} init`, '/dev/null'], { cwd: repo, env, input: '1\n3\n2\n1\n2\n2\n', encoding: 'utf8', timeout: 30_000 });
+  const r = spawnSync('script', ['-qec', `${process.execPath} ${HBGEN} init`, '/dev/null'], { cwd: repo, env, input: 'a\nc\nb\na\nb\nb\n', encoding: 'utf8', timeout: 30_000 });
   assert.is(r.status, 0, r.stdout);
   assert.match(r.stdout, /How often should the agent wake during the working hours\?/);
   assert.match(r.stdout, /When do the working hours start \(Europe\/Berlin time\)\?/);

@@ -64,9 +64,11 @@ function scratch(tag: string): { root: string; home: string; repo: string; tmp: 
  * its hosts only. Returns the settings file.
  */
 function settings(s: { root: string; home: string; repo: string; tmp: string }, need: ReturnType<typeof clientNeeds>, seed = true): string {
-  for (const d of need.write) {
+  for (const d of [...need.write, ...need.denyDirs]) {
     mkdirSync(d, { recursive: true, mode: 0o700 });
-    chownSync(d, user!.uid, user!.gid);
+    // The folder above too (~/.claude, made here by the first of its state folders), as the
+    // wrapper, running as the person, makes them.
+    for (const p of [dirname(d), d]) chownSync(p, user!.uid, user!.gid);
   }
   for (const f of seed ? need.seed : []) {
     if (!existsSync(f.path)) {
@@ -78,7 +80,7 @@ function settings(s: { root: string; home: string; repo: string; tmp: string }, 
   writeFileSync(
     file,
     JSON.stringify({
-      filesystem: { denyRead: [join(s.home, '.ssh')], allowWrite: [s.repo, s.tmp, ...need.write], denyWrite: need.denyWrite },
+      filesystem: { denyRead: [join(s.home, '.ssh')], allowWrite: [s.repo, s.tmp, ...need.write, ...need.writeFiles], denyWrite: need.denyWrite },
       network: { allowedDomains: need.hosts, deniedDomains: [] },
     }),
   );
@@ -284,6 +286,37 @@ test('CLAUDE_CONFIG_DIR and CODEX_HOME move what the jail lets the clients write
   assert.not.ok(existsSync(join(r.s.home, '.codex')), 'codex wrote ~/.codex although CODEX_HOME moved it');
 });
 
+/** Inside the jail for `harness`, try to write each path (relative to `dir`, made absolute in the jail's HOME); say which worked. */
+function writesInJail(tag: string, harness: Harness, dir: string, paths: string[]): Map<string, string> {
+  const script = paths.map((p) => `mkdir -p "$(dirname "$HOME/${dir}/${p}")" 2>/dev/null; if printf 'x\\n' >>"$HOME/${dir}/${p}" 2>/dev/null; then echo "W ${p}"; else echo "R ${p}"; fi`).join('\n');
+  const r = jailed(tag, harness, ['sh', '-c', script], 20_000);
+  const said = new Map<string, string>();
+  for (const l of own(r.out).split('\n')) {
+    const m = /^([WR]) (.+)$/.exec(l);
+    if (m) said.set(m[2]!, m[1]!);
+  }
+  for (const p of paths) assert.ok(said.has(p), `no answer for ${p}: ${own(r.out)}`);
+  return said;
+}
+
+test('claude-code in the jail: ~/.claude\'s configuration, hooks, plugins, statusline and instructions are read-only; its session folders are writable', () => {
+  need();
+  const ro = ['statusline.sh', 'CLAUDE.md', 'settings.json', 'settings.local.json', 'agents/a.md', 'commands/c.md', 'skills/s/SKILL.md', 'plugins/p/hooks/hooks.json', 'hooks/h.sh', 'my-scripts/statusline.sh', 'keybindings.json'];
+  const rw = ['projects/p/x.jsonl', 'sessions/1.json', 'todos/t.json', 'shell-snapshots/s.sh', 'backups/b.json', 'debug/d.txt', 'telemetry/t.json'];
+  const said = writesInJail('claude-split', 'claude-code', '.claude', [...ro, ...rw]);
+  for (const p of ro) assert.is(said.get(p), 'R', `~/.claude/${p} was writable in the jail`);
+  for (const p of rw) assert.is(said.get(p), 'W', `~/.claude/${p} was read-only in the jail`);
+});
+
+test('codex in the jail: ~/.codex\'s config.toml, AGENTS.md, prompts, rules and agents are read-only; its sessions, log and state are writable', () => {
+  need();
+  const ro = ['config.toml', 'AGENTS.md', 'AGENTS.override.md', 'prompts/p.md', 'rules/default.rules', 'agents/a.toml'];
+  const rw = ['sessions/s.jsonl', 'log/codex-tui.log', 'history.jsonl', 'state_5.sqlite', 'shell_snapshots/s.sh'];
+  const said = writesInJail('codex-split', 'codex', '.codex', [...ro, ...rw]);
+  for (const p of ro) assert.is(said.get(p), 'R', `~/.codex/${p} was writable in the jail`);
+  for (const p of rw) assert.is(said.get(p), 'W', `~/.codex/${p} was read-only in the jail`);
+});
+
 test('why the seed: without config.toml, srt binds its deny rule to /dev/null and codex cannot even read it', () => {
   const c = need();
   const r = jailed('noseed', 'codex', [c.codex, 'exec', '--sandbox', 'danger-full-access', '--', 'hello'], 25_000, false);
@@ -307,7 +340,7 @@ test('codex inside the jail: its own workspace-write sandbox cannot start (no ne
 
 // The README's "srt forbids a nested user namespace", tested by itself: the codex test above
 // also passes when codex's sandbox fails for another reason. srt 0.0.78 (the last release
-// declaring Node 20, issue 27) lets `unshare -Ur` through; 0.0.79+ refuse it with a seccomp
+// declaring Node 20) lets `unshare -Ur` through; 0.0.79+ refuse it with a seccomp
 // filter, because a user namespace gives a private copy of the mount tree and the write
 // denies are only read-only binds in the jail's own (srt's README, "The command stays in the
 // namespaces made for it").

@@ -10,7 +10,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { validateSpec } from '../src/spec.ts';
 import { renderNow } from './helpers/render.ts';
@@ -27,6 +27,17 @@ const ROOT = join(import.meta.dirname, '..');
 // srt comes from package.json (a dependency installed by `npm ci`), never from a host copy.
 const SRT = join(ROOT, 'node_modules', '.bin', 'srt');
 const NODE_DIR = dirname(process.execPath);
+
+/**
+ * This host's first routable IPv4 address: the allowed host of these tests. The jail's proxy
+ * runs on the host, so a loopback name in sandbox.allowHosts would open every local service
+ * to the agent, and validation refuses one (src/loopback.ts).
+ */
+function hostAddress(): string {
+  const a = Object.values(networkInterfaces()).flat().find((i) => i && i.family === 'IPv4' && !i.internal);
+  if (!a) throw new Error('this host has no routable IPv4 address for the jail\'s allowed-host test');
+  return a.address;
+}
 
 /** Why the jail cannot run its tests here ('' when it can): said by the failing test. */
 function missing(): string {
@@ -69,6 +80,7 @@ function makeJailCase(user: ScratchUser, agent: string, over: { path?: string; t
   g('config', 'user.name', 'agent');
   // A tiny project with its own tests, run offline by the agent.
   writeFileSync(join(repo, 'sum.js'), 'exports.sum = (a, b) => a + b;\n');
+  writeFileSync(join(repo, 'HEART.md'), '# HEART\n\n## Restrictions\n\n- Do not edit HEART.md.\n');
   writeFileSync(join(repo, 'sum.test.js'), "const { test } = require('node:test');\nconst assert = require('node:assert');\nconst { sum } = require('./sum.js');\ntest('sum', () => assert.strictEqual(sum(2, 3), 5));\n");
   g('add', '-A');
   g('commit', '-q', '-m', 'the project');
@@ -84,7 +96,7 @@ function makeJailCase(user: ScratchUser, agent: string, over: { path?: string; t
     killAfter: '2s',
     stateDir: state,
     env: { HOME: user.home, PATH: over.path ?? `${NODE_DIR}:/usr/local/bin:/usr/bin:/bin`, HBTEST_OUT: out, HBTEST_OUTSIDE: outside, HBTEST_STATE: state },
-    sandbox: { bin: SRT, allowHosts: over.allowHosts ?? ['127.0.0.1'] },
+    sandbox: { bin: SRT, allowHosts: over.allowHosts ?? [hostAddress()] },
   };
   const v = validateSpec(raw);
   if (!v.spec) throw new Error(v.errors.join('; '));
@@ -128,7 +140,12 @@ try edit-wrapper sh -c 'echo "echo pwned" >>"$HBTEST_STATE/heartbeat.sh"'
 try crontab sh -c 'echo "* * * * * echo pwned" | crontab -'
 try claude-settings sh -c 'echo "{\\"apiKeyHelper\\": \\"echo key\\"}" >"$HOME/.claude/settings.json"'
 try host-not-allowed sh -c 'c=$(curl -sS --noproxy "" -o /dev/null -w "%{http_code}" "http://localhost:$HBTEST_PORT/denied") ; echo "http $c"; [ "$c" = 200 ]'
-try host-allowed sh -c 'c=$(curl -sS --noproxy "" -o /dev/null -w "%{http_code}" "http://127.0.0.1:$HBTEST_PORT/allowed") ; echo "http $c"; [ "$c" = 200 ]'
+try host-allowed sh -c 'c=$(curl -sS --noproxy "" -o /dev/null -w "%{http_code}" "http://$HBTEST_HOST:$HBTEST_PORT/allowed") ; echo "http $c"; [ "$c" = 200 ]'
+try edit-heart sh -c 'echo "- Anything goes." >>HEART.md'
+try edit-spec sh -c 'echo "{}" >hbgen.json'
+try git-info sh -c 'echo "* filter=x" >.git/info/attributes'
+try git-worktrees sh -c 'mkdir -p .git/worktrees/w && echo /tmp >.git/worktrees/w/commondir'
+try read-git-credentials cat "$HOME/.git-credentials"
 try project-tests sh -c 'node --test'
 try git-commit sh -c 'echo "one chunk" >CHUNK.md && git add -A && git commit -q -m "one chunk" && git log --oneline -1'
 exit 0
@@ -158,7 +175,7 @@ async function wakeOnce() {
   // The local server runs in a process of its own: this one blocks in spawnSync during the wake.
   const hitsFile = join(mkdtempSync(join(tmpdir(), 'hbgen-jailsrv.')), 'hits');
   made.push(dirname(hitsFile));
-  server = spawn(process.execPath, ['-e', `require('http').createServer((q, s) => { require('fs').appendFileSync(${JSON.stringify(hitsFile)}, q.url + '\\n'); s.end('hello\\n'); }).listen(0, '127.0.0.1', function () { console.log(this.address().port); });`], { stdio: ['ignore', 'pipe', 'inherit'] });
+  server = spawn(process.execPath, ['-e', `require('http').createServer((q, s) => { require('fs').appendFileSync(${JSON.stringify(hitsFile)}, q.url + '\\n'); s.end('hello\\n'); }).listen(0, '0.0.0.0', function () { console.log(this.address().port); });`], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve, reject) => {
     server!.stdout!.once('data', (d: Buffer) => resolve(Number(String(d).trim())));
     server!.once('exit', () => reject(new Error('the local HTTP server did not start')));
@@ -171,7 +188,9 @@ async function wakeOnce() {
   writeFileSync(join(user.home, '.ssh', 'id_ed25519'), `${secret}\n`, { mode: 0o600 });
   mkdirSync(join(user.home, '.claude'), { recursive: true });
   for (const p of [join(user.home, '.ssh'), join(user.home, '.ssh', 'id_ed25519'), join(user.home, '.claude')]) chownSync(p, user.uid, user.gid);
-  const agent = TRIES.replace('#!/bin/sh\n', `#!/bin/sh\nexport HBTEST_PORT=${port}\n`);
+  writeFileSync(join(user.home, '.git-credentials'), `https://ada:${secret}@example.com\n`, { mode: 0o600 });
+  chownSync(join(user.home, '.git-credentials'), user.uid, user.gid);
+  const agent = TRIES.replace('#!/bin/sh\n', `#!/bin/sh\nexport HBTEST_PORT=${port} HBTEST_HOST=${hostAddress()}\n`);
   const c = makeJailCase(user, agent);
   const wrapperBefore = readFileSync(join(c.state, 'heartbeat.sh'), 'utf8');
   const crontabBefore = crontabOf(user.name);
@@ -240,6 +259,27 @@ test('refused: a host not in the allowlist (localhost, the same local server): 4
   // The control: the same server under an allowed name (sandbox.allowHosts) answers.
   assert.is(saidOf(s, 'host-allowed'), 'done', s.log);
   assert.ok(s.hits().includes('/allowed'), 'the allowed request did not reach the server');
+});
+
+test('refused: HEART.md, the spec file hbgen.json, .git/info and .git/worktrees (Read-only file system); HEART.md is unchanged', async () => {
+  const s = await theWake();
+  for (const what of ['edit-heart', 'edit-spec', 'git-info', 'git-worktrees']) assert.match(saidOf(s, what), /^refused: .*(Read-only file system|Permission denied|Not a directory)/, what);
+  assert.is(readFileSync(join(s.c.repo, 'HEART.md'), 'utf8'), '# HEART\n\n## Restrictions\n\n- Do not edit HEART.md.\n');
+  assert.not.ok(existsSync(join(s.c.repo, 'hbgen.json')) && readFileSync(join(s.c.repo, 'hbgen.json'), 'utf8') === '{}\n', 'hbgen.json was written');
+});
+
+test('refused: reading ~/.git-credentials (hidden by default), and the secret is nowhere in the log', async () => {
+  const s = await theWake();
+  assert.match(saidOf(s, 'read-git-credentials'), /^refused: /);
+  assert.not.ok(s.log.includes(s.secret), 'the credentials were read');
+});
+
+test('a jailed agent that writes .git/commondir (srt cannot deny a missing one): the wake ends error tampered git, exit 78', async () => {
+  need();
+  const c = makeJailCase(scratchUser('hbjgit'), '#!/bin/sh\nprintf "%s\\n" /tmp/elsewhere >.git/commondir\necho wrote\n');
+  const w = wake(c);
+  assert.match(w.log, /hbgen jailed error tampered git \.git, \.git\/commondir or \.git\/gitdir points elsewhere than before the wake\n/, w.log);
+  assert.is(w.code, 78, w.log);
 });
 
 test('works: the project\'s own tests run offline inside the jail (node --test)', async () => {
@@ -324,7 +364,7 @@ for (const mode of ['timeout(1)', 'the sh watchdog (no timeout, no setsid on PAT
     }
     assert.equal(left, [], `left running:\n${left.join('\n')}`);
     // srt's placeholders (empty .bashrc, .mcp.json, … made on the host while it runs) are gone.
-    assert.equal(readdirSync(c.repo).sort(), ['.git', 'sum.js', 'sum.test.js'], 'files left in the repo');
+    assert.equal(readdirSync(c.repo).sort(), ['.git', 'HEART.md', 'sum.js', 'sum.test.js'], 'files left in the repo');
   });
 }
 
@@ -608,8 +648,9 @@ test('the install panel shows exactly what the jail allows: write, read, network
   const out = panelOf(spec, SRT);
   const home = spec.env.HOME;
   assert.ok(out.includes(`  jail       on: ${SRT} (bubblewrap, a seccomp filter and a proxy), settings in jail.json\n`), out);
-  assert.ok(out.includes(`             write: ${spec.repo}, ${home}/.cache/hbgen/probe/tmp (never: ${home}/state, `), out);
-  assert.ok(out.includes(`             read: everything except ${home}/.ssh, ${home}/.aws, ${home}/.gnupg, ${home}/.config/gh, ${home}/.netrc, ${home}/.docker, /root (other users' homes: by their own permissions)\n`), out);
+  assert.ok(out.includes(`             write: ${spec.repo}, ${home}/.cache/hbgen/probe/tmp (never: ${spec.repo}/HEART.md, ${spec.repo}/hbgen.json, ${spec.repo}/.git/gitdir, `), out);
+  assert.ok(out.includes(`             read: everything except ${home}/.ssh, ${home}/.aws, ${home}/.gnupg, ${home}/.config/gh, ${home}/.netrc, ${home}/.docker, ${home}/.git-credentials, `), out);
+  assert.ok(out.includes(`${home}/.password-store, /root (other users' homes: by their own permissions)\n`), out);
   assert.ok(out.includes('             network: github.com; nothing else\n'), out);
   assert.ok(out.includes('             every process the agent starts (subagents, MCP servers, hooks, test runners) is in the same jail\n'), out);
 });

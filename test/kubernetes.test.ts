@@ -1,9 +1,8 @@
 // The kubernetes scheduler (issue 16):
 // - the kubernetes block's validation, each refusal naming its field;
 // - every rendered manifest validated against the Kubernetes OpenAPI schema (the
-//   kubernetes-models package 4.5.1, generated from the upstream schemas: it knows
-//   CronJobSpec.timeZone; 5.x adds 1.34's fields, none of which hbgen renders, and wants
-//   Node 22, while hbgen supports Node 20), and its
+//   kubernetes-models package 5.x, generated from the upstream schemas of Kubernetes
+//   1.34: it knows CronJobSpec.timeZone and every field hbgen renders), and its
 //   ConfigMap read back by a YAML parser: the same scripts, byte for byte;
 // - the CronJobs' schedules, evaluated in their timeZone by cron-parser (the evaluator of
 //   the schedule tests), fire exactly the expected wakes over whole DST months;

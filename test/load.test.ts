@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { MAX_SPEC_BYTES, duplicateKeys, invalidUtf8At } from '../src/load.ts';
+import { MAX_SPEC_BYTES, MAX_SPEC_DEPTH, duplicateKeys, invalidUtf8At, tooDeepAt } from '../src/load.ts';
 import { HBGEN, ROOT, hbgen } from './helpers/cli.ts';
 
 const EXAMPLE = readFileSync(join(ROOT, 'fixtures/specs/example.json'));
@@ -87,6 +87,33 @@ test('a UTF-8 byte order mark is accepted: the same render as without it', () =>
   const same = renderBytes('{\n  "version": 1,,\n}', 'broken.json');
   assert.match(broken.stderr, / at line 2, column 16\); fix the syntax/);
   assert.is(broken.stderr.replace('bom-broken', 'broken'), same.stderr);
+});
+
+test('a spec nested 50 000 levels (100 KB): one sentence naming the depth, exit 1, in well under a second of work (it once ran 25 s and died out of memory)', () => {
+  const file = join(tmp, 'spec.json');
+  for (const deep of ['['.repeat(50_000) + ']'.repeat(50_000), '{"a":'.repeat(20_000) + '1' + '}'.repeat(20_000)]) {
+    const t0 = Date.now();
+    const r = renderBytes(deep);
+    oneLine(r, file);
+    assert.ok(Date.now() - t0 < 10_000, `took ${Date.now() - t0} ms`);
+    assert.match(r.stderr, new RegExp(`^hbgen: ${file}: nested more than ${MAX_SPEC_DEPTH} levels deep at line 1, column \\d+, where a spec is at most 4 deep; write the spec's own fields \\(see \`hbgen schema\`\\)\n$`));
+  }
+});
+
+test('the depth bound: 64 levels go on to validation, 65 are refused; brackets inside strings (escaped quotes too) do not count', () => {
+  const nest = (n: number) => '['.repeat(n) + ']'.repeat(n);
+  assert.is(tooDeepAt(nest(MAX_SPEC_DEPTH)), -1);
+  assert.is(tooDeepAt(nest(MAX_SPEC_DEPTH + 1)), MAX_SPEC_DEPTH);
+  assert.is(tooDeepAt(`["${'['.repeat(500)}\\", "\\"${'{'.repeat(500)}"]`), -1);
+  assert.is(tooDeepAt('["unterminated [[['), -1);
+  const spec = JSON.parse(EXAMPLE.toString('utf8'));
+  spec.agent.prompt = `Read HEART.md ${'[{'.repeat(300)} \" ${'['.repeat(100)}`;
+  const ok = renderBytes(JSON.stringify(spec));
+  assert.is(ok.code, 0, ok.stderr);
+  spec.extra = JSON.parse(nest(70));
+  const r = renderBytes(JSON.stringify(spec));
+  oneLine(r, join(tmp, 'spec.json'));
+  assert.match(r.stderr, /nested more than 64 levels deep at line 1, column \d+/);
 });
 
 test('duplicate keys: refused, naming the key path and both positions', () => {

@@ -1,4 +1,4 @@
-// issue 27 item 10: `npm ci` on the Node versions the README supports prints no warning:
+// `npm ci` on the Node versions the README supports prints no warning:
 // every package in package-lock.json declares a Node range that takes them (npm's
 // EBADENGINE), and every dependency with an install script is in package.json's
 // allowScripts (npm 11's install-scripts advisory). Read from the lockfile itself, offline.
@@ -38,21 +38,14 @@ export function satisfies(range: string, v: V): boolean {
   });
 }
 
-/**
- * The one exception, decided (issue 27, README "Set-up"): srt 0.0.79 and later declare
- * Node ≥ 22.12; 0.0.78, the last declaring ≥ 20.11, lets the jailed agent make a nested user
- * namespace and fails open on an unreadable folder in its protected-file scan, so hbgen keeps
- * 0.0.83 (it runs on Node 20) and its one EBADENGINE line until the floor becomes Node 22.12.
- */
-const PENDING: Record<string, string> = { 'node_modules/@anthropic-ai/sandbox-runtime': '>=22.12.0' };
-
-test('the engines ranges of the lockfile take this Node and the newer lines (no EBADENGINE)', () => {
-  assert.is(pkg.engines.node, '>=20');
-  const versions: V[] = [parse(process.version), [22, 12, 0], [24, 0, 0]];
+test('the engines ranges of the lockfile take the floor, this Node and the newer lines (no EBADENGINE)', () => {
+  // The floor is the oldest Node line still supported, and the one the jail's srt declares.
+  assert.is(pkg.engines.node, '>=22.12');
+  const versions: V[] = [parse(process.version), [22, 12, 0], [24, 0, 0], [26, 0, 0]];
   const bad: string[] = [];
   for (const [path, p] of Object.entries(lock.packages as Record<string, { engines?: { node?: string } }>)) {
     const range = p.engines?.node;
-    if (!range || PENDING[path] === range) continue;
+    if (!range) continue;
     for (const v of versions) if (!satisfies(range, v)) bad.push(`${path} wants node ${range}, not ${v.join('.')}`);
   }
   assert.equal(bad, []);
@@ -62,6 +55,12 @@ test('every dependency with an install script is allowed by name in package.json
   const scripts = Object.entries(lock.packages as Record<string, { hasInstallScript?: boolean }>).filter(([k, p]) => k && p.hasInstallScript).map(([k]) => k.replace(/^.*node_modules\//, ''));
   assert.ok(scripts.includes('esbuild'), 'esbuild has its postinstall');
   for (const s of scripts) assert.is(pkg.allowScripts?.[s], true, s);
+});
+
+test('an older Node gets one sentence naming the floor, and the floor itself runs', async () => {
+  const { nodeTooOld } = (await import(join(ROOT, 'bin', 'hbgen.cjs'))).default as { nodeTooOld: (v: string) => string | undefined };
+  for (const v of ['v20.20.2', 'v22.11.0', 'v18.0.0']) assert.match(nodeTooOld(v) ?? '', /^hbgen: needs Node 22\.12 or newer, and this is Node v\d+\.\d+\.\d+; .*Set-up.*\n$/, v);
+  for (const v of ['v22.12.0', 'v22.23.5', 'v24.0.0', 'v26.12.1', process.version]) assert.is(nodeTooOld(v), undefined, v);
 });
 
 test('satisfies(): the forms npm writes', () => {

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { planCmd } from '../src/commands/plan.ts';
 import type { HostIO } from '../src/host/io.ts';
+import { plan, summary } from '../src/schedule.ts';
 import { validateSpec, type Spec } from '../src/spec.ts';
 import { COLORS, SVG, type Week, markX, svgPanels, week, weekSvg, weekText } from '../src/week.ts';
 import { etcFor } from './helpers/etc.ts';
@@ -97,6 +98,37 @@ test('cron on a host clock in another zone: fires as cron-parser reads the cront
   assert.match(text, /\nThe same fires on the host's clock \(Europe\/Berlin\):\n/);
 });
 
+test('a fire with less than minRun of the window left is drawn and counted as a skip, not a wake: the wakes are exactly where the rendered window.sh is open at the fire and still open minRun later', () => {
+  // The window ends at 06:55: the :53 fire has 2 minutes left, below the default minRun (5m),
+  // so the wrapper logs skip-window at it every night.
+  const spec = specOf({ scheduler: 'systemd-user', every: '30m', minute: 23, hours: { start: '22:00', end: '06:55', timezone: 'Europe/Berlin' } });
+  assert.is(spec.minRun, '5m');
+  const w = week({ spec, scheduler: { id: 'systemd-user', hostClock: false }, now: BERLIN_NOW, hostZone: 'Europe/Berlin' });
+  const windowSh = join(tmp, 'window-minrun.sh');
+  writeFileSync(windowSh, renderNow(spec).files.find((f) => f.path === 'window.sh')!.content);
+  chmodSync(windowSh, 0o755);
+  const fired = secs(w.fires.map((f) => f.t));
+  const open = gateOpen(windowSh, fired);
+  // minRun 5m: the run's last whole minute starts 4 minutes after the fire.
+  const stillOpen = gateOpen(windowSh, fired.map((t) => t + 240));
+  const runs = fired.filter((t) => open.has(t) && stillOpen.has(t + 240));
+  assert.equal(w.fires.filter((f) => f.wake).map((f) => f.t / 1000), runs);
+  const late = w.fires.filter((f) => f.skip === 'minRun');
+  assert.ok(late.length >= 7, `a skipped :53 fire every night (${late.length})`);
+  assert.ok(late.every((f) => wall('Europe/Berlin', f.t)[3] === 53 && wall('Europe/Berlin', f.t)[2] === 6), late.map((f) => new Date(f.t).toISOString()).join(' '));
+  const text = weekText(w).join('\n');
+  // The panel's interval row (the schedule's summary) says the same.
+  assert.match(summary(spec, plan(spec), { id: 'systemd-user', hostClock: false }), /; the fire at 06:53 has less than minRun \(5m\) of the window left and is always skipped \(7 of the 126 fires a week\)$/);
+  assert.match(text, new RegExp(`\\n${runs.length} wakes in the 7 days; ${late.length} wasted fires: ${late.length} with less than minRun \\(5m\\) of the window left, which the wrapper skips every time \\(skip-window\\)`));
+  // Drawn as a skip: the 06:00 hour holds the :23 wake, so its mark is a wake; a window ending
+  // at 06:50 with fires at :53 shows the skip in that hour alone.
+  const only = specOf({ scheduler: 'systemd-user', every: '1h', minute: 53, hours: { start: '05:00', end: '06:55', timezone: 'Europe/Berlin' } });
+  const w2 = week({ spec: only, scheduler: { id: 'systemd-user', hostClock: false }, now: BERLIN_NOW, hostZone: 'Europe/Berlin' });
+  const row = rowOf(weekText(w2), 'Europe/Berlin', '2027-10-29');
+  assert.is(markAt(row, 5), '#');
+  assert.is(markAt(row, 6), 'x');
+});
+
 /** The grid's row for `date` in the block of `zone`. */
 function rowOf(text: string[], zone: string, date: string): string {
   const at = text.findIndex((l) => l.endsWith(`(hours in ${zone})`));
@@ -171,7 +203,7 @@ test('hbgen plan: the host zone from /etc/localtime, the clock from HostIO; a ho
   assert.match(away.out, /\nThe same fires on the host's clock \(Europe\/Berlin\):\n/);
   assert.match(away.out, /\n\d+ expected wakes will not fire: the host clock runs in Europe\/Berlin, not the zone the entries are planned for/);
   const svg = await run('America/New_York', 'week.svg');
-  assert.match(svg.out, /^hbgen plan: wrote week\.svg \(the 7 days from today in America\/New_York: 56 wakes, 0 fires the gate closes\)\n$/);
+  assert.match(svg.out, /^hbgen plan: wrote week\.svg \(the 7 days from today in America\/New_York: 56 wakes, 0 fires that wake no agent\)\n$/);
   assert.ok(readFileSync(join(root, 'week.svg'), 'utf8').startsWith('<svg xmlns="http://www.w3.org/2000/svg"'));
   const bad = await run('America/New_York', 'no/such/folder/week.svg').catch((e: { lines: string[] }) => e);
   assert.match((bad as { lines: string[] }).lines[0]!, /no\/such\/folder\/week\.svg.*: cannot write it/);
@@ -227,7 +259,7 @@ test('SVG through rsvg-convert: a mark of the right colour at every fire the sch
     assert.is(weekSvg(week({ spec, scheduler: { id, hostClock }, now, hostZone })), svg, 'the same input gives the same bytes');
     assert.match(svg, new RegExp(`Hours in ${spec.schedule.hours.timezone.replace('/', '\\/')} \\(working zone\\)`));
     assert.match(svg, new RegExp(`The same fires on the host's clock: hours in ${hostZone.replace('/', '\\/')}`));
-    for (const l of ['a wake', 'a fire the gate closes', 'working hours', 'clock change \\(DST\\)']) assert.match(svg, new RegExp(`>${l}</text>`));
+    for (const l of ['a wake', 'a fire that wakes no agent', 'working hours', 'clock change \\(DST\\)']) assert.match(svg, new RegExp(`>${l}</text>`));
     const img = rasterize(svg, id);
     assert.equal(missingMarks(w, oracle, img), []);
     if (hostClock) assert.ok(oracle.some((f) => !f.wake), 'wasted fires drawn too');

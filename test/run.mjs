@@ -7,6 +7,7 @@
 // The longest suites start first (their times from the last run in .tmp/test-times.json,
 // else as measured below), so that the run ends about when its longest suite does.
 // Usage: node test/run.mjs [substring …]   (only files whose name contains one of them)
+import './need-root.mjs'; // first: as another user, one line and no suite
 import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -14,6 +15,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const dir = dirname(fileURLToPath(import.meta.url));
+
 const TIMES = join(dir, '..', '.tmp', 'test-times.json');
 const filters = process.argv.slice(2);
 // One more than the cores: most suites spend their time waiting on shells, sleeps and daemons.

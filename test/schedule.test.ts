@@ -12,6 +12,7 @@ import { SCHEDULERS } from '../src/schedulers.ts';
 const mk = (every: string, start: string, end: string, days?: string[], minute?: number, name = 'docs'): any => ({
   name,
   schedule: { scheduler: 'cron', every, minute, hours: { start, end, timezone: 'Europe/Berlin', days } },
+  minRun: '5m',
 });
 const DAY = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
 const hm = (t: string) => Number(t.slice(0, 2)) * 60 + Number(t.slice(3));

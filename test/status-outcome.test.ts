@@ -100,4 +100,17 @@ test('a runtime.log swapped for a link is a problem, and status does not read th
   assert.not.match(st.out, /last outcome: ok/);
 });
 
+test('a jailed wake that ended `error tampered git …` is a problem (exit 1) naming it, and stays one after a clean wake', async () => {
+  const h = await installed();
+  assert.is((await hb(h, 'wake')).code, 0);
+  // After the install, on the host's clock (the test host's own).
+  const at = Date.parse(JSON.parse(readFileSync(join(names(h.spec).stateDir, 'state.json'), 'utf8')).installedAt) + 1000;
+  const stamp = new Date(at).toISOString().replace(/\.\d+Z$/, 'Z');
+  const later = new Date(at + 60_000).toISOString().replace(/\.\d+Z$/, 'Z');
+  appendFileSync(logOf(h), `${stamp} hbgen docs start wake 2 jail\n${stamp} hbgen docs error tampered git ./sub/.git/config sets core.fsmonitor\n${later} hbgen docs start wake 3 jail\n${later} hbgen docs quiet\n`);
+  const st = await hb(h, 'status');
+  assert.is(st.code, 1, st.out);
+  assert.match(st.out, /tampered git: the wake at \S+ left git a program to run outside the jail \(\.\/sub\/\.git\/config sets core\.fsmonitor\); do not run git in that folder/, st.out);
+});
+
 test.run();

@@ -30,7 +30,9 @@ export async function doctor(argv: { spec: string }, io: HostIO): Promise<number
   if (running) throw new UserError([`a heartbeat is running now (${running}): it holds the lock the check needs; run \`hbgen doctor\` again once it ended`]);
   const facts = hostFacts(spec, io);
   const backend = await SCHEDULERS[spec.schedule.scheduler].backend();
-  const ctx = { io, spec, names: n, home: facts.home, files: [], prev: s };
+  // The backends' listings compare the host with the rendered tree (cron's block, the units): the render goes in.
+  const render = await renderSpec(spec);
+  const ctx = { io, spec, names: n, home: facts.home, files: render.files, prev: s };
   const checks: Check[] = [];
   const heart = heartRefusal(spec.repo);
   checks.push({ ok: !heart, what: 'HEART.md', observed: heart ?? `${spec.repo}/HEART.md holds a mission` });
@@ -42,7 +44,7 @@ export async function doctor(argv: { spec: string }, io: HostIO): Promise<number
     listing = { ok: false, observed: (e as UserError).lines?.join('; ') ?? (e as Error).message };
   }
   checks.push({ ok: listing.ok, what: 'scheduler', observed: listing.observed });
-  const rendered = (await renderSpec(spec)).files.find((f) => f.path === 'heartbeat.sh');
+  const rendered = render.files.find((f) => f.path === 'heartbeat.sh');
   if (!rendered || !lstatOrNull(n.wrapper)) checks.push({ ok: false, what: 'wrapper', observed: `${n.wrapper} is missing or the spec no longer renders; run \`hbgen install\`` });
   else if (listing.ok) checks.push(...(await scheduledSmoke(spec, n, io, facts.home, rendered.content, file)));
   line(io, `hbgen doctor: "${spec.name}" (${spec.schedule.scheduler}), installed at ${s.installedAt ?? s.time}; the install's checks again, nothing of the install changed:`);

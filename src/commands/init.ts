@@ -4,6 +4,7 @@
 // interval, the working hours and the timeout are the user's choice: on a terminal init
 // asks for them one at a time; otherwise it leaves them out, so that the spec does not
 // validate until they are set, and says what to fill in. It never overwrites a file.
+import { GIT_SAFE_CONFIG } from '../host/proc/git.ts';
 import { bundledSrt, onPath } from '../host/install/jail-probe.ts';
 import { mkdirSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { posix } from 'node:path';
@@ -238,7 +239,8 @@ function folderOf(argv: InitArgs, io: HostIO): string {
 
 /** The repo is the git work tree's top (where every wake starts), else the folder itself. */
 async function repoOf(io: HostIO, dir: string): Promise<{ repo: string; inGit: boolean }> {
-  const git = await runTool(io, 'git', ['-C', dir, 'rev-parse', '--show-toplevel']);
+  // No program of the repository's choosing (src/host/proc/git.ts): init may run in any folder.
+  const git = await runTool(io, 'git', [...GIT_SAFE_CONFIG.flatMap((kv) => ['-c', kv]), '-C', dir, 'rev-parse', '--show-toplevel']);
   const top = git.code === 0 ? git.stdout.trim() : '';
   const inGit = top.startsWith('/');
   return { repo: inGit ? realpathSync(top) : dir, inGit };

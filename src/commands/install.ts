@@ -16,7 +16,6 @@ import { Journal, type Backend, type Ctx, type FilePlan, type Preflight, planFil
 import { type Facts, hostFacts, permissionMode, offHostFacts } from '../host/install/facts.ts';
 import { heartRefusal } from '../host/heart/mission.ts';
 import { probeJail } from '../host/install/jail-probe.ts';
-import { heartTemplateCaveat } from '../host/heart/template.ts';
 import { jailOn } from '../jail.ts';
 import { type Look, lookEverywhere, lookRenamed, resumeNotes } from '../host/audit/found.ts';
 import { lstatOrNull, missingDirs, mkdirs, readOrNull, sha256, writeAtomic } from '../host/fsx.ts';
@@ -55,6 +54,8 @@ export interface InstallArgs {
   edited?: Spec;
   /** Run the first real wake after the check without asking (src/host/install/first-wake.ts). */
   firstWake?: boolean;
+  /** Install although HEART.md is empty or its Mission section says nothing. */
+  forceEmptyHeart?: boolean;
 }
 
 type Verb = 'install' | 'resume';
@@ -187,7 +188,7 @@ async function planInstall(argv: InstallArgs, io: HostIO, verb: Verb): Promise<I
   const pre = !here || toolsPresent(scheduler, io.env.PATH).ok ? await backend.preflight(ctx) : null;
   const refusals = [...facts.problems];
   // An off-host scheduler's repo is the pod's (cloned or mounted there), not a folder here.
-  const heart = factsOf(spec.schedule.scheduler)?.offHost ? null : heartRefusal(spec.repo);
+  const heart = factsOf(spec.schedule.scheduler)?.offHost ? null : heartRefusal(spec.repo, argv.forceEmptyHeart === true);
   if (heart) refusals.push(heart);
   // The client's own word on how it bills, asked only once the binary itself passed.
   const bill = refusals.length || !here ? null : await checkBilling(spec, io.now().toISOString());
@@ -251,7 +252,7 @@ function showPanel(p: InstallPlan): string {
     stateFiles: p.stateFiles,
     statePath: statePath(p.names.stateDir),
     pre: p.pre,
-    caveats: [...p.notes, ...p.facts.caveats, ...p.pre.caveats, ...p.render.warnings, ...p.seeds.caveats, ...[heartTemplateCaveat(p.spec.repo)].filter((c): c is string => c !== null)],
+    caveats: [...p.notes, ...p.facts.caveats, ...p.pre.caveats, ...p.render.warnings, ...p.seeds.caveats, ...(p.argv.forceEmptyHeart && heartRefusal(p.spec.repo) ? [`HEART.md holds no mission (installed with --force-empty-heart): every wake works from the prompt alone`] : [])],
     seeds: p.seeds.rows,
     removes: p.others.flatMap((l) => l.plan.found.map((f) => `${l.id}: ${f}`)),
     edits: p.edits,

@@ -20,8 +20,9 @@ const HINTS: Record<InstallRow['state'], string> = {
 const lastText = (r: InstallRow) => (r.lastOutcome ? `${r.lastOutcome.outcome}${r.lastOutcome.detail ? ` ${r.lastOutcome.detail}` : ''} at ${r.lastOutcome.time}` : '-');
 
 /**
- * A cell as the terminal shows it: state.json and runtime.log may hold what the agent
- * wrote, so control characters (an escape sequence would rewrite the screen) become "?".
+ * A cell as the table shows it: a newline or tab (state.json and runtime.log may hold what
+ * the agent wrote) would break the table's columns, so every control character becomes "?"
+ * here; the output guard (terminalText, src/escape.ts) covers the rest of the output.
  */
 const cell = (v: string) => v.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
 

@@ -33,9 +33,6 @@ export interface LogReport {
   lastWakes: (WakeRow & { startLocal: string })[];
 }
 
-/** Control characters of the log (the agent writes there too) never reach the terminal as such. */
-const clean = (s: string) => s.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
-
 export async function log(argv: { spec: string; days?: number; json?: boolean }, io: HostIO): Promise<number> {
   const days = argv.days ?? 7;
   if (!Number.isInteger(days) || days < 1 || days > 366) throw new UserError([`--days must be a whole number of days from 1 to 366${Number.isNaN(days) ? '' : `, got ${days}`}`], 2);
@@ -78,7 +75,7 @@ export async function log(argv: { spec: string; days?: number; json?: boolean },
 function human(io: HostIO, r: LogReport, days: number): void {
   const read = r.files.length ? r.files.join(' and ') : r.skipped.length ? 'runtime.log not read, see below' : 'no runtime.log yet';
   line(io, `hbgen log: "${r.name}", the last ${days} day${days === 1 ? '' : 's'} in ${r.timezone} (${read})`);
-  for (const k of r.skipped) line(io, `  note: ${clean(k)}`);
+  for (const k of r.skipped) line(io, `  note: ${k}`);
   const kinds = [...SKIP_KINDS, ...[...new Set(r.days.flatMap((d) => Object.keys(d.skipped)))].filter((k) => !(SKIP_KINDS as readonly string[]).includes(k)).sort()];
   const head = ['day', 'started', 'ok', 'quiet', 'fail', 'timeout', 'limit', 'error', ...kinds, 'missed', 'asleep'];
   const rows = r.days.map((d) => {
@@ -100,7 +97,7 @@ function human(io: HostIO, r: LogReport, days: number): void {
   }
   line(io, `the last ${r.lastWakes.length === 1 ? 'wake' : `${r.lastWakes.length} wakes`} (${r.timezone}):`);
   for (const w of r.lastWakes) {
-    const what = w.outcome ? `${w.outcome}${w.detail ? ` ${clean(w.detail)}` : ''}` : 'no outcome (running, or its wrapper was killed)';
+    const what = w.outcome ? `${w.outcome}${w.detail ? ` ${w.detail}` : ''}` : 'no outcome (running, or its wrapper was killed)';
     line(io, `  wake ${w.wake}${w.byHand ? ' (by hand)' : ''}  ${w.startLocal}  ${w.seconds === null ? '' : `${w.seconds} s  `}${what}${w.usage ? `  ${tokenText(w.usage)}` : ''}`);
   }
 }

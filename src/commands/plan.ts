@@ -27,7 +27,7 @@ export async function planCmd(argv: { spec: string; svg?: string }, io: HostIO):
       throw fsError(e, file, 'write');
     }
     const wakes = w.fires.filter((f) => f.wake).length;
-    line(io, `hbgen plan: wrote ${argv.svg} (the 7 days from today in ${w.workZone}: ${wakes} wakes, ${w.fires.length - wakes} fires the gate closes)`);
+    line(io, `hbgen plan: wrote ${argv.svg} (the 7 days from today in ${w.workZone}: ${wakes} wakes, ${w.fires.length - wakes} fires that wake no agent)`);
   } else {
     for (const l of weekText(w)) line(io, l);
   }

@@ -6,7 +6,7 @@
 import { jailLines, jailPolicy } from '../jail.ts';
 import { posix } from 'node:path';
 import { UserError } from '../errors.ts';
-import { type LogLine, pad2, parseLog, parseLogLine, parseWakeDetail, SMOKE_DETAIL } from '../formats.ts';
+import { type LogLine, pad2, parseLog, parseLogLine, parseWakeDetail, SMOKE_DETAIL, TAMPERED_GIT } from '../formats.ts';
 import { posixCksum } from '../host/audit/cksum.ts';
 import { hostZone, hostZoneProblem, wakesMissedIn } from '../host/audit/clock.ts';
 import { failStreak, farPauses, missedFires, schedulerClock, wakes, missedSince } from '../host/audit/health.ts';
@@ -493,6 +493,14 @@ function wakeHealth(spec: Spec, n: Names, s: State, present: boolean, text: stri
       `failing: the last ${streak.count} wakes in a row ended fail, timeout or error (latest: ${l.outcome}${l.detail ? ` ${l.detail}` : ''} at ${l.time})${tail.length ? `; its last output: ${tail.map((t) => JSON.stringify(t)).join(' ')}` : ''}; see ${n.log}, fix it, then check with \`hbgen wake\``,
     );
   }
+  // A jailed wake that left git a program to run outside the jail (heartbeat/81-gitcheck):
+  // a problem until the next install, even after clean wakes (the wrapper names a change
+  // once, in the wake that made it, and the program is still there).
+  const installed = Date.parse(s.installedAt ?? s.time);
+  const tampered = lines.filter((l) => l.outcome === 'error' && l.detail.startsWith(`${TAMPERED_GIT} `) && !(Date.parse(l.time) < installed)).at(-1);
+  if (tampered) {
+    add(f, 'tampered-git', `tampered git: the wake at ${tampered.time} left git a program to run outside the jail (${tampered.detail.slice(TAMPERED_GIT.length + 1)}); do not run git in that folder until you have removed it, then run \`hbgen install\` again`);
+  }
   const far = farPauses(lines);
   if (far.count >= 2 && far.latest) {
     const l = far.latest;
@@ -692,6 +700,7 @@ async function lockAndLastOutcome(spec: Spec, n: Names, s: State, text: string, 
     return;
   }
   const said = `${last.outcome}${last.detail ? ` ${last.detail}` : ''} at ${last.time}`;
-  if (last.outcome === 'error') add(f, 'last-error', `last wake could not run: ${said} (see ${n.log}); fix it, then check with \`hbgen wake\``);
+  if (last.outcome === 'error' && last.detail.startsWith(`${TAMPERED_GIT} `)) note(f, 'problem', `last outcome: ${said}`);
+  else if (last.outcome === 'error') add(f, 'last-error', `last wake could not run: ${said} (see ${n.log}); fix it, then check with \`hbgen wake\``);
   else note(f, outcomeLabel(last.outcome), `last outcome: ${said}`);
 }

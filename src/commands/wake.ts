@@ -45,11 +45,35 @@ export async function wake(argv: { spec: string }, io: HostIO): Promise<number> 
   if (refusal) throw new UserError([refusal], REFUSED);
   if (s.status === 'stopped') io.err(`hbgen: note: "${s.name}" is stopped; running one heartbeat by hand anyway\n`);
   const from = sizeOf(n.log);
-  const { execa } = await import('execa');
-  const r = await execa('/bin/sh', [n.wrapper, '--now'], { env: io.env, extendEnv: false, stdio: 'inherit', reject: false, cwd: '/' });
-  const code = typeof r.exitCode === 'number' ? r.exitCode : 1;
-  io.out(`${wakeLine(parseLog(readFrom(n.log, from), spec.name), n.log, code)}\n`);
+  const { code, faults } = await runWrapper(n.wrapper, io, `hbgen ${spec.name}: `);
+  const logged = parseLog(readFrom(n.log, from), spec.name);
+  // The wrapper's fault line (hb_fault) says what its `error` line says: printed once, by wakeLine.
+  const said = [...logged].reverse().find((l) => l.outcome === 'error');
+  for (const f of faults) if (!said || f !== `hbgen ${spec.name}: ${said.detail}`) io.err(`${f}\n`);
+  io.out(`${wakeLine(logged, n.log, code)}\n`);
   return code;
+}
+
+/**
+ * Runs `heartbeat.sh --now`. Its output goes through io (escaped there), never to the
+ * terminal raw; its fault lines (starting `prefix`) are held back and returned, the rest
+ * passed on as they come.
+ */
+async function runWrapper(wrapper: string, io: HostIO, prefix: string): Promise<{ code: number; faults: string[] }> {
+  const { execa } = await import('execa');
+  const child = execa('/bin/sh', [wrapper, '--now'], { env: io.env, extendEnv: false, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe', reject: false, cwd: '/', buffer: false });
+  const faults: string[] = [];
+  let part = '';
+  // Decoded as a stream: a character cut between two reads stays one character.
+  child.stdout?.setEncoding('utf8').on('data', (s: string) => io.out(s));
+  child.stderr?.setEncoding('utf8').on('data', (s: string) => {
+    const lines = (part + s).split('\n');
+    part = lines.pop()!;
+    for (const l of lines) (l.startsWith(prefix) ? faults.push(l) : io.err(`${l}\n`));
+  });
+  const r = await child;
+  if (part) io.err(part);
+  return { code: typeof r.exitCode === 'number' ? r.exitCode : 1, faults };
 }
 
 const sizeOf = (path: string): number => {
@@ -85,8 +109,8 @@ export function wakeLine(lines: LogLine[], log: string, code: number): string {
   if (!end) return `wake: the wrapper exited ${code} and logged no outcome ${see}`;
   const what = `${end.outcome}${end.detail ? ` ${end.detail}` : ''}`;
   const num = parseWakeDetail(start?.detail ?? '')?.n;
-  // The wrapper said an error's reason on stderr already (hb_fault): its kind only, not twice.
-  if (end.outcome === 'error') return `wake${num ? ` ${num}` : ''}: error ${/^[\w-]+/.exec(end.detail)?.[0] ?? ''}${start ? '' : ' before the agent ran'}; the wrapper's line above says why ${see}`.replace('error ;', 'error;');
+  // An error's detail is its whole reason (`error agent binary … is missing …`): said as it is.
+  if (end.outcome === 'error') return `wake${num ? ` ${num}` : ''}: ${what} ${see}`;
   if (!start) return `wake: ${what} ${see}`;
   // A timeout line already says how long (`timeout after 25m`).
   const took = /^after /.test(end.detail) ? '' : ` after ${Math.max(0, epochOf(end.time) - epochOf(start.time))} s`;

@@ -1,8 +1,8 @@
 // What every scheduler backend provides to the lifecycle commands, the undo journal, and
 // the one rule for host files: hbgen replaces a file only when it recognises it as its own
-// (its generated-by header AND the sha256 state.json recorded, or bytes identical to what
-// it would write); any other file is refused, never overwritten, because it may be the
-// user's own or another install's.
+// (the sha256 state.json recorded for it, whatever its format; its generated-by header; or
+// bytes identical to what it would write); any other file is refused, never overwritten,
+// because it may be the user's own or another install's.
 import { rmdirSync, rmSync } from 'node:fs';
 import { dirname, posix } from 'node:path';
 import type { RenderedFile } from '../../generators/types.ts';
@@ -224,7 +224,9 @@ export function planFile(path: string, content: Buffer, mode: number, spec: Spec
   const header = generatedBy(spec.name);
   const hasOurHeader = cur.includes(header);
   const hash = sha256(cur);
-  if (hasOurHeader && recorded && recorded.sha256 === hash) return { plan: { path, content, mode, prior: cur, priorMode, action: 'replace' } };
+  // A file state.json recorded with these very bytes is hbgen's, whatever its format: JSON
+  // (jail.json) has no comment to carry the generated-by line.
+  if (recorded && recorded.sha256 === hash) return { plan: { path, content, mode, prior: cur, priorMode, action: 'replace' } };
   // hbgen's own file (its header, recorded in state.json) changed since install: drift that
   // install repairs, after the panel has shown the edit it undoes.
   if (hasOurHeader && recorded) return { plan: { path, content, mode, prior: cur, priorMode, action: 'replace', edited: true } };
@@ -237,6 +239,9 @@ export function planFile(path: string, content: Buffer, mode: number, spec: Spec
       refusal: `${path} was written by another hbgen install of a spec named "${spec.name}" (${names.stateDir}/state.json does not record it); stop that install with \`hbgen stop\` and its spec, or give this spec another name`,
     };
   }
+  // A state-folder file state.json records (jail.json, which has no header) edited since:
+  // drift, put back as status puts it back, after the panel has shown the edit.
+  if (recorded && path.startsWith(`${names.stateDir}/`)) return { plan: { path, content, mode, prior: cur, priorMode, action: 'replace', edited: true } };
   if (cur.includes(GENERATED_BY_PREFIX)) {
     return { refusal: `${path} was written by hbgen for another spec; hbgen will not overwrite it: stop that install first, or give this spec another name` };
   }

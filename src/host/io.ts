@@ -5,6 +5,7 @@
 // Rendering never sees any of it.
 import { userInfo } from 'node:os';
 import { UserError } from '../errors.ts';
+import { terminalText } from '../escape.ts';
 
 export interface HostIO {
   env: Record<string, string | undefined>;
@@ -40,8 +41,9 @@ export function processIO(): HostIO {
     user,
     cwd: process.cwd(),
     stdin: process.stdin,
-    out: (s) => process.stdout.write(s),
-    err: (s) => process.stderr.write(s),
+    // Every command's output passes here: nothing the agent wrote reaches the terminal raw.
+    out: (s) => process.stdout.write(terminalText(s)),
+    err: (s) => process.stderr.write(terminalText(s)),
     now: () => new Date(),
     outTTY: process.stdout.isTTY === true,
     columns: process.stdout.isTTY ? process.stdout.columns : undefined,

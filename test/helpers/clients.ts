@@ -3,13 +3,29 @@
 // files made by the test: no real login can be made here), and STAND-INS that answer the
 // clients' status commands exactly as the real clients do for a subscription login.
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
+/**
+ * The clients' versions, pinned in one place (test/clients.json), so that a new release
+ * changes no test run by itself; `npm run clients:upgrade` moves the pin on purpose
+ * (test/clients-upgrade.ts).
+ */
+export const PIN_FILE = join(import.meta.dirname, '..', 'clients.json');
+export type Pins = Record<'@anthropic-ai/claude-code' | '@openai/codex', string>;
+export function readPins(): Pins {
+  return JSON.parse(readFileSync(PIN_FILE, 'utf8')) as Pins;
+}
+export const PINS = readPins();
+/** npm's package@version words for the pins. */
+export const pinnedSpecs = (pins: Pins): string[] => Object.entries(pins).map(([n, v]) => `${n}@${v}`);
+/** The cache folder of a pin: its name carries the versions, so a changed pin installs afresh. */
+export const cacheFor = (pins: Pins): string => join(tmpdir(), `hbgen-agent-clients-claude-code@${pins['@anthropic-ai/claude-code']}-codex@${pins['@openai/codex']}`);
+
 // HBTEST_AGENT_CLIENTS: another cache folder (e.g. to see the skip when npm cannot install).
-export const CLIENTS_CACHE = process.env.HBTEST_AGENT_CLIENTS ?? join(tmpdir(), 'hbgen-agent-clients');
-const PACKAGES = ['@anthropic-ai/claude-code', '@openai/codex'];
+export const CLIENTS_CACHE = process.env.HBTEST_AGENT_CLIENTS ?? cacheFor(PINS);
+const PACKAGES = pinnedSpecs(PINS);
 /** The clients' PATH: node's folder first (codex.js starts `#!/usr/bin/env node`). */
 export const CLIENT_PATH = [...new Set([dirname(process.execPath), '/usr/bin', '/bin'])].join(':');
 
@@ -18,36 +34,43 @@ function version(bin: string): string | null {
   return r.status === 0 ? r.stdout.trim() : null;
 }
 
-/** The real executables, installed into the cache once; or why they are not there. */
-export function realClients(): { claude: string; codex: string; versions: string } | { why: string } {
+/** The real executables of these pins, installed into CACHE once; or why they are not there. */
+export function realClients(pins: Pins = PINS, cache = pins === PINS ? CLIENTS_CACHE : cacheFor(pins)): { claude: string; codex: string; versions: string } | { why: string } {
+  const packages = pinnedSpecs(pins);
   const bin = (dir: string, n: string) => join(dir, 'node_modules', '.bin', n);
   const ready = (dir: string) => existsSync(bin(dir, 'claude')) && existsSync(bin(dir, 'codex'));
-  if (!ready(CLIENTS_CACHE)) {
+  if (!ready(cache)) {
     // Install beside the cache and rename it into place: a second test run never sees a
     // half-installed cache.
-    const tmp = `${CLIENTS_CACHE}.tmp-${process.pid}`;
+    const tmp = `${cache}.tmp-${process.pid}`;
     rmSync(tmp, { recursive: true, force: true });
     mkdirSync(tmp, { recursive: true });
-    const r = spawnSync('npm', ['install', '--prefix', tmp, '--no-audit', '--no-fund', '--loglevel=error', ...PACKAGES], {
+    const r = spawnSync('npm', ['install', '--prefix', tmp, '--no-audit', '--no-fund', '--loglevel=error', ...packages], {
       encoding: 'utf8',
       timeout: 300_000,
     });
     if (r.status !== 0 || !ready(tmp)) {
       rmSync(tmp, { recursive: true, force: true });
-      return { why: `npm install ${PACKAGES.join(' ')} failed (exit ${r.status ?? r.signal}): ${(r.stderr || r.stdout || String(r.error ?? '')).trim().split('\n').slice(-3).join(' | ')}` };
+      return { why: `npm install ${packages.join(' ')} failed (exit ${r.status ?? r.signal}): ${(r.stderr || r.stdout || String(r.error ?? '')).trim().split('\n').slice(-3).join(' | ')}` };
     }
     try {
-      renameSync(tmp, CLIENTS_CACHE);
+      renameSync(tmp, cache);
     } catch {
       rmSync(tmp, { recursive: true, force: true }); // another run won the race
     }
   }
   // The real files, not the node_modules/.bin symlinks.
-  const claude = realpathSync(bin(CLIENTS_CACHE, 'claude'));
-  const codex = realpathSync(bin(CLIENTS_CACHE, 'codex'));
+  const claude = realpathSync(bin(cache, 'claude'));
+  const codex = realpathSync(bin(cache, 'codex'));
   const vc = version(claude);
   const vx = version(codex);
-  if (!vc || !vx) return { why: `the cached clients in ${CLIENTS_CACHE} do not start (claude --version: ${vc}, codex --version: ${vx}); delete that folder to reinstall` };
+  if (!vc || !vx) return { why: `the cached clients in ${cache} do not start (claude --version: ${vc}, codex --version: ${vx}); delete that folder to reinstall` };
+  // The cache must hold the pins (a folder given by HBTEST_AGENT_CLIENTS may not).
+  const wantC = pins['@anthropic-ai/claude-code'];
+  const wantX = pins['@openai/codex'];
+  if (!vc.startsWith(`${wantC} `) || !vx.endsWith(` ${wantX}`)) {
+    return { why: `the cached clients in ${cache} are ${vc}; ${vx}, not the pinned ${wantC} and ${wantX} (test/clients.json); delete that folder to reinstall` };
+  }
   return { claude, codex, versions: `${vc}; ${vx}` };
 }
 
@@ -157,3 +180,64 @@ export function codexUntilHeader(codex: string, argv: string[], dir: string, pat
     });
   });
 }
+
+/** One option of a client's --help: its names (-s, --sandbox), its whole text, the values it lists. */
+export interface HelpOption {
+  names: string[];
+  text: string;
+  values: string[];
+}
+
+/**
+ * The options of a --help text (Claude Code's commander or codex's clap): every entry under
+ * an "Options:" heading, its wrapped description joined, and the values it lists
+ * ("(choices: "a", "b")", "[possible values: a, b]" or clap's "Possible values:" bullets).
+ */
+export function helpOptions(help: string): HelpOption[] {
+  const out: HelpOption[] = [];
+  let inOptions = false;
+  let cur: HelpOption | undefined;
+  for (const line of help.split('\n')) {
+    if (/^\S/.test(line)) {
+      inOptions = /^Options:/.test(line);
+      cur = undefined;
+      continue;
+    }
+    if (!inOptions) continue;
+    const m = /^ {2,8}((?:-[A-Za-z0-9], )?--?[A-Za-z0-9][\w-]*(?:, --[\w-]+)*)(.*)$/.exec(line);
+    if (m && !/^ {9,}/.test(line)) {
+      cur = { names: m[1]!.split(', ').map((n) => n.trim()), text: m[2]!.trim(), values: [] };
+      out.push(cur);
+      continue;
+    }
+    if (!cur) continue;
+    cur.text += ` ${line.trim()}`;
+    const bullet = /^\s+- ([\w-]+):/.exec(line);
+    if (bullet) cur.values.push(bullet[1]!);
+  }
+  for (const o of out) {
+    const choices = /\(choices: ([^)]*)\)/.exec(o.text);
+    if (choices) o.values.push(...[...choices[1]!.matchAll(/"([^"]*)"/g)].map((v) => v[1]!));
+    const possible = /\[possible values: ([^\]]*)\]/.exec(o.text);
+    if (possible) o.values.push(...possible[1]!.split(',').map((v) => v.trim()));
+  }
+  return out;
+}
+
+/** The --help texts the bypass list is kept in step with: claude --help; codex --help and codex exec --help. */
+export function clientHelps(real: { claude: string; codex: string }): Record<'claude-code' | 'codex', string[]> {
+  const help = (bin: string, args: string[]) => {
+    const home = mkdtempSync(join(tmpdir(), 'hbgen-help-'));
+    try {
+      const r = spawnSync(bin, args, { encoding: 'utf8', timeout: 30_000, env: { HOME: home, PATH: CLIENT_PATH }, stdio: ['ignore', 'pipe', 'pipe'] });
+      if (r.status !== 0) throw new Error(`${bin} ${args.join(' ')} exited ${r.status ?? r.signal}: ${r.stderr}`);
+      return r.stdout;
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  };
+  return { 'claude-code': [help(real.claude, ['--help'])], codex: [help(real.codex, ['--help']), help(real.codex, ['exec', '--help'])] };
+}
+
+/** Whether a --help option is about permission checks, a bypass, the sandbox, approvals or trust. */
+export const touchesPermissions = (o: HelpOption): boolean => /permission|bypass|danger|sandbox|approv|trust|yolo/i.test(`${o.names.join(' ')} ${o.text}`);

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { UserError } from '../../src/errors.ts';
+import { terminalText } from '../../src/escape.ts';
 import { plannedHostZone } from '../../src/host/audit/clock.ts';
 import { subscriptionAnswers } from './clients.ts';
 import { etcFor } from './etc.ts';
@@ -124,7 +125,7 @@ export function hostIO(h: Host, now: () => Date = () => new Date()): HostIO {
   return { env: h.env, uid: process.getuid!(), user: 'ada', cwd: h.root, stdin: new PassThrough(), out: () => {}, err: () => {}, now };
 }
 
-export async function hb(h: Host, cmd: Cmd, opts: { yes?: boolean; dryRun?: boolean; all?: boolean; json?: boolean; tty?: boolean; answer?: string; env?: Record<string, string>; now?: () => Date; resetCap?: boolean; hostZone?: string; resumeNow?: boolean; outTTY?: boolean; firstWake?: boolean } = {}): Promise<Result> {
+export async function hb(h: Host, cmd: Cmd, opts: { yes?: boolean; dryRun?: boolean; all?: boolean; json?: boolean; tty?: boolean; answer?: string; env?: Record<string, string>; now?: () => Date; resetCap?: boolean; hostZone?: string; resumeNow?: boolean; outTTY?: boolean; firstWake?: boolean; forceEmptyHeart?: boolean } = {}): Promise<Result> {
   let out = '';
   let err = '';
   const stdin = new PassThrough() as PassThrough & { isTTY?: boolean };
@@ -137,13 +138,14 @@ export async function hb(h: Host, cmd: Cmd, opts: { yes?: boolean; dryRun?: bool
     user: 'ada',
     cwd: h.root,
     stdin,
-    out: (s) => (out += s),
-    err: (s) => (err += s),
+    // As the CLI's HostIO (src/host/io.ts): no control character the agent wrote gets out raw.
+    out: (s) => (out += terminalText(s)),
+    err: (s) => (err += terminalText(s)),
     now: opts.now ?? (() => new Date()),
     etc: etcFor(h.root, opts.hostZone ?? plannedHostZone(h.spec)),
     outTTY: opts.outTTY,
   };
-  const argv = { spec: h.specFile, yes: opts.yes, dryRun: opts.dryRun, resetCap: opts.resetCap, all: opts.all, json: opts.json, now: opts.resumeNow, firstWake: opts.firstWake };
+  const argv = { spec: h.specFile, yes: opts.yes, dryRun: opts.dryRun, resetCap: opts.resetCap, all: opts.all, json: opts.json, now: opts.resumeNow, firstWake: opts.firstWake, forceEmptyHeart: opts.forceEmptyHeart };
   useWrapper(h.wrapper);
   const mod = await import(`../../src/commands/${cmd}.ts`);
   try {
@@ -151,7 +153,7 @@ export async function hb(h: Host, cmd: Cmd, opts: { yes?: boolean; dryRun?: bool
     return { code, out, err };
   } catch (e) {
     if (!(e instanceof UserError)) throw e;
-    for (const l of e.lines) err += `hbgen: ${l}\n`;
+    for (const l of e.lines) err += terminalText(`hbgen: ${l}\n`);
     return { code: e.exitCode, out, err };
   }
 }

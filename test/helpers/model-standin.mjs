@@ -55,7 +55,7 @@ export function standInModel(commands, onRequest = () => {}) {
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const { commands } = JSON.parse(readFileSync(process.argv[2], 'utf8'));
   const log = process.argv[3];
-  standInModel(commands, (req) => appendFileSync(log, `${JSON.stringify(req)}\n`)).listen(0, '127.0.0.1', function () {
+  standInModel(commands, (req) => appendFileSync(log, `${JSON.stringify(req)}\n`)).listen(0, process.env.HBTEST_LISTEN ?? '127.0.0.1', function () {
     process.stdout.write(`${this.address().port}\n`);
   });
 }

@@ -3,6 +3,7 @@
 import { userInfo } from 'node:os';
 import { dirname } from 'node:path';
 import { plannedHostZone } from '../../src/host/audit/clock.ts';
+import { terminalText } from '../../src/escape.ts';
 import type { HostIO } from '../../src/host/io.ts';
 import { loadSpec } from '../../src/load.ts';
 import { etcFor } from './etc.ts';
@@ -24,8 +25,8 @@ export function processIO(spec: string, errToOut = false): HostIO {
     user: userInfo().username,
     cwd: process.cwd(),
     stdin: process.stdin,
-    out: (s) => process.stdout.write(s),
-    err: (s) => (errToOut ? process.stdout : process.stderr).write(s),
+    out: (s) => process.stdout.write(terminalText(s)),
+    err: (s) => (errToOut ? process.stdout : process.stderr).write(terminalText(s)),
     now: () => new Date(),
     etc: ownEtc(spec),
   };

@@ -7,7 +7,7 @@
 // skipped, and said. It reports only what it observed: the wake's outcome line, its
 // duration, the lines the wrapper wrote about it (usage, notes), and what changed in the repo
 // (git status and HEAD before and after; without git, the outcome's own ok/quiet).
-import { execFileSync } from 'node:child_process';
+import { gitLayoutProblem, safeGit } from '../proc/git.ts';
 import type { Names } from '../../names.ts';
 import { type Spec, seconds } from '../../spec.ts';
 import type { HostIO } from '../io.ts';
@@ -22,7 +22,9 @@ interface Repo {
 
 /** HEAD and the changed files of the repo, when it is a git work tree (read-only git commands). */
 function repoNow(repo: string): Repo | null {
-  const git = (args: string[]) => execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'ignore'] });
+  // The repo the agent wrote: git runs only on a plain .git folder, with no program of the repo's choosing (src/host/proc/git.ts).
+  if (gitLayoutProblem(repo)) return null;
+  const git = (args: string[]) => safeGit(repo, args);
   try {
     git(['rev-parse', '--is-inside-work-tree']);
   } catch {
@@ -32,17 +34,19 @@ function repoNow(repo: string): Repo | null {
   try {
     head = git(['rev-parse', 'HEAD']).trim();
   } catch {}
-  const dirty = new Set(git(['status', '--porcelain', '--untracked-files=all']).split('\n').filter(Boolean).map((l) => l.slice(3)));
+  const dirty = new Set(git(['status', '--porcelain', '--untracked-files=all', '--ignore-submodules=all']).split('\n').filter(Boolean).map((l) => l.slice(3)));
   return { head, dirty };
 }
 
 function changes(repo: string, before: Repo | null): string {
   const after = repoNow(repo);
+  const bad = gitLayoutProblem(repo);
+  if (before && bad) return `git was not run on it: ${bad}`;
   if (!before || !after) return 'the repo is not a git work tree: the outcome line says whether a file changed (ok) or none did (quiet)';
   const files = [...after.dirty].filter((f) => !before.dirty.has(f));
   const parts: string[] = [];
   if (after.head && after.head !== before.head) {
-    const subject = execFileSync('git', ['-C', repo, 'log', '-1', '--format=%h %s'], { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const subject = safeGit(repo, ['log', '-1', '--no-show-signature', '--format=%h %s']).trim();
     parts.push(`a new commit ${subject}`);
   }
   if (files.length) parts.push(`${files.length} file${files.length === 1 ? '' : 's'} changed and not committed: ${files.slice(0, 8).join(', ')}${files.length > 8 ? ', …' : ''}`);

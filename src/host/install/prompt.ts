@@ -57,11 +57,18 @@ export interface Question {
   normalize?: (v: string) => string;
 }
 
+/** The menu's keys: letters, so that a number is always a value typed in (an hour, a count). */
+const KEYS = 'abcdefghijklmnopqrstuvwxyz';
+
 /** Ask one menu question until it gets a usable answer; '' = decide later, null = input ended. */
 export async function ask(io: HostIO, lines: Lines, q: Question): Promise<string | null> {
-  const menu = q.choices.map((c, i) => `  ${i + 1}) ${c.label}`).join('\n');
+  // A menu choice is a letter and a typed value never is, so "3" for an hour is 03:00, never
+  // the third choice.
+  const menu = q.choices.map((c, i) => `  ${KEYS[i]}) ${c.label}`).join('\n');
+  const last = KEYS[q.choices.length - 1];
+  const pick = q.choices.length > 1 ? `a letter from a to ${last}` : 'a';
   const or = q.custom ? `, ${q.custom},` : '';
-  io.err(`\n${q.title}\n${menu}\n${q.custom ? `  or type ${q.custom}\n` : ''}  (Enter: decide later) > `);
+  io.err(`\n${q.title}\n${menu}\n${q.custom ? `  or type ${q.custom}\n` : ''}  (a letter picks a choice; Enter: decide later) > `);
   for (;;) {
     const l = await lines.next();
     if (l === null) {
@@ -70,10 +77,10 @@ export async function ask(io: HostIO, lines: Lines, q: Question): Promise<string
     }
     const a = l.trim();
     if (a === '') return '';
-    const n = /^[0-9]+$/.test(a) ? Number(a) : NaN;
-    if (n >= 1 && n <= q.choices.length) return q.choices[n - 1]!.value;
+    const k = /^[a-z]$/i.test(a) ? KEYS.indexOf(a.toLowerCase()) : -1;
+    if (k >= 0 && k < q.choices.length) return q.choices[k]!.value;
     const why = q.check(a);
     if (!why) return q.normalize ? q.normalize(a) : a;
-    io.err(`  ${why}; answer with a number from 1 to ${q.choices.length}${or} or Enter > `);
+    io.err(`  ${why}; answer with ${pick}${or} or Enter > `);
   }
 }

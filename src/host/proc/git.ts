@@ -1,0 +1,58 @@
+// git as hbgen runs it outside the jail (install's first wake, init): on a repository the
+// jailed agent may have written, so nothing in it may choose a program git runs. Each call
+// pins the git directory and the common directory to what the files say (.git, its
+// commondir) only when they point where git itself puts them, and turns off every
+// repository-chosen program a read-only command could start: the fsmonitor hook, hooks,
+// the pager, external diff and textconv, ssh and credential helpers, the system config,
+// submodules (their own config); git's own list of such settings:
+// https://git-scm.com/docs/git-config (core.fsmonitor, core.hooksPath, core.pager, …).
+import { execFileSync } from 'node:child_process';
+import { existsSync, lstatSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** The `-c` settings that neutralise repository-chosen programs. */
+export const GIT_SAFE_CONFIG = ['core.fsmonitor=', 'core.hooksPath=/dev/null', 'core.pager=cat', 'core.sshCommand=', 'diff.external=', 'credential.helper=', 'core.untrackedCache=false', 'protocol.allow=never', 'submodule.recurse=false', 'status.submoduleSummary=false'];
+
+/** Why git must not run on `repo` as it is ('' when it may): a .git that is not a plain folder, or one that names another git directory. */
+export function gitLayoutProblem(repo: string): string {
+  const dot = join(repo, '.git');
+  let st;
+  try {
+    st = lstatSync(dot);
+  } catch {
+    return 'not a git repository (no .git folder)';
+  }
+  if (!st.isDirectory()) return `${dot} is not a folder (a link to a git directory elsewhere)`;
+  for (const f of ['commondir', 'gitdir']) {
+    if (existsSync(join(dot, f)) || isLink(join(dot, f))) return `${join(dot, f)} exists: it points git at another directory's config and hooks (tampered git: see hbgen status)`;
+  }
+  return '';
+}
+
+function isLink(p: string): boolean {
+  try {
+    return lstatSync(p).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+/** Run a read-only git command on `repo` with everything above; throws like execFileSync. */
+export function safeGit(repo: string, args: string[]): string {
+  const dot = join(repo, '.git');
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: process.env.HOME ?? '/',
+    GIT_DIR: dot,
+    GIT_COMMON_DIR: dot,
+    GIT_WORK_TREE: repo,
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_OPTIONAL_LOCKS: '0',
+    GIT_PAGER: 'cat',
+    LC_ALL: 'C',
+  };
+  const c = GIT_SAFE_CONFIG.flatMap((kv) => ['-c', kv]);
+  return execFileSync('git', [...c, '-C', repo, ...args], { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'ignore'], env });
+}
+

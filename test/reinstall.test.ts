@@ -1,0 +1,96 @@
+// A re-install after a change to the spec replaces every file hbgen installed: a file whose
+// bytes are the ones state.json recorded is hbgen's whatever its format. jail.json (JSON,
+// no generated-by comment) was once refused as "hbgen did not write it", so the jail could
+// not be changed after install. On each scheduler of this host (STAND-IN systemctl and
+// launchctl, the STAND-IN crontab), with the jail on (srt from package.json) and a shared
+// folder (claim.sh): one field at a time (launchd's jail is macOS's sandbox-exec, absent
+// here: that host runs without the jail, so without jail.json), each re-install succeeds, and over the sequence
+// every installed file (state folder and host) has changed at least once.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { names } from '../src/names.ts';
+import { makeStub } from './helpers/crontab.ts';
+import { type Host, hb, makeHost, rewriteSpec, sha } from './helpers/lifecycle.ts';
+
+const ROOT = join(import.meta.dirname, '..');
+const SRT = join(ROOT, 'node_modules', '.bin', 'srt');
+const NODE_DIR = dirname(process.execPath);
+
+type Raw = Record<string, any>;
+/** Each spec field that changes an installed file, and what it changes to. */
+const CHANGES: [string, (s: Raw) => void][] = [
+  ['sandbox.allowHosts', (s) => (s.sandbox.allowHosts = ['github.com', 'example.org'])],
+  ['agent.prompt', (s) => (s.agent.prompt = 'Do another chunk.')],
+  ['schedule.hours.end', (s) => (s.schedule.hours.end = '22:00')],
+  ['schedule.minute', (s) => (s.schedule.minute = 11)],
+  ['timeout', (s) => (s.timeout = '12m')],
+  ['sandbox.denyRead', (s) => (s.sandbox.denyRead = [join(s.env.HOME, 'private')])],
+];
+
+/** Every file state.json records, with its sha256 as installed. */
+function recorded(h: Host): Map<string, string> {
+  const s = JSON.parse(readFileSync(join(names(h.spec).stateDir, 'state.json'), 'utf8'));
+  return new Map([...s.files, ...s.hostFiles].map((f: { path: string; sha256: string }) => [f.path, f.sha256]));
+}
+
+for (const scheduler of ['systemd-user', 'launchd', 'cron'] as const) {
+  test(`${scheduler}: a re-install after each change of the spec replaces the files hbgen installed, jail.json included`, async () => {
+    assert.ok(existsSync(SRT), `${SRT} is missing: run npm ci`);
+    const h = makeHost(scheduler);
+    if (scheduler === 'cron') h.env.PATH = `${makeStub().dir}:${h.env.PATH}`;
+    const jail = scheduler !== 'launchd';
+    rewriteSpec(h, { shared: true, sandbox: jail ? { bin: SRT, allowHosts: ['github.com'] } : false, env: { HOME: h.home, PATH: `${NODE_DIR}:/usr/bin:/bin` } });
+    const first = await hb(h, 'install', { yes: true });
+    assert.is(first.code, 0, first.out + first.err);
+    const start = recorded(h);
+    for (const p of ['heartbeat.sh', 'window.sh', 'claim.sh', ...(jail ? ['jail.json'] : [])]) assert.ok(start.has(join(names(h.spec).stateDir, p)), `${p} recorded`);
+    let before = start;
+    for (const [field, change] of CHANGES.filter(([f]) => jail || !f.startsWith('sandbox.'))) {
+      const raw = JSON.parse(readFileSync(h.specFile, 'utf8'));
+      change(raw);
+      writeFileSync(h.specFile, JSON.stringify(raw, null, 2));
+      rewriteSpec(h, {});
+      const r = await hb(h, 'install', { yes: true });
+      assert.is(r.code, 0, `after a change of ${field}: ${r.out}${r.err}`);
+      assert.not.match(r.err, /did not write it/);
+      const now = recorded(h);
+      assert.ok([...now].some(([p, s]) => before.get(p) !== s), `a change of ${field} changed no installed file`);
+      for (const [p, s] of now) assert.is(sha(p), s, `${p} is as state.json records it after the change of ${field}`);
+      before = now;
+    }
+    const unchanged = [...start].filter(([p, s]) => before.get(p) === s).map(([p]) => p);
+    assert.equal(unchanged, [], 'every installed file was changed and replaced once at least');
+  });
+}
+
+test('an edited jail.json (recorded in state.json, without a generated-by line): install shows the edit it undoes and puts hbgen\'s back', async () => {
+  const h = makeHost('systemd-user');
+  rewriteSpec(h, { sandbox: { bin: SRT, allowHosts: ['github.com'] }, env: { HOME: h.home, PATH: `${NODE_DIR}:/usr/bin:/bin` } });
+  assert.is((await hb(h, 'install', { yes: true })).code, 0);
+  const jail = join(names(h.spec).stateDir, 'jail.json');
+  const ours = readFileSync(jail);
+  writeFileSync(jail, ours.toString().replace('github.com', 'evil.example'));
+  const r = await hb(h, 'install', { yes: true });
+  assert.is(r.code, 0, r.out + r.err);
+  assert.match(r.out, /-.*evil\.example/);
+  assert.ok(readFileSync(jail).equals(ours), 'jail.json is hbgen\'s again');
+});
+
+test('a jail.json that state.json does not record is still refused, named', async () => {
+  const h = makeHost('systemd-user');
+  rewriteSpec(h, { sandbox: { bin: SRT, allowHosts: ['github.com'] }, env: { HOME: h.home, PATH: `${NODE_DIR}:/usr/bin:/bin` } });
+  assert.is((await hb(h, 'install', { yes: true })).code, 0);
+  const state = join(names(h.spec).stateDir, 'state.json');
+  const s = JSON.parse(readFileSync(state, 'utf8'));
+  s.files = s.files.filter((f: { path: string }) => !f.path.endsWith('/jail.json'));
+  writeFileSync(state, JSON.stringify(s));
+  const jail = join(names(h.spec).stateDir, 'jail.json');
+  writeFileSync(jail, '{"mine": true}\n');
+  const r = await hb(h, 'install', { yes: true });
+  assert.is(r.code, 1, r.out + r.err);
+  assert.ok(r.err.includes(`${jail} already exists and hbgen did not write it`), r.err);
+});
+
+test.run();
