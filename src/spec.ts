@@ -269,6 +269,34 @@ const schedule = z.strictObject({
   hostTimezone: zone('the host clock\'s IANA time zone').optional(),
 });
 
+/**
+ * env judged by what it carries (src/billing-rules.ts): a credential header, another host.
+ * A base URL whose host the person lists in sandbox.allowHosts is their own deliberate
+ * endpoint (an LLM gateway of theirs, a local stand-in): the panel shows it with the hosts.
+ */
+function envCarriers(s: { env?: unknown; sandbox?: unknown }, ctx: z.RefinementCtx): void {
+  const sb = s.sandbox as { allowHosts?: unknown } | undefined;
+  const allowed = new Set(typeof sb === 'object' && sb !== null && Array.isArray(sb.allowHosts) ? sb.allowHosts.map((h: unknown) => String(h).toLowerCase()) : []);
+  const hostOf = (u: string) => {
+    try {
+      return new URL(u).hostname.replace(/^\[|\]$/g, '').toLowerCase();
+    } catch {
+      return undefined;
+    }
+  };
+  if (typeof s.env === 'object' && s.env !== null && !Array.isArray(s.env)) {
+    for (const [k, v] of Object.entries(s.env as Record<string, unknown>)) {
+      if (typeof v !== 'string') continue;
+      const carried = carrierIssue(k, v);
+      if (!carried) continue;
+      const h = /_BASE_URL$/.test(k) ? hostOf(v) : undefined;
+      if (h && allowed.has(h)) continue;
+      const own = /_BASE_URL$/.test(k) ? ' (or, for an endpoint of your own, list its host in sandbox.allowHosts)' : '';
+      ctx.addIssue({ code: 'custom', input: v, path: ['env', k], message: `${carried}; remove it from env${own}` });
+    }
+  }
+}
+
 const env = z
   .record(envKey, text('a value'), {
     error: (i) => (i.input === undefined ? "required: the agent's environment, at least HOME and PATH" : 'must be an object of NAME: "value" strings'),
@@ -679,28 +707,7 @@ export const SpecSchema = z
     // one "must be a JSON object" issue, and reading a field of null would throw.
     if (typeof s !== 'object' || s === null || Array.isArray(s)) return;
     const dur = (d: unknown) => (typeof d === 'string' && DURATION.test(d) ? seconds(d) : undefined);
-    // env judged by what it carries (src/billing-rules.ts): a credential header, another host.
-    // A base URL whose host the person lists in sandbox.allowHosts is their own deliberate
-    // endpoint (an LLM gateway of theirs, a local stand-in): the panel shows it with the hosts.
-    const allowed = new Set(typeof s.sandbox === 'object' && s.sandbox && Array.isArray(s.sandbox.allowHosts) ? s.sandbox.allowHosts.map((h: unknown) => String(h).toLowerCase()) : []);
-    const hostOf = (u: string) => {
-      try {
-        return new URL(u).hostname.replace(/^\[|\]$/g, '').toLowerCase();
-      } catch {
-        return undefined;
-      }
-    };
-    if (typeof s.env === 'object' && s.env !== null && !Array.isArray(s.env)) {
-      for (const [k, v] of Object.entries(s.env as Record<string, unknown>)) {
-        if (typeof v !== 'string') continue;
-        const carried = carrierIssue(k, v);
-        if (!carried) continue;
-        const h = /_BASE_URL$/.test(k) ? hostOf(v) : undefined;
-        if (h && allowed.has(h)) continue;
-        const own = /_BASE_URL$/.test(k) ? ' (or, for an endpoint of your own, list its host in sandbox.allowHosts)' : '';
-        ctx.addIssue({ code: 'custom', input: v, path: ['env', k], message: `${carried}; remove it from env${own}` });
-      }
-    }
+    envCarriers(s, ctx);
     const sch = (typeof s?.schedule === 'object' && s.schedule) || ({} as Partial<typeof s.schedule>);
     const hrs = (typeof sch.hours === 'object' && sch.hours) || ({} as Partial<typeof sch.hours>);
     const every = (EVERY as readonly unknown[]).includes(sch.every) ? dur(sch.every)! : undefined;
