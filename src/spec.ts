@@ -289,9 +289,10 @@ function envCarriers(s: { env?: unknown; sandbox?: unknown }, ctx: z.RefinementC
       if (typeof v !== 'string') continue;
       const carried = carrierIssue(k, v);
       if (!carried) continue;
-      const h = /_BASE_URL$/.test(k) ? hostOf(v) : undefined;
+      const url = /_BASE_URL$/.test(k);
+      const h = url ? hostOf(v) : undefined;
       if (h && allowed.has(h)) continue;
-      const own = /_BASE_URL$/.test(k) ? ' (or, for an endpoint of your own, list its host in sandbox.allowHosts)' : '';
+      const own = url ? ' (or, for an endpoint of your own, list its host in sandbox.allowHosts)' : '';
       ctx.addIssue({ code: 'custom', input: v, path: ['env', k], message: `${carried}; remove it from env${own}` });
     }
   }

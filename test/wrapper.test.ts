@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 // heartbeat.sh behaviour (one bounded wake of the agent) under every shell as /bin/sh, with a PATH that
 // has flock/timeout/setsid and one that has none of them.
+import { createHash } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';

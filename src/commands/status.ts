@@ -7,7 +7,6 @@ import { jailLines, jailPolicy } from '../jail.ts';
 import { posix } from 'node:path';
 import { UserError } from '../errors.ts';
 import { type LogLine, pad2, parseLog, parseLogLine, parseWakeDetail, SMOKE_DETAIL, TAMPERED_GIT } from '../formats.ts';
-import { createHash } from 'node:crypto';
 import { hostZone, hostZoneProblem, wakesMissedIn } from '../host/audit/clock.ts';
 import { failStreak, farPauses, missedFires, schedulerClock, wakes, missedSince } from '../host/audit/health.ts';
 import { localText, nextFire } from '../host/audit/next.ts';
@@ -591,7 +590,7 @@ function heartOf(spec: Spec, n: Names): Findings['heart'] {
   if (!heart) return null;
   const sum = readSoft(posix.join(n.stateDir, 'heart.sum'), 4096, { noFollow: true })?.toString('utf8').trim();
   // The wrapper keeps HEART.md's SHA-256 hex (a CRC could be matched by a rewrite).
-  return { changed: sum ? sum !== createHash('sha256').update(heart).digest('hex') : null };
+  return { changed: sum ? sum !== sha256(heart) : null };
 }
 
 /** The billing row, from the findings' record (billingOf): what the client said of its login at install; the wrapper asks again before every wake (a refusal is an `error billing` line). */

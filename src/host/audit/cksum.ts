@@ -1,5 +1,6 @@
-// POSIX cksum(1): the CRC the wrapper keeps of HEART.md in <stateDir>/heart.sum ("CRC SIZE"),
-// so that status can say whether HEART.md changed since the last wake without running it.
+// POSIX cksum(1), as the wrapper's entry record of the host files uses it ("CRC SIZE": see
+// install/entry-sum.ts), so that it is computed here without running cksum. HEART.md's change
+// check is SHA-256 (a CRC can be matched by a rewrite), not this.
 // The algorithm is the one the cksum page of POSIX.1-2017 defines
 // (https://pubs.opengroup.org/onlinepubs/9699919799/utilities/cksum.html): CRC-32 with
 // polynomial 0x04C11DB7, most significant bit first, over the data and then the length's
