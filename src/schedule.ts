@@ -246,7 +246,7 @@ export function summary(spec: Spec, p: Plan, scheduler: Pick<SchedulerFacts, 'id
     p.everyMinutes <= 60
       ? `fires at ${mins.map((x) => `:${pad2(x)}`).join(mins.length === 2 ? ' and ' : ', ')} past each hour`
       : `fires every ${p.everyMinutes / 60}h at :${pad2(p.minute)}`;
-  // "in the window": the hours bound the fires; they are no fire times themselves (issue 27).
+  // "in the window": the hours bound the fires; they are no fire times themselves.
   let line = `${fires}, in the window ${h.start}–${h.end} ${h.timezone}, ${daysLabel(openDays(spec))}`;
   if (p.pattern.length === 0) line += '; the window holds no fire time: widen it or change the minute';
   const late = lateFires(spec, p);

@@ -1,4 +1,4 @@
-// hbgen plan (issue 15 §3): the week of fires as a terminal grid and as SVG. The fire
+// hbgen plan: the week of fires as a terminal grid and as SVG. The fire
 // times are checked against the schedulers' own readings — `systemd-analyze calendar` on
 // the rendered timer, cron-parser on the rendered crontab in the host zone — and which of
 // them wake against the rendered window.sh; the SVG is drawn by a real renderer
