@@ -1,6 +1,7 @@
-// Being told when the heartbeat stops working (issue 15, part 4): what the wrapper's step
+// Being told when the heartbeat stops working: what the wrapper's step
 // 1c (partial heartbeat/17-notify) reads from the spec. Nothing of it is rendered when the
 // spec has neither notify nor ping, so that such a wake costs nothing extra.
+import { pingOf } from '../src/notify.ts';
 import type { RenderContext } from './types.ts';
 
 /** notifyAfter when the spec leaves it out: the third failing wake in a row, as status counts. */
@@ -22,13 +23,16 @@ export interface NotifyContext {
   notifySeconds: number;
   pingOn: boolean;
   pingUrl: string;
+  /** /fail POSTs the log's last lines (ping.body, default true). */
+  pingBody: boolean;
   pingSeconds: number;
   pingBound: number;
 }
 
 export function notifyContext(ctx: RenderContext): NotifyContext {
   const argv = ctx.spec.notify ?? [];
-  const ping = ctx.spec.ping ?? '';
+  const p = pingOf(ctx.spec.ping);
+  const ping = p?.url ?? '';
   return {
     tellOn: argv.length > 0 || ping !== '',
     notifyOn: argv.length > 0,
@@ -38,6 +42,7 @@ export function notifyContext(ctx: RenderContext): NotifyContext {
     notifySeconds: NOTIFY_SECONDS,
     pingOn: ping !== '',
     pingUrl: ping,
+    pingBody: p?.body ?? false,
     pingSeconds: PING_SECONDS,
     pingBound: PING_BOUND,
   };

@@ -1,5 +1,12 @@
-// The rules of the spec's `ping` (issue 15, part 4): a healthchecks-style URL to which the
-// wrapper appends /start and /fail, passed to curl or wget as one argv word.
+// The rules of the spec's `ping`: a healthchecks-style URL to which the wrapper appends
+// /start and /fail, passed to curl or wget as one argv word; written as the URL alone or as
+// {url, body}, where body: false keeps the /fail request empty.
+
+/** The spec's ping, one shape: its URL, and whether /fail carries the log's last lines. */
+export function pingOf(ping: string | { url: string; body?: boolean } | undefined): { url: string; body: boolean } | undefined {
+  if (ping === undefined) return undefined;
+  return typeof ping === 'string' ? { url: ping, body: true } : { url: ping.url, body: ping.body !== false };
+}
 
 // Where a plain-http ping may go: only this machine, where no network can read or alter it.
 const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);

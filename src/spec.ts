@@ -221,6 +221,12 @@ const agent = z.strictObject({
 // The OS jail around the agent's process tree (issue 23, src/jail.ts): false turns it off;
 // omitted or an object keeps it on, with more hosts to reach and more paths to hide.
 const HOST_NAME = /^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/;
+// The ping's URL: a healthchecks-style address (src/notify.ts has its rules).
+const pingUrl = text('the URL to ping').check((ctx) => {
+  const why = CONTROL.test(ctx.value) ? undefined : pingProblem(ctx.value);
+  if (why) ctx.issues.push({ code: 'custom', input: ctx.value, message: why });
+});
+
 const sandboxObject = z.strictObject({
   allowHosts: z
     .array(
@@ -696,10 +702,7 @@ export const SpecSchema = z
       .min(1, { error: 'must hold at least the program; leave the field out for no notification' })
       .optional(),
     notifyAfter: z.number({ error: 'must be a whole number of wakes' }).int({ error: 'must be a whole number of wakes' }).min(1, { error: 'must be at least 1' }).optional(),
-    ping: text('the URL to ping').check((ctx) => {
-      const why = CONTROL.test(ctx.value) ? undefined : pingProblem(ctx.value);
-      if (why) ctx.issues.push({ code: 'custom', input: ctx.value, message: why });
-    }).optional(),
+    ping: z.union([pingUrl, z.strictObject({ url: pingUrl, body: z.boolean({ error: 'must be true or false' }).optional() })], { error: 'must be a URL such as "https://hc-ping.com/<uuid>", or an object {url, body}' }).optional(),
   }, { error: (i) => (i.code === 'invalid_type' ? 'must be a JSON object holding the spec; see `hbgen schema`' : undefined) })
   // Cross-field rules run even when some field is wrong, so that one run reports every
   // problem; each rule looks only at fields whose own form is already right.

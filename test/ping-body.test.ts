@@ -1,5 +1,6 @@
-// issue 27 item 11: `ping` sends the last output lines as the body on /fail (healthchecks.io
-// shows a ping's body; its users expect the failure's output there). A local HTTP server on
+// `ping` sends the last output lines as the body on /fail (healthchecks.io shows a ping's
+// body; its users expect the failure's output there), unless ping.body is false: that host
+// is outside the jail's allowlist, and the person may not want the agent's output there. A local HTTP server on
 // 127.0.0.1 records each request's method, path and body; the REAL rendered wrapper runs
 // under dash and bash, with curl on PATH, and with wget (no curl) on a PATH of its own.
 import { createServer } from 'node:http';
@@ -8,6 +9,8 @@ import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { PATHS, join, makeCase, run, shell } from './helpers/wrapper.ts';
+import { otherRuns } from '../src/host/install/panel.ts';
+import type { Spec } from '../src/spec.ts';
 
 const got: { method: string; url: string; body: string }[] = [];
 const server = createServer((req, res) => {
@@ -58,5 +61,20 @@ for (const [client, path] of [['curl', PATHS.full], ['wget', wgetPath()]] as con
     });
   }
 }
+
+test("ping.body false: /fail is sent empty (GET), under dash, and the panel's row says where the body would go otherwise", async () => {
+  const id = `p${got.length}-nobody`;
+  const c = makeCase({ spec: { ping: { url: `http://127.0.0.1:${port}/hc/${id}`, body: false } } });
+  c.behave(FAIL);
+  assert.is((await run(c, shell('dash'))).code, 1, c.log());
+  await new Promise((r) => setTimeout(r, 200));
+  const fail = got.find((g) => g.url === `/hc/${id}/fail`);
+  assert.ok(fail, JSON.stringify(got.filter((g) => g.url.startsWith(`/hc/${id}`))));
+  assert.is(fail!.method, 'GET');
+  assert.is(fail!.body, '');
+  const row = (spec: Spec) => otherRuns(spec).find(([k]) => k === 'ping')![1];
+  assert.match(row({ ...c.spec, ping: `http://127.0.0.1:${port}/hc/x` }), /POSTing the log's last 20 lines \(the agent's output included\) to 127\.0\.0\.1:\d+, a host the jail does not gate/);
+  assert.match(row(c.spec), /its \/fail after a failure, empty \(ping\.body false\)/);
+});
 
 test.run();

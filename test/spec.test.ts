@@ -124,7 +124,13 @@ test('notify, notifyAfter and ping (issue 15): an argv with an absolute program,
   fails((s) => (s.ping = 'https://example.org/p/'), 'ping: must not end with "/": the wrapper appends /start and /fail to it; write "https://example.org/p"');
   fails((s) => (s.ping = 'https://exämple.org/p'), /^ping: must be a URL in printable ASCII with no spaces/);
   fails((s) => (s.ping = 'https://example.org/a b'), /^ping: must be a URL in printable ASCII with no spaces/);
-  fails((s) => (s.ping = 42), 'ping: must be a string (the URL to ping)');
+  fails((s) => (s.ping = 42), 'ping: must be a URL such as "https://hc-ping.com/<uuid>", or an object {url, body}');
+  ok((s) => (s.ping = { url: 'https://hc-ping.com/abc', body: false }));
+  ok((s) => (s.ping = { url: 'https://hc-ping.com/abc' }));
+  fails((s) => (s.ping = { url: 'http://hc-ping.com/abc', body: false }), /^ping\.url: must be an https URL/);
+  fails((s) => (s.ping = { url: 'https://hc-ping.com/abc', body: 'no' }), 'ping.body: must be true or false');
+  fails((s) => (s.ping = { url: 'https://hc-ping.com/abc', bdy: false }), /^ping\.bdy: unknown field; did you mean "body"/);
+  fails((s) => (s.ping = { body: false }), /^ping\.url: /);
 });
 
 test('time zones: exact names from the system zoneinfo only', () => {

@@ -10,6 +10,7 @@ import { shownArgv, shownWord } from '../../escape.ts';
 import { mode4 } from '../fsx.ts';
 import { SMOKE_ARGV } from './smoke.ts';
 import { NOTIFY_AFTER_DEFAULT } from '../../../generators/notify.ts';
+import { pingOf } from '../../notify.ts';
 import { jailLines } from '../../jail.ts';
 import { FACTS } from '../../scheduler-facts.ts';
 
@@ -57,8 +58,19 @@ export function otherRuns(spec: Spec): [string, string][] {
   return [
     ['gate', spec.gate ? `${shownArgv(spec.gate)}, before every wake` : 'none'],
     ['notify', spec.notify ? `${shownArgv(spec.notify)}, at the ${ordinal(spec.notifyAfter ?? NOTIFY_AFTER_DEFAULT)} failing wake in a row and at the success after it` : 'none'],
-    ['ping', spec.ping ? `${shownWord(spec.ping)} (its /start before the agent, itself after a success, its /fail after a failure)` : 'none'],
+    ['ping', pingRow(spec.ping)],
   ];
+}
+
+/** The ping's row: what it calls and, on /fail, what it sends and where (outside the jail's hosts). */
+function pingRow(ping: Spec['ping']): string {
+  const p = pingOf(ping);
+  if (!p) return 'none';
+  const host = new URL(p.url).host;
+  const fail = p.body
+    ? `its /fail after a failure, POSTing the log's last 20 lines (the agent's output included) to ${shownWord(host)}, a host the jail does not gate; "ping": {"url": …, "body": false} sends it empty`
+    : 'its /fail after a failure, empty (ping.body false)';
+  return `${shownWord(p.url)} (its /start before the agent, itself after a success, ${fail})`;
 }
 
 const ordinal = (k: number): string => `${k}${k % 100 >= 11 && k % 100 <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][k % 10] ?? 'th')}`;
