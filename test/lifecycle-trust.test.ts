@@ -10,7 +10,7 @@
 //   hbgen's entries by name; a left-over ~/.hbgen.lock is taken over at once.
 // The state folder is outside the repo (install refuses one inside it since issue 22): the
 // tests that write it play a stronger attacker than the agent, a process with the user's rights.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -291,6 +291,29 @@ test(`item 11: a ~/.hbgen.lock not refreshed for longer than any running hbgen l
   assert.is(r.code, 0, r.err);
   assert.match(r.out, /took over the lock .*\.hbgen\.lock left behind by an earlier hbgen \(its holder has not refreshed it for \d+ s, longer than any running hbgen lets pass \(600 s\)\)/);
   assert.not.ok(existsSync(dir));
+});
+
+test('a full disk while the lock is taken: one sentence naming the full disk, no half-made ~/.hbgen.lock, and the next command takes the lock at once (a real 64 KiB tmpfs as HOME)', async () => {
+  const h = makeHost('systemd-user');
+  const home = join(h.root, 'fullhome');
+  mkdirSync(home);
+  const m = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', home], { encoding: 'utf8' });
+  assert.is(m.status, 0, `mount a tmpfs on ${home}: ${m.stderr}`);
+  try {
+    // Fill it: a folder still fits (tmpfs counts inodes, not blocks, for it), a file's bytes do not.
+    spawnSync('dd', ['if=/dev/zero', `of=${join(home, 'fill')}`, 'bs=4k'], { encoding: 'utf8' });
+    const io = { ...hostIO(h), env: { ...h.env, HOME: home } };
+    const refused = await acquireOpLock(io, 600).then(() => null, (e: { lines: string[] }) => e.lines.join(' '));
+    assert.is(refused, `${join(home, '.hbgen.lock')}: cannot write hbgen's lock, the disk holding your HOME is full (ENOSPC); free some space and run the command again`);
+    assert.not.ok(existsSync(join(home, '.hbgen.lock')), 'no half-made lock left');
+    rmSync(join(home, 'fill'));
+    const t0 = Date.now();
+    const lock = await acquireOpLock(io, 20_000);
+    assert.ok(Date.now() - t0 < 2000, `took ${Date.now() - t0} ms`);
+    lock.release();
+  } finally {
+    spawnSync('umount', [home]);
+  }
 });
 
 test('item 11: a ~/.hbgen.lock whose PID started after the lock was taken (no command recorded, an older hbgen) is taken over', async () => {

@@ -83,8 +83,10 @@ export async function acquireOpLock(io: HostIO, waitMs = 20_000): Promise<OpLock
   const command = await ownCommand(io);
   const deadline = Date.now() + waitMs;
   for (;;) {
+    let made = false;
     try {
       mkdirSync(dir, { mode: 0o700 });
+      made = true;
       writeFileSync(posix.join(dir, 'command'), `${command}\n`, { mode: 0o600 });
       const owner = posix.join(dir, 'owner');
       writeFileSync(owner, `${token}\n`, { mode: 0o600 });
@@ -109,6 +111,13 @@ export async function acquireOpLock(io: HostIO, waitMs = 20_000): Promise<OpLock
       };
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
+      // A lock this process made but could not fill (a full disk takes the owner record,
+      // not the folder) goes again at once: left there, every hbgen after it would wait
+      // a minute for an owner record that never comes.
+      if (made) rmSync(dir, { recursive: true, force: true });
+      if (code === 'ENOSPC' || code === 'EDQUOT') {
+        throw new UserError([`${dir}: cannot write hbgen's lock, the disk holding your HOME is full (${code}); free some space and run the command again`]);
+      }
       if (code !== 'EEXIST') {
         throw new UserError([`${dir}: cannot create hbgen's lock (${code}); check that your HOME is writable`]);
       }
