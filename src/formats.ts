@@ -68,6 +68,8 @@ export const ANY_CRON_MARKER = /^# (BEGIN|END) hbgen [a-z0-9]+(-[a-z0-9]+)*$/;
  */
 // `note` is no outcome: a line the wrapper adds after one (how notify or a ping went,
 // heartbeat/17-notify), read as the log's and never as the agent's output.
+// `took N s` is no outcome either: how long the wake took on the boot clock, just before
+// its outcome (heartbeat/80-outcome), which `hbgen log` and status show (parseTookDetail).
 // `usage` is no outcome either: the wake's tokens from the client's stream (issue 24,
 // heartbeat/64-stream), one line before the outcome of every preset wake that ran its agent:
 // `usage in=N out=N cache=N[ cost≈X]` (USAGE_LINE).
@@ -88,6 +90,7 @@ export const OUTCOME_WORDS = {
   skipLate: 'skip-late',
   note: 'note',
   usage: 'usage',
+  took: 'took',
 } as const;
 export type Outcome = (typeof OUTCOME_WORDS)[keyof typeof OUTCOME_WORDS];
 export const OUTCOMES: readonly Outcome[] = Object.values(OUTCOME_WORDS);
@@ -235,6 +238,12 @@ export const isWakeStart = (l: LogLine): boolean => l.outcome === OUTCOME_WORDS.
  * the jail (heartbeat/81-gitcheck): `error tampered git WHAT`. status reports it as a problem.
  */
 export const TAMPERED_GIT = 'tampered git';
+
+/** The detail of the `took N s` line before a wake's outcome: N, or null when garbled. */
+export function parseTookDetail(detail: string): number | null {
+  const m = /^(\d{1,9}) s$/.exec(detail);
+  return m ? Number(m[1]) : null;
+}
 
 /**
  * The detail of `limit` and `skip-limit` lines: `until <UTC time>`, then, for a limit

@@ -13,14 +13,14 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fileHit, fileHitFix, verdict } from '../src/billing.ts';
 import { billingFilesRefusal } from '../src/host/install/claude-settings.ts';
-import { CLIENT_PATH, realClients, subscriptionAnswers, subscriptionLogin } from './helpers/clients.ts';
+import { CLIENT_PATH, realClients, subscriptionAnswers, subscriptionLogin, clientTest } from './helpers/clients.ts';
 import { SHELLS, agentShell, makeCase, run, shell } from './helpers/wrapper.ts';
 import type { Spec } from '../src/spec.ts';
 
 const dash = shell('dash');
 const found = realClients();
 const real = 'why' in found ? null : found;
-const t = real ? test : test.skip;
+const t = clientTest(found);
 
 /** A capture server on 127.0.0.1: every request's x-api-key and authorization headers. */
 async function capture(): Promise<{ url: string; seen: { key?: string; auth?: string }[]; close: () => void }> {

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { type BillingClient, billingTimeout, fileHitFix, notPlan, verdict } from '../src/billing.ts';
-import { CLAUDE_SUBSCRIPTION_STATUS, CLIENT_PATH, realClients, subscriptionAnswers, subscriptionLogin } from './helpers/clients.ts';
+import { CLAUDE_SUBSCRIPTION_STATUS, CLIENT_PATH, realClients, subscriptionAnswers, subscriptionLogin, clientTest } from './helpers/clients.ts';
 import { names } from '../src/names.ts';
 import { hb, makeHost, rewriteSpec } from './helpers/lifecycle.ts';
 import { PATHS, SHELLS, agentShell, type Case, makeCase, run, shell } from './helpers/wrapper.ts';
@@ -288,7 +288,7 @@ if ('why' in found) {
   process.stderr.write(`\n${bar}\n!!! SKIPPING the real-client billing tests: ${found.why}\n!!! Billing is NOT proven against the real clients on this run.\n${bar}\n\n`);
 }
 const real = 'why' in found ? null : found;
-const t = real ? test : test.skip;
+const t = clientTest(found);
 
 let homes = 0;
 function freshHome(): string {

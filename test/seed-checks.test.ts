@@ -6,7 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { realClients, subscriptionShim } from './helpers/clients.ts';
+import { clientTest, realClients, subscriptionShim } from './helpers/clients.ts';
 import { hb, makeHost, rewriteSpec } from './helpers/lifecycle.ts';
 
 const found = realClients();
@@ -50,7 +50,7 @@ test('claude-code: the model against Claude Code\'s aliases (listed, unverified 
   assert.not.match(cav, /denies Bash/);
 });
 
-(real ? test : test.skip)('codex: the model against the REAL codex\'s `codex debug models --bundled` (offline, no paid probe)', async () => {
+clientTest(found)('codex: the model against the REAL codex\'s `codex debug models --bundled` (offline, no paid probe)', async () => {
   const h = makeHost('systemd-user');
   const bin = subscriptionShim(join(h.root, 'shim'), real!.codex, 'codex');
   for (const [model, want] of [

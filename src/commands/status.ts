@@ -8,7 +8,7 @@ import { posix } from 'node:path';
 import { UserError } from '../errors.ts';
 import { type LogLine, pad2, parseLog, parseLogLine, parseWakeDetail, SMOKE_DETAIL, TAMPERED_GIT } from '../formats.ts';
 import { hostZone, hostZoneProblem, wakesMissedIn } from '../host/audit/clock.ts';
-import { failStreak, farPauses, missedFires, schedulerClock, wakes, missedSince } from '../host/audit/health.ts';
+import { failStreak, farPauses, missedFires, schedulerClock, wakeSeconds, wakes, missedSince } from '../host/audit/health.ts';
 import { localText, nextFire } from '../host/audit/next.ts';
 import { colourOn, palette } from '../colour.ts';
 import { offsetAt } from '../zone-offsets.ts';
@@ -565,7 +565,8 @@ function about(spec: Spec, n: Names, s: State, drifted: Set<string>, w: Wake | u
     ...jailLines(spec, null).map((l, i): [string, string] => [i === 0 ? 'jail' : '', l]),
   ];
   if (w) {
-    const took = w.end ? `, ${w.end.outcome}${w.end.detail ? ` ${w.end.detail}` : ''} after ${Math.round((Date.parse(w.end.time) - Date.parse(w.start.time)) / 1000)} s` : ', no outcome yet';
+    const secs = wakeSeconds(w);
+    const took = w.end ? `, ${w.end.outcome}${w.end.detail ? ` ${w.end.detail}` : ''}${secs === null ? ' (its length unknown: the clock was stepped during it)' : ` after ${secs} s`}` : ', no outcome yet';
     out.push(['last wake', `${w.start.detail.replace(/^wake /, '')} at ${w.start.time}${took}`]);
   }
   if (f.heart) out.push(['HEART.md', f.heart.changed === null ? 'no wake has read it yet' : f.heart.changed ? 'changed since the last wake: the next one reads it' : 'unchanged since the last wake']);

@@ -104,7 +104,7 @@ const epochOf = (t: string): number => Date.parse(t) / 1000;
 /** One line from this wake's log lines: its number, outcome, detail and duration. */
 export function wakeLine(lines: LogLine[], log: string, code: number): string {
   const start = lines.find((l) => l.outcome === 'start');
-  const end = [...lines].reverse().find((l) => l.outcome !== 'start' && l.outcome !== 'note' && l.outcome !== 'usage');
+  const end = [...lines].reverse().find((l) => l.outcome !== 'start' && l.outcome !== 'note' && l.outcome !== 'usage' && l.outcome !== 'took');
   const see = `(see ${log})`;
   if (!end) return `wake: the wrapper exited ${code} and logged no outcome ${see}`;
   const what = `${end.outcome}${end.detail ? ` ${end.detail}` : ''}`;

@@ -6,6 +6,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
 
 /**
  * The clients' versions, pinned in one place (test/clients.json), so that a new release
@@ -241,3 +243,14 @@ export function clientHelps(real: { claude: string; codex: string }): Record<'cl
 
 /** Whether a --help option is about permission checks, a bypass, the sandbox, approvals or trust. */
 export const touchesPermissions = (o: HelpOption): boolean => /permission|bypass|danger|sandbox|approv|trust|yolo/i.test(`${o.names.join(' ')} ${o.text}`);
+
+/**
+ * uvu's `test` when the pinned clients are installed (`found` from realClients), else a
+ * `test` whose every case fails saying why: a suite of the real clients never passes by
+ * running nothing.
+ */
+export function clientTest(found: ReturnType<typeof realClients>): typeof test {
+  if (!('why' in found)) return test;
+  const failing = (name: string) => test(name, () => assert.unreachable(`the pinned agent clients are not installed: ${found.why}`));
+  return failing as unknown as typeof test;
+}

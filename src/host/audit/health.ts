@@ -5,23 +5,46 @@ import { WRAPPER_CHANGED } from '../../../generators/entry.ts';
 import type { CalEntry, Plan } from '../../schedule.ts';
 import { offsetAt } from '../../zone-offsets.ts';
 import { LIMIT_FAR } from '../../../generators/limit.ts';
-import { type LogLine, isWakeStart, parseUntilDetail } from '../../formats.ts';
+import { type LogLine, isWakeStart, parseTookDetail, parseUntilDetail } from '../../formats.ts';
 
 const MIN = 60_000;
 
 /** The counted wakes, each with the outcome line that ended it (undefined while it runs, or when none was written). */
-export function wakes(lines: LogLine[]): { start: LogLine; end?: LogLine }[] {
-  const out: { start: LogLine; end?: LogLine }[] = [];
-  let cur: { start: LogLine; end?: LogLine } | undefined;
+export function wakes(lines: LogLine[]): Wake[] {
+  const out: Wake[] = [];
+  let cur: Wake | undefined;
   for (const l of lines) {
     if (isWakeStart(l)) {
       cur = { start: l };
       out.push(cur);
     } else if (cur && !cur.end && ['ok', 'quiet', 'fail', 'timeout', 'error', 'limit'].includes(l.outcome)) {
       cur.end = l;
+    } else if (cur && !cur.end && l.outcome === 'took') {
+      const took = parseTookDetail(l.detail);
+      if (took !== null) cur.took = took;
     }
   }
   return out;
+}
+
+/** One wake of the log: its start line, its outcome line, and its length on the boot clock. */
+export interface Wake {
+  start: LogLine;
+  end?: LogLine;
+  /** Seconds from the wrapper's `took N s` line (the boot clock), when it wrote one. */
+  took?: number;
+}
+
+/**
+ * How long a wake took, in seconds: the boot clock's reading where the wrapper left one,
+ * else the span between the two stamps, unless a step of the wall clock made it negative
+ * (then null: unknown, never "-10774 s"). null too while it has no outcome.
+ */
+export function wakeSeconds(w: Wake): number | null {
+  if (!w.end) return null;
+  if (w.took !== undefined) return w.took;
+  const s = Math.round((Date.parse(w.end.time) - Date.parse(w.start.time)) / 1000);
+  return s >= 0 ? s : null;
 }
 
 const failed = (l?: LogLine): boolean => !!l && ['fail', 'timeout', 'error'].includes(l.outcome);

@@ -4,7 +4,7 @@
 import { LOG_LINE, type LogLine, pad2, parseLogLine, type Usage, SMOKE_DETAIL, parseWakeDetail, parseUsage } from '../../formats.ts';
 import { offsetAt } from '../../zone-offsets.ts';
 import { type CalEntry } from '../../schedule.ts';
-import { missedFires, wakes } from './health.ts';
+import { missedFires, wakeSeconds, wakes } from './health.ts';
 import { type SleepFacts, asleepFires } from './asleep.ts';
 
 const MIN = 60_000;
@@ -194,9 +194,9 @@ export function lastWakes(lines: LogLine[], n: number): WakeRow[] {
   const usage = usageOfWakes(lines);
   return wakes(lines)
     .slice(-n)
-    .map(({ start, end }) => {
+    .map((wk) => {
+      const { start, end } = wk;
       const w = parseWakeDetail(start.detail);
-      const secs = end ? Math.round((Date.parse(end.time) - Date.parse(start.time)) / 1000) : null;
-      return { wake: w?.n ?? 0, byHand: w?.byHand ?? false, start: start.time, outcome: end?.outcome ?? null, detail: end?.detail ?? '', end: end?.time ?? null, seconds: secs, usage: usage.get(start) ?? null };
+      return { wake: w?.n ?? 0, byHand: w?.byHand ?? false, start: start.time, outcome: end?.outcome ?? null, detail: end?.detail ?? '', end: end?.time ?? null, seconds: wakeSeconds(wk), usage: usage.get(start) ?? null };
     });
 }
