@@ -24,17 +24,17 @@ test('a clock stepped three hours back during the wake: the log says how long it
   const env = { LD_PRELOAD: FAKETIME_LIB!, FAKETIME_TIMESTAMP_FILE: stamp, FAKETIME_NO_CACHE: '1', FAKETIME_SHARED: shared };
   const d = makeCase({ standInEnv: env, spec: { timeout: '30s' } });
   d.behave(`printf '%s\\n' -3h >${JSON.stringify(stamp)}\nsleep 2\nexit 0\n`);
-  assert.is((await run(d, shell('dash'))).code, 0, d.log());
-  const lines = parseLog(d.log(), d.spec.name);
+  assert.is((await run(d, shell('dash'))).code, 0, d.rawLog());
+  const lines = parseLog(d.rawLog(), d.spec.name);
   const [w] = wakes(lines);
-  assert.ok(w?.end, d.log());
+  assert.ok(w?.end, d.rawLog());
   // The stamps say the wake ended before it started.
-  assert.ok(Date.parse(w!.end!.time) - Date.parse(w!.start.time) < -10_000 * 1000, `the step is in the stamps:\n${d.log()}`);
-  assert.ok(w!.took !== undefined && w!.took >= 2 && w!.took <= 10, `took N s, from the boot clock:\n${d.log()}`);
+  assert.ok(Date.parse(w!.end!.time) - Date.parse(w!.start.time) < -10_000 * 1000, `the step is in the stamps:\n${d.rawLog()}`);
+  assert.ok(w!.took !== undefined && w!.took >= 2 && w!.took <= 10, `took N s, from the boot clock:\n${d.rawLog()}`);
   assert.is(wakeSeconds(w!), w!.took);
   assert.is(lastWakes(lines, 5).at(-1)!.seconds, w!.took);
   // The outcome stays the wake's last line.
-  assert.match(d.log().trimEnd().split('\n').at(-1)!, / hbgen \S+ (ok|quiet)$/);
+  assert.match(d.rawLog().trimEnd().split('\n').at(-1)!, / hbgen \S+ (ok|quiet)$/);
 });
 
 test('without the boot clock line (an older wrapper, or no /proc/uptime), a negative span is unknown, never shown', () => {
