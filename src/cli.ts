@@ -29,7 +29,8 @@ const COMMANDS = {
 const lifecycle = (name: keyof typeof COMMANDS) => async (argv: SpecArgv) => {
   const { processIO } = await import('./host/io.ts');
   const io = processIO();
-  return (await COMMANDS[name]())({ ...argv, spec: await specFileOf(argv.spec) }, io);
+  // stop resolves a name itself: with the spec file gone it stops from the install's record.
+  return (await COMMANDS[name]())({ ...argv, spec: name === 'stop' ? argv.spec : await specFileOf(argv.spec) }, io);
 };
 /** SPEC as a spec file: a file, or an install's name (src/spec-arg.ts). */
 const specFileOf = async (spec: string) => (await import('./spec-arg.ts')).resolveSpecArg((await import('./host/io.ts')).processIO(), spec);

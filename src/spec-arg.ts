@@ -12,16 +12,22 @@ import { homeOf, type HostIO } from './host/io.ts';
 import { readState } from './host/state.ts';
 import { loadSpec } from './load.ts';
 import { names } from './names.ts';
+import { type Spec, validateSpec } from './spec.ts';
+
+/** The one state folder of the install named `name`, as `hbgen list` finds it. */
+async function installDir(io: HostIO, name: string): Promise<string> {
+  const { listInstalls } = await import('./host/audit/inventory.ts');
+  const rows = (await listInstalls(io, homeOf(io))).rows.filter((r) => r.name === name && r.stateDir);
+  const dirs = [...new Set(rows.map((r) => r.stateDir!))];
+  if (dirs.length === 0) throw new UserError([`${name}: no such file, and no install of that name on this host; \`hbgen list\` shows the installs by name (or give the spec file's path)`]);
+  if (dirs.length > 1) throw new UserError([`${name}: ${dirs.length} installs have that name (state folders ${dirs.join(', ')}); give the spec file's path instead`]);
+  return dirs[0]!;
+}
 
 /** The spec file SPEC names: the file itself, or the recorded spec file of the install named SPEC. */
 export async function resolveSpecArg(io: HostIO, arg: string): Promise<string> {
   if (!NAME_PATTERN.test(arg) || existsSync(posix.resolve(io.cwd, arg))) return arg;
-  const { listInstalls } = await import('./host/audit/inventory.ts');
-  const rows = (await listInstalls(io, homeOf(io))).rows.filter((r) => r.name === arg && r.stateDir);
-  const dirs = [...new Set(rows.map((r) => r.stateDir!))];
-  if (dirs.length === 0) throw new UserError([`${arg}: no such file, and no install of that name on this host; \`hbgen list\` shows the installs by name (or give the spec file's path)`]);
-  if (dirs.length > 1) throw new UserError([`${arg}: ${dirs.length} installs have that name (state folders ${dirs.join(', ')}); give the spec file's path instead`]);
-  const dir = dirs[0]!;
+  const dir = await installDir(io, arg);
   const r = recordedSpec(arg, dir);
   const forget = `\`hbgen forget ${arg}\` removes its state folder once it is stopped`;
   if (r.gone) throw new UserError([`${arg}: the install in ${dir} was made from ${r.file ?? 'a spec file its state.json does not name'}, which is gone; give the spec file's new path, or, if it was renamed or deleted, ${forget}`]);
@@ -48,4 +54,30 @@ export function recordedSpec(name: string, dir: string): { file: string | null; 
   } catch {
     return { file, gone: false, other: true };
   }
+}
+
+/**
+ * What `hbgen stop NAME` stops: the install's spec file where it still names the install,
+ * else the spec its state.json recorded at install. The agent can delete or rewrite a spec
+ * file kept in the repo, and the wakes must still be stoppable then. The record decides
+ * nothing new: its name must be the NAME typed and its state folder the one that record
+ * sits in, so every identity stop uses still derives from that name, as with a spec file.
+ * null: SPEC is a file (or no name), which the caller loads as usual.
+ */
+export async function recordedSpecForStop(io: HostIO, arg: string): Promise<{ spec: Spec; note: string } | null> {
+  if (!NAME_PATTERN.test(arg) || existsSync(posix.resolve(io.cwd, arg))) return null;
+  const dir = await installDir(io, arg);
+  const r = recordedSpec(arg, dir);
+  if (!r.gone && !r.other) return null;
+  let raw: unknown;
+  try {
+    raw = readState(dir)?.spec;
+  } catch {
+    raw = undefined;
+  }
+  const v = raw === undefined ? null : validateSpec(raw);
+  if (!v?.spec || v.spec.name !== arg || names(v.spec).stateDir !== dir) {
+    throw new UserError([`${arg}: its spec file ${r.file ?? '(none recorded)'} is ${r.gone ? 'gone' : 'no longer this install\'s'}, and ${dir}/state.json holds no spec of that name and state folder to stop it from; \`hbgen list\` shows what runs, and \`systemctl --user\`, \`crontab -e\` or \`launchctl\` remove an entry by hand`]);
+  }
+  return { spec: v.spec, note: `the spec file ${r.file ?? '(none recorded)'} is ${r.gone ? 'gone' : 'no longer this install\'s (another name or state folder, or it does not load)'}: stopping from the spec ${dir}/state.json recorded at install` };
 }

@@ -4,7 +4,7 @@
 // every file of its state folder, asks once (or --yes), and removes it (--keep-logs keeps the
 // log). Through the built CLI, the stand-in systemctl first on PATH, from a folder without
 // any hbgen.json.
-import { existsSync, readdirSync, renameSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -87,7 +87,7 @@ test('forget --keep-logs keeps runtime.log; forget refuses an install that is no
   const dir = names(h.spec).stateDir;
   let f = cli(h, ['forget', 'docs', '--yes']);
   assert.is(f.code, 1);
-  assert.match(f.stderr, /docs: the install is active on systemd-user, not stopped; run `hbgen stop` with its spec file first/);
+  assert.match(f.stderr, /docs: the install is active on systemd-user, not stopped; run `hbgen stop docs` first/);
   assert.ok(existsSync(join(dir, 'state.json')));
   assert.match(cli(h, ['forget', 'nope']).stderr, /nope: no install of that name on this host; `hbgen list` shows the installs by name/);
   assert.is(cli(h, ['stop', 'docs']).code, 0);
@@ -95,6 +95,29 @@ test('forget --keep-logs keeps runtime.log; forget refuses an install that is no
   assert.is(f.code, 0, f.stderr);
   assert.equal(readdirSync(dir), ['runtime.log']);
   assert.match(cli(h, ['list']).stdout, /^no hbgen install found/);
+});
+
+test('the spec file deleted (or rewritten to another name) while the install runs: `stop NAME` and `stop --all NAME` stop it from the record, say so, and forget follows', () => {
+  for (const how of ['deleted', 'rewritten', 'all'] as const) {
+    const h = installed();
+    const dir = names(h.spec).stateDir;
+    assert.ok(existsSync(join(h.home, '.config/systemd/user/hbgen-docs.timer')), 'installed: the timer is there');
+    if (how === 'rewritten') writeFileSync(h.specFile, JSON.stringify({ ...JSON.parse(readFileSync(h.specFile, 'utf8')), name: 'other' }));
+    else rmSync(h.specFile);
+    // status by name still refuses: it audits against a spec file, which is gone.
+    assert.is(cli(h, ['status', 'docs']).code, 1);
+    const st = cli(h, how === 'all' ? ['stop', '--all', 'docs'] : ['stop', 'docs']);
+    assert.is(st.code, 0, st.stderr + st.stdout);
+    assert.match(st.stdout, /^hbgen stop: "docs" \(systemd-user\)\n/, how);
+    assert.match(st.stdout, new RegExp(`\n  the spec file .*hbgen\\.json is ${how === 'rewritten' ? "no longer this install's" : 'gone'}.*: stopping from the spec ${dir.replace(/[.]/g, '\\.')}/state\\.json recorded at install\n`), how);
+    assert.match(st.stdout, /\nhbgen: stopped "docs"/, how);
+    // The units are gone from the stand-in manager's folder, and the record says stopped.
+    assert.not.ok(existsSync(join(h.home, '.config/systemd/user/hbgen-docs.timer')), `${how}: the timer is removed`);
+    assert.is(JSON.parse(readFileSync(join(dir, 'state.json'), 'utf8')).status, 'stopped', how);
+    const f = cli(h, ['forget', 'docs', '--yes']);
+    assert.is(f.code, 0, f.stderr);
+    assert.not.ok(existsSync(dir), how);
+  }
 });
 
 test.run();

@@ -38,7 +38,7 @@ async function stoppedInstall(io: HostIO, name: string): Promise<InstallRow> {
   const rows = (await listInstalls(io, homeOf(io))).rows.filter((r) => r.name === name);
   if (rows.length === 0) throw new UserError([`${name}: no install of that name on this host; \`hbgen list\` shows the installs by name`]);
   const live = rows.filter((r) => r.state !== 'stopped');
-  if (live.length) throw new UserError([`${name}: the install is ${live.map((r) => `${r.state} on ${r.scheduler}`).join(', ')}, not stopped; run \`hbgen stop\` with its spec file first (forget removes only a stopped install's state folder)`]);
+  if (live.length) throw new UserError([`${name}: the install is ${live.map((r) => `${r.state} on ${r.scheduler}`).join(', ')}, not stopped; run \`hbgen stop ${name}\` first (forget removes only a stopped install's state folder)`]);
   if (rows.length > 1) throw new UserError([`${name}: ${rows.length} stopped installs have that name (${rows.map((r) => r.stateDir).join(', ')}); remove the one you mean by hand`]);
   return rows[0]!;
 }

@@ -21,12 +21,16 @@ import { toolsPresent } from '../host/proc/tools.ts';
 import { type Names, names } from '../names.ts';
 import type { Spec } from '../spec.ts';
 import { checkApply, line, loadFor } from './common.ts';
+import { recordedSpecForStop, resolveSpecArg } from '../spec-arg.ts';
 
 export async function stop(argv: { spec: string; all?: boolean; apply?: boolean }, io: HostIO): Promise<number> {
-  const { spec: fileSpec } = loadFor(io, argv.spec);
+  // By name with its spec file gone (or rewritten to name another install): the record's spec.
+  const recorded = await recordedSpecForStop(io, argv.spec);
+  const fileSpec = recorded?.spec ?? loadFor(io, await resolveSpecArg(io, argv.spec)).spec;
   checkApply(fileSpec, argv.apply);
   const n = names(fileSpec);
-  const { s, notes: unread } = readStateOrNote(n);
+  const { s, notes: read } = readStateOrNote(n);
+  const unread = recorded ? [recorded.note, ...read] : read;
   const scheduler = fileSpec.schedule.scheduler;
   const t = toolsPresent(scheduler, io.env.PATH, 'inspect').missing[0]?.name;
   if (t) {
