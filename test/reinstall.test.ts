@@ -94,3 +94,27 @@ test('a jail.json that state.json does not record is still refused, named', asyn
 });
 
 test.run();
+
+test("the panel of a re-install lists the spec's changes since the last install, field by field, and marks those that choose what runs outside the jail or widen the agent's reach", async () => {
+  const h = makeHost('systemd-user');
+  rewriteSpec(h, { sandbox: { bin: SRT, allowHosts: ['github.com'] }, env: { HOME: h.home, PATH: `${NODE_DIR}:/usr/bin:/bin` } });
+  const first = await hb(h, 'install', { yes: true });
+  assert.is(first.code, 0, first.out + first.err);
+  assert.not.match(first.out, /changed in the spec since/, 'a first install has nothing to compare');
+  // What an agent that can write the spec would add, and a change of no reach.
+  rewriteSpec(h, { gate: ['/bin/true'], sandbox: { bin: SRT, allowHosts: ['github.com', 'evil.example'] }, timeout: '12m', env: { HOME: h.home, PATH: `${NODE_DIR}:/usr/bin:/bin`, EXTRA: '1' } });
+  const r = await hb(h, 'install', { dryRun: true });
+  assert.is(r.code, 0, r.out + r.err);
+  const section = r.out.split('\n').slice(1, 6);
+  assert.match(section[0]!, /^changed in the spec since the install of \d{4}-\d\d-\d\dT[\d:.]+Z \(! = chooses what runs outside the jail or what the agent reaches/);
+  assert.equal(section.slice(1), [
+    '  ! env.EXTRA: none → "1"',
+    '  ! gate: none → ["/bin/true"]',
+    '  ! sandbox.allowHosts: ["github.com"] → ["github.com","evil.example"]',
+    '    timeout: "25m" → "12m"',
+  ]);
+  // Nothing changed since: no section.
+  rewriteSpec(h, { gate: undefined, sandbox: { bin: SRT, allowHosts: ['github.com'] }, timeout: h.spec.timeout === '12m' ? '25m' : h.spec.timeout, env: { HOME: h.home, PATH: `${NODE_DIR}:/usr/bin:/bin` } });
+  const same = await hb(h, 'install', { dryRun: true });
+  assert.not.match(same.out, /changed in the spec since/, same.out);
+});

@@ -9,6 +9,7 @@
 // is never cut, runtime.log.1 never removed: see the README section "Install on a host").
 import { readdirSync, rmSync } from 'node:fs';
 import { dirname, posix } from 'node:path';
+import { specChanges } from '../spec-diff.ts';
 import { UserError } from '../errors.ts';
 import { shownArgv, shownWord } from '../escape.ts';
 import { sleep, formatWakes } from '../formats.ts';
@@ -257,6 +258,7 @@ function showPanel(p: InstallPlan): string {
     removes: p.others.flatMap((l) => l.plan.found.map((f) => `${l.id}: ${f}`)),
     edits: p.edits,
     smokeLines: smokePanelLines(p.spec.schedule.scheduler, p.names, p.ctx.io.uid),
+    changes: p.prev && typeof p.prev.spec === 'object' ? { list: specChanges(p.prev.spec, p.spec), since: p.prev.installedAt ?? p.prev.time } : undefined,
   });
 }
 

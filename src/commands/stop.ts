@@ -23,14 +23,19 @@ import type { Spec } from '../spec.ts';
 import { checkApply, line, loadFor } from './common.ts';
 import { recordedSpecForStop, resolveSpecArg } from '../spec-arg.ts';
 
-export async function stop(argv: { spec: string; all?: boolean; apply?: boolean }, io: HostIO): Promise<number> {
+/** The spec stop goes by, its names, the install's record and what reading it noted. */
+async function stopSpec(io: HostIO, argv: { spec: string; apply?: boolean }): Promise<{ fileSpec: Spec; n: Names; s: State | null; unread: string[] }> {
   // By name with its spec file gone (or rewritten to name another install): the record's spec.
   const recorded = await recordedSpecForStop(io, argv.spec);
   const fileSpec = recorded?.spec ?? loadFor(io, await resolveSpecArg(io, argv.spec)).spec;
   checkApply(fileSpec, argv.apply);
   const n = names(fileSpec);
-  const { s, notes: read } = readStateOrNote(n);
-  const unread = recorded ? [recorded.note, ...read] : read;
+  const { s, notes } = readStateOrNote(n);
+  return { fileSpec, n, s, unread: recorded ? [recorded.note, ...notes] : notes };
+}
+
+export async function stop(argv: { spec: string; all?: boolean; apply?: boolean }, io: HostIO): Promise<number> {
+  const { fileSpec, n, s, unread } = await stopSpec(io, argv);
   const scheduler = fileSpec.schedule.scheduler;
   const t = toolsPresent(scheduler, io.env.PATH, 'inspect').missing[0]?.name;
   if (t) {

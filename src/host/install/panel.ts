@@ -13,6 +13,7 @@ import { NOTIFY_AFTER_DEFAULT } from '../../../generators/notify.ts';
 import { pingOf } from '../../notify.ts';
 import { jailLines } from '../../jail.ts';
 import { FACTS } from '../../scheduler-facts.ts';
+import { type SpecChange, changeLines } from '../../spec-diff.ts';
 
 export interface PanelInput {
   verb: 'install' | 'resume';
@@ -35,8 +36,10 @@ export interface PanelInput {
   smokeLines?: string[];
   /** Entries of this spec on another scheduler, removed once the new install passed its check. */
   removes?: string[];
-  /** Rows of the seed (issue 28): agent budget, token policy, instruction files, models. */
+  /** Rows of the seed: agent budget, token policy, instruction files, models. */
   seeds?: [string, string][];
+  /** The spec's fields changed since the last install (src/spec-diff.ts), and when that was. */
+  changes?: { list: SpecChange[]; since: string };
 }
 
 function fileLines(files: FilePlan[]): string[] {
@@ -134,7 +137,8 @@ export function panel(p: PanelInput): string {
     ['scheduler', `${spec.schedule.scheduler} (${ids})`],
     ['state', n.stateDir],
   ];
-  const out: string[] = [`hbgen ${p.verb}: "${spec.name}" from ${p.specFile}`];
+  // What changed comes first: on a re-install it is what the person consents to anew.
+  const out: string[] = [`hbgen ${p.verb}: "${spec.name}" from ${p.specFile}`, ...(p.changes ? changeLines(p.changes.list, p.changes.since) : [])];
   for (const [k, v] of withRows(rows, pre.rows ?? [])) out.push(`  ${k.padEnd(10)} ${v}`);
   out.push(...jailLines(spec, p.jailBin ?? null).map((l, i) => (i === 0 ? `  ${'jail'.padEnd(10)} ${l}` : `  ${''.padEnd(10)} ${l}`)));
   const writes = [...p.stateFiles, ...pre.hostFiles].filter((f) => f.action !== 'same');

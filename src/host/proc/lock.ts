@@ -77,6 +77,30 @@ async function leftOver(io: HostIO, dir: string): Promise<string | null> {
   return null;
 }
 
+/** The lock at `dir`, now this process's: refreshed while it runs, removed on release if still its own. */
+function held(dir: string, token: string): OpLock {
+  const owner = posix.join(dir, 'owner');
+  const refresh = setInterval(() => {
+    try {
+      const t = new Date();
+      utimesSync(owner, t, t);
+    } catch {
+      // taken over or removed: release() will find that out
+    }
+  }, OP_LOCK_REFRESH_MS);
+  refresh.unref();
+  return {
+    release() {
+      clearInterval(refresh);
+      try {
+        if (readFileSync(owner, 'utf8').trim() === token) rmSync(dir, { recursive: true, force: true });
+      } catch {
+        // already gone
+      }
+    },
+  };
+}
+
 export async function acquireOpLock(io: HostIO, waitMs = 20_000): Promise<OpLock> {
   const dir = posix.join(homeOf(io), '.hbgen.lock');
   const token = formatLockOwner(process.pid, Math.floor(io.now().getTime() / 1000));
@@ -88,27 +112,8 @@ export async function acquireOpLock(io: HostIO, waitMs = 20_000): Promise<OpLock
       mkdirSync(dir, { mode: 0o700 });
       made = true;
       writeFileSync(posix.join(dir, 'command'), `${command}\n`, { mode: 0o600 });
-      const owner = posix.join(dir, 'owner');
-      writeFileSync(owner, `${token}\n`, { mode: 0o600 });
-      const refresh = setInterval(() => {
-        try {
-          const t = new Date();
-          utimesSync(owner, t, t);
-        } catch {
-          // taken over or removed: release() will find that out
-        }
-      }, OP_LOCK_REFRESH_MS);
-      refresh.unref();
-      return {
-        release() {
-          clearInterval(refresh);
-          try {
-            if (readFileSync(posix.join(dir, 'owner'), 'utf8').trim() === token) rmSync(dir, { recursive: true, force: true });
-          } catch {
-            // already gone
-          }
-        },
-      };
+      writeFileSync(posix.join(dir, 'owner'), `${token}\n`, { mode: 0o600 });
+      return held(dir, token);
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       // A lock this process made but could not fill (a full disk takes the owner record,
