@@ -148,13 +148,16 @@ export function formatLogLine(l: LogLine): string {
   return `${l.time} hbgen ${l.name} ${l.outcome}${l.detail ? ` ${l.detail}` : ''}`;
 }
 
-// The agent's output shares the file, and its last write may lack a newline (a torn line
-// on a full disk, or a plain `printf done`): the wrapper's next line then ends that line.
-// So the line's own start is the last timestamp on it from which the rest parses (`.*` is
-// greedy), not the start of the text line.
-export const LOG_LINE = /^.*(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ) hbgen ([a-z0-9]+(?:-[a-z0-9]+)*) (\S+)(?: (.*))?$/;
+// runtime.log holds the wrapper's lines only (the agent's output goes to agent.log), and the
+// output of the spec's own gate and notify programs, whose last write may lack a newline
+// (a plain `printf done`): the wrapper's next line then ends that line. So a line's record
+// starts at the FIRST timestamp on it from which the rest parses (`.*?` is lazy): a detail
+// the wrapper copies from the agent's output (a refused model's message) may hold text
+// shaped like a record, and it never wins over the line's own start. Logs written before
+// agent.log existed hold the agent's output too: read the same way.
+export const LOG_LINE = /^.*?(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ) hbgen ([a-z0-9]+(?:-[a-z0-9]+)*) (\S+)(?: (.*))?$/;
 
-/** One runtime.log line, or null for anything else (the agent's own output shares the file). */
+/** One runtime.log line, or null for anything else (a gate or notify program's output). */
 export function parseLogLine(line: string): LogLine | null {
   const m = LOG_LINE.exec(line);
   if (!m || !(OUTCOMES as readonly string[]).includes(m[3]!)) return null;

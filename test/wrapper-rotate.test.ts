@@ -41,7 +41,7 @@ test('the rendered wrapper with logMaxBytes passes shellcheck; the cap and its d
   const { c } = prepared({ size: 10, logMaxBytes: 123456 });
   const sc = shellcheck(join(c.state, 'heartbeat.sh'));
   assert.ok(sc.ok, sc.out);
-  assert.match(c.files['heartbeat.sh']!, /-eq 6 \] && \[ "\$hb_rotate_s" -le 123456 \]/);
+  assert.match(c.files['heartbeat.sh']!, /-eq 6 \] && \[ "\$hb_rotateone_s" -le 123456 \]/);
   const d = prepared({ size: 10, logMaxBytes: null }).c;
   assert.match(d.files['heartbeat.sh']!, /-le 10485760 \]/, 'the default cap is 10 MiB');
 });

@@ -1,6 +1,6 @@
 // What runtime.log says last, for status and list.
 import { UserError } from '../../errors.ts';
-import { type LogLine, parseLog, SMOKE_DETAIL, parseWakes } from '../../formats.ts';
+import { type LogLine, formatLogLine, parseLog, SMOKE_DETAIL, parseWakes } from '../../formats.ts';
 import { noteSkipped, readSoft, readTail } from '../fsx.ts';
 
 /**
@@ -69,4 +69,25 @@ export function lastOutcomeIn(log: string, name: string): LogLine | null {
 export function wakesDone(wakes: string): number | null {
   // The counter is a few digits: 4 KiB is more than it ever holds.
   return parseWakes(readSoft(wakes, 4096, { noFollow: true })?.toString('utf8') ?? '');
+}
+
+/**
+ * The last `max` lines (not blank, each at most 200 characters) the agent of the wake that
+ * `start` opened printed: agent.log after the wrapper's copy of that start line (its step 5).
+ * The agent may print a copy of it too; the last copy counts, so a copy only hides some of
+ * its own lines, never shows an earlier wake's. Nothing when agent.log lacks the line.
+ * These are the agent's bytes, never records: the caller shows them as the agent's, escaped.
+ */
+export function agentLines(agentLog: string, start: LogLine, max: number): string[] {
+  const mark = formatLogLine(start);
+  const all = logText(agentLog).split('\n');
+  let at = -1;
+  // As the wrapper matches it (heartbeat/51-wake-output): at a line's end, after a torn line.
+  for (let i = all.length - 1; i >= 0 && at < 0; i--) if (all[i]!.endsWith(mark)) at = i;
+  if (at < 0) return [];
+  return all
+    .slice(at + 1)
+    .filter((l) => l.trim())
+    .slice(-max)
+    .map((l) => (l.length > 200 ? `${l.slice(0, 200)}…` : l));
 }
