@@ -94,6 +94,8 @@ export interface Case {
   spec: ReturnType<typeof validateSpec>['spec'] & object;
   files: Record<string, string>;
   log(): string;
+  /** agent.log: the agent's output, after the wrapper's copy of each wake's start line. */
+  agentLog(): string;
   logLines(): string[];
   lines(): string[];
   outcomes(): string[];
@@ -166,6 +168,7 @@ export function makeCase(opts: CaseOptions = {}): Case {
   const state = spec.stateDir.startsWith('/') ? spec.stateDir : join(repo, spec.stateDir);
   if (opts.install !== false) install(state, files);
   const logPath = join(state, 'runtime.log');
+  const agentLogPath = join(state, 'agent.log');
   const c: Case = {
     dir,
     repo,
@@ -175,6 +178,7 @@ export function makeCase(opts: CaseOptions = {}): Case {
     spec,
     files,
     log: () => (existsSync(logPath) ? readFileSync(logPath, 'utf8') : ''),
+    agentLog: () => (existsSync(agentLogPath) ? readFileSync(agentLogPath, 'utf8') : ''),
     logLines: () => c.log().split('\n').filter((l) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ hbgen /.test(l)),
     // The outcome lines and the other lines of hbgen's own; a preset wake's `usage` line
     // (issue 24, no outcome: src/formats.ts) is in lines() and usages(), not in outcomes().
