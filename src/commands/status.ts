@@ -653,9 +653,9 @@ function likelyCause(id: SchedulerId): string {
  * The files the wrapper writes in the state folder, as the wrapper needs them: plain files
  * with one name. A hard link there shares its content with a file elsewhere (the wrapper
  * would append to it, or truncate it), a FIFO or device would block or redirect it. The
- * wrapper refuses such a runtime.log (every wake exits 78) and replaces the others without
- * writing through them; either way someone put it there. A symbolic link at runtime.log
- * is lockAndLastOutcome's problem.
+ * wrapper refuses such a runtime.log or agent.log (every wake exits 78) and replaces the
+ * others without writing through them; either way someone put it there. A symbolic link at
+ * runtime.log is lockAndLastOutcome's problem.
  */
 function stateFileShapes(n: Names, f: Findings): void {
   for (const base of ['runtime.log', 'runtime.log.1', 'agent.log', 'agent.log.1', 'wake.marker', 'wakes', 'heart.sum', 'streak', 'paused', 'limits']) {
