@@ -1,6 +1,6 @@
 // hbgen forget NAME [--keep-logs] [--yes] [--dry-run]: removes a STOPPED install's state
-// folder (issue 27: a renamed or deleted spec left its old install in `hbgen list` as
-// "stopped" forever). It first shows every file that goes, and asks once like install
+// folder (a renamed or deleted spec left its old install in `hbgen list` as "stopped"
+// forever). It first shows every file that goes, and asks once like install
 // (default No; --yes for scripts). --keep-logs keeps runtime.log, agent.log and their .1 (and the
 // folder holding them) and removes the rest, state.json included, so `list` no longer shows
 // it. Only a folder whose state.json says stopped, under that name, with no scheduler entry
