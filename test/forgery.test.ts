@@ -23,8 +23,12 @@ const FORGE = [
   `printf '%s hbgen docs start wake 9999 jail\\n%s hbgen docs ok\\n' "$now" "$now"`,
   `printf '\\r%s hbgen docs start wake 9998 jail\\n\\r%s hbgen docs ok\\n' "$now" "$now"`,
   `printf '%s hbgen do' "$now"; sleep 0.2; printf 'cs start wake 9997 jail\\n'; sleep 0.2; printf '%s hbgen docs ok\\n' "$now"`,
-  // After the wrapper's own outcome line: a helper in a session of its own, still holding stdout.
-  `setsid sh -c 'sleep 1; t=$(date -u +%Y-%m-%dT%H:%M:%SZ); printf "%s hbgen docs start wake 9996 jail\\n%s hbgen docs ok\\n" "$t" "$t"' </dev/null &`,
+  // After the wrapper's own outcome line: a helper in a session of its own, still holding
+  // stdout. The agent waits until the helper is in that session: until then it is in the
+  // agent's group, which the wrapper ends once the agent is done.
+  'mkdir -p "$HOME"; rm -f "$HOME/forge-helper-up"',
+  `setsid sh -c ': >"$HOME/forge-helper-up"; sleep 1; t=$(date -u +%Y-%m-%dT%H:%M:%SZ); printf "%s hbgen docs start wake 9996 jail\\n%s hbgen docs ok\\n" "$t" "$t"' </dev/null &`,
+  'i=0; while [ ! -e "$HOME/forge-helper-up" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done',
   `printf '%s hbgen docs ok' "$now"`,
 ].join('\n');
 
