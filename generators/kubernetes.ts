@@ -30,8 +30,9 @@ export const POD_UID = 1000;
  * Every emptyDir's sizeLimit unless kubernetes.sizeLimits says otherwise: a pod that writes
  * past it is evicted instead of filling the node's disk. The clone gets room for a working
  * tree with its build products; HOME for the clients' settings, sessions and caches; /tmp
- * for scratch. The state folder, when it has a volume of its own, holds runtime.log and its
- * rotated generation (2 × logMaxBytes) and a few small files (stateSizeLimit).
+ * for scratch. The state folder, when it has a volume of its own, holds runtime.log,
+ * agent.log and their rotated generations (4 × logMaxBytes) and a few small files
+ * (stateSizeLimit).
  */
 export const EMPTYDIR_SIZE = { repo: '4Gi', home: '1Gi', tmp: '1Gi' } as const;
 
@@ -102,9 +103,9 @@ function volumes(spec: Spec, n: Names): { volumes: Obj[]; mounts: Obj[]; initMou
   return { volumes: vols, mounts, initMounts };
 }
 
-/** The state folder's own emptyDir: both generations of runtime.log (2 × logMaxBytes) and 32 MiB for the rest, in whole MiB. */
+/** The state folder's own emptyDir: both generations of runtime.log and of agent.log (4 × logMaxBytes) and 32 MiB for the rest, in whole MiB. */
 export function stateSizeLimit(spec: Spec): string {
-  return `${Math.ceil((2 * (spec.logMaxBytes ?? LOG_MAX_BYTES)) / 1048576) + 32}Mi`;
+  return `${Math.ceil((4 * (spec.logMaxBytes ?? LOG_MAX_BYTES)) / 1048576) + 32}Mi`;
 }
 
 /** The main container's requests and limits (requests = limits), or undefined when the spec names none. */

@@ -34,6 +34,8 @@ export interface EnvironmentContext {
    */
   passEnv: string[];
   logPath: string;
+  /** agent.log: the agent's output, never read as the wrapper's records. */
+  agentLogPath: string;
   lockPath: string;
   lockDir: string;
   wakesPath: string;
@@ -235,6 +237,7 @@ function environmentContext(ctx: RenderContext): EnvironmentContext {
       .map((key) => `${key}=${spec.env[key]!}`),
     passEnv: passEnvWords(spec),
     logPath: names.log,
+    agentLogPath: names.agentLog,
     lockPath: names.lock,
     lockDir: names.lockDir,
     wakesPath: names.wakes,

@@ -129,7 +129,7 @@ function hostCommands(y: Argv, run: Run): Argv {
       (y) =>
         y
           .positional('name', { type: 'string', demandOption: true, describe: 'the install, as `hbgen list` names it' })
-          .option('keep-logs', { type: 'boolean', describe: 'keep runtime.log and runtime.log.1' })
+          .option('keep-logs', { type: 'boolean', describe: 'keep runtime.log, agent.log and their .1' })
           .option('yes', { type: 'boolean', describe: 'remove without asking (for scripts)' })
           .option('dry-run', { type: 'boolean', describe: 'list what would go and remove nothing' }),
       run(async (a: { name: string; keepLogs?: boolean; yes?: boolean; dryRun?: boolean }) => (await import('./commands/forget.ts')).forget(a, (await import('./host/io.ts')).processIO())),

@@ -151,17 +151,30 @@ export function formatLogLine(l: LogLine): string {
   return `${l.time} hbgen ${l.name} ${l.outcome}${l.detail ? ` ${l.detail}` : ''}`;
 }
 
-// The agent's output shares the file, and its last write may lack a newline (a torn line
-// on a full disk, or a plain `printf done`): the wrapper's next line then ends that line.
-// So the line's own start is the last timestamp on it from which the rest parses (`.*` is
-// greedy), not the start of the text line.
-export const LOG_LINE = /^.*(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ) hbgen ([a-z0-9]+(?:-[a-z0-9]+)*) (\S+)(?: (.*))?$/;
+// runtime.log holds the wrapper's lines only (the agent's output goes to agent.log), and the
+// output of the spec's own gate and notify programs, whose last write may lack a newline
+// (a plain `printf done`), or a line of the wrapper's that a full disk cut short: the
+// wrapper's next line then ends that line. So a text line may hold more than one record
+// start; the record is read from the FIRST whose outcome is one (a cut one, `quie`, is
+// none): a detail the wrapper copies from the agent's output (a refused model's message)
+// may hold text shaped like a record, and it never wins over the line's own start. Logs
+// written before agent.log existed hold the agent's output too: read the same way.
+const RECORD_START = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ hbgen /g;
+const RECORD = /(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ) hbgen ([a-z0-9]+(?:-[a-z0-9]+)*) (\S+)(?: (.*))?$/y;
 
-/** One runtime.log line, or null for anything else (the agent's own output shares the file). */
+/** The record on a text line: the first record start whose outcome `accept` takes, or null. */
+export function logRecord(line: string, accept: (outcome: string) => boolean): LogLine | null {
+  for (const start of line.matchAll(RECORD_START)) {
+    RECORD.lastIndex = start.index;
+    const m = RECORD.exec(line);
+    if (m && accept(m[3]!)) return { time: m[1]!, name: m[2]!, outcome: m[3] as Outcome, detail: m[4] ?? '' };
+  }
+  return null;
+}
+
+/** One runtime.log line, or null for anything else (a gate or notify program's output). */
 export function parseLogLine(line: string): LogLine | null {
-  const m = LOG_LINE.exec(line);
-  if (!m || !(OUTCOMES as readonly string[]).includes(m[3]!)) return null;
-  return { time: m[1]!, name: m[2]!, outcome: m[3] as Outcome, detail: m[4] ?? '' };
+  return logRecord(line, (o) => (OUTCOMES as readonly string[]).includes(o));
 }
 
 /** Every hbgen line of `name` in a log's text, in order. */

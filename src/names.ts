@@ -21,7 +21,10 @@ export interface Names {
   claim: string;
   /** Shared-folder chunk claims: in the repo's agent folder, where every agent sharing the repo (each with its own state folder) sees them. */
   claimsDir: string;
+  /** The wrapper's own records, and nothing else: no byte of the agent's output goes there. */
   log: string;
+  /** The agent's output (stdout and stderr, or the stream's readable text), each wake's after a copy of its `start` line. */
+  agentLog: string;
   /** The wrapper's wake counter. */
   wakes: string;
   lock: string;
@@ -61,6 +64,7 @@ export function names(spec: Pick<Spec, 'name' | 'repo' | 'stateDir'>): Names {
     claim: posix.join(state, 'claim.sh'),
     claimsDir: posix.join(spec.repo, AGENT_DIR, 'claims'),
     log: posix.join(state, 'runtime.log'),
+    agentLog: posix.join(state, 'agent.log'),
     wakes: posix.join(state, 'wakes'),
     lock: posix.join(state, 'heartbeat.lock'),
     lockDir: posix.join(state, 'heartbeat.lock.d'),

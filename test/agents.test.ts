@@ -56,10 +56,11 @@ t('claude-code preset: the real claude accepts the command line and stops at "No
   assert.ok(JUNK_ENV.ANTHROPIC_API_KEY);
   const r = await run(c, dash, { limitMs: 90_000 });
   const log = c.log();
-  assert.is(r.code, 1, log);
+  const out = c.agentLog();
+  assert.is(r.code, 1, log + out);
   assert.equal(c.outcomes(), ['start wake 1', 'fail 1'], log);
-  assert.match(log, /Not logged in/);
-  assert.not.match(log, /unknown option|error: /i);
+  assert.match(out, /Not logged in/);
+  assert.not.match(out, /unknown option|error: /i);
   // It ran in the temporary HOME the spec gave it.
   assert.ok(existsSync(join(c.dir, '.claude.json')) || existsSync(join(c.dir, '.claude')), `no Claude state in ${c.dir}: ${readdirSync(c.dir)}`);
   assert.equal(harnessArgs(c.spec.agent), ['-p', '--model', 'sonnet', '--permission-mode', 'acceptEdits', '--max-turns', String(CLAUDE_MAX_TURNS), ...CLAUDE_STREAM]);
@@ -68,15 +69,15 @@ t('claude-code preset: the real claude accepts the command line and stops at "No
 t('claude-code controls: a bad flag is "unknown option"; without -- a dashed prompt is read as an option', async () => {
   const bad = makeCase({ path: PATH, spec: { agent: { harness: 'claude-code', bin: shim(real!.claude), model: 'sonnet', args: ['--no-such-flag'] }, timeout: '60s' } });
   let r = await run(bad, dash, { limitMs: 90_000 });
-  assert.is(r.code, 1, bad.log());
-  assert.match(bad.log(), /unknown option '--no-such-flag'/);
-  assert.not.match(bad.log(), /Not logged in/);
+  assert.is(r.code, 1, bad.log() + bad.agentLog());
+  assert.match(bad.agentLog(), /unknown option '--no-such-flag'/);
+  assert.not.match(bad.agentLog(), /Not logged in/);
   // The same preset flags by hand (harness "command", so no --) with a prompt starting "-x".
   const agent = { harness: 'claude-code' as const, bin: real!.claude, model: 'sonnet', prompt: '', args: [] };
   const noSep = makeCase({ path: PATH, spec: { agent: { harness: 'command', bin: real!.claude, args: harnessArgs(agent), prompt: '-x marks the spot' }, timeout: '60s' } });
   r = await run(noSep, dash, { limitMs: 90_000 });
-  assert.match(noSep.log(), /unknown option '-x marks the spot/);
-  assert.not.match(noSep.log(), /Not logged in/);
+  assert.match(noSep.agentLog(), /unknown option '-x marks the spot/);
+  assert.not.match(noSep.agentLog(), /Not logged in/);
 });
 
 t('billing control: with ANTHROPIC_API_KEY in its environment the same claude never says "Not logged in"', () => {
@@ -102,17 +103,18 @@ t('codex preset: the real codex exec accepts the command line (jail off here: wo
   assert.is(spawnSync('git', ['init', '-q', c.repo]).status, 0);
   const r = await run(c, dash, { limitMs: 60_000 });
   const log = c.log();
-  assert.is(r.code, 124, log);
+  const out = c.agentLog();
+  assert.is(r.code, 124, log + out);
   assert.equal(c.outcomes(), ['start wake 1', 'timeout after 6s'], log);
   // With --json codex prints no settings header but its events, which the wrapper's parser
   // turns into readable lines: the turn started and met the network ("ERROR: Reconnecting"),
   // and no JSON reached the log. (The header's settings, with the same flags but --json,
   // are read by the tests below through codexHeader; the wrapper tests' specs set "sandbox":
   // false, so codex runs in its own workspace-write sandbox here.)
-  assert.match(log, /^ERROR: (Reconnecting|stream disconnected|failed to connect|error sending request)/im);
-  assert.not.match(log, /"type":"/);
+  assert.match(out, /^ERROR: (Reconnecting|stream disconnected|failed to connect|error sending request)/im);
+  assert.not.match(log + out, /"type":"/);
   assert.equal(c.usages(), ['usage in=0 out=0 cache=0 (the stream gave none)'], log);
-  assert.not.match(log, /unexpected argument|Not inside a trusted directory/);
+  assert.not.match(out, /unexpected argument|Not inside a trusted directory/);
   assert.ok(existsSync(join(c.dir, '.codex')), 'codex used the temporary HOME');
   assert.equal(harnessArgs(c.spec.agent), ['exec', '--sandbox', 'workspace-write', '-c', 'model_provider="openai"', '--model', 'gpt-5.5', ...CODEX_STREAM]);
 });
@@ -121,15 +123,15 @@ t('codex controls: a bad flag exits 2 at once; without -- a dashed prompt is rea
   const bad = makeCase({ path: PATH, spec: { agent: { harness: 'codex', bin: shim(real!.codex), model: 'gpt-5.5', args: ['--no-such-flag'] }, timeout: '30s' } });
   spawnSync('git', ['init', '-q', bad.repo]);
   let r = await run(bad, dash, { limitMs: 60_000 });
-  assert.is(r.code, 2, bad.log());
+  assert.is(r.code, 2, bad.log() + bad.agentLog());
   assert.equal(bad.outcomes(), ['start wake 1', 'fail 2']);
-  assert.match(bad.log(), /unexpected argument '--no-such-flag'/);
+  assert.match(bad.agentLog(), /unexpected argument '--no-such-flag'/);
   const agent = { harness: 'codex' as const, bin: real!.codex, model: 'gpt-5.5', prompt: '', args: [] };
   const noSep = makeCase({ path: PATH, spec: { agent: { harness: 'command', bin: real!.codex, args: harnessArgs(agent), prompt: '-x marks the spot' }, timeout: '30s' } });
   spawnSync('git', ['init', '-q', noSep.repo]);
   r = await run(noSep, dash, { limitMs: 60_000 });
-  assert.is(r.code, 2, noSep.log());
-  assert.match(noSep.log(), /unexpected argument '-x'/);
+  assert.is(r.code, 2, noSep.log() + noSep.agentLog());
+  assert.match(noSep.agentLog(), /unexpected argument '-x'/);
 });
 
 // ---- agent.effort and the bypass flags (issue 13): the real clients take the preset's
@@ -182,9 +184,9 @@ t('effort levels: the real claude --help and codex\'s bundled model catalog list
 t('claude-code effort: the real claude takes --effort with every level hbgen accepts and stops at "Not logged in"; a level it does not know is named and ignored (control)', async () => {
   const c = makeCase({ path: PATH, spec: { agent: { harness: 'claude-code', bin: shim(real!.claude), model: 'sonnet', effort: 'xhigh' }, timeout: '60s', killAfter: '2s' } });
   const r = await run(c, dash, { limitMs: 90_000 });
-  assert.is(r.code, 1, c.log());
-  assert.match(c.log(), /Not logged in/);
-  assert.not.match(c.log(), /unknown option|Unknown --effort value|error: /i);
+  assert.is(r.code, 1, c.log() + c.agentLog());
+  assert.match(c.agentLog(), /Not logged in/);
+  assert.not.match(c.agentLog(), /unknown option|Unknown --effort value|error: /i);
   assert.equal(harnessArgs(c.spec.agent), ['-p', '--model', 'sonnet', '--effort', 'xhigh', '--permission-mode', 'acceptEdits', '--max-turns', String(CLAUDE_MAX_TURNS), ...CLAUDE_STREAM]);
   for (const effort of EFFORTS['claude-code']) {
     const out = claudeDirect(harnessArgs({ harness: 'claude-code', bin: real!.claude, prompt: '', args: [], effort }));
@@ -417,23 +419,24 @@ for (const which of ['claude', 'codex'] as const) {
     install(state, Object.fromEntries(r.files.map((f) => [f.path, f.content])));
     const res = await run(null, dash, { script: join(state, 'heartbeat.sh'), limitMs: 60_000 });
     const log = readFileSync(join(state, 'runtime.log'), 'utf8');
+    const out = readFileSync(join(state, 'agent.log'), 'utf8');
     // The real client's own status command passed the wrapper's billing check; its tokens are
     // not real, so the agent then waits for the network until the timeout.
     assert.not.match(log, /error billing/);
     assert.match(log, / start wake 1$/m);
     // codex 0.171 gives up on its own after its reconnect rounds (about 20 s here, so as long
     // as the timeout): then its last word is the network's, and it exits 1.
-    const gaveUp = which === 'codex' && res.code === 1 && /^ERROR: workspace routing discovery failed$/m.test(log);
-    assert.ok(res.code === 124 || gaveUp, log);
+    const gaveUp = which === 'codex' && res.code === 1 && /^ERROR: workspace routing discovery failed$/m.test(out);
+    assert.ok(res.code === 124 || gaveUp, log + out);
     if (which === 'claude') {
-      assert.not.match(log, /Not logged in/);
+      assert.not.match(out, /Not logged in/);
     } else {
-      // codex exec --json (issue 24) prints events, no header or prompt echo: the wrapper's
-      // parser logs its errors readably (the turn ran and met the network), and no JSON.
-      assert.match(log, /^ERROR: (Reconnecting|stream disconnected|failed to connect|error sending request)/im, log);
-      assert.not.match(log, /"type":"/);
+      // codex exec --json prints events, no header or prompt echo: the wrapper's parser
+      // writes its errors readably to agent.log (the turn ran and met the network), and no JSON.
+      assert.match(out, /^ERROR: (Reconnecting|stream disconnected|failed to connect|error sending request)/im, out);
+      assert.not.match(log + out, /"type":"/);
     }
-    assert.not.match(log, /unknown option|unexpected argument/);
+    assert.not.match(out, /unknown option|unexpected argument/);
     rmSync(dir, { recursive: true, force: true });
   });
 }

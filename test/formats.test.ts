@@ -118,6 +118,19 @@ for (const sh of [shell('dash'), shell('busybox sh')]) {
   });
 }
 
+test('a text line holding more than one record start: the first whose outcome is one is the record', () => {
+  const T1 = '2026-12-01T08:07:00Z';
+  const T2 = '2026-12-01T08:07:05Z';
+  // A detail copied from the agent's output (a refused model's message) that holds a record: the line's own start wins.
+  assert.equal(parseLogLine(`${T1} hbgen docs error model sonnet refused: nope ${T2} hbgen docs ok`), { time: T1, name: 'docs', outcome: 'error', detail: `model sonnet refused: nope ${T2} hbgen docs ok` });
+  // A gate's output without its final newline, then the wrapper's line.
+  assert.equal(parseLogLine(`gate said ${T2} hbgen docs skip-gate exit 1`), { time: T2, name: 'docs', outcome: 'skip-gate', detail: 'exit 1' });
+  // A wrapper line a full disk cut inside its outcome, then the wrapper's next line: that one.
+  assert.equal(parseLogLine(`${T1} hbgen docs quie${T2} hbgen docs error cannot write runtime.log`), { time: T2, name: 'docs', outcome: 'error', detail: 'cannot write runtime.log' });
+  assert.is(parseLogLine(`${T1} hbgen docs quie`), null);
+  assert.is(parseLogLine('the agent said hbgen docs ok'), null);
+});
+
 test('the stamp built from an epoch is LOG_DATE_FORMAT field for field', () => {
   assert.is(logDateShell(LOG_DATE_FORMAT), '"${hb_utc_Y}-${hb_utc_m}-${hb_utc_d}T${hb_utc_H}:${hb_utc_M}:${hb_utc_S}Z"');
   assert.throws(() => logDateShell('+%Y %j'), /%j has no hb_utc field/);

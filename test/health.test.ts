@@ -87,6 +87,7 @@ test('note lines (how notify or a ping went) are the log\'s own: never the last 
   assert.is(failStreak(log).count, 1);
   assert.equal(wakes(log).map((w) => w.end?.outcome), ['fail']);
   assert.is(wakeLine(log, '/x/runtime.log', 1), 'wake 1: fail 1 after 60 s (see /x/runtime.log)', 'hbgen wake says the outcome, not the note');
+  assert.is(wakeLine(log, '/x/runtime.log', 1, '/x/agent.log'), "wake 1: fail 1 after 60 s (see /x/runtime.log; the agent's output is in /x/agent.log)", 'a fail names agent.log too');
 });
 
 test('missedFires: a fire with no line in the log is missed; a skip counts as a line; fires before the install or inside the grace do not count', () => {

@@ -118,15 +118,21 @@ function makeJailCase(user: ScratchUser, agent: string, over: { path?: string; t
 }
 
 /** One wake, by hand, as the scratch user: the wrapper as the scheduler runs it. */
-function wake(c: JailCase): { code: number; log: string } {
+function wake(c: JailCase): { code: number; log: string; out: string } {
   const r = spawnSync('runuser', ['-u', c.user.name, '--', '/usr/bin/env', '-i', '/bin/sh', join(c.state, 'heartbeat.sh'), '--now'], { encoding: 'utf8', timeout: 120_000 });
   const logf = join(c.state, 'runtime.log');
-  return { code: r.status ?? 128, log: existsSync(logf) ? readFileSync(logf, 'utf8') : `(no runtime.log) ${r.stderr}` };
+  const outf = join(c.state, 'agent.log');
+  return {
+    code: r.status ?? 128,
+    log: existsSync(logf) ? readFileSync(logf, 'utf8') : `(no runtime.log) ${r.stderr}`,
+    // agent.log: the agent's output (and the jail's own words before it), after each wake's start line.
+    out: existsSync(outf) ? readFileSync(outf, 'utf8') : '',
+  };
 }
 
 // --- One real wake whose agent tries each thing once, and says what happened, line by line.
 const TRIES = `#!/bin/sh
-# Each try's words go to stdout (runtime.log): the agent can write nowhere else outside the repo.
+# Each try's words go to stdout (agent.log): the agent can write nowhere else outside the repo.
 try() {
   what=$1
   shift
@@ -151,7 +157,7 @@ try git-commit sh -c 'echo "one chunk" >CHUNK.md && git add -A && git commit -q 
 exit 0
 `;
 
-let suite: { c: JailCase; log: string; code: number; said: Map<string, string>; hits: () => string[]; secret: string; wrapperBefore: string; crontabBefore: string | null } | null = null;
+let suite: { c: JailCase; log: string; out: string; code: number; said: Map<string, string>; hits: () => string[]; secret: string; wrapperBefore: string; crontabBefore: string | null } | null = null;
 let server: ChildProcess | null = null;
 /** Folders the tests made, removed at the end. */
 const made: string[] = [];
@@ -196,11 +202,11 @@ async function wakeOnce() {
   const crontabBefore = crontabOf(user.name);
   const w = wake(c);
   const said = new Map<string, string>();
-  for (const l of w.log.split('\n')) {
+  for (const l of w.out.split('\n')) {
     const m = /^([a-z-]+): (done|refused: .*)$/.exec(l);
     if (m) said.set(m[1]!, m[2]!);
   }
-  suite = { c, log: w.log, code: w.code, said, hits, secret, wrapperBefore, crontabBefore };
+  suite = { c, log: w.log, out: w.out, code: w.code, said, hits, secret, wrapperBefore, crontabBefore };
   return suite;
 }
 
@@ -211,7 +217,7 @@ function crontabOf(name: string): string | null {
 
 function saidOf(s: NonNullable<typeof suite>, what: string): string {
   const v = s.said.get(what);
-  assert.ok(v, `the agent did not report "${what}"; the log:\n${s.log}`);
+  assert.ok(v, `the agent did not report "${what}"; agent.log:\n${s.out}`);
   return v!;
 }
 
@@ -231,7 +237,7 @@ test('refused: a write outside the repo (Read-only file system), and no file app
 test('refused: reading ~/.ssh/id_ed25519, and the secret is nowhere in the log', async () => {
   const s = await theWake();
   assert.match(saidOf(s, 'read-ssh'), /^refused: /);
-  assert.not.ok(s.log.includes(s.secret), 'the key was read');
+  assert.not.ok(s.log.includes(s.secret) || s.out.includes(s.secret), 'the key was read');
 });
 
 test('refused: editing heartbeat.sh in the state folder; it is byte for byte as rendered', async () => {
@@ -271,7 +277,7 @@ test('refused: HEART.md, the spec file hbgen.json, .git/info and .git/worktrees 
 test('refused: reading ~/.git-credentials (hidden by default), and the secret is nowhere in the log', async () => {
   const s = await theWake();
   assert.match(saidOf(s, 'read-git-credentials'), /^refused: /);
-  assert.not.ok(s.log.includes(s.secret), 'the credentials were read');
+  assert.not.ok(s.log.includes(s.secret) || s.out.includes(s.secret), 'the credentials were read');
 });
 
 test('a jailed agent that writes .git/commondir (srt cannot deny a missing one): the wake ends error tampered git, exit 78', async () => {
@@ -285,7 +291,7 @@ test('a jailed agent that writes .git/commondir (srt cannot deny a missing one):
 test('works: the project\'s own tests run offline inside the jail (node --test)', async () => {
   const s = await theWake();
   assert.is(saidOf(s, 'project-tests'), 'done', s.log);
-  assert.match(s.log, /\nproject-tests> (# |ℹ )pass 1\n/, s.log);
+  assert.match(s.out, /\nproject-tests> (# |ℹ )pass 1\n/, s.out);
 });
 
 test('works: git commit in the repo (the placeholders srt shows are ignored)', async () => {
@@ -307,10 +313,10 @@ test('the agent\'s arguments and a hostile prompt reach it inside the jail byte 
   const c = makeJailCase(user, "#!/bin/sh\nfor a in \"$@\"; do printf 'ARG %s\\n' \"$(printf '%s' \"$a\" | od -An -tx1 | tr -d ' \\n')\"; done\n", { args: hostile, prompt });
   const w = wake(c);
   assert.is(w.code, 0, w.log);
-  const got = [...w.log.matchAll(/^ARG ([0-9a-f]*)$/gm)].map((m) => m[1]!);
-  assert.equal(got.slice(0, hostile.length), hostile.map(hex), w.log);
-  assert.ok(got[hostile.length]!.startsWith(hex(prompt)), `the prompt changed on its way:\n${w.log}`);
-  assert.is(got.length, hostile.length + 1, w.log);
+  const got = [...w.out.matchAll(/^ARG ([0-9a-f]*)$/gm)].map((m) => m[1]!);
+  assert.equal(got.slice(0, hostile.length), hostile.map(hex), w.out);
+  assert.ok(got[hostile.length]!.startsWith(hex(prompt)), `the prompt changed on its way:\n${w.out}`);
+  assert.is(got.length, hostile.length + 1, w.out);
 });
 
 // --- The deadline: nothing inside the jail outlives the wake.
@@ -387,7 +393,7 @@ function steppedClock(dir: string, home: string, offset: number): string {
 /** Nothing half-written in the state folder: the counter a number, no temporary file, the lock released. */
 function stateWhole(c: JailCase, wakes: number): void {
   assert.is(readFileSync(join(c.state, 'wakes'), 'utf8'), `${wakes}\n`, 'the wake counter');
-  const left = readdirSync(c.state).filter((f) => /\.tmp$|^agent\.|^lock|^billing\./.test(f));
+  const left = readdirSync(c.state).filter((f) => f !== 'agent.log' && /\.tmp$|^agent\.|^lock|^billing\./.test(f));
   assert.equal(left, [], `left in the state folder: ${left.join(', ')}`);
 }
 
@@ -402,7 +408,7 @@ for (const [offset, way] of [[-7200, 'back'], [7200, 'forward']] as const) {
     const c = makeJailCase(user, '#!/bin/sh\necho working\nexec sleep 60\n', { timeout: '4s', path: `${clock}:${NODE_DIR}:/usr/local/bin:/usr/bin:/bin` });
     const w = wake(c);
     assert.match(w.log, /hbgen jailed start wake 1 by hand jail\n/, w.log);
-    assert.match(w.log, /\nworking\n/, `the agent did not run: ${w.log}`);
+    assert.match(w.out, /\nworking\n/, `the agent did not run: ${w.out}`);
     assert.match(w.log, /hbgen jailed timeout after 4s\n/, w.log);
     assert.not.match(w.log, /hbgen jailed fail/, w.log);
     assert.is(w.code, 124, w.log);
@@ -419,7 +425,7 @@ test('a clock stepped 2 h forward while a jailed agent exits 124 on its own well
   const clock = steppedClock(dir, user.home, 7200);
   const c = makeJailCase(user, '#!/bin/sh\necho gave up\nexit 124\n', { timeout: '60s', path: `${clock}:${NODE_DIR}:/usr/local/bin:/usr/bin:/bin` });
   const w = wake(c);
-  assert.match(w.log, /\ngave up\n/, w.log);
+  assert.match(w.out, /\ngave up\n/, w.out);
   assert.match(w.log, /hbgen jailed fail 124\n/, w.log);
   assert.not.match(w.log, /timeout after/, w.log);
   assert.is(w.code, 124, w.log);
@@ -453,15 +459,16 @@ test('the private tmp\'s disk fills during a jailed wake: the agent sees ENOSPC,
     const agent = '#!/bin/sh\necho "tmp holds: [$(ls -A "$TMPDIR" | grep -v -e "^gitignore$" -e "^\\.hbgen-jail$" -e "\\.sock$" -e "^claude-empty-" | tr "\\n" " ")]"\nhead -c 1048576 /dev/zero >"$TMPDIR/fill" || echo "fill failed"\necho "$HBGEN_WAKE" >CHUNK.md && git add -A && git commit -q -m "chunk $HBGEN_WAKE" && echo COMMITTED\n';
     const c = makeJailCase(user, agent);
     let w = wake(c);
-    assert.match(w.log, /No space left on device\n[\s\S]*fill failed\n/, w.log);
-    assert.match(w.log, /\nCOMMITTED\n/, w.log);
+    assert.match(w.out, /No space left on device\n[\s\S]*fill failed\n/, w.out);
+    assert.match(w.out, /\nCOMMITTED\n/, w.out);
     assert.match(w.log, /hbgen jailed ok\n/, w.log);
     assert.is(w.code, 0, w.log);
     stateWhole(c, 1);
     w = wake(c);
-    const second = w.log.slice(w.log.lastIndexOf('start wake 2'));
+    const second = w.out.slice(w.out.lastIndexOf('start wake 2'));
     assert.match(second, /\ntmp holds: \[\]\n/, `the second wake found the first one's files in its private tmp:\n${second}`);
-    assert.match(second, /\nCOMMITTED\n[\s\S]*hbgen jailed ok\n/, second);
+    assert.match(second, /\nCOMMITTED\n/, second);
+    assert.match(w.log.slice(w.log.lastIndexOf('start wake 2')), /\n\S+ hbgen jailed ok\n/, w.log);
     stateWhole(c, 2);
   } finally {
     disk.umount();
@@ -477,11 +484,11 @@ test('the private tmp\'s disk is full before a jailed wake: error jail naming th
     disk.fill();
     const w = wake(c);
     assert.match(w.log, /hbgen jailed error jail cannot start: cannot write its private tmp \S+\/\.cache\/hbgen\/jailed\/tmp \(a full disk\?\); free space there\n/, w.log);
-    assert.not.match(w.log, /AGENT-RAN/, w.log);
+    assert.not.match(w.log + w.out, /AGENT-RAN/, w.out);
     assert.is(w.code, 78, w.log);
     const log = spawnSync('git', ['-c', 'safe.directory=*', '-C', c.repo, 'log', '--format=%s'], { encoding: 'utf8' }).stdout;
     assert.is(log, 'the project\n', 'a commit was made');
-    const left = readdirSync(c.state).filter((f) => /\.tmp$|^agent\.|^lock|^billing\./.test(f));
+    const left = readdirSync(c.state).filter((f) => f !== 'agent.log' && /\.tmp$|^agent\.|^lock|^billing\./.test(f));
     assert.equal(left, [], `left in the state folder: ${left.join(', ')}`);
     assert.equal(readdirSync(join(disk.dir, 'tmp')), [], 'a half-written file was left in the private tmp');
   } finally {
@@ -558,7 +565,9 @@ test('wake: srt fails before the jail is up (a bwrap that cannot start) → erro
   made.push(c.dir);
   const r = await run(c, SHELLS[0]!, { args: ['--now'], limitMs: 60_000 });
   assert.is(r.code, 78, c.log());
-  assert.match(c.log(), /hbgen tst error jail cannot start: srt exited \d+ before the agent ran/, c.log());
+  assert.match(c.log(), /hbgen tst error jail cannot start: srt exited \d+ before the agent ran \(its message is in \S+\/agent\.log\)/, c.log());
+  // srt's own words are the agent's output: in agent.log, after this wake's start line.
+  assert.match(c.agentLog(), /start wake 1 by hand jail\n[\s\S]*bwrap/, c.agentLog());
   assert.equal(c.runs(), [], 'the agent ran');
 });
 

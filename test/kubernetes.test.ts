@@ -279,10 +279,10 @@ test('every init container has requests and limits and every emptyDir a sizeLimi
   const sizes = (raw: Raw) => Object.fromEntries(pod(raw).volumes.filter((v: Raw) => v.emptyDir).map((v: Raw) => [v.name, v.emptyDir.sizeLimit]));
   assert.equal(sizes(base()), { repo: '4Gi', home: '1Gi', tmp: '1Gi' });
   assert.equal(sizes(withSizes), { repo: '20Gi', home: '1Gi', tmp: '512Mi' });
-  // The state folder's own volume holds both generations of runtime.log.
+  // The state folder's own volume holds both generations of runtime.log and of agent.log.
   const outside = variants[3]![1];
-  assert.equal(sizes(outside).state, '52Mi');
-  assert.equal(sizes({ ...outside, logMaxBytes: 536870912 }).state, '1056Mi');
+  assert.equal(sizes(outside).state, '72Mi');
+  assert.equal(sizes({ ...outside, logMaxBytes: 536870912 }).state, '2080Mi');
   assert.equal(pod(base()).initContainers[0].resources, { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '1', memory: '1Gi' } });
   assert.equal(pod(base()).initContainers[0].envFrom, [{ secretRef: { name: 'claude-login' } }]);
   assert.ok(errorsOf(base({ kubernetes: { ...base().kubernetes, sizeLimits: { repo: 'big' } } })).some((e) => e.startsWith('kubernetes.sizeLimits.repo: must be a Kubernetes quantity')));

@@ -257,13 +257,15 @@ test('issue 12: hbgen wake says in one line what happened (ok, quiet, fail N, ti
   const h = makeHost('systemd-user', { timeout: '2s', killAfter: '1s', schedule: { scheduler: 'systemd-user', every: '1h', minute: 7, hours: { start: '00:00', end: '24:00', timezone: 'UTC' } } });
   assert.is(cli(h, ['install', '--yes']).code, 0);
   const log = names(h.spec).log.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  // After a fail or a timeout the line also names agent.log, where the agent's own words are.
+  const out = `${log}; the agent's output is in ${names(h.spec).agentLog.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`;
   const cases: [string, number, RegExp][] = [
     // The agent works a moment first: file times advance by the kernel's clock tick (a few
     // ms), so a write within the tick of the wake's marker is not newer than it (README).
     [`#!/bin/sh\nsleep 0.1\necho work >> ${h.repo}/README\n`, 0, new RegExp(`^wake 1: ok after \\d+ s \\(see ${log}\\)\\n$`)],
     ['#!/bin/sh\necho nothing\n', 0, new RegExp(`^wake 2: quiet after \\d+ s \\(see ${log}\\)\\n$`)],
-    ['#!/bin/sh\necho Not logged in >&2\nexit 3\n', 3, new RegExp(`^wake 3: fail 3 after \\d+ s \\(see ${log}\\)\\n$`)],
-    ['#!/bin/sh\nsleep 30\n', 124, new RegExp(`^wake 4: timeout after 2s \\(see ${log}\\)\\n$`)],
+    ['#!/bin/sh\necho Not logged in >&2\nexit 3\n', 3, new RegExp(`^wake 3: fail 3 after \\d+ s \\(see ${out}\\)\\n$`)],
+    ['#!/bin/sh\nsleep 30\n', 124, new RegExp(`^wake 4: timeout after 2s \\(see ${out}\\)\\n$`)],
   ];
   for (const [agent, code, line] of cases) {
     writeFileSync(h.bin, agent);

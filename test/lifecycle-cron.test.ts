@@ -155,6 +155,7 @@ real('item 5, real crontab, stand-in wrapper: a failing re-install keeps the old
   const log = join(names(h.spec).stateDir, 'runtime.log');
   const tableBefore = U.table();
   const logBefore = readFileSync(log);
+  const agentLogBefore = readFileSync(names(h.spec).agentLog);
   const stateBefore = tree(names(h.spec).stateDir);
   rewriteSpec(h, { timeout: '20m' });
   const r = U.run(h, 'install', { yes: true, wrapper: { smokeExit: 78 } });
@@ -162,8 +163,10 @@ real('item 5, real crontab, stand-in wrapper: a failing re-install keeps the old
   assert.match(r.err, /^hbgen: the install check failed \(cron's environment, exit status, lock, runtime\.log\), so these settings of "docs" are not installed\nhbgen: hbgen undid everything it did: the earlier install of "docs" is unchanged and still active\n$/);
   same(U.table(), tableBefore, 'the old block and the user line, byte for byte');
   assert.ok(readFileSync(log).equals(logBefore), 'runtime.log as the wake left it');
+  assert.ok(readFileSync(names(h.spec).agentLog).equals(agentLogBefore), 'agent.log as the wake left it');
   assert.equal(tree(names(h.spec).stateDir), stateBefore, 'the old wrapper and state.json are back');
-  assert.equal(lines(log).slice(-3), ['hbgen docs start wake 1 by hand', 'agent ran', 'hbgen docs quiet']);
+  assert.equal(lines(log).slice(-2), ['hbgen docs start wake 1 by hand', 'hbgen docs quiet']);
+  assert.equal(lines(names(h.spec).agentLog).slice(-2), ['hbgen docs start wake 1 by hand', 'agent ran']);
   assert.is(U.run(h, 'stop').code, 0);
   U.set(null);
 });

@@ -44,7 +44,8 @@ real('real cron daemon: the installed entry fires at its minute, the real wrappe
     assert.ok(line, `no fire logged by ${new Date(deadline).toISOString()}; log: ${existsSync(log) ? readFileSync(log, 'utf8') : '(none)'}`);
     assert.is(line!.slice(0, 16), new Date(at).toISOString().slice(0, 16), 'fired at the planned minute');
     while (!/ hbgen docs quiet$/m.test(readFileSync(log, 'utf8')) && Date.now() < deadline + 10_000) await new Promise((res) => setTimeout(res, 200));
-    assert.match(readFileSync(log, 'utf8'), /^agent ran$/m, 'the agent ran under cron');
+    assert.match(readFileSync(names(h.spec).agentLog, 'utf8'), /^agent ran$/m, 'the agent ran under cron (its output in agent.log)');
+    assert.not.match(readFileSync(log, 'utf8'), /^agent ran$/m, "runtime.log holds none of the agent's output");
 
     const s = U.run(h, 'stop');
     assert.is(s.code, 0, s.err);

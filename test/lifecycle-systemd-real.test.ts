@@ -25,6 +25,9 @@ const unitDir = () => join(M.user.home, '.config/systemd/user');
 const unitFiles = () => (existsSync(unitDir()) ? readdirSync(unitDir()) : []);
 const logOf = (h: Host) => names(h.spec).log;
 const log = (h: Host) => (existsSync(logOf(h)) ? readFileSync(logOf(h), 'utf8') : '');
+/** agent.log: the agent's output, after the wrapper's copy of each wake's start line. */
+const agentLogOf = (h: Host) => names(h.spec).agentLog;
+const agentLog = (h: Host) => (existsSync(agentLogOf(h)) ? readFileSync(agentLogOf(h), 'utf8') : '');
 const ok = (r: { code: number; out: string; err: string }, what: string) => assert.is(r.code, 0, `${what}: exit ${r.code}\n${r.out}${r.err}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -106,9 +109,11 @@ real('real manager: install --yes loads and enables the unit and timer; list-tim
 
 real('real manager: `systemctl --user start hbgen-docs.service` runs the real wrapper: runtime.log grows by a scheduled wake and its outcome', async () => {
   const was = lines(logOf(docs)).length;
+  const wasOut = lines(agentLogOf(docs)).length;
   ok(M.systemctl('start', 'hbgen-docs.service'), 'systemctl start');
   const got = lines(logOf(docs)).slice(was);
-  assert.equal(got, ['hbgen docs start wake 1', 'agent ran', 'hbgen docs quiet'], 'a scheduled wake (not "by hand"), the agent, its outcome');
+  assert.equal(got, ['hbgen docs start wake 1', 'hbgen docs quiet'], 'a scheduled wake (not "by hand") and its outcome');
+  assert.equal(lines(agentLogOf(docs)).slice(wasOut), ['hbgen docs start wake 1', 'agent ran'], "agent.log: the wake's start, then the agent's output");
   assert.equal(show('hbgen-docs.service', 'Result', 'ExecMainStatus', 'ActiveState'), { Result: 'success', ExecMainStatus: '0', ActiveState: 'inactive' });
   const st = M.hb(docs, 'status');
   assert.match(st.out, /ok {7}last outcome: quiet at \d{4}-/);
@@ -209,8 +214,8 @@ real('real manager: status reports drift (a unit edited by hand, daemon-reload),
 real('real manager: stop ends a wake the manager is running now, and leaves list-timers and the unit folder without hbgen-docs (lingering stays on: tick still needs it); resume brings them back', async () => {
   writeFileSync(docs.bin, '#!/bin/sh\necho agent started\nsleep 60\n');
   ok(M.systemctl('start', '--no-block', 'hbgen-docs.service'), 'systemctl start --no-block');
-  for (let i = 0; i < 100 && !log(docs).includes('agent started'); i++) await sleep(100);
-  assert.ok(log(docs).includes('agent started'), 'the wake is running');
+  for (let i = 0; i < 100 && !agentLog(docs).includes('agent started'); i++) await sleep(100);
+  assert.ok(agentLog(docs).includes('agent started'), 'the wake is running');
   assert.is(show('hbgen-docs.service', 'ActiveState').ActiveState, 'activating');
   assert.ok(existsSync(names(docs.spec).lockDir), 'the wake holds the lock');
   M.linger.clearCalls();
@@ -221,8 +226,9 @@ real('real manager: stop ends a wake the manager is running now, and leaves list
   assert.match(r.out, /\n {2}ran systemctl --user stop hbgen-docs\.service\n/);
   // The manager TERMs every process of the service at once; the agent's shell may say
   // "Terminated" about its sleep before it goes.
-  const tail = lines(logOf(docs)).slice(lines(logOf(docs)).lastIndexOf('agent started'));
-  assert.equal(tail.filter((l) => l !== 'Terminated'), ['agent started', 'hbgen docs fail 143 signal TERM'], 'the wrapper logged the TERM the manager sent');
+  assert.match(lines(logOf(docs)).slice(-2).join('\n'), /^hbgen docs start wake \d+\nhbgen docs fail 143 signal TERM$/, 'the wrapper logged the TERM the manager sent');
+  const out = lines(agentLogOf(docs));
+  assert.equal(out.slice(out.lastIndexOf('agent started')).filter((l) => l !== 'Terminated'), ['agent started'], 'agent.log ends with the agent\'s output');
   // The wrapper's exit 143 leaves the service failed: stop resets it, or the manager
   // would keep listing it (and say "degraded") with its unit file gone.
   assert.match(r.out, /\n {2}ran systemctl --user reset-failed hbgen-docs\.service\n/);
@@ -256,7 +262,8 @@ real('real timer fire: "tick" fires at its planned minute, the real wrapper logs
   assert.ok(line, `no fire logged by ${new Date(deadline).toISOString()}; log:\n${log(tick)}`);
   assert.is(line!.slice(0, 16), new Date(tickAt).toISOString().slice(0, 16), 'fired at the planned minute');
   while (!/ hbgen tick quiet$/m.test(log(tick)) && Date.now() < deadline + 15_000) await sleep(200);
-  assert.equal(lines(logOf(tick)).filter((l) => !/smoke|skip-locked/.test(l)), ['hbgen tick start wake 1', 'agent ran', 'hbgen tick quiet']);
+  assert.equal(lines(logOf(tick)).filter((l) => !/smoke|skip-locked/.test(l)), ['hbgen tick start wake 1', 'hbgen tick quiet']);
+  assert.equal(lines(agentLogOf(tick)), ['hbgen tick start wake 1', 'agent ran'], "agent.log: the wake's start, then the agent's output");
   assert.match(show('hbgen-tick.timer', 'LastTriggerUSec').LastTriggerUSec, /^\S+ \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/, 'the manager recorded the trigger');
 });
 

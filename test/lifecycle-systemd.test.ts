@@ -341,7 +341,8 @@ test('stand-in systemctl: wake runs one heartbeat through the installed wrapper 
   const r = await hb(h, 'wake');
   assert.is(r.code, 0);
   const log = lines(join(stateDir(h), 'runtime.log'));
-  assert.equal(log.slice(-3), ['hbgen docs start wake 1 by hand', 'agent ran', 'hbgen docs quiet']);
+  assert.equal(log.slice(-2), ['hbgen docs start wake 1 by hand', 'hbgen docs quiet']);
+  assert.equal(lines(join(stateDir(h), 'agent.log')).slice(-2), ['hbgen docs start wake 1 by hand', 'agent ran']);
   writeFileSync(h.bin, '#!/bin/sh\nexit 3\n');
   assert.is((await hb(h, 'wake')).code, 3);
   const st = await hb(h, 'status');
@@ -407,20 +408,23 @@ async function until(what: string, ok: () => boolean): Promise<void> {
 
 const logOf = (h: Host) => join(stateDir(h), 'runtime.log');
 const readLog = (h: Host) => (existsSync(logOf(h)) ? readFileSync(logOf(h)) : Buffer.alloc(0));
-// Everything but runtime.log, which a running wake keeps writing.
+const agentLogOf = (h: Host) => join(stateDir(h), 'agent.log');
+const readAgentLog = (h: Host) => (existsSync(agentLogOf(h)) ? readFileSync(agentLogOf(h)) : Buffer.alloc(0));
+// Everything but runtime.log and agent.log, which a running wake keeps writing.
 const allButLog = (h: Host) => {
   const s = snapshot(h);
   delete s.state['runtime.log'];
+  delete s.state['agent.log'];
   return s;
 };
 
-test('stand-in systemctl: a re-install waits for a wake running now, then installs; runtime.log keeps every byte the wake wrote', async () => {
+test('stand-in systemctl: a re-install waits for a wake running now, then installs; runtime.log and agent.log keep every byte the wake wrote', async () => {
   const h = makeHost('systemd-user');
   assert.is((await hb(h, 'install', { yes: true })).code, 0);
   // The agent writes all through the install, so a cut log would lose some of its ticks.
   writeFileSync(h.bin, '#!/bin/sh\ni=0\nwhile [ $i -lt 12 ]; do echo "tick $i"; i=$((i+1)); sleep 0.25; done\n');
   const wake = startWake(h);
-  await until('the wake is running', () => readLog(h).includes('tick 0'));
+  await until('the wake is running', () => readAgentLog(h).includes('tick 0'));
   rewriteSpec(h, { timeout: '20m' });
   const oldWrapper = readFileSync(join(stateDir(h), 'heartbeat.sh'));
   const r = await hb(h, 'install', { yes: true });
@@ -429,8 +433,8 @@ test('stand-in systemctl: a re-install waits for a wake running now, then instal
   assert.is(await wake.exited, 0);
   const log = lines(logOf(h));
   const ticks = Array.from({ length: 12 }, (_, i) => `tick ${i}`);
-  const wakeLines = ['hbgen docs start wake 1 by hand', ...ticks, 'hbgen docs quiet'];
-  assert.equal(log.filter((l) => !l.includes('smoke') && !l.includes('skip-locked')).slice(-wakeLines.length), wakeLines, 'every line of the wake, in order');
+  assert.equal(log.filter((l) => !l.includes('smoke') && !l.includes('skip-locked')).slice(-2), ['hbgen docs start wake 1 by hand', 'hbgen docs quiet'], "the wake's lines");
+  assert.equal(lines(agentLogOf(h)), ['hbgen docs start wake 1 by hand', ...ticks], "every line of the agent's output, in order");
   assert.ok(log.indexOf('hbgen docs quiet') < log.lastIndexOf('hbgen docs start smoke'), 'the install check ran after the wake ended');
   assert.not.ok(readFileSync(join(stateDir(h), 'heartbeat.sh')).equals(oldWrapper), 'the changed wrapper is installed');
   assert.is(JSON.parse(readFileSync(join(stateDir(h), 'state.json'), 'utf8')).spec.timeout, '20m');
@@ -441,10 +445,11 @@ test('stand-in systemctl: a re-install refuses when the wake is still running af
   assert.is((await hb(h, 'install', { yes: true })).code, 0);
   writeFileSync(h.bin, '#!/bin/sh\necho agent started\nsleep 60\n');
   const wake = startWake(h);
-  await until('the wake is running', () => readLog(h).includes('agent started'));
+  await until('the wake is running', () => readAgentLog(h).includes('agent started'));
   rewriteSpec(h, { timeout: '20m' });
   const before = allButLog(h);
   const logBefore = readLog(h);
+  const agentLogBefore = readAgentLog(h);
   h.tools.clearCalls();
   // A host clock 60 times as fast: the 30 s wait passes in half a second.
   const t0 = Date.now();
@@ -454,12 +459,14 @@ test('stand-in systemctl: a re-install refuses when the wake is still running af
   const pid = /running now \(PID (\d+)/.exec(r.out)![1];
   assert.match(r.err, new RegExp(`^hbgen: a heartbeat is running now \\(PID ${pid}, started \\d{4}-[^)]+\\); retry after it ends, or \`hbgen stop ${h.specFile}\` ends it\\nhbgen: nothing was changed on this host\\n$`));
   assert.ok(readLog(h).equals(logBefore), 'runtime.log holds exactly what the wake wrote');
+  assert.ok(readAgentLog(h).equals(agentLogBefore), 'agent.log holds exactly what the agent wrote');
   assert.equal(allButLog(h), before, 'the old wrapper, units, state.json and timer state as they were');
   assert.equal(changing(h.tools.calls()), []);
   assert.is((await hb(h, 'stop')).code, 0);
   assert.is(await wake.exited, 143);
   const log = lines(logOf(h));
-  assert.equal(log.slice(-3), ['hbgen docs start wake 1 by hand', 'agent started', 'hbgen docs fail 143 signal TERM'], 'the wake ran to its own end, its log intact');
+  assert.equal(log.slice(-2), ['hbgen docs start wake 1 by hand', 'hbgen docs fail 143 signal TERM'], 'the wake ran to its own end, its log intact');
+  assert.equal(lines(agentLogOf(h)), ['hbgen docs start wake 1 by hand', 'agent started']);
 });
 
 test('stand-in systemctl: a re-install whose install check fails keeps runtime.log whole and says the earlier install is unchanged and still active', async () => {
@@ -511,7 +518,7 @@ test('stand-in systemctl: a state.json inside the repo (agent-writable, reached 
   assert.match(r.out, /state\.json says install turned lingering on; it sits inside the repo, where the agent can write, so hbgen leaves lingering as it is: run `loginctl disable-linger ada` if nothing else needs it/);
 });
 
-test('issue 12, stand-in systemctl: status exits 1 after three failing wakes in a row, naming them and the latest output; an ok wake clears it', async () => {
+test('stand-in systemctl: status exits 1 after three failing wakes in a row, naming them and the latest output (from agent.log); an ok wake clears it', async () => {
   const h = makeHost('systemd-user');
   assert.is((await hb(h, 'install', { yes: true })).code, 0);
   writeFileSync(h.bin, '#!/bin/sh\necho "Not logged in · Please run /login"\nexit 1\n');
@@ -521,7 +528,7 @@ test('issue 12, stand-in systemctl: status exits 1 after three failing wakes in 
   assert.is((await hb(h, 'wake')).code, 1);
   st = await hb(h, 'status');
   assert.is(st.code, 1, st.out);
-  assert.match(st.out, /problem {2}failing: the last 3 wakes in a row ended fail, timeout or error \(latest: fail 1 at [^)]+\); its last output: "Not logged in · Please run \/login"; see .*runtime\.log, fix it, then check with `hbgen wake`/);
+  assert.match(st.out, /problem {2}failing: the last 3 wakes in a row ended fail, timeout or error \(latest: fail 1 at [^)]+\); its agent's last output \(\S+\/agent\.log\): "Not logged in · Please run \/login"; see .*runtime\.log, fix it, then check with `hbgen wake`/);
   writeFileSync(h.bin, '#!/bin/sh\necho fine\n');
   assert.is((await hb(h, 'wake')).code, 0);
   assert.is((await hb(h, 'status')).code, 0);

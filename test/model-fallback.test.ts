@@ -109,14 +109,18 @@ for (const sh of SHELLS) {
   test(`${sh.name}: a refusal an earlier wake printed (its last line torn) is not this wake's: fail 1, no model line`, async () => {
     const c = makeCase({ spec: { agent: { harness: 'codex', model: 'gpt-retired', fallbackModel: 'gpt-5.5' }, timeout: '4s', killAfter: '1s' } });
     const said = "The 'gpt-retired' model is not supported when using Codex with a ChatGPT account.";
-    // The first run prints the refusal with no final newline and succeeds; the next fails with other words.
-    writeFileSync(c.bin, `#!${agentShell}\n${subscriptionAnswers()}if [ -f "$HBTEST_DIR/ran" ]; then echo 'something else broke'; exit 1; fi\n: >"$HBTEST_DIR/ran"\nprintf '%s' '${said.replace(/'/g, "'\\''")}'\nexit 0\n`);
+    // The first run prints the refusal on stderr with no final newline and succeeds; the next fails with other words.
+    writeFileSync(c.bin, `#!${agentShell}\n${subscriptionAnswers()}if [ -f "$HBTEST_DIR/ran" ]; then echo 'something else broke'; exit 1; fi\n: >"$HBTEST_DIR/ran"\nprintf '%s' '${said.replace(/'/g, "'\\''")}' >&2\nexit 0\n`);
     let r = await run(c, sh, { args: ['--now'] });
     assert.is(r.code, 0, c.log());
     r = await run(c, sh, { args: ['--now'] });
     assert.is(r.code, 1, c.log());
     assert.is(c.outcomes().at(-1), 'fail 1');
-    assert.ok(c.log().includes(`${said}`), 'the refusal is in the log, before this wake');
+    assert.ok(c.agentLog().includes(`${said}`), `the refusal is in agent.log, before this wake:\n${c.agentLog()}`);
+    assert.not.ok(c.log().includes(said), "runtime.log holds none of the agent's output");
+    // Torn: the refusal went to stderr (straight to agent.log, past the stream's parser), and
+    // this wake's start line, copied there, completes its line.
+    assert.match(c.agentLog(), new RegExp(`${said.replace(/[.()]/g, '\\$&')}\\d{4}-\\d\\d-\\d\\dT\\S+Z hbgen tst start wake 2 `), c.agentLog());
   });
 }
 

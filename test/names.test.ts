@@ -60,7 +60,7 @@ test('a stopped install whose spec file was renamed: list suggests `hbgen forget
   renameSync(h.specFile, join(h.root, 'site.json'));
   const l = cli(h, ['list']);
   assert.is(l.code, 0);
-  assert.match(l.stdout, new RegExp(`\\ndocs: stopped, and its spec file ${h.specFile.replace(/[.]/g, '\\.')} is gone; \`hbgen forget docs\` removes its state folder after listing it \\(\`--keep-logs\` keeps its log\\)\\n`));
+  assert.match(l.stdout, new RegExp(`\\ndocs: stopped, and its spec file ${h.specFile.replace(/[.]/g, '\\.')} is gone; \`hbgen forget docs\` removes its state folder after listing it \\(\`--keep-logs\` keeps its logs\\)\\n`));
   const st = cli(h, ['status', 'docs']);
   assert.is(st.code, 1);
   assert.match(st.stderr, /^hbgen: docs: the install in .* was made from .*hbgen\.json, which is gone; give the spec file's new path, or, if it was renamed or deleted, `hbgen forget docs` removes its state folder once it is stopped\n$/);
@@ -81,7 +81,7 @@ test('a stopped install whose spec file was renamed: list suggests `hbgen forget
   assert.match(cli(h, ['list']).stdout, /^no hbgen install found/);
 });
 
-test('forget --keep-logs keeps runtime.log; forget refuses an install that is not stopped, and an unknown name', () => {
+test('forget --keep-logs keeps runtime.log and agent.log; forget refuses an install that is not stopped, and an unknown name', () => {
   const h = installed();
   assert.is(cli(h, ['wake', 'docs']).code, 0);
   const dir = names(h.spec).stateDir;
@@ -91,9 +91,11 @@ test('forget --keep-logs keeps runtime.log; forget refuses an install that is no
   assert.ok(existsSync(join(dir, 'state.json')));
   assert.match(cli(h, ['forget', 'nope']).stderr, /nope: no install of that name on this host; `hbgen list` shows the installs by name/);
   assert.is(cli(h, ['stop', 'docs']).code, 0);
+  const kept = ['agent.log', 'runtime.log'].map((b) => readFileSync(join(dir, b), 'utf8'));
   f = cli(h, ['forget', 'docs', '--yes', '--keep-logs']);
   assert.is(f.code, 0, f.stderr);
-  assert.equal(readdirSync(dir), ['runtime.log']);
+  assert.equal(readdirSync(dir).sort(), ['agent.log', 'runtime.log']);
+  assert.equal(['agent.log', 'runtime.log'].map((b) => readFileSync(join(dir, b), 'utf8')), kept, 'both logs as they were');
   assert.match(cli(h, ['list']).stdout, /^no hbgen install found/);
 });
 

@@ -40,7 +40,7 @@ const FAIL = 'echo "first line of the failure"\necho "Error: the build broke at 
 
 for (const [client, path] of [['curl', PATHS.full], ['wget', wgetPath()]] as const) {
   for (const sh of [shell('dash'), shell('bash')]) {
-    test(`${client}, ${sh.name}: /fail carries the log's last lines (the agent's output and the outcome) as a POST body; start and success send none`, async () => {
+    test(`${client}, ${sh.name}: /fail carries the agent's last lines (labelled, from agent.log) and hbgen's (ending with the outcome) as a POST body; start and success send none`, async () => {
       const id = `p${got.length}-${client}-${sh.name}`;
       const c = makeCase({ path, spec: { ping: `http://127.0.0.1:${port}/hc/${id}` } });
       c.behave(FAIL);
@@ -52,9 +52,11 @@ for (const [client, path] of [['curl', PATHS.full], ['wget', wgetPath()]] as con
       const fail = mine.find((g) => g.url === `/hc/${id}/fail`);
       assert.ok(fail, JSON.stringify(mine));
       assert.is(fail!.method, 'POST');
-      assert.match(fail!.body, /first line of the failure\nError: the build broke at step 3\n/);
+      // The agent's lines from agent.log, each marked as the agent's (none can pass for hbgen's), then hbgen's own.
+      assert.match(fail!.body, /^--- the agent's output, its last lines \(\S+\/agent\.log\) ---\nagent\| first line of the failure\nagent\| Error: the build broke at step 3\n--- hbgen's own lines \(\S+\/runtime\.log\) ---\n/);
       assert.match(fail!.body, / hbgen \S+ fail 1\n$/, 'ends with the outcome line');
-      assert.ok(fail!.body.split('\n').length <= 21, 'at most 20 lines');
+      assert.ok(fail!.body.split('\n').length <= 33, 'at most 20 lines of the agent and 10 of hbgen');
+      assert.not.match(fail!.body.split("--- hbgen's own lines")[1]!, /first line of the failure/, "runtime.log holds none of the agent's output");
       for (const g of mine.filter((x) => x !== fail)) assert.is(g.body, '', `${g.url} has no body`);
       assert.ok(mine.some((g) => g.url === `/hc/${id}`), 'the success ping');
       assert.not.ok(existsSync(join(c.state, 'ping.body')), 'the body file is removed after the ping');

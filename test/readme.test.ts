@@ -98,7 +98,9 @@ test('README "Quick start": the day-one block runs as written in a scratch HOME 
     // On a terminal the panel ends in install's menu (README "Commands", install), answered y.
     assert.match(said['hbgen install']!.out, /Install "docs" on this host with these settings\?\r?\n(?: +\d\) .*\r?\n)+\[1-5, y\/N\]/);
     assert.match(said['hbgen wake']!.out, /wake 1: (ok|quiet) after \d+ s/);
-    assert.match(said['tail ~/.local/state/hbgen/docs/runtime.log']!.out, /hbgen docs start wake 1 by hand/);
+    // tail of both logs: the wake's lines in runtime.log, the agent's output after a copy of its start line in agent.log.
+    const tail = said['tail ~/.local/state/hbgen/docs/runtime.log ~/.local/state/hbgen/docs/agent.log']!.out;
+    assert.match(tail, /==> \S+\/runtime\.log <==\n[\s\S]*hbgen docs start wake 1 by hand[^\n]*\n[\s\S]*==> \S+\/agent\.log <==\n[\s\S]*hbgen docs start wake 1 by hand[^\n]*\nagent ran /, tail);
     assert.match(said['hbgen status']!.out, /\nhealthy\n/);
     assert.match(said['hbgen status']!.out, /billing +Claude subscription login \(max\) at install/, `billed on the plan, checked: ${said['hbgen status']!.out}`);
     const js = JSON.parse(said['hbgen status --json']!.out);

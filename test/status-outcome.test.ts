@@ -1,8 +1,9 @@
-// status and the wake without an outcome line (issue 11: "every start line gets an outcome
-// line, or status says which wake ended without one"), against the stand-in systemctl and
+// status and the wake without an outcome line ("every start line gets an outcome line, or
+// status says which wake ended without one"), against the stand-in systemctl and
 // the real rendered heartbeat.sh: a wrapper killed with SIGKILL mid-run, a start line the
 // full disk left alone, a wake running now (not a problem), an agent whose output lacks its
-// last newline (the outcome still reads), and a runtime.log swapped for a link.
+// last newline (in agent.log; the outcome still reads, also in an older log that shared
+// the file), and a runtime.log swapped for a link.
 import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -78,15 +79,24 @@ test('the real wrapper killed with SIGKILL mid-run: running, then "wake N has no
   }
 });
 
-test('an agent whose output lacks its last newline: the outcome line that ends it still reads', async () => {
+test('an agent whose output lacks its last newline: it stays in agent.log, the outcome is a whole line of runtime.log; an older log whose torn line the outcome ends still reads', async () => {
   const h = await installed();
   writeFileSync(h.bin, "#!/bin/sh\nprintf 'no newline at the end'\n");
   assert.is((await hb(h, 'wake')).code, 0);
-  // The agent's last line runs into the wrapper's next one (the boot clock's `took N s`).
-  assert.match(readFileSync(logOf(h), 'utf8'), /no newline at the end\d{4}-\S+ hbgen docs took \d+ s\n\d{4}-\S+ hbgen docs quiet\n$/);
-  const st = await hb(h, 'status');
+  const log = readFileSync(logOf(h), 'utf8');
+  assert.match(log, /\n\d{4}-\S+ hbgen docs start wake 1 by hand\n\d{4}-\S+ hbgen docs took \d+ s\n\d{4}-\S+ hbgen docs quiet\n$/, log);
+  assert.not.match(log, /no newline/);
+  assert.match(readFileSync(names(h.spec).agentLog, 'utf8'), /\d{4}-\S+ hbgen docs start wake 1 by hand\nno newline at the end$/);
+  let st = await hb(h, 'status');
   assert.is(st.code, 0, st.out);
   assert.match(st.out, /last outcome: quiet at /);
+  // A runtime.log an hbgen before agent.log wrote holds the agent's output: a torn last
+  // line of it ends with the wrapper's outcome, which still reads.
+  const now = new Date(Date.now() + 1000).toISOString().replace(/\.\d+Z$/, 'Z');
+  appendFileSync(logOf(h), `${now} hbgen docs start wake 2 by hand\nan older agent's output, no newline${now} hbgen docs fail 1\n`);
+  writeFileSync(names(h.spec).wakes, '2\n');
+  st = await hb(h, 'status');
+  assert.match(st.out, /last outcome: fail 1 at /, st.out);
 });
 
 test('a runtime.log swapped for a link is a problem, and status does not read through it', async () => {

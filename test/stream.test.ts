@@ -1,4 +1,4 @@
-// Issue 24, part C: the presets run their client with one JSON event a line (Claude Code
+// The presets run their client with one JSON event a line (Claude Code
 // --output-format stream-json --verbose, codex exec --json) and the wrapper's parser
 // (heartbeat/63-stream-awk) reads it. The stand-in clients print streams the REAL clients
 // printed: test/streams/claude-2.1.197-*.jsonl and codex-0.171.0-*.jsonl, captured from
@@ -43,16 +43,18 @@ test('presets: claude-code runs stream-json --verbose --no-session-persistence, 
   assert.ok(b.argv().join(' ').includes('exec --sandbox workspace-write -c model_provider="openai" --model gpt-5.5 -c model_reasoning_effort="medium" --json --ephemeral --'), b.argv().join(' '));
 });
 
-test('claude 2.1.197 stream: the result text in the log as it reads, one usage line with the cost, every shell and PATH', async () => {
+test('claude 2.1.197 stream: the result text in agent.log as it reads, one usage line with the cost in runtime.log, every shell and PATH', async () => {
   for (const sh of SHELLS) {
     for (const path of [PATHS.full, PATHS.bare]) {
       const c = client('claude-code', stream('claude-2.1.197-ok.jsonl'), 'exit 0', {}, path);
       const r = await run(c, sh);
       const log = c.log();
+      const out = c.agentLog();
       assert.is(r.code, 0, `${sh.name} ${path}: ${log}${r.stderr}`);
-      // The result, decoded (\" and \n): what claude -p printed before; no JSON in the log.
-      assert.ok(log.includes('\nDone: "x"\nline two\n'), `${sh.name}: ${log}`);
-      assert.not.match(log, /"type":/);
+      // The result, decoded (\" and \n): what claude -p printed before; no JSON in either log.
+      assert.ok(out.includes('\nDone: "x"\nline two\n'), `${sh.name}: ${out}`);
+      assert.not.match(out, /"type":/);
+      assert.not.match(log, /"type":|Done: /);
       // 1234 in, 42 out, 5000 cache reads + 100 cache writes; total_cost_usd 0.006207.
       assert.equal(recs(c), ['start wake 1', 'usage in=1234 out=42 cache=5100 cost\u22480.0062', 'quiet'], `${sh.name}: ${log}`);
       assert.ok(!existsSync(join(c.state, 'stream')), 'the FIFO is removed');
@@ -60,12 +62,12 @@ test('claude 2.1.197 stream: the result text in the log as it reads, one usage l
   }
 });
 
-test('codex 0.171.0 stream: the agent message in the log, usage with cached tokens apart from input', async () => {
+test('codex 0.171.0 stream: the agent message in agent.log, usage with cached tokens apart from input', async () => {
   const c = client('codex', stream('codex-0.171.0-ok.jsonl'));
   const r = await run(c, dash);
   const log = c.log();
   assert.is(r.code, 0, log);
-  assert.ok(log.includes('\nDone: "x"\nline two\n'), log);
+  assert.ok(c.agentLog().includes('\nDone: "x"\nline two\n'), c.agentLog());
   // input_tokens 1234 include the 1000 cached ones.
   assert.equal(recs(c), ['start wake 1', 'usage in=234 out=42 cache=1000', 'quiet'], log);
 });
@@ -76,19 +78,19 @@ test('claude 2.1.197 at the limit: the rate_limit_event (rejected) gives the exa
   const r = await run(c, dash);
   const log = c.log();
   assert.is(r.code, 0, log);
-  assert.ok(log.includes("\nYou've hit your session limit \u00b7 resets 9:26am (Europe/Warsaw)\n"), log);
+  assert.ok(c.agentLog().includes("\nYou've hit your session limit \u00b7 resets 9:26am (Europe/Warsaw)\n"), c.agentLog());
   // The message's wall time has minutes only: the :17 seconds come from resetsAt.
   assert.equal(recs(c), ['start wake 1', 'usage in=0 out=0 cache=0 cost\u22480.0000', `limit until ${iso(until)}`], log);
   assert.match(readFileSync(join(c.state, 'paused'), 'utf8'), new RegExp(`^${until} \\d+\\nYou've hit your session limit`));
 });
 
-test('codex 0.171.0 at the limit: its error event reaches the log as codex exec prints it, and the wake pauses', async () => {
+test('codex 0.171.0 at the limit: its error event reaches agent.log as codex exec prints it, and the wake pauses', async () => {
   const c = client('codex', stream('codex-0.171.0-limit.jsonl'), 'exit 1');
   const r = await run(c, dash);
   const log = c.log();
   assert.is(r.code, 0, log);
-  // The error event and turn.failed carry the same message: it is logged once.
-  assert.is(log.split('ERROR: You\u2019ve hit your usage limit.').length, 2, log);
+  // The error event and turn.failed carry the same message: it is written once.
+  assert.is(c.agentLog().split('ERROR: You\u2019ve hit your usage limit.').length, 2, c.agentLog());
   assert.match(recs(c).at(-1)!, /^limit until 20\d\d-/, log);
 });
 
@@ -103,7 +105,7 @@ test('paid overage in the stream stops the agent while it runs: error billing ov
       const log = c.log();
       assert.is(r.code, 78, `${sh.name} ${path}: ${log}`);
       assert.ok(r.ms < 8000, `${sh.name} ${path}: stopped after ${r.ms} ms`);
-      assert.not.match(log, /still-running/);
+      assert.not.match(c.agentLog(), /still-running/, 'the agent was stopped before it printed more');
       const out = recs(c);
       assert.is(out[0], 'start wake 1');
       assert.is(out[1], 'usage in=0 out=0 cache=0 (the stream gave none)');
@@ -142,11 +144,11 @@ test('budget: the day\'s usage lines reach it, the next wake is one skip-budget 
   assert.is(recs(c).at(-1), 'quiet', c.log());
 });
 
-test('plain text from a preset client (no JSON) reaches the log as it came; the usage line says none was given', async () => {
+test('plain text from a preset client (no JSON) reaches agent.log as it came; the usage line says none was given', async () => {
   const c = client('claude-code', 'plain words\n{not json\n');
   await run(c, dash);
   const log = c.log();
-  assert.ok(log.includes('\nplain words\n'), log);
+  assert.ok(c.agentLog().includes('\nplain words\n'), c.agentLog());
   assert.equal(recs(c), ['start wake 1', "usage in=0 out=0 cache=0 (the stream gave none)", 'quiet'], log);
 });
 

@@ -1,4 +1,4 @@
-// Issue 22 §3: hard links in a state folder the agent can write (one inside the repo).
+// Hard links in a state folder the agent can write (one inside the repo).
 // `ln ~/victim <state>/wake.marker` made the next wake truncate the victim, and
 // `ln ~/victim2 <state>/runtime.log` made it append its log lines there, while status said
 // healthy. The wrapper now removes every file it replaces before writing it (removing a
@@ -34,7 +34,7 @@ for (const sh of SHELLS) {
     c.behave('echo done >"$PWD/work"\n');
     assert.is((await run(c, sh)).code, 0, c.log());
     const planted: [string, string][] = [];
-    // The files the wrapper writes on this path (issue 25: the count and the agent record
+    // The files the wrapper writes on this path (the count and the agent record
     // are written in aside/ and moved into place by the agent's process; the new counter
     // is change detection's marker, so wake.marker is no longer written).
     for (const name of ['aside/wakes', 'aside/agent', 'heart.sum', 'heart.sum.tmp']) {
@@ -65,6 +65,27 @@ for (const sh of SHELLS) {
     assert.is(readFileSync(v, 'utf8'), 'my notes\n', 'nothing appended to the victim');
     assert.equal(c.runs(), [], 'the agent did not run');
   });
+
+  test(`${sh.name}: an agent.log hard-linked to another file, a symbolic link or a FIFO is refused: error on the scheduler's stderr, exit 78, nothing appended, no agent`, async () => {
+    for (const how of ['hard', 'symbolic', 'fifo'] as const) {
+      const c = inRepo(PATHS.bare);
+      const v = victim(c, 'victim5', 'my notes\n');
+      mkdirSync(c.state, { recursive: true });
+      const at = join(c.state, 'agent.log');
+      if (how === 'hard') linkSync(v, at);
+      else if (how === 'symbolic') symlinkSync(v, at);
+      else execFileSync('mkfifo', [at]);
+      const r = await run(c, sh);
+      assert.is(r.code, 78, `${how}: ${r.stderr}`);
+      const said =
+        how === 'hard'
+          ? /^hbgen tst: log \S+\/agent\.log is not a plain file with one name \(a hard link to another file, a FIFO or a device\); remove it \(the wrapper never writes through links\)\n$/
+          : /^hbgen tst: the agent's log \S+\/agent\.log is a symbolic link or not a plain file; remove it \(the wrapper never writes through links\)\n$/;
+      assert.match(r.stderr, said, how);
+      assert.is(readFileSync(v, 'utf8'), 'my notes\n', `${how}: nothing appended to the victim`);
+      assert.equal(c.runs(), [], `${how}: the agent did not run`);
+    }
+  });
 }
 
 test('without find(1) on PATH the link count comes from ls -ldn: a hard-linked log is still refused, a plain one works', async () => {
@@ -83,6 +104,14 @@ test('without find(1) on PATH the link count comes from ls -ldn: a hard-linked l
     assert.is(r.code, 78, `${sh.name}: ${r.stderr}`);
     assert.match(r.stderr, /is not a plain file with one name/);
     assert.is(readFileSync(v, 'utf8'), 'mine\n');
+    // agent.log the same (the one find that looks at both is missing too).
+    rmSync(join(c.state, 'runtime.log'));
+    rmSync(join(c.state, 'agent.log'));
+    linkSync(v, join(c.state, 'agent.log'));
+    const r2 = await run(c, sh);
+    assert.is(r2.code, 78, `${sh.name}: ${r2.stderr}`);
+    assert.match(r2.stderr, /log \S+\/agent\.log is not a plain file with one name/);
+    assert.is(readFileSync(v, 'utf8'), 'mine\n');
   }
 });
 
@@ -96,6 +125,14 @@ test('the rotation: a hard link planted at runtime.log.1 loses only its name, an
   assert.is(readFileSync(v, 'utf8'), 'keep\n');
   assert.is(lstatSync(join(c.state, 'runtime.log')).nlink, 1);
   assert.match(readFileSync(join(c.state, 'runtime.log.1'), 'utf8'), /^x{70000}\n/);
+  // agent.log's rotation the same.
+  writeFileSync(join(c.state, 'agent.log'), `${'y'.repeat(70000)}\n`);
+  const v2 = victim(c, 'victim6', 'keep\n');
+  linkSync(v2, join(c.state, 'agent.log.1'));
+  assert.is((await run(c, SHELLS[0]!)).code, 0, c.log());
+  assert.is(readFileSync(v2, 'utf8'), 'keep\n');
+  assert.is(lstatSync(join(c.state, 'agent.log')).nlink, 1);
+  assert.match(readFileSync(join(c.state, 'agent.log.1'), 'utf8'), /^y{70000}\n/);
 });
 
 // --- status -----------------------------------------------------------------------------
@@ -109,15 +146,15 @@ async function installed(): Promise<Host> {
   return h;
 }
 
-test('status: a hard-linked runtime.log or wake counter, or a FIFO in the state folder, is a problem (exit 1) naming the file', async () => {
+test('status: a hard-linked runtime.log or wake counter, an agent.log that is a link, or a FIFO in the state folder, is a problem (exit 1) naming the file', async () => {
   const h = await installed();
   const state = names(h.spec).stateDir;
   let st = await hb(h, 'status');
   assert.is(st.code, 0, st.out);
   const v = join(h.root, 'victim');
   writeFileSync(v, 'mine\n');
-  // (Issue 25: the wrapper no longer writes wake.marker; the counter, which it replaces
-  // every wake, stands in for it here.)
+  // (The wrapper no longer writes wake.marker; the counter, which it replaces every wake,
+  // stands in for it here.)
   const count = readFileSync(join(state, 'wakes'));
   rmSync(join(state, 'wakes'));
   linkSync(v, join(state, 'wakes'));
@@ -138,6 +175,15 @@ test('status: a hard-linked runtime.log or wake counter, or a FIFO in the state 
   assert.ok(json.problems.some((p) => p.code === 'state-link'), JSON.stringify(json.problems));
   rmSync(join(state, 'runtime.log'));
   writeFileSync(join(state, 'runtime.log'), log);
+  // agent.log, which the wrapper refuses the same way, also as a symbolic link (not read through).
+  const out = readFileSync(join(state, 'agent.log'));
+  rmSync(join(state, 'agent.log'));
+  symlinkSync(v2, join(state, 'agent.log'));
+  st = await hb(h, 'status');
+  assert.is(st.code, 1, st.out);
+  assert.match(st.out, /problem {2}\S+\/agent\.log is a symbolic link: the wrapper never makes one, and it refuses this one, so every wake exits 78; remove it/);
+  rmSync(join(state, 'agent.log'));
+  writeFileSync(join(state, 'agent.log'), out);
   execFileSync('mkfifo', [join(state, 'streak')]);
   st = await hb(h, 'status');
   assert.is(st.code, 1, st.out);
@@ -147,7 +193,7 @@ test('status: a hard-linked runtime.log or wake counter, or a FIFO in the state 
   assert.is(st.code, 0, st.out);
 });
 
-// Issue 22 §16, in status: two far pauses at the plan's limit in a row are a problem.
+// In status: two far pauses at the plan's limit in a row are a problem.
 test('status: two far pauses in a row with no ok or quiet wake between are a problem (limit-repeated); one is not', async () => {
   const h = await installed();
   const log = join(names(h.spec).stateDir, 'runtime.log');

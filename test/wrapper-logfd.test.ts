@@ -1,7 +1,9 @@
-// runtime.log on one descriptor, and faults that are loud (issue 11, items 3 and 4), in
-// every shell as /bin/sh with a full PATH and a bare one (no flock, timeout, setsid):
-// - the wrapper holds runtime.log on fd 3 and the scheduler's stderr on fd 4 for the whole
-//   wake, and no process it starts (agent, timeout, setsid, timer, sleep) holds either;
+// runtime.log on one descriptor, and faults that are loud, in every shell as /bin/sh with
+// a full PATH and a bare one (no flock, timeout, setsid):
+// - the wrapper holds runtime.log on fd 3, the scheduler's stderr on fd 4 and agent.log on
+//   fd 5 for the whole wake; no process it starts (agent, timeout, setsid, timer, sleep)
+//   holds runtime.log or agent.log but as its stdout or stderr, nor the scheduler's stderr,
+//   and the agent holds no runtime.log at all;
 // - an agent that swaps runtime.log for a symbolic link cannot redirect the outcome line;
 // - a state folder that is full before the wake, filled by the agent during its run, or
 //   read-only: one line on the scheduler's stderr saying what failed, exit 78, nothing
@@ -66,6 +68,7 @@ for (const sh of SHELLS) {
       await waitFor(() => existsSync(join(c.rec, 'started')), 5000, 'agent started');
       await sleep(300);
       const log = join(c.state, 'runtime.log');
+      const agentLog = join(c.state, 'agent.log');
       const own = fds(pid);
       const comm = (k: number) => {
         try {
@@ -82,12 +85,17 @@ for (const sh of SHELLS) {
       // (fd 2 is /dev/null while the wrapper waits: `wait ... 2>/dev/null`.)
       assert.is(own['3'], log, JSON.stringify(own));
       assert.is(own['1'], log, JSON.stringify(own));
+      assert.is(own['5'], agentLog, JSON.stringify(own));
       assert.match(own['4'] ?? '', /^(pipe|socket):/, "fd 4 is the caller's stderr");
-      assert.ok(kids.some((k) => k.comm === 'agent'), JSON.stringify(kids));
+      const agent = kids.find((k) => k.comm === 'agent');
+      assert.ok(agent, JSON.stringify(kids));
+      assert.equal([agent!.fds['1'], agent!.fds['2']], [agentLog, agentLog], "the agent's stdout and stderr are agent.log");
       for (const k of kids) {
         for (const [fd, target] of Object.entries(k.fds)) {
           assert.ok(target !== own['4'], `${k.comm} (${k.pid}) holds the scheduler's stderr on fd ${fd}`);
           assert.ok(target !== log || fd === '1' || fd === '2', `${k.comm} (${k.pid}) holds runtime.log on fd ${fd}`);
+          assert.ok(target !== log || k !== agent, `the agent holds runtime.log on fd ${fd}`);
+          assert.ok(target !== agentLog || fd === '1' || fd === '2', `${k.comm} (${k.pid}) holds agent.log on fd ${fd}`);
           assert.not.match(target, /heartbeat\.lock/, `${k.comm} holds the lock`);
         }
       }
@@ -137,6 +145,8 @@ interface DiskRun {
   stderr: string[];
   /** runtime.log as the wrapper left it on the tmpfs ('' when there was none). */
   log: string;
+  /** agent.log the same. */
+  agentLog: string;
   /** 1K blocks available on the tmpfs before and after the wake. */
   availBefore: number;
   availAfter: number;
@@ -164,7 +174,7 @@ async function diskRun(c: Case, sh: (typeof SHELLS)[number], prepare: string, ho
     how === 'ro' ? 'mount -o remount,ro "$S" || exit 92' : ':',
     'cd /',
   ].join('\n');
-  const after = ['df -k --output=avail "$S" | tail -n 1 >"$O/avail-after"', 'cp "$S/runtime.log" "$O/log" 2>/dev/null', 'ls -A "$S" >"$O/files"'].join('\n');
+  const after = ['df -k --output=avail "$S" | tail -n 1 >"$O/avail-after"', 'cp "$S/runtime.log" "$O/log" 2>/dev/null', 'cp "$S/agent.log" "$O/agentlog" 2>/dev/null', 'ls -A "$S" >"$O/files"'].join('\n');
   const r = await run(c, sh, { script, wrap: { before, after } });
   const read = (f: string) => (existsSync(join(out, f)) ? readFileSync(join(out, f), 'utf8') : '');
   assert.ok(r.code === null || r.code < 90 || r.code > 92, `the test's own setup failed (exit ${r.code}): ${r.stderr}`);
@@ -172,6 +182,7 @@ async function diskRun(c: Case, sh: (typeof SHELLS)[number], prepare: string, ho
     code: r.code,
     stderr: r.stderr.split('\n').filter(Boolean),
     log: read('log'),
+    agentLog: read('agentlog'),
     availBefore: Number(read('avail-before').trim()),
     availAfter: Number(read('avail-after').trim()),
     files: read('files').split('\n').filter(Boolean),
@@ -200,9 +211,9 @@ for (const sh of SHELLS) {
       assert.not.ok(d.files.includes('wakes'), d.files.join(' '));
       assert.not.ok(d.files.includes('heartbeat.lock.d'), 'no lock folder left behind');
 
-      // A log whose last page still has room: the lines that fit are there, the fault too.
+      // Logs whose last page still has room: the lines that fit are there, the fault too.
       const c2 = makeCase({ path });
-      const d2 = await diskRun(c2, sh, `printf '%s' '${EARLIER}' >runtime.log`, 'full');
+      const d2 = await diskRun(c2, sh, `printf '%s' '${EARLIER}' >runtime.log; printf '%s' '${EARLIER}' >agent.log`, 'full');
       assert.is(d2.availBefore, 0, 'the disk is full');
       assert.is(d2.code, 78, d2.stderr.join('\n'));
       assert.is(d2.stderr.length, 1, d2.stderr.join('\n'));
@@ -215,10 +226,23 @@ for (const sh of SHELLS) {
       assert.is(o.at(-1), `error ${d2.stderr[0]!.replace(/^hbgen tst: /, '')}`, 'the fault line in runtime.log is the one on stderr');
       assert.equal(c2.runs(), []);
       assert.not.ok(d2.files.includes('wakes'));
+      if (tname === 'full') assert.is(d2.agentLog, `${EARLIER}${d2.log.split('\n')[2]}\n`, "agent.log got this wake's start line");
+
+      // runtime.log has room, an empty agent.log none: the start line cannot be copied there, so no agent runs.
+      const c3 = makeCase({ path });
+      const d3 = await diskRun(c3, sh, `printf '%s' '${EARLIER}' >runtime.log; : >agent.log`, 'full');
+      assert.is(d3.code, 78, d3.stderr.join('\n'));
+      assert.is(d3.stderr.length, 1, d3.stderr.join('\n'));
+      const fault3 = tname === 'full' ? `cannot write the agent's log ${c3.state}/agent.log (disk full, read-only or an I/O error); free space or make ${c3.state} writable` : /^cannot take the lock folder /;
+      if (typeof fault3 === 'string') assert.is(d3.stderr[0]!.replace(/^hbgen tst: /, ''), fault3);
+      else assert.match(d3.stderr[0]!.replace(/^hbgen tst: /, ''), fault3);
+      assert.is(outcomesOf(d3.log).at(-1), `error ${d3.stderr[0]!.replace(/^hbgen tst: /, '')}`);
+      assert.is(d3.agentLog, '');
+      assert.equal(c3.runs(), []);
     });
 
-    test(`${sh.name} / ${tname}: the agent fills the disk: an outcome that cannot be written goes to stderr, exit 78`, async () => {
-      // The agent's stdout is runtime.log: it writes until ENOSPC, then exits 0. The
+    test(`${sh.name} / ${tname}: the agent fills the disk: the outcome still fits in runtime.log; one that cannot be written goes to stderr, exit 78`, async () => {
+      // The agent's stdout is agent.log: it writes until ENOSPC, then exits 0. The
       // wrapper removes its agent record (and empties a watchdog timer's file) before the
       // outcome, which frees a page: the outcome still fits, as any byte that fits is written.
       const fill = 'while printf "agent output line\\n"; do :; done 2>/dev/null\n';
@@ -228,22 +252,33 @@ for (const sh of SHELLS) {
       assert.ok(d.availBefore > 0, 'the disk had room before');
       assert.is(d.code, 0, d.stderr.join('\n'));
       assert.equal(outcomesOf(d.log), ['start wake 1', 'quiet']);
-      assert.match(d.log, /agent output line\n/);
+      assert.match(d.agentLog, /^\S+ hbgen tst start wake 1\nagent output line\n/);
+      assert.not.match(d.log, /agent output line/, "runtime.log holds none of the agent's output");
       // A hostile agent also removes the wrapper's files it could free first, and fills the
-      // disk to the last byte: the outcome line cannot be written.
+      // disk to the last byte through its output: the outcome still fits, in runtime.log's
+      // own last page (the agent's output no longer shares it).
+      const hostile = (c: Case, more = '') => c.behave(`sleep 1\nrm -f "${c.state}/agent" "${c.state}"/timer.*\n${fill}${more}exit 0\n`);
       const c2 = makeCase({ path, spec: { timeout: '10s' } });
-      c2.behave(`sleep 1\nrm -f "${c2.state}/agent" "${c2.state}"/timer.*\n${fill}exit 0\n`);
+      hostile(c2);
       const d2 = await diskRun(c2, sh, ':', 'empty');
       assert.ok(d2.availBefore > 0, 'the disk had room before');
       // Full to the last block; on the bare PATH the mkdir lock's owner record (one page) is
-      // freed when the lock is released, after the outcome was tried.
+      // freed when the lock is released, after the outcome was written.
       assert.is(d2.availAfter, tname === 'full' ? 0 : 4, 'the agent filled the disk');
-      assert.is(d2.code, 78, d2.stderr.join('\n'));
-      assert.is(d2.stderr.length, 1, d2.stderr.join('\n'));
-      assert.match(d2.stderr[0]!, /^hbgen tst: cannot write "quiet" to the log \S+runtime\.log \(disk full, read-only or an I\/O error\)/);
-      assert.equal(outcomesOf(d2.log), ['start wake 1']);
-      assert.equal(c2.runs().length, 1);
-      assert.ok(d2.files.includes('wakes'), 'the wake that ran is counted');
+      assert.is(d2.code, 0, d2.stderr.join('\n'));
+      assert.equal(outcomesOf(d2.log), ['start wake 1', 'quiet']);
+      // Unjailed, it can also open runtime.log by name and fill its last page: then the
+      // outcome line cannot be written.
+      const c3 = makeCase({ path, spec: { timeout: '10s' } });
+      hostile(c3, `while printf x >>"${c3.state}/runtime.log"; do :; done 2>/dev/null\n`);
+      const d3 = await diskRun(c3, sh, ':', 'empty');
+      assert.is(d3.availAfter, tname === 'full' ? 0 : 4, 'the agent filled the disk');
+      assert.is(d3.code, 78, d3.stderr.join('\n'));
+      assert.is(d3.stderr.length, 1, d3.stderr.join('\n'));
+      assert.match(d3.stderr[0]!, /^hbgen tst: cannot write "quiet" to the log \S+runtime\.log \(disk full, read-only or an I\/O error\)/);
+      assert.equal(outcomesOf(d3.log), ['start wake 1']);
+      assert.equal(c3.runs().length, 1);
+      assert.ok(d3.files.includes('wakes'), 'the wake that ran is counted');
     });
 
     test(`${sh.name} / ${tname}: a read-only state folder: loud, exit 78, no agent, the log as it was`, async () => {

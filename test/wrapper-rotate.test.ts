@@ -1,7 +1,8 @@
 // heartbeat.sh step 4b: runtime.log rotated to runtime.log.1 past logMaxBytes, under the
 // lock only, across the shell matrix and on a PATH without flock/timeout (mkdir lock):
 // at the cap (on the next wake; without find(1), on the wake counter's checking wakes), every byte kept and no line split,
-// one rotation among simultaneous wakes, a planted runtime.log.1 never written through.
+// one rotation among simultaneous wakes, a planted runtime.log.1 never written through;
+// agent.log (the agent's output) by the same rule to agent.log.1, each log on its own size.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -23,25 +24,28 @@ function filler(bytes: number): string {
   return `${out.join('\n')}\n`;
 }
 
-/** logMaxBytes null: the spec leaves it out (the default, 10 MiB). */
-function prepared(opts: { path?: string; lock?: string; counter?: string; size: number; logMaxBytes?: number | null }): { c: Case; old: string } {
+/** logMaxBytes null: the spec leaves it out (the default, 10 MiB). agentSize: an agent.log of that many bytes first. */
+function prepared(opts: { path?: string; lock?: string; counter?: string; size: number; agentSize?: number; logMaxBytes?: number | null }): { c: Case; old: string; oldAgent: string } {
   const max = opts.logMaxBytes === undefined ? CAP : opts.logMaxBytes;
   const c = makeCase({ path: opts.path, spec: { lock: opts.lock ?? 'auto', ...(max ? { logMaxBytes: max } : {}) } });
   const old = filler(opts.size);
   writeFileSync(join(c.state, 'runtime.log'), old);
+  const oldAgent = opts.agentSize === undefined ? '' : filler(opts.agentSize);
+  if (opts.agentSize !== undefined) writeFileSync(join(c.state, 'agent.log'), oldAgent);
   if (opts.counter !== undefined) writeFileSync(join(c.state, 'wakes'), `${opts.counter}\n`);
   c.behave('echo agent says hello\n');
-  return { c, old };
+  return { c, old, oldAgent };
 }
 
 const log1 = (c: Case) => join(c.state, 'runtime.log.1');
 const read1 = (c: Case) => readFileSync(log1(c), 'utf8');
+const agent1 = (c: Case) => join(c.state, 'agent.log.1');
 
 test('the rendered wrapper with logMaxBytes passes shellcheck; the cap and its digits are in the script', () => {
   const { c } = prepared({ size: 10, logMaxBytes: 123456 });
   const sc = shellcheck(join(c.state, 'heartbeat.sh'));
   assert.ok(sc.ok, sc.out);
-  assert.match(c.files['heartbeat.sh']!, /-eq 6 \] && \[ "\$hb_rotate_s" -le 123456 \]/);
+  assert.match(c.files['heartbeat.sh']!, /-eq 6 \] && \[ "\$hb_rotateone_s" -le 123456 \]/);
   const d = prepared({ size: 10, logMaxBytes: null }).c;
   assert.match(d.files['heartbeat.sh']!, /-le 10485760 \]/, 'the default cap is 10 MiB');
 });
@@ -53,9 +57,11 @@ for (const sh of SHELLS) {
       const r = await run(c, sh);
       assert.is(r.code, 0, r.stderr + c.log());
       assert.is(read1(c), old, 'the old generation is the old log, byte for byte');
-      // The fresh log holds this wake only: its start, the agent's output and the outcome.
+      // The fresh log holds this wake only: its start and the outcome; the agent's output is in agent.log.
       assert.equal(c.outcomes(), ['start wake 6', 'quiet'], c.log());
-      assert.match(c.log(), /^\S+ hbgen tst start wake 6\nagent says hello\n\S+ hbgen tst quiet\n$/);
+      assert.match(c.log(), /^\S+ hbgen tst start wake 6\n\S+ hbgen tst quiet\n$/);
+      assert.match(c.agentLog(), /^\S+ hbgen tst start wake 6\nagent says hello\n$/);
+      assert.not.ok(existsSync(agent1(c)), 'agent.log is below the cap: not rotated');
       assert.is(lstatSync(join(c.state, 'runtime.log')).mode & 0o777, 0o600, 'the fresh log gets the private umask');
     });
   }
@@ -84,7 +90,7 @@ test('dash: the default cap (10 MiB) and a log below it: no rotation; a first wa
   assert.equal(big.c.outcomes(), ['start wake 1', 'quiet']);
 });
 
-// Issue 25: whether the log is past the cap comes with the wrapper's one-name check of it
+// Whether the log is past the cap comes with the wrapper's one-name check of it
 // (the same find, no fork of its own), so a log past the cap is rotated by the next wake,
 // whatever its counter. Only where find is missing (the ls fallback knows no size) is the
 // size measured on wakes whose counter ends in 0 or 5 only (no fork on the others).
@@ -120,7 +126,7 @@ for (const sh of [shell('dash'), shell('mksh'), shell('busybox sh'), shell('yash
       const both = one.slice(old.length) + c.log();
       const lines = both.split('\n');
       assert.is(lines.pop(), '', 'both files end with a whole line');
-      for (const l of lines) assert.ok(LINE.test(l) || /^agent says (hello|bye)$/.test(l), `a whole line: ${JSON.stringify(l)}`);
+      for (const l of lines) assert.ok(LINE.test(l), `a whole line of the wrapper's: ${JSON.stringify(l)}`);
       const outs = lines.map((l) => LINE.exec(l)?.[1]).filter(Boolean);
       assert.is(outs.filter((o) => o === 'skip-locked').length, 9, both);
       assert.is(outs.filter((o) => o === 'start').length, 1, both);
@@ -128,8 +134,9 @@ for (const sh of [shell('dash'), shell('mksh'), shell('busybox sh'), shell('yash
       // The running wake's lines are all in the fresh log, in order (skip-locked lines of
       // the others may come between).
       const own = c.log().split('\n').filter((l) => !/ skip-locked$/.test(l)).join('\n');
-      assert.match(own, /hbgen tst start wake 6\nagent says hello\nagent says bye\n\S+ hbgen tst quiet\n/);
-      assert.equal(readdirSync(c.state).filter((f) => f.startsWith('runtime.log')).sort(), ['runtime.log', 'runtime.log.1']);
+      assert.match(own, /hbgen tst start wake 6\n\S+ hbgen tst quiet\n/);
+      assert.match(c.agentLog(), /^\S+ hbgen tst start wake 6\nagent says hello\nagent says bye\n$/);
+      assert.equal(readdirSync(c.state).filter((f) => f.startsWith('runtime.log') || f.startsWith('agent.log')).sort(), ['agent.log', 'runtime.log', 'runtime.log.1']);
     });
   }
 }
@@ -156,7 +163,41 @@ test('dash: a runtime.log.1 planted as a folder: no rotation, a note on the sche
   assert.match(r.stderr, /runtime\.log\.1 is not a file hbgen can replace \(a folder\?\); remove it, so that runtime\.log can be rotated/);
   assert.equal(readdirSync(log1(c)), ['inside']);
   assert.ok(c.log().startsWith(old));
-  assert.match(c.log(), /start wake 6\nagent says hello\n\S+ hbgen tst quiet\n$/);
+  assert.match(c.log(), /start wake 6\n\S+ hbgen tst quiet\n$/);
+  assert.match(c.agentLog(), /start wake 6\nagent says hello\n$/);
+});
+
+for (const sh of SHELLS) {
+  for (const [label, path, lock] of [['flock', PATHS.full, 'flock'], ['mkdir lock, bare PATH', PATHS.bare, 'auto']] as const) {
+    test(`${sh.name} (${label}): agent.log past the cap becomes agent.log.1 whole, runtime.log below it stays; both past it: both rotate`, async () => {
+      const { c, old, oldAgent } = prepared({ path, lock, counter: '5', size: 100, agentSize: CAP + 1 });
+      const r = await run(c, sh);
+      assert.is(r.code, 0, r.stderr + c.log());
+      assert.is(readFileSync(agent1(c), 'utf8'), oldAgent, "the old generation is the agent's old log, byte for byte");
+      assert.match(c.agentLog(), /^\S+ hbgen tst start wake 6\nagent says hello\n$/, 'the fresh agent.log holds this wake only');
+      assert.is(lstatSync(join(c.state, 'agent.log')).mode & 0o777, 0o600, 'the fresh agent.log gets the private umask');
+      assert.not.ok(existsSync(log1(c)), 'runtime.log is below the cap: not rotated');
+      assert.ok(c.log().startsWith(old));
+      assert.equal(c.outcomes().slice(-2), ['start wake 6', 'quiet']);
+
+      const b = prepared({ path, lock, counter: '5', size: CAP + 1, agentSize: CAP + 1 });
+      assert.is((await run(b.c, sh)).code, 0, b.c.log());
+      assert.is(read1(b.c), b.old);
+      assert.is(readFileSync(agent1(b.c), 'utf8'), b.oldAgent);
+      assert.match(b.c.log(), /^\S+ hbgen tst start wake 6\n\S+ hbgen tst quiet\n$/);
+      assert.match(b.c.agentLog(), /^\S+ hbgen tst start wake 6\nagent says hello\n$/);
+    });
+  }
+}
+
+test('dash: an agent.log.1 planted as a folder: no rotation of agent.log, a note naming it on the scheduler log, the wake runs', async () => {
+  const { c, oldAgent } = prepared({ counter: '5', size: 100, agentSize: CAP + 1, logMaxBytes: CAP });
+  mkdirSync(agent1(c));
+  const r = await run(c, shell('dash'));
+  assert.is(r.code, 0, r.stderr);
+  assert.match(r.stderr, /agent\.log\.1 is not a file hbgen can replace \(a folder\?\); remove it, so that agent\.log can be rotated/);
+  assert.ok(c.agentLog().startsWith(oldAgent));
+  assert.match(c.agentLog(), /start wake 6\nagent says hello\n$/);
 });
 
 test.run();

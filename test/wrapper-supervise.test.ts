@@ -175,7 +175,14 @@ while :; do
   [ $n -lt 100 ] || break
   sleep 0.02
 done
-pg=$(ps -o pgid= -p "$s" | tr -d ' ')
+# setsid(1) in the background job calls setsid() after the fork that $! names: on a loaded
+# machine ps can look first (and see the driver's group), so it looks again for a second.
+pg= j=0
+while [ "$pg" != "$s" ] && [ $j -lt 50 ]; do
+  pg=$(ps -o pgid= -p "$s" | tr -d ' ')
+  j=$((j + 1))
+  [ "$pg" = "$s" ] || sleep 0.02
+done
 echo "agent=$a recorded=$ra/$rg stranger=$s pgid=$pg" >"$rec/stranger"
 sleep "$wait_s"
 if kill -0 "$s" 2>/dev/null; then echo alive >"$rec/verdict"; else echo dead >"$rec/verdict"; fi

@@ -1,7 +1,7 @@
 // hbgen forget NAME [--keep-logs] [--yes] [--dry-run]: removes a STOPPED install's state
-// folder (issue 27: a renamed or deleted spec left its old install in `hbgen list` as
-// "stopped" forever). It first shows every file that goes, and asks once like install
-// (default No; --yes for scripts). --keep-logs keeps runtime.log and runtime.log.1 (and the
+// folder (a renamed or deleted spec left its old install in `hbgen list` as "stopped"
+// forever). It first shows every file that goes, and asks once like install
+// (default No; --yes for scripts). --keep-logs keeps runtime.log, agent.log and their .1 (and the
 // folder holding them) and removes the rest, state.json included, so `list` no longer shows
 // it. Only a folder whose state.json says stopped, under that name, with no scheduler entry
 // running its wrapper, is touched; a link is never followed.
@@ -14,7 +14,7 @@ import { askConsent } from '../host/install/prompt.ts';
 import { readState } from '../host/state.ts';
 import { line } from './common.ts';
 
-const LOGS = new Set(['runtime.log', 'runtime.log.1']);
+const LOGS = new Set(['runtime.log', 'runtime.log.1', 'agent.log', 'agent.log.1']);
 
 /** Every entry under `dir` (not following links), deepest first, with its size. */
 function entries(dir: string): { path: string; size: number; folder: boolean }[] {

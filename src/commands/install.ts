@@ -419,7 +419,7 @@ async function applyAll(p: InstallPlan, state: State, j: Journal): Promise<void>
 
 /**
  * The state folder and its files; the undo also removes what the install check left there,
- * except the wrapper's own run-time files: runtime.log is never cut or rewritten (a wake of
+ * except the wrapper's own run-time files: runtime.log (and agent.log, the same) is never cut or rewritten (a wake of
  * the earlier install may be writing it, and the check's lines are true history), nor is
  * runtime.log.1 removed (a wake that rotated the log meanwhile made it of the earlier
  * history: never install's to delete), and the lock file and lock folder stay (removing a
@@ -431,8 +431,8 @@ function applyStateDir(n: Names, files: FilePlan[], j: Journal): void {
     j.push(`removed ${made[0]}`, () => rmSync(made[0]!, { recursive: true, force: true }));
   } else {
     const before = new Set(readdirSync(n.stateDir));
-    const kept = new Set([n.log, `${n.log}.1`, n.lock, n.lockDir]);
-    j.push('removed what the install check left in the state folder (runtime.log and runtime.log.1 kept as they are)', () => {
+    const kept = new Set([n.log, `${n.log}.1`, n.agentLog, `${n.agentLog}.1`, n.lock, n.lockDir]);
+    j.push('removed what the install check left in the state folder (runtime.log, agent.log and their .1 kept as they are)', () => {
       for (const e of readdirSync(n.stateDir)) {
         const path = posix.join(n.stateDir, e);
         if (!before.has(e) && !kept.has(path)) rmSync(path, { recursive: true, force: true });

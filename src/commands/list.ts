@@ -80,7 +80,7 @@ export async function list(argv: { json?: boolean }, io: HostIO): Promise<number
   // A stopped install whose spec file is gone or renamed stays here until forgotten (issue 27).
   for (const r of f.rows.filter((x) => x.state === 'stopped' && x.stateDir)) {
     const rec = recordedSpec(r.name, r.stateDir!);
-    if (rec.gone || rec.other) line(io, `${r.name}: stopped, and its spec file ${rec.file ?? '(not recorded)'} ${rec.gone ? 'is gone' : 'now names another install (renamed?)'}; \`hbgen forget ${r.name}\` removes its state folder after listing it (\`--keep-logs\` keeps its log)`);
+    if (rec.gone || rec.other) line(io, `${r.name}: stopped, and its spec file ${rec.file ?? '(not recorded)'} ${rec.gone ? 'is gone' : 'now names another install (renamed?)'}; \`hbgen forget ${r.name}\` removes its state folder after listing it (\`--keep-logs\` keeps its logs)`);
   }
   for (const n of f.notes) line(io, `note: ${n}`);
   return 0;

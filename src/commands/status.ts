@@ -6,7 +6,7 @@
 import { jailLines, jailPolicy } from '../jail.ts';
 import { posix } from 'node:path';
 import { UserError } from '../errors.ts';
-import { type LogLine, pad2, parseLog, parseLogLine, parseWakeDetail, SMOKE_DETAIL, TAMPERED_GIT } from '../formats.ts';
+import { type LogLine, pad2, parseLog, parseWakeDetail, SMOKE_DETAIL, TAMPERED_GIT } from '../formats.ts';
 import { hostZone, hostZoneProblem, wakesMissedIn } from '../host/audit/clock.ts';
 import { failStreak, farPauses, missedFires, schedulerClock, wakeSeconds, wakes, missedSince } from '../host/audit/health.ts';
 import { localText, nextFire } from '../host/audit/next.ts';
@@ -22,7 +22,7 @@ import { catchUpCaveat } from '../host/audit/catchup.ts';
 import { heartbeatRunningNow, lockInfo, runningWrappers } from '../host/proc/proc.ts';
 import { hostEntries } from '../host/audit/inventory.ts';
 import { codeInRepoProblems, stateInRepoProblem } from '../host/install/reach.ts';
-import { lastOutcome, logHistory, wakesDone } from '../host/audit/runtime-log.ts';
+import { agentLines, lastOutcome, logHistory, wakesDone } from '../host/audit/runtime-log.ts';
 import { activePause } from '../host/audit/pause.ts';
 import { allHostPaths, lookEverywhere, lostStateText, readStateOrNote, trustedSpec, untrustedRecords } from '../host/audit/found.ts';
 import { type UsageFindings, usageFindings, usageLine } from '../host/audit/usage.ts';
@@ -485,11 +485,11 @@ function wakeHealth(spec: Spec, n: Names, s: State, present: boolean, text: stri
   const streak = failStreak(lines);
   if (streak.count >= FAILS_IN_A_ROW && streak.latest) {
     const l = streak.latest;
-    const tail = outputOf(text, s.name);
+    const tail = outputOf(lines, n);
     add(
       f,
       'failing',
-      `failing: the last ${streak.count} wakes in a row ended fail, timeout or error (latest: ${l.outcome}${l.detail ? ` ${l.detail}` : ''} at ${l.time})${tail.length ? `; its last output: ${tail.map((t) => JSON.stringify(t)).join(' ')}` : ''}; see ${n.log}, fix it, then check with \`hbgen wake\``,
+      `failing: the last ${streak.count} wakes in a row ended fail, timeout or error (latest: ${l.outcome}${l.detail ? ` ${l.detail}` : ''} at ${l.time})${tail.length ? `; its agent's last output (${n.agentLog}): ${tail.map((t) => JSON.stringify(t)).join(' ')}` : ''}; see ${n.log}, fix it, then check with \`hbgen wake\``,
     );
   }
   // A jailed wake that left git a program to run outside the jail (heartbeat/81-gitcheck):
@@ -635,18 +635,13 @@ function pauseInfo(spec: Spec, n: Names, io: HostIO, f: Findings): void {
 /** status is unhealthy after this many failing wakes in a row. */
 const FAILS_IN_A_ROW = 3;
 
-/** The last lines the latest wake's agent printed (runtime.log lines that are not hbgen's own). */
-function outputOf(text: string, name: string, max = 3): string[] {
-  const all = text.split('\n');
-  let from = 0;
-  for (let i = all.length - 1; i >= 0; i--) {
-    const p = parseLogLine(all[i]!);
-    if (p?.name === name && p.outcome === 'start' && /^wake /.test(p.detail)) {
-      from = i + 1;
-      break;
-    }
-  }
-  return all.slice(from).filter((l) => l.trim() && !parseLogLine(l)).slice(-max).map((l) => (l.length > 200 ? `${l.slice(0, 200)}…` : l));
+/**
+ * The last lines the latest wake's agent printed: from agent.log, never from runtime.log
+ * (the wrapper's records only), so that nothing the agent printed is read as a record.
+ */
+function outputOf(lines: LogLine[], n: Names, max = 3): string[] {
+  const start = [...lines].reverse().find((l) => l.outcome === 'start' && /^wake /.test(l.detail));
+  return start ? agentLines(n.agentLog, start, max) : [];
 }
 
 /** Why a scheduler that holds the entry may not have fired it. */
@@ -659,16 +654,17 @@ function likelyCause(id: SchedulerId): string {
  * The files the wrapper writes in the state folder, as the wrapper needs them: plain files
  * with one name. A hard link there shares its content with a file elsewhere (the wrapper
  * would append to it, or truncate it), a FIFO or device would block or redirect it. The
- * wrapper refuses such a runtime.log (every wake exits 78) and replaces the others without
- * writing through them; either way someone put it there. A symbolic link at runtime.log
- * is lockAndLastOutcome's problem.
+ * wrapper refuses such a runtime.log or agent.log (every wake exits 78) and replaces the
+ * others without writing through them; either way someone put it there. A symbolic link at
+ * runtime.log is lockAndLastOutcome's problem.
  */
 function stateFileShapes(n: Names, f: Findings): void {
-  for (const base of ['runtime.log', 'runtime.log.1', 'wake.marker', 'wakes', 'heart.sum', 'streak', 'paused', 'limits']) {
+  for (const base of ['runtime.log', 'runtime.log.1', 'agent.log', 'agent.log.1', 'wake.marker', 'wakes', 'heart.sum', 'streak', 'paused', 'limits']) {
     const p = posix.join(n.stateDir, base);
     const st = lstatOrNull(p);
     if (!st || (base === 'runtime.log' && st.isSymbolicLink())) continue;
-    const then = base === 'runtime.log' ? 'it refuses this one, so every wake exits 78' : 'it does not write through this one';
+    // The wrapper opens both logs to append, and refuses either when it is not a plain file with one name.
+    const then = base === 'runtime.log' || base === 'agent.log' ? 'it refuses this one, so every wake exits 78' : 'it does not write through this one';
     let what: string | undefined;
     if (st.isSymbolicLink()) what = 'is a symbolic link';
     else if (!st.isFile()) what = 'is not a plain file (a FIFO, a device, a socket or a folder)';

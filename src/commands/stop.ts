@@ -119,6 +119,7 @@ async function finish(io: HostIO, ctx: Ctx & { names: Names; spec: Spec }, s: St
 /** What each file hbgen leaves in the state folder is, for the "kept" line (no commas: they separate the entries). */
 const KEPT: Record<string, string> = {
   'runtime.log': 'the wake log',
+  'agent.log': "the agent's output",
   'state.json': 'marked stopped: the record `hbgen resume` looks for',
   wakes: 'the wake counter',
   aside: 'where each wake writes its count before moving it into place',

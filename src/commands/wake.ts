@@ -1,7 +1,8 @@
 // hbgen wake [SPEC]: one heartbeat now, by hand, through the installed wrapper
 // (`/bin/sh <stateDir>/heartbeat.sh --now`: the working-hours check is skipped; lock, cap,
 // timeout and log as usual). Its exit status is the wrapper's; it then says in one line what
-// the wake's log lines say (`wake 5: fail 3 after 41 s (see …/runtime.log)`). Like the
+// the wake's log lines say (`wake 5: fail 3 after 41 s (see …/runtime.log; the agent's
+// output is in …/agent.log)`). Like the
 // scheduler entry (generators/entry.ts), it first checks that the installed wrapper is the
 // one hbgen renders from the spec, and refuses with exit 78 when it is not.
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
@@ -50,7 +51,7 @@ export async function wake(argv: { spec: string }, io: HostIO): Promise<number> 
   // The wrapper's fault line (hb_fault) says what its `error` line says: printed once, by wakeLine.
   const said = [...logged].reverse().find((l) => l.outcome === 'error');
   for (const f of faults) if (!said || f !== `hbgen ${spec.name}: ${said.detail}`) io.err(`${f}\n`);
-  io.out(`${wakeLine(logged, n.log, code)}\n`);
+  io.out(`${wakeLine(logged, n.log, code, n.agentLog)}\n`);
   return code;
 }
 
@@ -101,11 +102,16 @@ function readFrom(path: string, from: number): string {
 
 const epochOf = (t: string): number => Date.parse(t) / 1000;
 
-/** One line from this wake's log lines: its number, outcome, detail and duration. */
-export function wakeLine(lines: LogLine[], log: string, code: number): string {
+/**
+ * One line from this wake's log lines: its number, outcome, detail and duration. After a
+ * fail or a timeout it also names agent.log (`agentLog`), where the agent's own words are:
+ * runtime.log holds only the wrapper's.
+ */
+export function wakeLine(lines: LogLine[], log: string, code: number, agentLog?: string): string {
   const start = lines.find((l) => l.outcome === 'start');
   const end = [...lines].reverse().find((l) => l.outcome !== 'start' && l.outcome !== 'note' && l.outcome !== 'usage' && l.outcome !== 'took');
-  const see = `(see ${log})`;
+  const failed = end?.outcome === 'fail' || end?.outcome === 'timeout';
+  const see = `(see ${log}${failed && agentLog ? `; the agent's output is in ${agentLog}` : ''})`;
   if (!end) return `wake: the wrapper exited ${code} and logged no outcome ${see}`;
   const what = `${end.outcome}${end.detail ? ` ${end.detail}` : ''}`;
   const num = parseWakeDetail(start?.detail ?? '')?.n;

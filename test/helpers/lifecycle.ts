@@ -117,7 +117,7 @@ export interface Result {
   err: string;
 }
 
-type Cmd = 'install' | 'status' | 'stop' | 'resume' | 'wake' | 'list' | 'doctor';
+type Cmd = 'install' | 'status' | 'stop' | 'resume' | 'wake' | 'list' | 'doctor' | 'log';
 
 /** Run a lifecycle command in this process, as the CLI would, against the host. */
 /** A HostIO like hb()'s, for tests that call host functions directly (output is dropped). */

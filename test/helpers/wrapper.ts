@@ -95,6 +95,8 @@ export interface Case {
   files: Record<string, string>;
   log(): string;
   rawLog(): string;
+  /** agent.log: the agent's output, after the wrapper's copy of each wake's start line. */
+  agentLog(): string;
   logLines(): string[];
   lines(): string[];
   outcomes(): string[];
@@ -167,6 +169,7 @@ export function makeCase(opts: CaseOptions = {}): Case {
   const state = spec.stateDir.startsWith('/') ? spec.stateDir : join(repo, spec.stateDir);
   if (opts.install !== false) install(state, files);
   const logPath = join(state, 'runtime.log');
+  const agentLogPath = join(state, 'agent.log');
   const c: Case = {
     dir,
     repo,
@@ -179,6 +182,7 @@ export function makeCase(opts: CaseOptions = {}): Case {
     // (rawLog): the suites' patterns of a wake's lines predate it.
     log: () => c.rawLog().replace(/^\S+ hbgen \S+ took \d+ s\n/gm, ''),
     rawLog: () => (existsSync(logPath) ? readFileSync(logPath, 'utf8') : ''),
+    agentLog: () => (existsSync(agentLogPath) ? readFileSync(agentLogPath, 'utf8') : ''),
     logLines: () => c.log().split('\n').filter((l) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ hbgen /.test(l)),
     // The outcome lines and the other lines of hbgen's own; a preset wake's `usage` line
     // and every wake's `took N s` (no outcomes: src/formats.ts) are in lines(), not in

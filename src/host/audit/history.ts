@@ -1,7 +1,7 @@
 // `hbgen log`: the wake history in runtime.log (both generations), per day in the working
 // zone, and the last wakes. Pure functions of the log's text, the plan and the clock; the
 // command reads the files (src/commands/log.ts).
-import { LOG_LINE, type LogLine, pad2, parseLogLine, type Usage, SMOKE_DETAIL, parseWakeDetail, parseUsage } from '../../formats.ts';
+import { logRecord, type LogLine, pad2, parseLogLine, type Usage, SMOKE_DETAIL, parseWakeDetail, parseUsage } from '../../formats.ts';
 import { offsetAt } from '../../zone-offsets.ts';
 import { type CalEntry } from '../../schedule.ts';
 import { missedFires, wakeSeconds, wakes } from './health.ts';
@@ -97,9 +97,7 @@ export function historyLines(text: string, name: string): LogLine[] {
 }
 
 function otherSkip(line: string): LogLine | null {
-  const m = LOG_LINE.exec(line);
-  if (!m || !/^skip-[a-z]+(-[a-z]+)*$/.test(m[3]!)) return null;
-  return { time: m[1]!, name: m[2]!, outcome: m[3] as LogLine['outcome'], detail: m[4] ?? '' };
+  return logRecord(line, (o) => /^skip-[a-z]+(-[a-z]+)*$/.test(o));
 }
 
 /** The local date (YYYY-MM-DD) and time (HH:MM) of `ms` in `zone`. */

@@ -1,6 +1,6 @@
-// What runtime.log says last, for status and list.
+// What runtime.log says last, for status and list; and a failing wake's last lines in agent.log.
 import { UserError } from '../../errors.ts';
-import { type LogLine, parseLog, SMOKE_DETAIL, parseWakes } from '../../formats.ts';
+import { type LogLine, formatLogLine, parseLog, SMOKE_DETAIL, parseWakes } from '../../formats.ts';
 import { noteSkipped, readSoft, readTail } from '../fsx.ts';
 
 /**
@@ -69,4 +69,41 @@ export function lastOutcomeIn(log: string, name: string): LogLine | null {
 export function wakesDone(wakes: string): number | null {
   // The counter is a few digits: 4 KiB is more than it ever holds.
   return parseWakes(readSoft(wakes, 4096, { noFollow: true })?.toString('utf8') ?? '');
+}
+
+/**
+ * How much of agent.log status reads for a failing wake's last lines: its tail only. One
+ * wake's agent may print more than logMaxBytes (the wrapper rotates agent.log at a wake's
+ * start), and only the lines after that wake's start line are wanted.
+ */
+const AGENT_READ_MAX = 1024 * 1024;
+
+/**
+ * The last `max` lines (not blank, each at most 200 characters) the agent of the wake that
+ * `start` opened printed: agent.log after the wrapper's copy of that start line (its step 5).
+ * The agent may print a copy of it too; the last copy counts, so a copy only hides some of
+ * its own lines, never shows an earlier wake's. Nothing when agent.log's tail lacks the
+ * line, or agent.log is missing, a link or not a regular file (recorded, as logText does).
+ * These are the agent's bytes, never records: the caller shows them as the agent's, escaped.
+ */
+export function agentLines(agentLog: string, start: LogLine, max: number): string[] {
+  const mark = formatLogLine(start);
+  let t: ReturnType<typeof readTail>;
+  try {
+    t = readTail(agentLog, AGENT_READ_MAX);
+  } catch (e) {
+    if (!(e instanceof UserError)) throw e;
+    noteSkipped(agentLog, e.lines[0]!);
+    return [];
+  }
+  const all = (t?.bytes.toString('utf8') ?? '').split('\n');
+  let at = -1;
+  // As the wrapper matches it (heartbeat/51-wake-output): at a line's end, after a torn line.
+  for (let i = all.length - 1; i >= 0 && at < 0; i--) if (all[i]!.endsWith(mark)) at = i;
+  if (at < 0) return [];
+  return all
+    .slice(at + 1)
+    .filter((l) => l.trim())
+    .slice(-max)
+    .map((l) => (l.length > 200 ? `${l.slice(0, 200)}…` : l));
 }
