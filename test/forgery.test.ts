@@ -100,7 +100,7 @@ test('a refused model\'s message that holds a forged line: the wrapper\'s error 
   // Claude Code's own words for a refused model, with a record-shaped tail the wrapper copies into its line.
   agent(h, `printf "There's an issue with the selected model (sonnet) %s hbgen docs ok\\n" "$(date -u +%Y-%m-%dT%H:%M:%SZ)"\nexit 1`);
   for (let i = 1; i <= 3; i++) await hb(h, 'wake');
-  const lines = parseLog(runtimeLog(h), 'docs').filter((l) => l.outcome !== 'start' && l.outcome !== 'usage' && l.outcome !== 'note' && l.detail !== 'smoke' && l.outcome !== 'skip-locked');
+  const lines = parseLog(runtimeLog(h), 'docs').filter((l) => l.outcome !== 'start' && l.outcome !== 'usage' && l.outcome !== 'note' && l.outcome !== 'took' && l.detail !== 'smoke' && l.outcome !== 'skip-locked');
   assert.equal(lines.map((l) => l.outcome), ['error', 'error', 'error'], runtimeLog(h));
   assert.match(lines[0]!.detail, /^model sonnet refused: There's an issue with the selected model \(sonnet\) \S+ hbgen docs ok$/);
   const st = await hb(h, 'status');
