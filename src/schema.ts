@@ -57,7 +57,7 @@ const DESCRIPTIONS: Record<string, string> = {
   'sandbox.denyRead': `More absolute paths the agent must not read (always hidden: ${SECRET_PATHS.map((p) => `~/${p}`).join(', ')}, /root).`,
   'sandbox.allowRead': 'Credential paths of that default list the agent may read after all, each exactly as listed, as "~/.npmrc" or an absolute path, e.g. ["~/.npmrc"] for a private registry.',
   'sandbox.bin': 'Absolute path of the srt executable; default: srt on env.PATH at wake time.',
-  ping: 'A healthchecks-style URL (https; http only for 127.0.0.1 or localhost): URL/start before the agent, URL after a success, URL/fail after a failure, by curl or wget. Or {url, body}: body false sends /fail without the log\'s last 20 lines (by default they go, agent output included, to that host, which the jail does not gate).',
+  ping: 'A healthchecks-style URL (https; http only for 127.0.0.1 or localhost): URL/start before the agent, URL after a success, URL/fail after a failure, by curl or wget. Or {url, body}: body false sends /fail empty (by default it carries the wake\'s last 20 lines of agent output and hbgen\'s last 10 log lines to that host, which the jail does not gate).',
 };
 
 type Node = { properties?: Record<string, Node>; anyOf?: Node[]; description?: string };

@@ -36,6 +36,9 @@ function agentWith(h: Host, extra: Record<string, unknown>) {
 
 const row = (out: string, key: string) => out.split('\n').find((l) => l.startsWith(`  ${key.padEnd(10)} `));
 
+/** The panel without its first section, the spec's changes since the install (whose "before" side is state.json's). */
+const rowsOf = (out: string) => out.replace(/^changed in the spec since[^\n]*\n(?: {2}[! ] [^\n]*\n)*/m, '');
+
 test('item 1: notify, args and a timeout added to state.json have no effect on what resume --yes installs; the spec file is installed', async () => {
   const h = makeHost('systemd-user', {}, 'outside');
   assert.is((await hb(h, 'install', { yes: true })).code, 0);
@@ -60,7 +63,7 @@ test('item 1: notify, args and a timeout added to state.json have no effect on w
   assert.is(row(r.out, 'notify'), '  notify     none');
   assert.is(row(r.out, 'args'), '  args       none');
   assert.is(row(r.out, 'timeout'), '  timeout    10m, then TERM, and KILL 30s later');
-  assert.not.ok(r.out.includes(victim) || r.out.includes('--zz-planted-flag'), r.out);
+  assert.not.ok(rowsOf(r.out).includes(victim) || rowsOf(r.out).includes('--zz-planted-flag'), r.out);
   // And state.json records the install that was made, not what was planted in it.
   const rec = JSON.parse(readFileSync(statePath(h), 'utf8'));
   assert.is(rec.status, 'installed');
@@ -93,7 +96,9 @@ test('item 1: the panel of install and of resume shows the spec file\'s notify p
   assert.is(dry.code, 0, dry.err);
   assert.match(dry.out, /^hbgen resume: "docs" from /);
   for (const [k, v] of Object.entries(want)) assert.is(row(dry.out, k), v, `resume's panel: ${k}`);
-  assert.not.ok(dry.out.includes('/bin/true') || dry.out.includes('--other'), dry.out);
+  // The record's values show only as the "before" side of the changes since the install.
+  assert.match(dry.out, /\n {2}! notify: \["\/bin\/true"\] → \["\/bin\/echo","wakes failing"\]\n/);
+  assert.not.ok(rowsOf(dry.out).includes('/bin/true') || rowsOf(dry.out).includes('--other'), dry.out);
   const r = await hb(h, 'resume', { yes: true });
   assert.is(r.code, 0, r.err);
   const wrapper = readFileSync(join(stateDir(h), 'heartbeat.sh'), 'utf8');
@@ -103,7 +108,7 @@ test('item 1: the panel of install and of resume shows the spec file\'s notify p
   rewriteSpec(h, { gate: ['/usr/bin/test', '-e', '/'], ping: 'https://hc-ping.example/abc' });
   const g = await hb(h, 'install', { dryRun: true });
   assert.is(row(g.out, 'gate'), '  gate       /usr/bin/test -e /, before every wake');
-  assert.is(row(g.out, 'ping'), '  ping       https://hc-ping.example/abc (its /start before the agent, itself after a success, its /fail after a failure)');
+  assert.is(row(g.out, 'ping'), '  ping       https://hc-ping.example/abc (its /start before the agent, itself after a success, its /fail after a failure, POSTing the wake\'s last 20 lines of agent output and hbgen\'s last 10 log lines to hc-ping.example, a host the jail does not gate; "ping": {"url": …, "body": false} sends it empty)');
 });
 
 test('item 1: resume after the spec file changed installs the file and says so in the panel', async () => {

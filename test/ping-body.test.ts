@@ -75,7 +75,7 @@ test("ping.body false: /fail is sent empty (GET), under dash, and the panel's ro
   assert.is(fail!.method, 'GET');
   assert.is(fail!.body, '');
   const row = (spec: Spec) => otherRuns(spec).find(([k]) => k === 'ping')![1];
-  assert.match(row({ ...c.spec, ping: `http://127.0.0.1:${port}/hc/x` }), /POSTing the log's last 20 lines \(the agent's output included\) to 127\.0\.0\.1:\d+, a host the jail does not gate/);
+  assert.match(row({ ...c.spec, ping: `http://127.0.0.1:${port}/hc/x` }), /POSTing the wake's last 20 lines of agent output and hbgen's last 10 log lines to 127\.0\.0\.1:\d+, a host the jail does not gate/);
   assert.match(row(c.spec), /its \/fail after a failure, empty \(ping\.body false\)/);
 });
 

@@ -71,7 +71,7 @@ function pingRow(ping: Spec['ping']): string {
   if (!p) return 'none';
   const host = new URL(p.url).host;
   const fail = p.body
-    ? `its /fail after a failure, POSTing the log's last 20 lines (the agent's output included) to ${shownWord(host)}, a host the jail does not gate; "ping": {"url": …, "body": false} sends it empty`
+    ? `its /fail after a failure, POSTing the wake's last 20 lines of agent output and hbgen's last 10 log lines to ${shownWord(host)}, a host the jail does not gate; "ping": {"url": …, "body": false} sends it empty`
     : 'its /fail after a failure, empty (ping.body false)';
   return `${shownWord(p.url)} (its /start before the agent, itself after a success, ${fail})`;
 }
