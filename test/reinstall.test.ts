@@ -93,7 +93,6 @@ test('a jail.json that state.json does not record is still refused, named', asyn
   assert.ok(r.err.includes(`${jail} already exists and hbgen did not write it`), r.err);
 });
 
-test.run();
 
 test("the panel of a re-install lists the spec's changes since the last install, field by field, and marks those that choose what runs outside the jail or widen the agent's reach", async () => {
   const h = makeHost('systemd-user');
@@ -102,6 +101,7 @@ test("the panel of a re-install lists the spec's changes since the last install,
   assert.is(first.code, 0, first.out + first.err);
   assert.not.match(first.out, /changed in the spec since/, 'a first install has nothing to compare');
   // What an agent that can write the spec would add, and a change of no reach.
+  const was = h.spec.timeout;
   rewriteSpec(h, { gate: ['/bin/true'], sandbox: { bin: SRT, allowHosts: ['github.com', 'evil.example'] }, timeout: '12m', env: { HOME: h.home, PATH: `${NODE_DIR}:/usr/bin:/bin`, EXTRA: '1' } });
   const r = await hb(h, 'install', { dryRun: true });
   assert.is(r.code, 0, r.out + r.err);
@@ -111,10 +111,34 @@ test("the panel of a re-install lists the spec's changes since the last install,
     '  ! env.EXTRA: none → "1"',
     '  ! gate: none → ["/bin/true"]',
     '  ! sandbox.allowHosts: ["github.com"] → ["github.com","evil.example"]',
-    '    timeout: "25m" → "12m"',
+    `    timeout: "${was}" → "12m"`,
   ]);
   // Nothing changed since: no section.
-  rewriteSpec(h, { gate: undefined, sandbox: { bin: SRT, allowHosts: ['github.com'] }, timeout: h.spec.timeout === '12m' ? '25m' : h.spec.timeout, env: { HOME: h.home, PATH: `${NODE_DIR}:/usr/bin:/bin` } });
+  rewriteSpec(h, { gate: undefined, sandbox: { bin: SRT, allowHosts: ['github.com'] }, timeout: was, env: { HOME: h.home, PATH: `${NODE_DIR}:/usr/bin:/bin` } });
   const same = await hb(h, 'install', { dryRun: true });
   assert.not.match(same.out, /changed in the spec since/, same.out);
 });
+
+test('with the jail on, a spec file inside the repo is refused unless it is the top folder\'s hbgen.json, the one the jail keeps read-only', async () => {
+  const h = makeHost('systemd-user');
+  rewriteSpec(h, { sandbox: { bin: SRT, allowHosts: ['github.com'] }, env: { HOME: h.home, PATH: `${NODE_DIR}:/usr/bin:/bin` } });
+  const text = readFileSync(h.specFile, 'utf8');
+  const inRepo = join(h.spec.repo, 'agent.json');
+  writeFileSync(inRepo, text);
+  h.specFile = inRepo;
+  const r = await hb(h, 'install', { dryRun: true });
+  assert.is(r.code, 1, r.out + r.err);
+  assert.match(r.err, new RegExp(`${inRepo.replace(/[.]/g, '\\.')}: is inside the repo, where the jailed agent could rewrite it \\(a gate, a wider sandbox\\) before your next install; the jail keeps only \\S+/hbgen\\.json read-only, so name it that or move it outside the repo`));
+  const top = join(h.spec.repo, 'hbgen.json');
+  writeFileSync(top, text);
+  h.specFile = top;
+  const ok = await hb(h, 'install', { dryRun: true });
+  assert.is(ok.code, 0, ok.out + ok.err);
+  // Without the jail nothing protects a spec anywhere in the repo: that is the jail's to say, not this check's.
+  rewriteSpec(h, { sandbox: false });
+  writeFileSync(inRepo, readFileSync(top));
+  h.specFile = inRepo;
+  assert.is((await hb(h, 'install', { dryRun: true })).code, 0);
+});
+
+test.run();

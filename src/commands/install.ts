@@ -7,7 +7,7 @@
 // (smoke test, state.json, the scheduler lists the entry) → success only when every check
 // was observed passing; otherwise everything is undone, except the log history (runtime.log
 // is never cut, runtime.log.1 never removed: see the README section "Install on a host").
-import { readdirSync, rmSync } from 'node:fs';
+import { readdirSync, realpathSync, rmSync } from 'node:fs';
 import { dirname, posix } from 'node:path';
 import { specChanges } from '../spec-diff.ts';
 import { UserError } from '../errors.ts';
@@ -172,6 +172,26 @@ function resolveSpec(argv: InstallArgs, io: HostIO, verb: Verb): { spec: Spec; s
   return { spec: fileSpec, specFile, prev, notes: [] };
 }
 
+/**
+ * A spec file the jailed agent could write: inside the repo under another name than the
+ * top folder's hbgen.json, the one the jail keeps read-only (src/jail.ts REPO_DENY). The
+ * policy is rendered from the spec alone, so it cannot name a file wherever it lies.
+ */
+function specPlaceRefusal(spec: Spec, specFile: string): string | null {
+  if (!jailOn(spec)) return null;
+  const real = (p: string) => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return posix.resolve(p);
+    }
+  };
+  const file = real(specFile);
+  const repo = real(spec.repo);
+  if (!file.startsWith(`${repo}/`) || file === posix.join(repo, 'hbgen.json')) return null;
+  return `${specFile}: is inside the repo, where the jailed agent could rewrite it (a gate, a wider sandbox) before your next install; the jail keeps only ${posix.join(spec.repo, 'hbgen.json')} read-only, so name it that or move it outside the repo`;
+}
+
 /** Every read-only check, then the plan; any refusal is thrown before anything changes. */
 async function planInstall(argv: InstallArgs, io: HostIO, verb: Verb): Promise<InstallPlan> {
   const { spec, specFile, prev, notes } = resolveSpec(argv, io, verb);
@@ -191,6 +211,8 @@ async function planInstall(argv: InstallArgs, io: HostIO, verb: Verb): Promise<I
   // An off-host scheduler's repo is the pod's (cloned or mounted there), not a folder here.
   const heart = factsOf(spec.schedule.scheduler)?.offHost ? null : heartRefusal(spec.repo, argv.forceEmptyHeart === true);
   if (heart) refusals.push(heart);
+  const place = specPlaceRefusal(spec, specFile);
+  if (place) refusals.push(place);
   // The client's own word on how it bills, asked only once the binary itself passed.
   const bill = refusals.length || !here ? null : await checkBilling(spec, io.now().toISOString());
   if (bill && 'refusal' in bill) refusals.push(bill.refusal);
