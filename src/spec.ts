@@ -245,6 +245,44 @@ const sandbox = z.union([z.literal(false), sandboxObject], {
   error: (i) => (i.input === true ? 'must be false (no jail) or an object such as {"allowHosts": ["github.com"]}; leave it out for the default jail' : typeof i.input === 'object' && i.input !== null && !Array.isArray(i.input) ? undefined : 'must be false (no jail) or an object {allowHosts?, denyRead?, allowRead?, bin?}'),
 });
 
+// The wake's bounds (README "Bounds on a wake"): how many tasks (processes and threads) the
+// agent's tree may hold and how much memory, each applied by the host's own mechanism
+// (the systemd unit, a transient scope or rlimits for cron, the launchd plist). false
+// turns them off; omitted or an object keeps them on, with LIMITS_DEFAULT for a field left out.
+export const LIMITS_DEFAULT = { tasks: 4096, memory: '50%' } as const;
+// A size as systemd.resource-control(5) reads MemoryMax= (K, M, G: powers of 1024) in the
+// two forms every scheduler can carry, or a share of the host's RAM.
+const MEMORY = /^([1-9][0-9]{0,6}[MG]|([1-9][0-9]?|100)%)$/;
+const limitsObject = z.strictObject({
+  tasks: z
+    .number({ error: 'must be a whole number of tasks (processes and threads), e.g. 4096' })
+    .int({ error: 'must be a whole number of tasks (processes and threads), e.g. 4096' })
+    .min(32, { error: 'must be at least 32: the wrapper, the jail and the agent\'s client take a few dozen tasks before any work starts' })
+    .max(4_194_304, { error: 'must be at most 4194304, Linux\'s highest PID' })
+    .optional(),
+  memory: text('a memory size').check((ctx) => {
+    const v = ctx.value;
+    if (CONTROL.test(v)) return;
+    if (!MEMORY.test(v)) ctx.issues.push({ code: 'custom', input: v, message: `must be a size such as "4G" or "512M", or a share of the host's RAM such as "50%", got ${JSON.stringify(v)}` });
+    else if (memoryBytes(v) !== null && memoryBytes(v)! < 32 * 1024 * 1024) ctx.issues.push({ code: 'custom', input: v, message: `must be at least "32M": the agent's client alone needs more, got ${JSON.stringify(v)}` });
+  }).optional(),
+});
+const limits = z.union([z.literal(false), limitsObject], {
+  error: (i) => (i.input === true ? 'must be false (no bounds) or an object such as {"tasks": 4096, "memory": "8G"}; leave it out for the defaults' : typeof i.input === 'object' && i.input !== null && !Array.isArray(i.input) ? undefined : 'must be false (no bounds) or an object {tasks?, memory?}'),
+});
+
+/** Bytes of a memory size ("512M", "4G"); null for a share of the RAM ("50%"), which only the host can turn into bytes. */
+export function memoryBytes(v: string): number | null {
+  if (v.endsWith('%')) return null;
+  return Number(v.slice(0, -1)) * (v.endsWith('G') ? 1024 ** 3 : 1024 ** 2);
+}
+
+/** The bounds of a wake, every default applied; null when the spec turns them off ("limits": false) or the scheduler's own job carries them (kubernetes.resources). */
+export function limitsOf(s: Pick<Spec, 'limits' | 'schedule'>): { tasks: number; memory: string } | null {
+  if (s.limits === false || !factsOf(s.schedule.scheduler)?.bounds) return null;
+  return { tasks: s.limits?.tasks ?? LIMITS_DEFAULT.tasks, memory: s.limits?.memory ?? LIMITS_DEFAULT.memory };
+}
+
 const hours = z.strictObject({
   start: clock(false, 'choose when the working hours start, as HH:MM'),
   end: clock(true, 'choose when the working hours end, as HH:MM or 24:00'),
@@ -441,6 +479,9 @@ function kubernetesIssues(s: Record<string, any>, ctx: z.RefinementCtx): void {
   const k = s.kubernetes;
   if (sch.scheduler === 'kubernetes' && s.sandbox !== undefined && s.sandbox !== false) {
     ctx.addIssue({ code: 'custom', path: ['sandbox'], message: 'does not apply to schedule.scheduler "kubernetes": the pod is the agent\'s boundary there (see README "Kubernetes"); remove it' });
+  }
+  if (sch.scheduler === 'kubernetes' && s.limits !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['limits'], message: 'does not apply to schedule.scheduler "kubernetes": the pod is bounded by kubernetes.resources (see README "Kubernetes"); remove it and set kubernetes.resources.memory instead' });
   }
   if (sch.scheduler !== 'kubernetes') {
     if (k !== undefined) ctx.addIssue({ code: 'custom', path: ['kubernetes'], message: `applies to schedule.scheduler "kubernetes" only; remove it, or set the scheduler to "kubernetes"` });
@@ -685,6 +726,7 @@ export const SpecSchema = z
       .optional(),
     shared: z.boolean({ error: 'must be true or false' }).optional(),
     sandbox: sandbox.optional(),
+    limits: limits.optional(),
     // How long the wakes pause when the agent's client says the plan's limit is reached
     // but names no reset time (issue 17); default 1h, at most 8 days are used.
     limitBackoff: duration('how long to pause after a limit whose reset time is unknown, e.g. "1h"').optional(),

@@ -1,0 +1,124 @@
+// heartbeat.sh's step 5d, the wake's bounds (spec limits), in every shell of the matrix:
+// - where the wake's control group holds the bounds (pids.max, memory.max), a bound the
+//   agent reached is named in the outcome, read from the cgroup's own counters
+//   (pids.events max, memory.events oom_kill) before and after the agent. This machine's
+//   cgroup v2 has no pids or memory controller, so the cgroup files are a stand-in folder
+//   bind-mounted over /sys/fs/cgroup in the run's private mount namespace, and the agent
+//   plays the kernel: it raises a counter the way the kernel does when a fork is refused or
+//   the OOM killer ends a process. What this proves is the wrapper's reading, not the kernel's
+//   enforcement (test/lifecycle-bounds-real.test.ts runs real fork bombs and memory eaters);
+// - where no cgroup holds them, the agent runs under RLIMIT_DATA (ulimit -d) and, except
+//   as root, RLIMIT_NPROC (prlimit), and rlimits are not asked where a cgroup holds them;
+// - "limits": false renders no bounds at all.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SHELLS, makeCase, run, shell } from './helpers/wrapper.ts';
+
+/** The data size limit this test process has (and passes on): what an agent without rlimits keeps. */
+const inherited = () => /^Max data size\s+(\S+)/m.exec(readFileSync('/proc/self/limits', 'utf8'))![1];
+
+const LIMITS = { limits: { tasks: 64, memory: '64M' } };
+const TASKS = 'limits.tasks reached (64 tasks); raise limits.tasks in the spec';
+const MEMORY = 'limits.memory reached (64M, killed out of memory); raise limits.memory in the spec';
+
+/** This process's cgroup v2 path ("/" in a container's root), as the wrapper reads it. */
+const ownCgroup = () => readFileSync('/proc/self/cgroup', 'utf8').split('\n').find((l) => l.startsWith('0::'))!.slice(3).replace(/(.)\/$/, '$1');
+
+/** A stand-in of the cgroup files, and the `wrap` that mounts it over /sys/fs/cgroup for one run. */
+function fakeCgroup(files: Record<string, string> = {}) {
+  const root = mkdtempSync(join(tmpdir(), 'hbgen-cg-'));
+  const dir = join(root, ownCgroup());
+  mkdirSync(dir, { recursive: true });
+  const all = { 'cgroup.procs': '', 'pids.max': '64\n', 'memory.max': '67108864\n', 'pids.events': 'max 0\n', 'memory.events': 'low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\noom_group_kill 0\n', ...files };
+  for (const [f, v] of Object.entries(all)) writeFileSync(join(dir, f), v);
+  return {
+    /** Where the agent sees the files (inside the run's mount namespace). */
+    seen: join('/sys/fs/cgroup', ownCgroup()),
+    wrap: { before: `mount --bind '${root}' /sys/fs/cgroup || exit 99`, after: '' },
+    done: () => rmSync(root, { recursive: true, force: true }),
+  };
+}
+
+for (const sh of SHELLS) {
+  test(`${sh.name}: a cgroup's refused fork (pids.events max) ends the wake fail N with limits.tasks named`, async () => {
+    const cg = fakeCgroup();
+    const c = makeCase({ spec: LIMITS, env: { HBTEST_CG: cg.seen } });
+    c.behave('echo "max 3" >"$HBTEST_CG/pids.events"; exit 1\n');
+    const r = await run(c, sh, { args: ['--now'], wrap: cg.wrap });
+    cg.done();
+    assert.is(r.code, 1, r.stderr + c.log());
+    assert.is(c.outcomes().at(-1), `fail 1 ${TASKS}`, c.log());
+  });
+}
+
+test('dash: an OOM kill in the cgroup (memory.events oom_kill) ends the wake fail 137 with limits.memory named', async () => {
+  const cg = fakeCgroup();
+  const c = makeCase({ spec: LIMITS, env: { HBTEST_CG: cg.seen } });
+  c.behave('sed -i "s/^oom_kill 0$/oom_kill 1/" "$HBTEST_CG/memory.events"; kill -9 $$\n');
+  const r = await run(c, shell('dash'), { args: ['--now'], wrap: cg.wrap });
+  cg.done();
+  assert.is(r.code, 137, r.stderr + c.log());
+  assert.is(c.outcomes().at(-1), `fail 137 ${MEMORY}`, c.log());
+});
+
+test('dash: a failing agent whose cgroup counted nothing ends plain fail N; a cgroup that holds both bounds gets no rlimit', async () => {
+  const cg = fakeCgroup({ 'pids.events': 'max 7\n' });
+  const c = makeCase({ spec: LIMITS, env: { HBTEST_CG: cg.seen } });
+  c.behave('cat /proc/$$/limits >"$HBTEST_DIR/limits"; exit 3\n');
+  const r = await run(c, shell('dash'), { args: ['--now'], wrap: cg.wrap });
+  cg.done();
+  assert.is(r.code, 3, r.stderr + c.log());
+  assert.is(c.outcomes().at(-1), 'fail 3', c.log());
+  const limits = readFileSync(join(c.rec, 'limits'), 'utf8');
+  assert.match(limits, new RegExp(`^Max data size\\s+${inherited()}\\s`, 'm'));
+  assert.match(readFileSync(join(c.state, 'bounds'), 'utf8'), /^cgroup - 7 0 \/sys\/fs\/cgroup/);
+});
+
+test('dash: a cgroup whose pids.max is above limits.tasks does not hold it; the agent runs under rlimits then', async () => {
+  const cg = fakeCgroup({ 'pids.max': '100000\n', 'memory.max': 'max\n' });
+  const c = makeCase({ spec: LIMITS, env: { HBTEST_CG: cg.seen } });
+  c.behave('cat /proc/$$/limits >"$HBTEST_DIR/limits"; echo "max 3" >"$HBTEST_CG/pids.events"; exit 1\n');
+  const r = await run(c, shell('dash'), { args: ['--now'], wrap: cg.wrap });
+  cg.done();
+  assert.is(r.code, 1, r.stderr + c.log());
+  // The cgroup's counter is not this bound's: no limits.tasks in the outcome.
+  assert.is(c.outcomes().at(-1), 'fail 1', c.log());
+  assert.match(readFileSync(join(c.rec, 'limits'), 'utf8'), /^Max data size\s+67108864\s+67108864\s+bytes/m);
+});
+
+test('dash: with no cgroup that holds them (this machine), the agent runs under RLIMIT_DATA; root gets no RLIMIT_NPROC (it would not hold)', async () => {
+  const c = makeCase({ spec: LIMITS });
+  c.behave('cat /proc/$$/limits >"$HBTEST_DIR/limits"\n');
+  const r = await run(c, shell('dash'), { args: ['--now'] });
+  assert.is(r.code, 0, r.stderr + c.log());
+  const limits = readFileSync(join(c.rec, 'limits'), 'utf8');
+  assert.match(limits, /^Max data size\s+67108864\s+67108864\s+bytes/m);
+  assert.not.match(limits, /^Max processes\s+64\s/m);
+  assert.match(readFileSync(join(c.state, 'bounds'), 'utf8'), /^rlimit - - - /);
+});
+
+test('dash: the default memory bound is a share of RAM, turned into KiB at run time from /proc/meminfo', async () => {
+  const c = makeCase({ spec: { limits: { tasks: 64 } } });
+  c.behave('cat /proc/$$/limits >"$HBTEST_DIR/limits"\n');
+  const r = await run(c, shell('dash'), { args: ['--now'] });
+  assert.is(r.code, 0, r.stderr + c.log());
+  const kib = Number(/^MemTotal:\s+(\d+)/m.exec(readFileSync('/proc/meminfo', 'utf8'))![1]);
+  assert.match(readFileSync(join(c.rec, 'limits'), 'utf8'), new RegExp(`^Max data size\\s+${Math.floor(kib / 100) * 50 * 1024}\\s`, 'm'));
+});
+
+test('"limits": false renders no bounds: the agent runs without rlimits and a counted refusal is not named', async () => {
+  const cg = fakeCgroup();
+  const c = makeCase({ spec: { limits: false }, env: { HBTEST_CG: cg.seen } });
+  assert.not.match(c.files['heartbeat.sh']!, /hbgen-bounds|hb_bnd/);
+  c.behave('cat /proc/$$/limits >"$HBTEST_DIR/limits"; echo "max 3" >"$HBTEST_CG/pids.events"; exit 1\n');
+  const r = await run(c, shell('dash'), { args: ['--now'], wrap: cg.wrap });
+  cg.done();
+  assert.is(r.code, 1, r.stderr + c.log());
+  assert.is(c.outcomes().at(-1), 'fail 1', c.log());
+  assert.match(readFileSync(join(c.rec, 'limits'), 'utf8'), new RegExp(`^Max data size\\s+${inherited()}\\s`, 'm'));
+});
+
+test.run();
