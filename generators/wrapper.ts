@@ -10,7 +10,7 @@ import { STATUS_ARGV, billingClient, billingFiles, billingKeyNames, billingTimeo
 import { harnessArgs, promptSeparator } from '../src/harness.ts';
 import { openDays } from '../src/schedule.ts';
 import { offsetAt, repeatsWallClock, transitions } from '../src/zone-offsets.ts';
-import { catchUpOf, clockMinutes, limitsOf, memoryBytes, seconds } from '../src/spec.ts';
+import { catchUpOf, clockMinutes, limitsOf, memoryBytes, memoryText, seconds } from '../src/spec.ts';
 import { factsOf } from '../src/scheduler-facts.ts';
 import { sh } from '../src/escape.ts';
 import { LOCK_OWNER_PRINTF, LOG_DATE_FORMAT, LOG_MAX_BYTES, LOG_PRINTF, lockStaleAfter, pad2 } from '../src/formats.ts';
@@ -164,6 +164,10 @@ export interface BoundsContext {
   boundsMemory: string;
   /** The memory in KiB (ulimit -d), '' for a share of the RAM. */
   boundsKib: string;
+  /** The most KiB the default share of the RAM comes to, '' for a memory the spec sets. */
+  boundsCapKib: string;
+  /** The memory as the outcome names it (memoryText). */
+  boundsMemoryText: string;
 }
 
 /** The working-hours check (window.sh, and heartbeat.sh's step 3). */
@@ -379,9 +383,10 @@ export function wrapperContext(ctx: RenderContext): WrapperContext {
 function boundsContext(ctx: RenderContext): BoundsContext {
   const l = limitsOf(ctx.spec);
   const how = factsOf(ctx.spec.schedule.scheduler)?.bounds?.wrapper;
-  if (!l || !how || how === 'entry') return { bounds: false, boundsScope: false, boundsTasks: 0, boundsMemory: '', boundsKib: '' };
+  if (!l || !how || how === 'entry') return { bounds: false, boundsScope: false, boundsTasks: 0, boundsMemory: '', boundsKib: '', boundsCapKib: '', boundsMemoryText: '' };
   const bytes = memoryBytes(l.memory);
-  return { bounds: true, boundsScope: how === 'scope', boundsTasks: l.tasks, boundsMemory: l.memory, boundsKib: bytes === null ? '' : String(bytes / 1024) };
+  const cap = l.cap === null ? null : memoryBytes(l.cap);
+  return { bounds: true, boundsScope: how === 'scope', boundsTasks: l.tasks, boundsMemory: l.memory, boundsKib: bytes === null ? '' : String(bytes / 1024), boundsCapKib: cap === null ? '' : String(cap / 1024), boundsMemoryText: memoryText(l) };
 }
 
 function streamContext(ctx: RenderContext): StreamContext {

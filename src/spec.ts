@@ -249,7 +249,9 @@ const sandbox = z.union([z.literal(false), sandboxObject], {
 // agent's tree may hold and how much memory, each applied by the host's own mechanism
 // (the systemd unit, a transient scope or rlimits for cron, the launchd plist). false
 // turns them off; omitted or an object keeps them on, with LIMITS_DEFAULT for a field left out.
-export const LIMITS_DEFAULT = { tasks: 4096, memory: '50%' } as const;
+// The default memory is a share of the RAM, at most memoryCap: on a large machine half of
+// it is more than one wake should ever hold.
+export const LIMITS_DEFAULT = { tasks: 4096, memory: '50%', memoryCap: '8G' } as const;
 // A size as systemd.resource-control(5) reads MemoryMax= (K, M, G: powers of 1024) in the
 // two forms every scheduler can carry, or a share of the host's RAM.
 const MEMORY = /^([1-9][0-9]{0,6}[MG]|([1-9][0-9]?|100)%)$/;
@@ -277,10 +279,21 @@ export function memoryBytes(v: string): number | null {
   return Number(v.slice(0, -1)) * (v.endsWith('G') ? 1024 ** 3 : 1024 ** 2);
 }
 
-/** The bounds of a wake, every default applied; null when the spec turns them off ("limits": false) or the scheduler's own job carries them (kubernetes.resources). */
-export function limitsOf(s: Pick<Spec, 'limits' | 'schedule'>): { tasks: number; memory: string } | null {
+/**
+ * The bounds of a wake, every default applied (`cap`: the most the default share of the RAM
+ * may come to, null for a memory the spec sets); null when the spec turns them off
+ * ("limits": false) or the scheduler's own job carries them (kubernetes.resources).
+ */
+export function limitsOf(s: Pick<Spec, 'limits' | 'schedule'>): { tasks: number; memory: string; cap: string | null } | null {
   if (s.limits === false || !factsOf(s.schedule.scheduler)?.bounds) return null;
-  return { tasks: s.limits?.tasks ?? LIMITS_DEFAULT.tasks, memory: s.limits?.memory ?? LIMITS_DEFAULT.memory };
+  const memory = s.limits?.memory;
+  return { tasks: s.limits?.tasks ?? LIMITS_DEFAULT.tasks, memory: memory ?? LIMITS_DEFAULT.memory, cap: memory === undefined ? LIMITS_DEFAULT.memoryCap : null };
+}
+
+/** The memory bound as the panel, status and the outcome say it: "8G", "25% of RAM", "50% of RAM, at most 8G". */
+export function memoryText(l: { memory: string; cap: string | null }): string {
+  if (!l.memory.endsWith('%')) return l.memory;
+  return l.cap ? `${l.memory} of RAM, at most ${l.cap}` : `${l.memory} of RAM`;
 }
 
 const hours = z.strictObject({

@@ -97,16 +97,29 @@ test('dash: with no cgroup that holds them (this machine), the agent runs under 
   const limits = readFileSync(join(c.rec, 'limits'), 'utf8');
   assert.match(limits, /^Max data size\s+67108864\s+67108864\s+bytes/m);
   assert.not.match(limits, /^Max processes\s+64\s/m);
-  assert.match(readFileSync(join(c.state, 'bounds'), 'utf8'), /^rlimit - - - /);
+  assert.match(readFileSync(join(c.state, 'bounds'), 'utf8'), /^rlimit data - - /);
 });
 
-test('dash: the default memory bound is a share of RAM, turned into KiB at run time from /proc/meminfo', async () => {
+test('dash: under RLIMIT_DATA a failing agent that says it ran out of memory ends fail N with limits.memory named, inferred; other words do not', async () => {
+  const c = makeCase({ spec: LIMITS });
+  c.behave('echo "Traceback (most recent call last):" >&2; echo MemoryError >&2; exit 1\n');
+  const r = await run(c, shell('dash'), { args: ['--now'] });
+  assert.is(r.code, 1, r.stderr + c.log());
+  assert.is(c.outcomes().at(-1), "fail 1 limits.memory reached (64M per process, inferred from the agent's out-of-memory message); raise limits.memory in the spec", c.log());
+  c.behave('echo "no more work" >&2; exit 1\n');
+  const r2 = await run(c, shell('dash'), { args: ['--now'] });
+  assert.is(r2.code, 1, r2.stderr + c.log());
+  assert.is(c.outcomes().at(-1), 'fail 1', c.log());
+});
+
+test('dash: the default memory bound is half the RAM, turned into KiB at run time from /proc/meminfo, at most 8G', async () => {
   const c = makeCase({ spec: { limits: { tasks: 64 } } });
   c.behave('cat /proc/$$/limits >"$HBTEST_DIR/limits"\n');
   const r = await run(c, shell('dash'), { args: ['--now'] });
   assert.is(r.code, 0, r.stderr + c.log());
   const kib = Number(/^MemTotal:\s+(\d+)/m.exec(readFileSync('/proc/meminfo', 'utf8'))![1]);
-  assert.match(readFileSync(join(c.rec, 'limits'), 'utf8'), new RegExp(`^Max data size\\s+${Math.floor(kib / 100) * 50 * 1024}\\s`, 'm'));
+  const want = Math.min(Math.floor(kib / 100) * 50, 8 * 1024 * 1024) * 1024;
+  assert.match(readFileSync(join(c.rec, 'limits'), 'utf8'), new RegExp(`^Max data size\\s+${want}\\s`, 'm'));
 });
 
 test('"limits": false renders no bounds: the agent runs without rlimits and a counted refusal is not named', async () => {

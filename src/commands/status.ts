@@ -4,6 +4,7 @@
 // without one) and the next fire time. --json says the same findings as one JSON document
 // (statusJson; its fields are documented in the README).
 import { jailLines, jailPolicy } from '../jail.ts';
+import { limitsLine } from '../limits.ts';
 import { posix } from 'node:path';
 import { UserError } from '../errors.ts';
 import { type LogLine, pad2, parseLog, parseLogLine, parseWakeDetail, SMOKE_DETAIL, TAMPERED_GIT } from '../formats.ts';
@@ -563,6 +564,7 @@ function about(spec: Spec, n: Names, s: State, drifted: Set<string>, w: Wake | u
     ['wrapper', drifted.has(n.wrapper) ? 'changed since install (see below)' : `${n.wrapper}, as installed`],
     ['billing', billingText(f.billing)],
     ...jailLines(spec, null).map((l, i): [string, string] => [i === 0 ? 'jail' : '', l]),
+    ['limits', limitsLine(spec)],
   ];
   if (w) {
     const took = w.end ? `, ${w.end.outcome}${w.end.detail ? ` ${w.end.detail}` : ''} after ${Math.round((Date.parse(w.end.time) - Date.parse(w.start.time)) / 1000)} s` : ', no outcome yet';
