@@ -13,7 +13,7 @@
 // transient scope) need the pids and memory controllers on cgroup v2; where this machine
 // has them not, the last test says so and what covers the cgroup reading instead.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -21,25 +21,13 @@ import { names } from '../src/names.ts';
 import { cronUser, realOrSkip, whyNot, type CronUser } from './helpers/cronuser.ts';
 import { withCronDaemon } from './helpers/crond.ts';
 import { type Host, makeHost } from './helpers/lifecycle.ts';
-import { cgroup2Mount } from './helpers/systemd-user.ts';
+import { bombAgent, bombFifo, cgroupBounds, tasksOf } from './helpers/bounds.ts';
 
 const PYTHON = '/usr/bin/python3';
 const missing = ['/usr/sbin/cron', '/usr/bin/prlimit', PYTHON, '/usr/bin/mkfifo'].filter((p) => !existsSync(p));
 const why = whyNot() || (missing.length ? `no ${missing.join(', ')}` : '');
 const real = realOrSkip(test, 'lifecycle-bounds-real', why);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** How many tasks (threads of processes) of `uid` there are now, as RLIMIT_NPROC counts them. */
-function tasksOf(uid: number): number {
-  let n = 0;
-  for (const p of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      if (!new RegExp(`^Uid:\\s+${uid}\\s`, 'm').test(readFileSync(`/proc/${p}/status`, 'utf8'))) continue;
-      n += readdirSync(`/proc/${p}/task`).length;
-    } catch {}
-  }
-  return n;
-}
 
 /** A cron host named `name` whose entry fires at `minute`, its agent `agent(marks)`, installed as a new scratch user; `marks` is a folder of that user's. */
 function installed(name: string, minute: number, limits: { tasks?: number; memory?: string }, agent: (marks: string) => string): { U: CronUser; h: Host; marks: string } {
@@ -53,7 +41,7 @@ function installed(name: string, minute: number, limits: { tasks?: number; memor
   });
   const marks = join(h.root, 'marks');
   mkdirSync(marks);
-  assert.is(spawnSync('mkfifo', [join(marks, 'go')]).status, 0);
+  bombFifo(marks);
   writeFileSync(h.bin, agent(marks), { mode: 0o755 });
   U.own(h);
   const r = U.run(h, 'install', { yes: true });
@@ -72,17 +60,7 @@ real('real cron daemon: a fork bomb stays under limits.tasks while the user\'s o
     if (new Date(at).getUTCMinutes() === 0) at += 60_000;
     const minute = new Date(at).getUTCMinutes();
 
-    // The bomb: sleepers until a fork is refused (dash ends "Cannot fork", exit 2). The agent
-    // then marks that it holds the bound and waits, fork-free, on a FIFO the test writes once
-    // its own process of this user has started; it exits 1 with its sleepers still there.
-    const bomb = installed('bomb', minute, { tasks: 64 }, (dir) => `#!/bin/sh
-/bin/sh -c 'n=0; while [ "$n" -lt 100000 ]; do sleep 90 & n=$((n + 1)); done'
-echo "bomb: a fork was refused" >&2
-: >'${dir}/full'
-read -r word <'${dir}/go'
-echo "bomb: $word" >&2
-exit 1
-`);
+    const bomb = installed('bomb', minute, { tasks: 64 }, bombAgent);
     const dir = bomb.marks;
 
     const eat = installed('eat', minute, { tasks: 256, memory: '64M' }, () => `#!/bin/sh
@@ -135,14 +113,12 @@ except MemoryError:
 // as a fact of this machine, never passed silently; where they are there, this test fails
 // until a real cgroup test is written here.
 test('the cgroup paths (TasksMax=, a transient scope) need cgroup v2 pids and memory controllers: this machine has them or not', () => {
-  const cg = cgroup2Mount();
-  const controllers = cg && existsSync(join(cg, 'cgroup.controllers')) ? readFileSync(join(cg, 'cgroup.controllers'), 'utf8').trim().split(/\s+/).filter(Boolean) : [];
-  const has = ['pids', 'memory'].filter((c) => controllers.includes(c));
-  if (has.length < 2) {
-    process.stderr.write(`\n!!! lifecycle-bounds-real: NOT APPLICABLE on this machine: the real cgroup bounds (systemd TasksMax=/MemoryMax=, cron's transient scope) cannot be enforced here: cgroup v2 ${cg ?? '(none mounted)'} has the controllers [${controllers.join(' ')}], not pids and memory (a cgroup v1 or hybrid host); the rlimits path ran for real above, and test/wrapper-bounds.test.ts covers the wrapper's reading of the cgroup counters\n\n`);
+  const cg = cgroupBounds();
+  if (!cg.holds) {
+    process.stderr.write(`\n!!! lifecycle-bounds-real: NOT APPLICABLE on this machine: the real cgroup bounds (systemd TasksMax=/MemoryMax=, cron's transient scope) cannot be enforced here: cgroup v2 ${cg.mount ?? '(none mounted)'} has the controllers [${cg.controllers.join(' ')}], not pids and memory (a cgroup v1 or hybrid host); the rlimits path ran for real above, test/lifecycle-bounds-systemd-real.test.ts runs it under the real user manager, and test/wrapper-bounds.test.ts covers the wrapper's reading of the cgroup counters\n\n`);
     return;
   }
-  throw new Error(`this machine's cgroup v2 (${cg}) has the pids and memory controllers: a real fork bomb under a systemd service's TasksMax= belongs here, and is not written yet`);
+  throw new Error(`this machine's cgroup v2 (${cg.mount}) has the pids and memory controllers: a real fork bomb in cron's transient scope belongs here, and is not written yet`);
 });
 
 test.run();
