@@ -9,5 +9,5 @@ export function limitsLine(spec: Spec): string {
   if (!bounds) return 'none of hbgen\'s: kubernetes.resources bound the pod (see README "Kubernetes")';
   const l = limitsOf(spec);
   if (!l) return 'OFF ("limits": false): NOTHING BOUNDS A WAKE: a runaway agent (a fork bomb, a memory leak) can take every process and all the memory of this machine';
-  return `tasks ${l.tasks}, memory ${memoryText(l)}, swap none; ${bounds.says}; the jail's private tmp is not bounded (README "Bounds on a wake")`;
+  return `tasks ${l.tasks}, memory ${memoryText(l)}, swap none; ${bounds.says}; no bound on the disk or the private tmp (README "Bounds on a wake")`;
 }
