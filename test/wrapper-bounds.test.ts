@@ -100,17 +100,33 @@ test('dash: with no cgroup that holds them (this machine), the agent runs under 
   assert.match(readFileSync(join(c.state, 'bounds'), 'utf8'), /^rlimit data - - /);
 });
 
-test('dash: under RLIMIT_DATA a failing agent that says it ran out of memory ends fail N with limits.memory named, inferred; other words do not', async () => {
-  const c = makeCase({ spec: LIMITS });
-  c.behave('echo "Traceback (most recent call last):" >&2; echo MemoryError >&2; exit 1\n');
-  const r = await run(c, shell('dash'), { args: ['--now'] });
-  assert.is(r.code, 1, r.stderr + c.log());
-  assert.is(c.outcomes().at(-1), "fail 1 limits.memory reached (64M per process, inferred from the agent's out-of-memory message); raise limits.memory in the spec", c.log());
-  c.behave('echo "no more work" >&2; exit 1\n');
-  const r2 = await run(c, shell('dash'), { args: ['--now'] });
-  assert.is(r2.code, 1, r2.stderr + c.log());
-  assert.is(c.outcomes().at(-1), 'fail 1', c.log());
-});
+for (const sh of SHELLS) {
+  test(`${sh.name}: under RLIMIT_DATA a failing agent that says it ran out of memory ends fail N with limits.memory named, inferred; other words do not`, async () => {
+    const c = makeCase({ spec: LIMITS });
+    c.behave('echo "Traceback (most recent call last):" >&2; echo MemoryError >&2; exit 1\n');
+    const r = await run(c, sh, { args: ['--now'] });
+    assert.is(r.code, 1, r.stderr + c.log());
+    assert.is(c.outcomes().at(-1), "fail 1 limits.memory reached (64M per process, inferred from the agent's out-of-memory message); raise limits.memory in the spec", c.log());
+    c.behave('echo "no more work" >&2; exit 1\n');
+    const r2 = await run(c, sh, { args: ['--now'] });
+    assert.is(r2.code, 1, r2.stderr + c.log());
+    assert.is(c.outcomes().at(-1), 'fail 1', c.log());
+  });
+}
+
+// The Node clients (Claude Code) under RLIMIT_DATA: V8 reserves far more address space than
+// it uses, which RLIMIT_AS would refuse; RLIMIT_DATA counts only what it writes.
+for (const limits of [{}, { memory: '256M' }]) {
+  test(`dash: the real node binary starts and allocates under the bounds ${JSON.stringify(limits)}`, async () => {
+    const c = makeCase({ spec: { limits } });
+    c.behave(`cat /proc/$$/limits >"$HBTEST_DIR/limits"; exec ${process.execPath} -e 'const a = []; for (let i = 0; i < 64; i++) a.push(Buffer.alloc(1 << 20, 1)); console.log("node ok", a.length)'\n`);
+    const r = await run(c, shell('dash'), { args: ['--now'] });
+    assert.is(r.code, 0, r.stderr + c.log());
+    assert.match(c.log(), /^node ok 64$/m);
+    assert.match(readFileSync(join(c.rec, 'limits'), 'utf8'), /^Max data size\s+\d+\s/m);
+    assert.not.match(readFileSync(join(c.rec, 'limits'), 'utf8'), /^Max data size\s+unlimited/m);
+  });
+}
 
 test('dash: the default memory bound is half the RAM, turned into KiB at run time from /proc/meminfo, at most 8G', async () => {
   const c = makeCase({ spec: { limits: { tasks: 64 } } });
