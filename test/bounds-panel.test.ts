@@ -2,7 +2,7 @@
 // `limits` row with the bounds and how this scheduler applies them, and with
 // "limits": false one loud line, as the jail's when it is off (stand-in systemctl, the real
 // wrapper). Also: the unit and the wrapper carry no bound then.
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -35,6 +35,18 @@ test('"limits": false: one loud line in the panel and in status; no bound in the
   const unit = readFileSync(join(h.home, '.config/systemd/user', `hbgen-${h.spec.name}.service`), 'utf8');
   assert.not.match(unit, /TasksMax|MemoryMax/);
   assert.not.match(readFileSync(names(h.spec).wrapper, 'utf8'), /hbgen-bounds|hb_bnd/);
+});
+
+test('wakes stopped by a bound count toward the failing streak, and status names the bound', async () => {
+  const h = makeHost('systemd-user');
+  assert.is((await hb(h, 'install', { yes: true })).code, 0);
+  const at = (s: number) => new Date(Date.now() - s * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
+  const detail = 'limits.tasks reached (4096 tasks of the user, inferred); raise limits.tasks in the spec';
+  for (const [i, s] of [[1, 300], [2, 200], [3, 100]] as const) appendFileSync(names(h.spec).log, `${at(s)} hbgen docs start wake ${i}\n${at(s - 5)} hbgen docs fail 1 ${detail}\n`);
+  const r = await hb(h, 'status');
+  assert.match(r.out, new RegExp(`failing: the last 3 wakes in a row ended fail, timeout or error \\(latest: fail 1 ${detail.replace(/[().]/g, '\\$&')} at `), r.out);
+  assert.match(r.out, new RegExp(`last outcome: fail 1 ${detail.replace(/[().]/g, '\\$&')}`), r.out);
+  assert.is.not(r.code, 0);
 });
 
 test('a size the spec sets is said as it is, a share without the cap; cron names its scope and rlimits; kubernetes bounds nothing of hbgen\'s', () => {
