@@ -4,6 +4,21 @@
 import { FACTS } from './scheduler-facts.ts';
 import { limitsOf, memoryText, type Spec } from './spec.ts';
 
+/** status --json's `limits`: the bounds with every default applied, null when off. */
+export interface LimitsFindings {
+  on: boolean;
+  tasks: number | null;
+  /** As the spec writes it ("8G", "25%"); the default "50%". */
+  memory: string | null;
+  /** The most the default share may come to ("8G"), null for a memory the spec sets. */
+  memoryCap: string | null;
+}
+
+export function limitsFindings(spec: Spec): LimitsFindings {
+  const l = limitsOf(spec);
+  return l ? { on: true, tasks: l.tasks, memory: l.memory, memoryCap: l.cap } : { on: false, tasks: null, memory: null, memoryCap: null };
+}
+
 export function limitsLine(spec: Spec): string {
   const bounds = FACTS[spec.schedule.scheduler].bounds;
   if (!bounds) return 'none of hbgen\'s: kubernetes.resources bound the pod (see README "Kubernetes")';

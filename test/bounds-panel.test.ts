@@ -20,6 +20,7 @@ test('install and status: the default bounds in a limits row, with how systemd a
   assert.match(r.out, /\n {2}limits +tasks 4096, memory 50% of RAM, at most 8G, swap none; the service's TasksMax=, MemoryMax= and MemorySwapMax=0, .*; no bound on the disk or the private tmp \(README "Bounds on a wake"\)\n/, r.out);
   const s = await hb(h, 'status');
   assert.match(s.out, /\n {2}limits +tasks 4096, memory 50% of RAM, at most 8G, swap none; /, s.out);
+  assert.equal(JSON.parse((await hb(h, 'status', { json: true })).out).limits, { on: true, tasks: 4096, memory: '50%', memoryCap: '8G' });
   const unit = readFileSync(join(h.home, '.config/systemd/user', `hbgen-${h.spec.name}.service`), 'utf8');
   assert.match(unit, /^TasksMax=4096\nMemoryMax=50%\nMemorySwapMax=0$/m);
 });
@@ -32,6 +33,7 @@ test('"limits": false: one loud line in the panel and in status; no bound in the
   assert.match(r.out, OFF, r.out);
   const s = await hb(h, 'status');
   assert.match(s.out, OFF, s.out);
+  assert.equal(JSON.parse((await hb(h, 'status', { json: true })).out).limits, { on: false, tasks: null, memory: null, memoryCap: null });
   const unit = readFileSync(join(h.home, '.config/systemd/user', `hbgen-${h.spec.name}.service`), 'utf8');
   assert.not.match(unit, /TasksMax|MemoryMax/);
   assert.not.match(readFileSync(names(h.spec).wrapper, 'utf8'), /hbgen-bounds|hb_bnd/);
