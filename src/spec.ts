@@ -487,6 +487,29 @@ function allowReadIssues(s: Record<string, any>, ctx: z.RefinementCtx): void {
 }
 
 /** The kubernetes block against the rest of the spec: present for this scheduler only, and what a pod can mount. */
+// Claude Code's client (a Bun executable, 2.1.x) aborts before it prints its version under
+// an RLIMIT_DATA of 512M and starts at 576M (measured): under rlimits, where limits.memory
+// bounds each process's data, a smaller bound leaves no wake that can run.
+const CLAUDE_MEMORY_MIN = '1G';
+
+function notifyIssues(s: Record<string, any>, ctx: z.RefinementCtx): void {
+  if (Array.isArray(s.notify) && typeof s.notify[0] === 'string' && !s.notify[0].startsWith('/')) {
+    ctx.addIssue({ code: 'custom', path: ['notify', 0], message: `must be an absolute path to the program to run, got "${s.notify[0]}"` });
+  }
+  if (s.notifyAfter !== undefined && s.notify === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['notifyAfter'], message: 'applies only with notify; add notify or remove notifyAfter' });
+  }
+}
+
+function limitsIssues(s: Record<string, any>, ctx: z.RefinementCtx): void {
+  const m = typeof s.limits === 'object' && s.limits !== null ? s.limits.memory : undefined;
+  if (s.agent?.harness !== 'claude-code' || typeof m !== 'string' || !MEMORY.test(m)) return;
+  const bytes = memoryBytes(m);
+  if (bytes !== null && bytes < memoryBytes(CLAUDE_MEMORY_MIN)!) {
+    ctx.addIssue({ code: 'custom', path: ['limits', 'memory'], message: `must be at least "${CLAUDE_MEMORY_MIN}" for harness "claude-code": its client does not start with less memory to a process, got ${JSON.stringify(m)}` });
+  }
+}
+
 function kubernetesIssues(s: Record<string, any>, ctx: z.RefinementCtx): void {
   const sch = typeof s.schedule === 'object' && s.schedule !== null ? s.schedule : {};
   const k = s.kubernetes;
@@ -804,12 +827,7 @@ export const SpecSchema = z
     if (Array.isArray(s.gate) && typeof s.gate[0] === 'string' && !s.gate[0].startsWith('/')) {
       ctx.addIssue({ code: 'custom', path: ['gate', 0], message: `must be an absolute path to the gate program, got "${s.gate[0]}"` });
     }
-    if (Array.isArray(s.notify) && typeof s.notify[0] === 'string' && !s.notify[0].startsWith('/')) {
-      ctx.addIssue({ code: 'custom', path: ['notify', 0], message: `must be an absolute path to the program to run, got "${s.notify[0]}"` });
-    }
-    if (s.notifyAfter !== undefined && s.notify === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['notifyAfter'], message: 'applies only with notify; add notify or remove notifyAfter' });
-    }
+    notifyIssues(s, ctx);
     pathInRepoIssues(s, ctx);
     repoCodeIssues(s, ctx);
     agentIssues(s, ctx);
@@ -817,6 +835,7 @@ export const SpecSchema = z
     kubernetesIssues(s, ctx);
     envSecretIssues(s, ctx);
     allowReadIssues(s, ctx);
+    limitsIssues(s, ctx);
   }, { when: () => true });
 
 export type SpecInput = z.input<typeof SpecSchema>;
@@ -908,6 +927,11 @@ function ofTheRightKind(e: readonly { path: readonly PropertyKey[]; code: string
   return e.length > 0 && !e.some((x) => x.path.length === 0 && (x.code === 'invalid_type' || x.code === 'invalid_value'));
 }
 
+// Fields a person may well expect that hbgen does not offer, each with why.
+const NOT_OFFERED: Record<string, string> = {
+  'limits.tmp': 'not offered: srt has no size option for the jail\'s private tmp, so a bound on it would not hold (README "Bounds on a wake"); remove it',
+};
+
 /** Validate a parsed JSON value. Returns the spec, or one message line per problem. */
 export function validateSpec(raw: unknown): { spec: Spec; errors?: undefined } | { spec?: undefined; errors: string[] } {
   const r = SpecSchema.safeParse(raw);
@@ -926,7 +950,8 @@ export function validateSpec(raw: unknown): { spec: Spec; errors?: undefined } |
         const known = fieldsAt(path).filter((x) => !present.includes(x));
         for (const k of issue.keys) {
           const near = didYouMean(k, known);
-          lines.push(`${formatPath([...path, k])}: unknown field${near || '; remove it or check its spelling'}`);
+          const at = formatPath([...path, k]);
+          lines.push(`${at}: ${NOT_OFFERED[at] ?? `unknown field${near || '; remove it or check its spelling'}`}`);
         }
       } else if (issue.code === 'invalid_union' && issue.errors.some(ofTheRightKind)) {
         // The branch the value is of (an object, not `false`): its own problems, not a bare "Invalid input".
