@@ -9,13 +9,16 @@
 //   enforcement (test/lifecycle-bounds-real.test.ts runs real fork bombs and memory eaters);
 // - where no cgroup holds them, the agent runs under RLIMIT_DATA (ulimit -d) and, except
 //   as root, RLIMIT_NPROC (prlimit), and rlimits are not asked where a cgroup holds them;
+// - cron with a user manager: the agent runs in a transient scope (a stand-in systemd-run)
+//   asked for with the bounds' properties, and the scope's counters after the agent are read;
+// - the real node binary and the real Claude Code client start under the bounds;
 // - "limits": false renders no bounds at all.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SHELLS, makeCase, run, shell } from './helpers/wrapper.ts';
+import { PATHS, SHELLS, makeCase, run, shell } from './helpers/wrapper.ts';
 import { realClients } from './helpers/clients.ts';
 
 /** The data size limit this test process has (and passes on): what an agent without rlimits keeps. */
@@ -114,6 +117,57 @@ for (const sh of SHELLS) {
     assert.is(c.outcomes().at(-1), 'fail 1', c.log());
   });
 }
+
+// cron's transient scope: a STAND-IN systemd-run (first on the spec's PATH) records its argv
+// and runs what follows `--`, as a scope would (without making one); a socket where the
+// user manager's would be (/run/user/0/systemd/private, in the run's private mount
+// namespace) makes the wrapper ask for it. With the cgroup stand-in above, the sh in the
+// "scope" stays the agent's parent and adds the counters after it ("end"), which the
+// outcome reads.
+function scopeStandIn() {
+  const dir = mkdtempSync(join(tmpdir(), 'hbgen-sdrun-'));
+  writeFileSync(join(dir, 'systemd-run'), `#!/bin/sh
+printf '%s\\n' "$*" >>'${dir}/calls'
+while [ "$#" -gt 0 ] && [ "$1" != -- ]; do shift; done
+[ "$#" -gt 0 ] || exec true
+shift
+exec "$@"
+`, { mode: 0o755 });
+  const socket = `mkdir -p /run/user && mount -t tmpfs tmpfs /run/user && mkdir -p /run/user/0/systemd && python3 -c 'import socket; socket.socket(socket.AF_UNIX).bind("/run/user/0/systemd/private")' || exit 99`;
+  return { path: `${dir}:${PATHS.full}`, calls: () => readFileSync(join(dir, 'calls'), 'utf8').trim().split('\n'), socket, done: () => rmSync(dir, { recursive: true, force: true }) };
+}
+const CRON = { schedule: { scheduler: 'cron', every: '5m', hours: { start: '00:00', end: '24:00', timezone: 'Europe/Berlin' } } };
+
+for (const sh of SHELLS) {
+  test(`${sh.name}: cron with a user manager: the agent runs in a transient scope with the bounds, and a refused fork its cgroup counted after the agent is named`, async () => {
+    const sd = scopeStandIn();
+    const cg = fakeCgroup();
+    const c = makeCase({ spec: { ...CRON, ...LIMITS }, path: sd.path, env: { HBTEST_CG: cg.seen } });
+    c.behave('echo "max 3" >"$HBTEST_CG/pids.events"; exit 1\n');
+    const r = await run(c, sh, { args: ['--now'], wrap: { before: `${cg.wrap.before}; ${sd.socket}`, after: '' } });
+    const calls = sd.calls();
+    cg.done();
+    sd.done();
+    assert.is(r.code, 1, r.stderr + c.log());
+    assert.is(c.outcomes().at(-1), `fail 1 ${TASKS}`, c.log());
+    const props = '--user --scope --quiet --collect -p TasksMax=64 -p MemoryMax=64M -p MemorySwapMax=0';
+    assert.is(calls[0], `${props} true`, 'the probe asks with the bounds\' properties');
+    assert.ok(calls[1]!.startsWith(`${props} -- /bin/sh -c `), calls[1]);
+    assert.match(readFileSync(join(c.state, 'bounds'), 'utf8'), /^cgroup - 0 0 \/sys\/fs\/cgroup\S*\nend 3 0\n$/);
+  });
+}
+
+test('dash: cron with a user manager: the default share of the RAM goes to the scope as a size when it is more than 8G', async () => {
+  const sd = scopeStandIn();
+  const c = makeCase({ spec: { ...CRON, limits: { tasks: 64 } }, path: sd.path });
+  const r = await run(c, shell('dash'), { args: ['--now'], wrap: { before: sd.socket, after: '' } });
+  const calls = sd.calls();
+  sd.done();
+  assert.is(r.code, 0, r.stderr + c.log());
+  const kib = Number(/^MemTotal:\s+(\d+)/m.exec(readFileSync('/proc/meminfo', 'utf8'))![1]);
+  const want = Math.floor(kib / 100) * 50 > 8 * 1024 * 1024 ? `${8 * 1024 * 1024}K` : '50%';
+  assert.ok(calls[1]!.includes(` -p MemoryMax=${want} `), calls[1]);
+});
 
 // The Node clients (Claude Code) under RLIMIT_DATA: V8 reserves far more address space than
 // it uses, which RLIMIT_AS would refuse; RLIMIT_DATA counts only what it writes.
