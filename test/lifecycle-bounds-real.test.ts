@@ -29,8 +29,8 @@ const why = whyNot() || (missing.length ? `no ${missing.join(', ')}` : '');
 const real = realOrSkip(test, 'lifecycle-bounds-real', why);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** A cron host named `name` whose entry fires at `minute`, its agent `agent(marks)`, installed as a new scratch user; `marks` is a folder of that user's. */
-function installed(name: string, minute: number, limits: { tasks?: number; memory?: string }, agent: (marks: string) => string): { U: CronUser; h: Host; marks: string } {
+/** A cron host named `name` whose entry fires at `minute`, its agent `agent(marks, stateDir)`, installed as a new scratch user; `marks` is a folder of that user's. */
+function installed(name: string, minute: number, limits: { tasks?: number; memory?: string }, agent: (marks: string, state: string) => string): { U: CronUser; h: Host; marks: string } {
   const U = cronUser(`hbgen-${name}`);
   U.set(null);
   const h = makeHost('cron', {
@@ -42,7 +42,7 @@ function installed(name: string, minute: number, limits: { tasks?: number; memor
   const marks = join(h.root, 'marks');
   mkdirSync(marks);
   bombFifo(marks);
-  writeFileSync(h.bin, agent(marks), { mode: 0o755 });
+  writeFileSync(h.bin, agent(marks, names(h.spec).stateDir), { mode: 0o755 });
   U.own(h);
   const r = U.run(h, 'install', { yes: true });
   assert.is(r.code, 0, `install as ${U.name}: ${r.err}${r.out}`);
@@ -93,7 +93,7 @@ except MemoryError:
     while (!(ended(bomb.h) && ended(eat.h)) && Date.now() < at + 150_000) await sleep(500);
     assert.match(logOf(bomb.h), /^bomb: a fork was refused$/m);
     assert.is(outcome(bomb.h), 'fail 1 limits.tasks reached (64 tasks of the user, inferred); raise limits.tasks in the spec', logOf(bomb.h));
-    assert.match(readFileSync(join(names(bomb.h.spec).stateDir, 'bounds'), 'utf8'), /^rlimit nproc\+data - - /);
+    assert.match(readFileSync(join(bomb.marks, 'bounds'), 'utf8'), /^rlimit nproc\+data - - /);
 
     const eaten = /^eater: refused after (\d+) MiB$/m.exec(logOf(eat.h));
     assert.ok(eaten, `the eater never reported a refused allocation; its log:\n${logOf(eat.h)}`);

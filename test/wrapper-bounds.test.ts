@@ -15,7 +15,7 @@
 // - "limits": false renders no bounds at all.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PATHS, SHELLS, makeCase, run, shell } from './helpers/wrapper.ts';
@@ -27,6 +27,10 @@ const inherited = () => /^Max data size\s+(\S+)/m.exec(readFileSync('/proc/self/
 const LIMITS = { limits: { tasks: 64, memory: '64M' } };
 const TASKS = 'limits.tasks reached (64 tasks); raise limits.tasks in the spec';
 const MEMORY = 'limits.memory reached (64M, killed out of memory); raise limits.memory in the spec';
+
+/** The agent's copy of the bounds record (<stateDir>/bounds lives from the bounds step to the reap). */
+const KEEP = (c: { state: string }) => `cat '${c.state}/bounds' >"$HBTEST_DIR/bounds"`;
+const kept = (c: { rec: string }) => readFileSync(join(c.rec, 'bounds'), 'utf8');
 
 /** This process's cgroup v2 path ("/" in a container's root), as the wrapper reads it. */
 const ownCgroup = () => readFileSync('/proc/self/cgroup', 'utf8').split('\n').find((l) => l.startsWith('0::'))!.slice(3).replace(/(.)\/$/, '$1');
@@ -71,14 +75,15 @@ test('dash: an OOM kill in the cgroup (memory.events oom_kill) ends the wake fai
 test('dash: a failing agent whose cgroup counted nothing ends plain fail N; a cgroup that holds both bounds gets no rlimit', async () => {
   const cg = fakeCgroup({ 'pids.events': 'max 7\n' });
   const c = makeCase({ spec: LIMITS, env: { HBTEST_CG: cg.seen } });
-  c.behave('cat /proc/$$/limits >"$HBTEST_DIR/limits"; exit 3\n');
+  c.behave(`cat /proc/$$/limits >"$HBTEST_DIR/limits"; ${KEEP(c)}; exit 3\n`);
   const r = await run(c, shell('dash'), { args: ['--now'], wrap: cg.wrap });
   cg.done();
   assert.is(r.code, 3, r.stderr + c.log());
   assert.is(c.outcomes().at(-1), 'fail 3', c.log());
   const limits = readFileSync(join(c.rec, 'limits'), 'utf8');
   assert.match(limits, new RegExp(`^Max data size\\s+${inherited()}\\s`, 'm'));
-  assert.match(readFileSync(join(c.state, 'bounds'), 'utf8'), /^cgroup - 7 0 \/sys\/fs\/cgroup/);
+  assert.match(kept(c), /^cgroup - 7 0 \/sys\/fs\/cgroup/);
+  assert.not.ok(existsSync(join(c.state, 'bounds')), 'the reap removes the record');
 });
 
 test('dash: a cgroup whose pids.max is above limits.tasks does not hold it; the agent runs under rlimits then', async () => {
@@ -95,13 +100,13 @@ test('dash: a cgroup whose pids.max is above limits.tasks does not hold it; the 
 
 test('dash: with no cgroup that holds them (this machine), the agent runs under RLIMIT_DATA; root gets no RLIMIT_NPROC (it would not hold)', async () => {
   const c = makeCase({ spec: LIMITS });
-  c.behave('cat /proc/$$/limits >"$HBTEST_DIR/limits"\n');
+  c.behave(`cat /proc/$$/limits >"$HBTEST_DIR/limits"; ${KEEP(c)}\n`);
   const r = await run(c, shell('dash'), { args: ['--now'] });
   assert.is(r.code, 0, r.stderr + c.log());
   const limits = readFileSync(join(c.rec, 'limits'), 'utf8');
   assert.match(limits, /^Max data size\s+67108864\s+67108864\s+bytes/m);
   assert.not.match(limits, /^Max processes\s+64\s/m);
-  assert.match(readFileSync(join(c.state, 'bounds'), 'utf8'), /^rlimit data - - /);
+  assert.match(kept(c), /^rlimit data - - /);
 });
 
 for (const sh of SHELLS) {
@@ -124,14 +129,18 @@ for (const sh of SHELLS) {
 // namespace) makes the wrapper ask for it. With the cgroup stand-in above, the sh in the
 // "scope" stays the agent's parent and adds the counters after it ("end"), which the
 // outcome reads.
-function scopeStandIn() {
+function scopeStandIn(cgroup = '') {
   const dir = mkdtempSync(join(tmpdir(), 'hbgen-sdrun-'));
   writeFileSync(join(dir, 'systemd-run'), `#!/bin/sh
 printf '%s\\n' "$*" >>'${dir}/calls'
 while [ "$#" -gt 0 ] && [ "$1" != -- ]; do shift; done
 [ "$#" -gt 0 ] || exec true
 shift
-exec "$@"
+"$@"
+rc=$?
+# The scope's cgroup ends with its last process: its counters are gone with it.
+[ -z '${cgroup}' ] || echo "max 0" >'${cgroup}/pids.events'
+exit "$rc"
 `, { mode: 0o755 });
   const socket = `mkdir -p /run/user && mount -t tmpfs tmpfs /run/user && mkdir -p /run/user/0/systemd && python3 -c 'import socket; socket.socket(socket.AF_UNIX).bind("/run/user/0/systemd/private")' || exit 99`;
   return { path: `${dir}:${PATHS.full}`, calls: () => readFileSync(join(dir, 'calls'), 'utf8').trim().split('\n'), socket, done: () => rmSync(dir, { recursive: true, force: true }) };
@@ -140,8 +149,8 @@ const CRON = { schedule: { scheduler: 'cron', every: '5m', hours: { start: '00:0
 
 for (const sh of SHELLS) {
   test(`${sh.name}: cron with a user manager: the agent runs in a transient scope with the bounds, and a refused fork its cgroup counted after the agent is named`, async () => {
-    const sd = scopeStandIn();
     const cg = fakeCgroup();
+    const sd = scopeStandIn(cg.seen);
     const c = makeCase({ spec: { ...CRON, ...LIMITS }, path: sd.path, env: { HBTEST_CG: cg.seen } });
     c.behave('echo "max 3" >"$HBTEST_CG/pids.events"; exit 1\n');
     const r = await run(c, sh, { args: ['--now'], wrap: { before: `${cg.wrap.before}; ${sd.socket}`, after: '' } });
@@ -153,7 +162,8 @@ for (const sh of SHELLS) {
     const props = '--user --scope --quiet --collect -p TasksMax=64 -p MemoryMax=64M -p MemorySwapMax=0';
     assert.is(calls[0], `${props} true`, 'the probe asks with the bounds\' properties');
     assert.ok(calls[1]!.startsWith(`${props} -- /bin/sh -c `), calls[1]);
-    assert.match(readFileSync(join(c.state, 'bounds'), 'utf8'), /^cgroup - 0 0 \/sys\/fs\/cgroup\S*\nend 3 0\n$/);
+    // Named from the line the sh in the scope added after the agent: the counters were gone by the outcome.
+    assert.not.ok(existsSync(join(c.state, 'bounds')), 'the reap removes the record');
   });
 }
 

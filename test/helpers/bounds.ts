@@ -7,12 +7,14 @@ import { join } from 'node:path';
 import { cgroup2Mount } from './systemd-user.ts';
 
 /**
- * A fork bomb: sleepers until a fork is refused (dash ends "Cannot fork", exit 2). The
- * agent then marks that it holds the bound (`marks`/full) and waits, fork-free, on the FIFO
+ * A fork bomb: first a copy of the wake's bounds record (`state`/bounds, which the wrapper
+ * removes when it reaps the wake) as `marks`/bounds, then sleepers until a fork is refused
+ * (dash ends "Cannot fork", exit 2). The agent then marks that it holds the bound (`marks`/full) and waits, fork-free, on the FIFO
  * `marks`/go that the test writes once its own process of this user has started; it exits
  * 1 with its sleepers still there, as a bomb's leftovers are.
  */
-export const bombAgent = (marks: string) => `#!/bin/sh
+export const bombAgent = (marks: string, state: string) => `#!/bin/sh
+cat '${state}/bounds' >'${marks}/bounds'
 /bin/sh -c 'n=0; while [ "$n" -lt 100000 ]; do sleep 90 & n=$((n + 1)); done'
 echo "bomb: a fork was refused" >&2
 : >'${marks}/full'
