@@ -218,7 +218,7 @@ for (const sh of SHELLS) {
 
     test(`${sh.name} / ${tname}: the agent fills the disk: an outcome that cannot be written goes to stderr, exit 78`, async () => {
       // The agent's stdout is runtime.log: it writes until ENOSPC, then exits 0. The
-      // wrapper removes its agent record (and empties a watchdog timer's file) before the
+      // wrapper removes its agent record and the bounds record (and empties a watchdog timer's file) before the
       // outcome, which frees a page: the outcome still fits, as any byte that fits is written.
       const fill = 'while printf "agent output line\\n"; do :; done 2>/dev/null\n';
       const c = makeCase({ path, spec: { timeout: '10s' } });
@@ -231,7 +231,7 @@ for (const sh of SHELLS) {
       // A hostile agent also removes the wrapper's files it could free first, and fills the
       // disk to the last byte: the outcome line cannot be written.
       const c2 = makeCase({ path, spec: { timeout: '10s' } });
-      c2.behave(`sleep 1\nrm -f "${c2.state}/agent" "${c2.state}"/timer.*\n${fill}exit 0\n`);
+      c2.behave(`sleep 1\nrm -f "${c2.state}/agent" "${c2.state}"/timer.* "${c2.state}/bounds"\n${fill}exit 0\n`);
       const d2 = await diskRun(c2, sh, ':', 'empty');
       assert.ok(d2.availBefore > 0, 'the disk had room before');
       // Full to the last block; on the bare PATH the mkdir lock's owner record (one page) is
