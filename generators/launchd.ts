@@ -3,6 +3,7 @@
 import type { PlistValue } from 'plist';
 import { xmlComment } from '../src/escape.ts';
 import type { CalEntry } from '../src/schedule.ts';
+import { limitsOf, memoryBytes } from '../src/spec.ts';
 import { entryArgv } from './entry.ts';
 import type { Generator } from './types.ts';
 
@@ -29,6 +30,22 @@ export function calendarIntervals(entries: CalEntry[]): Interval[] {
   return out;
 }
 
+/**
+ * The wake's bounds (spec.limits) as launchd sets them, rlimits of the job
+ * (launchd.plist(5), HardResourceLimits/SoftResourceLimits): NumberOfProcesses is
+ * RLIMIT_NPROC, which macOS counts over all of the user's processes (and caps at
+ * kern.maxprocperuid); ResidentSetSize only for a size in bytes, since a share of the RAM
+ * is a host fact the plist cannot hold, and macOS does not enforce it anyway.
+ */
+export function resourceLimits(spec: Parameters<typeof limitsOf>[0]): { HardResourceLimits?: Record<string, number>; SoftResourceLimits?: Record<string, number> } {
+  const l = limitsOf(spec);
+  if (!l) return {};
+  const bytes = memoryBytes(l.memory);
+  const r: Record<string, number> = { NumberOfProcesses: l.tasks };
+  if (bytes !== null) r.ResidentSetSize = bytes;
+  return { HardResourceLimits: r, SoftResourceLimits: { ...r } };
+}
+
 // The plist package (and the XML libraries it brings) loads only when a plist is rendered:
 // it is the heaviest thing hbgen would otherwise load at every start.
 let build: ((obj: PlistValue) => string) | undefined;
@@ -50,6 +67,7 @@ export const generator: Generator = {
       StandardErrorPath: `${names.stateDir}/launchd.log`,
       ProcessType: 'Background',
       RunAtLoad: false,
+      ...resourceLimits(ctx.spec),
     };
     if (!build) throw new Error('the plist writer is not loaded: render through renderSpec(), which loads it (generator.ready)');
     const xml = build(data as unknown as PlistValue);

@@ -5,7 +5,7 @@ import { DAY_NAMES, pad2 } from '../src/formats.ts';
 import { renderSystemdService, renderSystemdTimer } from '../src/gen/templates.ts';
 import type { CalEntry } from '../src/schedule.ts';
 import { systemdArg } from '../src/escape.ts';
-import { catchUpOf, seconds } from '../src/spec.ts';
+import { catchUpOf, limitsOf, seconds } from '../src/spec.ts';
 import { rangeList } from './calendar.ts';
 import { entryLine } from './entry.ts';
 import type { Generator } from './types.ts';
@@ -48,6 +48,9 @@ export const generator: Generator = {
       service: names.service,
       documentation: documentationUri(names.wrapper),
       persistent: catchUpOf(spec) === 'once',
+      limits: limitsOf(spec) !== null,
+      tasksMax: limitsOf(spec)?.tasks ?? 0,
+      memoryMax: limitsOf(spec)?.memory ?? '',
     };
     return [
       { path: `host/${names.service}`, content: renderSystemdService(unit), mode: 0o644 },

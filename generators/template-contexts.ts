@@ -18,6 +18,10 @@ export interface SystemdUnitContext {
   documentation: string;
   /** catchUp "once": Persistent=true, a fire missed while off or asleep runs once at boot or resume. */
   persistent: boolean;
+  /** spec.limits (TasksMax=, MemoryMax=), false when they are off. */
+  limits: boolean;
+  tasksMax: number;
+  memoryMax: string;
 }
 
 /** templates/crontab.hbs: hbgen's block of a crontab. */

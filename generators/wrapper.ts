@@ -10,7 +10,8 @@ import { STATUS_ARGV, billingClient, billingFiles, billingKeyNames, billingTimeo
 import { harnessArgs, promptSeparator } from '../src/harness.ts';
 import { openDays } from '../src/schedule.ts';
 import { offsetAt, repeatsWallClock, transitions } from '../src/zone-offsets.ts';
-import { catchUpOf, clockMinutes, seconds } from '../src/spec.ts';
+import { catchUpOf, clockMinutes, limitsOf, memoryBytes, memoryText, seconds } from '../src/spec.ts';
+import { factsOf } from '../src/scheduler-facts.ts';
 import { sh } from '../src/escape.ts';
 import { LOCK_OWNER_PRINTF, LOG_DATE_FORMAT, LOG_MAX_BYTES, LOG_PRINTF, lockStaleAfter, pad2 } from '../src/formats.ts';
 import { JAIL_PLACEHOLDERS, REPO_DENY, jailOn, jailPolicy, jailSettings } from '../src/jail.ts';
@@ -155,6 +156,22 @@ export interface OutcomeContext {
   prunes: string[];
 }
 
+/** Step 5d: the wake's bounds (spec limits), applied by the wrapper where the scheduler's entry does not (src/scheduler-facts.ts bounds). */
+export interface BoundsContext {
+  bounds: boolean;
+  /** cron: the wrapper asks the user manager for a transient scope at run time. */
+  boundsScope: boolean;
+  boundsTasks: number;
+  /** As systemd writes it: "8G", "512M" or "50%". */
+  boundsMemory: string;
+  /** The memory in KiB (ulimit -d), '' for a share of the RAM. */
+  boundsKib: string;
+  /** The most KiB the default share of the RAM comes to, '' for a memory the spec sets. */
+  boundsCapKib: string;
+  /** The memory as the outcome names it (memoryText). */
+  boundsMemoryText: string;
+}
+
 /** The working-hours check (window.sh, and heartbeat.sh's step 3). */
 export interface WindowContext {
   header: string;
@@ -201,7 +218,7 @@ export interface BoundedContext {
   boundedOn: boolean;
 }
 
-export type WrapperContext = SeedsContext & JailContext & WindowContext & EnvironmentContext & GateContext & LockContext & WakeContext & BillingContext & OutcomeContext & WindowEndContext & LimitContext & RotateContext & NotifyContext & FormatsContext & StreamContext & BoundedContext;
+export type WrapperContext = SeedsContext & JailContext & WindowContext & EnvironmentContext & GateContext & LockContext & WakeContext & BillingContext & OutcomeContext & WindowEndContext & LimitContext & RotateContext & NotifyContext & FormatsContext & StreamContext & BoundedContext & BoundsContext;
 
 export interface ClaimContext extends LockContext {
   header: string;
@@ -361,8 +378,18 @@ export function wrapperContext(ctx: RenderContext): WrapperContext {
     boundedOn: notify.tellOn || billing.billingCheck,
     ...formatsContext(ctx),
     ...streamContext(ctx),
+    ...boundsContext(ctx),
     ...seedsContext(ctx, wakeContext(ctx).agentArgs, harnessArgs(ctx.spec.agent, jailOn(ctx.spec)).length),
   };
+}
+
+function boundsContext(ctx: RenderContext): BoundsContext {
+  const l = limitsOf(ctx.spec);
+  const how = factsOf(ctx.spec.schedule.scheduler)?.bounds?.wrapper;
+  if (!l || !how || how === 'entry') return { bounds: false, boundsScope: false, boundsTasks: 0, boundsMemory: '', boundsKib: '', boundsCapKib: '', boundsMemoryText: '' };
+  const bytes = memoryBytes(l.memory);
+  const cap = l.cap === null ? null : memoryBytes(l.cap);
+  return { bounds: true, boundsScope: how === 'scope', boundsTasks: l.tasks, boundsMemory: l.memory, boundsKib: bytes === null ? '' : String(bytes / 1024), boundsCapKib: cap === null ? '' : String(cap / 1024), boundsMemoryText: memoryText(l) };
 }
 
 function streamContext(ctx: RenderContext): StreamContext {

@@ -74,6 +74,15 @@ export interface SchedulerFacts<Id extends string = string> {
     follow?: { argv: readonly string[]; ended: RegExp; exitCode: RegExp };
   };
   noStart?: string;
+  /**
+   * How a wake's bounds (spec.limits) are applied: `in` the job's own control group (the
+   * unit carries them; the wrapper checks that its cgroup holds them and falls back to
+   * rlimits where the controllers are not delegated), a transient `scope` the wrapper asks
+   * the user manager for (rlimits where none answers), or `entry` alone (the wrapper adds
+   * nothing: the launchd plist). `says` is the panel's sentence. Absent: spec.limits does
+   * not apply (kubernetes.resources bound the pod).
+   */
+  bounds?: { wrapper: 'in' | 'scope' | 'entry'; says: string };
 }
 
 const ALL = [launchd, systemdUser, cron, kubernetes] as const;

@@ -57,6 +57,9 @@ const DESCRIPTIONS: Record<string, string> = {
   'sandbox.denyRead': `More absolute paths the agent must not read (always hidden: ${SECRET_PATHS.map((p) => `~/${p}`).join(', ')}, /root).`,
   'sandbox.allowRead': 'Credential paths of that default list the agent may read after all, each exactly as listed, as "~/.npmrc" or an absolute path, e.g. ["~/.npmrc"] for a private registry.',
   'sandbox.bin': 'Absolute path of the srt executable; default: srt on env.PATH at wake time.',
+  limits: 'Bounds on every wake, each applied by the host\'s own mechanism (systemd: TasksMax=/MemoryMax= of the service; cron on Linux: a transient systemd scope where a user manager runs, else rlimits; launchd: the plist\'s resource limits). On by default (omitted or an object); false lifts them. A wake stopped by one ends `fail N limits.tasks …` / `fail N limits.memory …` (README "Bounds on a wake"). Not for kubernetes (kubernetes.resources bound the pod).',
+  'limits.tasks': 'Most tasks (processes and threads) the agent\'s whole tree may hold at once (default 4096; 32 to 4194304). Under rlimits (cron without a user manager) it counts every process of the user, see the README.',
+  'limits.memory': 'Most memory the agent\'s whole tree may use, swap none (default "50%" of the host\'s RAM, at most 8G): a size such as "8G" or "512M" (at least "32M"; for claude-code at least "1G", which its client needs to start), or a share such as "25%". Under rlimits it bounds each process\'s data, not the tree. There is no bound on the disk or the private tmp (srt has no size option for it).',
   ping: 'A healthchecks-style URL (https; http only for 127.0.0.1 or localhost): URL/start before the agent, URL after a success, URL/fail after a failure, by curl or wget. Or {url, body}: body false sends /fail empty (by default it carries the wake\'s last 20 lines of agent output and hbgen\'s last 10 log lines to that host, which the jail does not gate).',
 };
 

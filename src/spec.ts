@@ -251,6 +251,57 @@ const sandbox = z.union([z.literal(false), sandboxObject], {
   error: (i) => (i.input === true ? 'must be false (no jail) or an object such as {"allowHosts": ["github.com"]}; leave it out for the default jail' : typeof i.input === 'object' && i.input !== null && !Array.isArray(i.input) ? undefined : 'must be false (no jail) or an object {allowHosts?, denyRead?, allowRead?, bin?}'),
 });
 
+// The wake's bounds (README "Bounds on a wake"): how many tasks (processes and threads) the
+// agent's tree may hold and how much memory, each applied by the host's own mechanism
+// (the systemd unit, a transient scope or rlimits for cron, the launchd plist). false
+// turns them off; omitted or an object keeps them on, with LIMITS_DEFAULT for a field left out.
+// The default memory is a share of the RAM, at most memoryCap: on a large machine half of
+// it is more than one wake should ever hold.
+export const LIMITS_DEFAULT = { tasks: 4096, memory: '50%', memoryCap: '8G' } as const;
+// A size as systemd.resource-control(5) reads MemoryMax= (K, M, G: powers of 1024) in the
+// two forms every scheduler can carry, or a share of the host's RAM.
+const MEMORY = /^([1-9][0-9]{0,6}[MG]|([1-9][0-9]?|100)%)$/;
+const limitsObject = z.strictObject({
+  tasks: z
+    .number({ error: 'must be a whole number of tasks (processes and threads), e.g. 4096' })
+    .int({ error: 'must be a whole number of tasks (processes and threads), e.g. 4096' })
+    .min(32, { error: 'must be at least 32: the wrapper, the jail and the agent\'s client take a few dozen tasks before any work starts' })
+    .max(4_194_304, { error: 'must be at most 4194304, Linux\'s highest PID' })
+    .optional(),
+  memory: text('a memory size').check((ctx) => {
+    const v = ctx.value;
+    if (CONTROL.test(v)) return;
+    if (!MEMORY.test(v)) ctx.issues.push({ code: 'custom', input: v, message: `must be a size such as "4G" or "512M", or a share of the host's RAM such as "50%", got ${JSON.stringify(v)}` });
+    else if (memoryBytes(v) !== null && memoryBytes(v)! < 32 * 1024 * 1024) ctx.issues.push({ code: 'custom', input: v, message: `must be at least "32M": the agent's client alone needs more, got ${JSON.stringify(v)}` });
+  }).optional(),
+});
+const limits = z.union([z.literal(false), limitsObject], {
+  error: (i) => (i.input === true ? 'must be false (no bounds) or an object such as {"tasks": 4096, "memory": "8G"}; leave it out for the defaults' : typeof i.input === 'object' && i.input !== null && !Array.isArray(i.input) ? undefined : 'must be false (no bounds) or an object {tasks?, memory?}'),
+});
+
+/** Bytes of a memory size ("512M", "4G"); null for a share of the RAM ("50%"), which only the host can turn into bytes. */
+export function memoryBytes(v: string): number | null {
+  if (v.endsWith('%')) return null;
+  return Number(v.slice(0, -1)) * (v.endsWith('G') ? 1024 ** 3 : 1024 ** 2);
+}
+
+/**
+ * The bounds of a wake, every default applied (`cap`: the most the default share of the RAM
+ * may come to, null for a memory the spec sets); null when the spec turns them off
+ * ("limits": false) or the scheduler's own job carries them (kubernetes.resources).
+ */
+export function limitsOf(s: Pick<Spec, 'limits' | 'schedule'>): { tasks: number; memory: string; cap: string | null } | null {
+  if (s.limits === false || !factsOf(s.schedule.scheduler)?.bounds) return null;
+  const memory = s.limits?.memory;
+  return { tasks: s.limits?.tasks ?? LIMITS_DEFAULT.tasks, memory: memory ?? LIMITS_DEFAULT.memory, cap: memory === undefined ? LIMITS_DEFAULT.memoryCap : null };
+}
+
+/** The memory bound as the panel, status and the outcome say it: "8G", "25% of RAM", "50% of RAM, at most 8G". */
+export function memoryText(l: { memory: string; cap: string | null }): string {
+  if (!l.memory.endsWith('%')) return l.memory;
+  return l.cap ? `${l.memory} of RAM, at most ${l.cap}` : `${l.memory} of RAM`;
+}
+
 const hours = z.strictObject({
   start: clock(false, 'choose when the working hours start, as HH:MM'),
   end: clock(true, 'choose when the working hours end, as HH:MM or 24:00'),
@@ -442,11 +493,37 @@ function allowReadIssues(s: Record<string, any>, ctx: z.RefinementCtx): void {
 }
 
 /** The kubernetes block against the rest of the spec: present for this scheduler only, and what a pod can mount. */
+// Claude Code's client (a Bun executable, 2.1.x) aborts before it prints its version under
+// an RLIMIT_DATA of 512M and starts at 576M (measured): under rlimits, where limits.memory
+// bounds each process's data, a smaller bound leaves no wake that can run.
+const CLAUDE_MEMORY_MIN = '1G';
+
+function notifyIssues(s: Record<string, any>, ctx: z.RefinementCtx): void {
+  if (Array.isArray(s.notify) && typeof s.notify[0] === 'string' && !s.notify[0].startsWith('/')) {
+    ctx.addIssue({ code: 'custom', path: ['notify', 0], message: `must be an absolute path to the program to run, got "${s.notify[0]}"` });
+  }
+  if (s.notifyAfter !== undefined && s.notify === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['notifyAfter'], message: 'applies only with notify; add notify or remove notifyAfter' });
+  }
+}
+
+function limitsIssues(s: Record<string, any>, ctx: z.RefinementCtx): void {
+  const m = typeof s.limits === 'object' && s.limits !== null ? s.limits.memory : undefined;
+  if (s.agent?.harness !== 'claude-code' || typeof m !== 'string' || !MEMORY.test(m)) return;
+  const bytes = memoryBytes(m);
+  if (bytes !== null && bytes < memoryBytes(CLAUDE_MEMORY_MIN)!) {
+    ctx.addIssue({ code: 'custom', path: ['limits', 'memory'], message: `must be at least "${CLAUDE_MEMORY_MIN}" for harness "claude-code": its client does not start with less memory to a process, got ${JSON.stringify(m)}` });
+  }
+}
+
 function kubernetesIssues(s: Record<string, any>, ctx: z.RefinementCtx): void {
   const sch = typeof s.schedule === 'object' && s.schedule !== null ? s.schedule : {};
   const k = s.kubernetes;
   if (sch.scheduler === 'kubernetes' && s.sandbox !== undefined && s.sandbox !== false) {
     ctx.addIssue({ code: 'custom', path: ['sandbox'], message: 'does not apply to schedule.scheduler "kubernetes": the pod is the agent\'s boundary there (see README "Kubernetes"); remove it' });
+  }
+  if (sch.scheduler === 'kubernetes' && s.limits !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['limits'], message: 'does not apply to schedule.scheduler "kubernetes": the pod is bounded by kubernetes.resources (see README "Kubernetes"); remove it and set kubernetes.resources.memory instead' });
   }
   if (sch.scheduler !== 'kubernetes') {
     if (k !== undefined) ctx.addIssue({ code: 'custom', path: ['kubernetes'], message: `applies to schedule.scheduler "kubernetes" only; remove it, or set the scheduler to "kubernetes"` });
@@ -691,6 +768,7 @@ export const SpecSchema = z
       .optional(),
     shared: z.boolean({ error: 'must be true or false' }).optional(),
     sandbox: sandbox.optional(),
+    limits: limits.optional(),
     // How long the wakes pause when the agent's client says the plan's limit is reached
     // but names no reset time (issue 17); default 1h, at most 8 days are used.
     limitBackoff: duration('how long to pause after a limit whose reset time is unknown, e.g. "1h"').optional(),
@@ -752,12 +830,7 @@ export const SpecSchema = z
     if (Array.isArray(s.gate) && typeof s.gate[0] === 'string' && !s.gate[0].startsWith('/')) {
       ctx.addIssue({ code: 'custom', path: ['gate', 0], message: `must be an absolute path to the gate program, got "${s.gate[0]}"` });
     }
-    if (Array.isArray(s.notify) && typeof s.notify[0] === 'string' && !s.notify[0].startsWith('/')) {
-      ctx.addIssue({ code: 'custom', path: ['notify', 0], message: `must be an absolute path to the program to run, got "${s.notify[0]}"` });
-    }
-    if (s.notifyAfter !== undefined && s.notify === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['notifyAfter'], message: 'applies only with notify; add notify or remove notifyAfter' });
-    }
+    notifyIssues(s, ctx);
     pathInRepoIssues(s, ctx);
     repoCodeIssues(s, ctx);
     agentIssues(s, ctx);
@@ -765,6 +838,7 @@ export const SpecSchema = z
     kubernetesIssues(s, ctx);
     envSecretIssues(s, ctx);
     allowReadIssues(s, ctx);
+    limitsIssues(s, ctx);
   }, { when: () => true });
 
 export type SpecInput = z.input<typeof SpecSchema>;
@@ -856,6 +930,11 @@ function ofTheRightKind(e: readonly { path: readonly PropertyKey[]; code: string
   return e.length > 0 && !e.some((x) => x.path.length === 0 && (x.code === 'invalid_type' || x.code === 'invalid_value'));
 }
 
+// Fields a person may well expect that hbgen does not offer, each with why.
+const NOT_OFFERED: Record<string, string> = {
+  'limits.tmp': 'not offered: srt has no size option for the jail\'s private tmp, so a bound on it would not hold (README "Bounds on a wake"); remove it',
+};
+
 /** Validate a parsed JSON value. Returns the spec, or one message line per problem. */
 export function validateSpec(raw: unknown): { spec: Spec; errors?: undefined } | { spec?: undefined; errors: string[] } {
   const r = SpecSchema.safeParse(raw);
@@ -874,7 +953,8 @@ export function validateSpec(raw: unknown): { spec: Spec; errors?: undefined } |
         const known = fieldsAt(path).filter((x) => !present.includes(x));
         for (const k of issue.keys) {
           const near = didYouMean(k, known);
-          lines.push(`${formatPath([...path, k])}: unknown field${near || '; remove it or check its spelling'}`);
+          const at = formatPath([...path, k]);
+          lines.push(`${at}: ${NOT_OFFERED[at] ?? `unknown field${near || '; remove it or check its spelling'}`}`);
         }
       } else if (issue.code === 'invalid_union' && issue.errors.some(ofTheRightKind)) {
         // The branch the value is of (an object, not `false`): its own problems, not a bare "Invalid input".

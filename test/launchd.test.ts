@@ -140,4 +140,15 @@ test('hostile.json: &, <, >, quotes, ]]> and unicode in repo and stateDir surviv
   assert.not.match(content.replace(/<!--[\s\S]*?-->/g, ''), /&(?!(amp|lt|gt|quot|apos);)/, 'bare & outside entities');
 });
 
+// The wake's bounds (spec limits) as launchd sets them (rlimits of the job), read back by both parsers.
+test('the plist carries the bounds: HardResourceLimits and SoftResourceLimits, NumberOfProcesses and (for a size) ResidentSetSize; none with "limits": false', () => {
+  const base = fixtures[0]!.spec;
+  const both = (d: Agent) => [d.HardResourceLimits, d.SoftResourceLimits];
+  assert.equal(both(renderPlist({ ...base, limits: undefined }).data), [{ NumberOfProcesses: 4096 }, { NumberOfProcesses: 4096 }], 'the default: a share of RAM is no size a plist can hold');
+  const sized = renderPlist({ ...base, limits: { tasks: 300, memory: '2G' } }).data;
+  assert.equal(both(sized), [{ NumberOfProcesses: 300, ResidentSetSize: 2147483648 }, { NumberOfProcesses: 300, ResidentSetSize: 2147483648 }]);
+  const off = renderPlist({ ...base, limits: false }).data;
+  assert.not.ok('HardResourceLimits' in off || 'SoftResourceLimits' in off);
+});
+
 test.run();

@@ -35,6 +35,9 @@ const MEASURED = {
   'wrapper-supervise.test.ts': 227,
   'wrapper.test.ts': 78,
   'lifecycle-crond.test.ts': 74,
+  // Both wait for a real cron fire at the next whole minute 30 to 40 s away.
+  'lifecycle-bounds-real.test.ts': 106,
+  'lifecycle-bounds-systemd-real.test.ts': 60,
   // 45-100 s: most of it the wait for a real timer fire at the next whole minute 30 s away.
   'lifecycle-systemd-real.test.ts': 70,
   'hours.test.ts': 72,

@@ -243,7 +243,7 @@ for (const sh of SHELLS) {
 
     test(`${sh.name} / ${tname}: the agent fills the disk: the outcome still fits in runtime.log; one that cannot be written goes to stderr, exit 78`, async () => {
       // The agent's stdout is agent.log: it writes until ENOSPC, then exits 0. The
-      // wrapper removes its agent record (and empties a watchdog timer's file) before the
+      // wrapper removes its agent record and the bounds record (and empties a watchdog timer's file) before the
       // outcome, which frees a page: the outcome still fits, as any byte that fits is written.
       const fill = 'while printf "agent output line\\n"; do :; done 2>/dev/null\n';
       const c = makeCase({ path, spec: { timeout: '10s' } });
@@ -257,7 +257,7 @@ for (const sh of SHELLS) {
       // A hostile agent also removes the wrapper's files it could free first, and fills the
       // disk to the last byte through its output: the outcome still fits, in runtime.log's
       // own last page (the agent's output no longer shares it).
-      const hostile = (c: Case, more = '') => c.behave(`sleep 1\nrm -f "${c.state}/agent" "${c.state}"/timer.*\n${fill}${more}exit 0\n`);
+      const hostile = (c: Case, more = '') => c.behave(`sleep 1\nrm -f "${c.state}/agent" "${c.state}"/timer.* "${c.state}/bounds"\n${fill}${more}exit 0\n`);
       const c2 = makeCase({ path, spec: { timeout: '10s' } });
       hostile(c2);
       const d2 = await diskRun(c2, sh, ':', 'empty');

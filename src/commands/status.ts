@@ -4,6 +4,7 @@
 // without one) and the next fire time. --json says the same findings as one JSON document
 // (statusJson; its fields are documented in the README).
 import { jailLines, jailPolicy } from '../jail.ts';
+import { type LimitsFindings, limitsFindings, limitsLine } from '../limits.ts';
 import { posix } from 'node:path';
 import { UserError } from '../errors.ts';
 import { type LogLine, pad2, parseLog, parseWakeDetail, SMOKE_DETAIL, TAMPERED_GIT } from '../formats.ts';
@@ -95,6 +96,8 @@ export interface Findings {
   paused: { until: string; working: string; message: string } | null;
   /** The OS jail (issue 23): what it allows, or on: false with `"sandbox": false`. */
   jail: { on: boolean; bin: string | null; write: string[]; denyWrite: string[]; denyRead: string[]; hosts: string[] };
+  /** The wake's bounds (spec limits, src/limits.ts): on false with "limits": false or on kubernetes. */
+  limits: LimitsFindings;
   /** The wakes' tokens from their usage lines (issue 24, src/host/audit/usage.ts). */
   usage: UsageFindings | null;
   checkedAt: string;
@@ -246,6 +249,7 @@ function blank(fileSpec: Spec, n: Names, s: State | null, now: Date): Findings {
     running: null,
     paused: null,
     jail: jailFindings(fileSpec),
+    limits: limitsFindings(fileSpec),
     usage: null,
     checkedAt: now.toISOString(),
   };
@@ -311,6 +315,7 @@ export function statusJson(f: Findings): Record<string, unknown> {
     running: f.running,
     paused: f.paused,
     jail: f.jail,
+    limits: f.limits,
     usage: f.usage,
     checkedAt: f.checkedAt,
   };
@@ -563,6 +568,7 @@ function about(spec: Spec, n: Names, s: State, drifted: Set<string>, w: Wake | u
     ['wrapper', drifted.has(n.wrapper) ? 'changed since install (see below)' : `${n.wrapper}, as installed`],
     ['billing', billingText(f.billing)],
     ...jailLines(spec, null).map((l, i): [string, string] => [i === 0 ? 'jail' : '', l]),
+    ['limits', limitsLine(spec)],
   ];
   if (w) {
     const secs = wakeSeconds(w);

@@ -12,4 +12,5 @@ export const facts = {
     skip: 'cron never runs a fire missed while the machine slept or was off; the next fire runs as usual',
   },
   noStart: "cron cannot start a job on demand, so cron itself is not exercised: the run gets cron's environment (env -i SHELL=/bin/sh HOME LOGNAME PATH=/usr/bin:/bin), no terminal, a new session",
+  bounds: { wrapper: 'scope', says: 'the wrapper runs the agent in a transient systemd scope (systemd-run --user --scope) where a user manager answers, else under rlimits (prlimit: tasks count every process of the user, memory bounds each process)' },
 } as const satisfies SchedulerFacts<'cron'>;

@@ -12,6 +12,7 @@ import { SMOKE_ARGV } from './smoke.ts';
 import { NOTIFY_AFTER_DEFAULT } from '../../../generators/notify.ts';
 import { pingOf } from '../../notify.ts';
 import { jailLines } from '../../jail.ts';
+import { limitsLine } from '../../limits.ts';
 import { FACTS } from '../../scheduler-facts.ts';
 import { type SpecChange, changeLines } from '../../spec-diff.ts';
 
@@ -141,6 +142,7 @@ export function panel(p: PanelInput): string {
   const out: string[] = [`hbgen ${p.verb}: "${spec.name}" from ${p.specFile}`, ...(p.changes ? changeLines(p.changes.list, p.changes.since) : [])];
   for (const [k, v] of withRows(rows, pre.rows ?? [])) out.push(`  ${k.padEnd(10)} ${v}`);
   out.push(...jailLines(spec, p.jailBin ?? null).map((l, i) => (i === 0 ? `  ${'jail'.padEnd(10)} ${l}` : `  ${''.padEnd(10)} ${l}`)));
+  out.push(`  ${'limits'.padEnd(10)} ${limitsLine(spec)}`);
   const writes = [...p.stateFiles, ...pre.hostFiles].filter((f) => f.action !== 'same');
   const same = [...p.stateFiles, ...pre.hostFiles].length - writes.length;
   out.push('files it will write:');

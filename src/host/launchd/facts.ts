@@ -21,4 +21,5 @@ export const facts = {
     // kickstart returns at once; `launchctl print` shows the job's state and its last exit.
     follow: { argv: ['launchctl', 'print', 'gui/<uid>/<label>'], ended: /^\s*state = not running$/m, exitCode: /^\s*last exit code = (-?\d+)/m },
   },
+  bounds: { wrapper: 'entry', says: "the plist's HardResourceLimits and SoftResourceLimits (NumberOfProcesses, ResidentSetSize), which launchd sets as rlimits: macOS counts processes per user and does not enforce a resident-size limit" },
 } as const satisfies SchedulerFacts<'launchd'>;

@@ -21,4 +21,5 @@ export const facts = {
     skip: 'a fire missed while the machine was off is dropped (Persistent=false); one systemd still makes late on resume is logged skip-late and not run',
   },
   startJob: { argv: ['systemctl', '--user', 'start', '<service>'], says: 'through the user manager, the installed unit unchanged' },
+  bounds: { wrapper: 'in', says: "the service's TasksMax=, MemoryMax= and MemorySwapMax=0, which the user manager enforces through the service's control group where the pids and memory controllers are delegated to it; elsewhere the wrapper applies rlimits (prlimit)" },
 } as const satisfies SchedulerFacts<'systemd-user'>;
