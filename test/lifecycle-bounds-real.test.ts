@@ -51,6 +51,8 @@ function installed(name: string, minute: number, limits: { tasks?: number; memor
 }
 
 const logOf = (h: Host) => (existsSync(names(h.spec).log) ? readFileSync(names(h.spec).log, 'utf8') : '');
+/** The agent's own output (agent.log). */
+const agentOut = (h: Host) => (existsSync(names(h.spec).agentLog) ? readFileSync(names(h.spec).agentLog, 'utf8') : '');
 const outcome = (h: Host) => logOf(h).split('\n').map((l) => new RegExp(`^\\S+ hbgen ${h.spec.name} ((?:fail|ok|quiet|timeout|error)\\b.*)$`).exec(l)?.[1]).filter(Boolean).at(-1);
 
 real('real cron daemon: a fork bomb stays under limits.tasks while the user\'s own processes still start, and a memory eater is stopped at limits.memory; each wake ends with its limit\'s outcome, which status tells', () =>
@@ -78,7 +80,7 @@ except MemoryError:
     // The bomb holds its bound: it saw a fork refused, and the user's tasks stand at it.
     const full = join(dir, 'full');
     while (!existsSync(full) && Date.now() < at + 60_000) await sleep(200);
-    assert.ok(existsSync(full), `the bomb never reported a refused fork; its log:\n${logOf(bomb.h)}`);
+    assert.ok(existsSync(full), `the bomb never reported a refused fork; its output:\n${agentOut(bomb.h)}`);
     const held = tasksOf(bomb.U.uid);
     // RLIMIT_NPROC: a fork of the bounded tree is refused at 64 tasks of the user; the
     // wrapper's own chain (cron's shell, the wrapper, timeout) is counted too.
@@ -91,12 +93,12 @@ except MemoryError:
 
     const ended = (h: Host) => /^(fail|timeout|error)\b/.test(outcome(h) ?? '');
     while (!(ended(bomb.h) && ended(eat.h)) && Date.now() < at + 150_000) await sleep(500);
-    assert.match(logOf(bomb.h), /^bomb: a fork was refused$/m);
+    assert.match(agentOut(bomb.h), /^bomb: a fork was refused$/m);
     assert.is(outcome(bomb.h), 'fail 1 limits.tasks reached (64 tasks of the user, inferred); raise limits.tasks in the spec', logOf(bomb.h));
     assert.match(readFileSync(join(bomb.marks, 'bounds'), 'utf8'), /^rlimit nproc\+data - - /);
 
-    const eaten = /^eater: refused after (\d+) MiB$/m.exec(logOf(eat.h));
-    assert.ok(eaten, `the eater never reported a refused allocation; its log:\n${logOf(eat.h)}`);
+    const eaten = /^eater: refused after (\d+) MiB$/m.exec(agentOut(eat.h));
+    assert.ok(eaten, `the eater never reported a refused allocation; its output:\n${agentOut(eat.h)}`);
     assert.ok(Number(eaten[1]) < 64, `the eater got ${eaten[1]} MiB under a 64M bound`);
     assert.is(outcome(eat.h), "fail 1 limits.memory reached (64M per process, inferred from the agent's out-of-memory message); raise limits.memory in the spec", logOf(eat.h));
 

@@ -187,7 +187,7 @@ for (const limits of [{}, { memory: '256M' }]) {
     c.behave(`cat /proc/$$/limits >"$HBTEST_DIR/limits"; exec ${process.execPath} -e 'const a = []; for (let i = 0; i < 64; i++) a.push(Buffer.alloc(1 << 20, 1)); console.log("node ok", a.length)'\n`);
     const r = await run(c, shell('dash'), { args: ['--now'] });
     assert.is(r.code, 0, r.stderr + c.log());
-    assert.match(c.log(), /^node ok 64$/m);
+    assert.match(c.agentLog(), /^node ok 64$/m);
     assert.match(readFileSync(join(c.rec, 'limits'), 'utf8'), /^Max data size\s+\d+\s/m);
     assert.not.match(readFileSync(join(c.rec, 'limits'), 'utf8'), /^Max data size\s+unlimited/m);
   });
@@ -204,7 +204,7 @@ for (const limits of [{ memory: '1G' }, {}]) {
     c.behave(`cat /proc/$$/limits >"$HBTEST_DIR/limits"; exec ${found.claude} --version\n`);
     const r = await run(c, shell('dash'), { args: ['--now'] });
     assert.is(r.code, 0, r.stderr + c.log());
-    assert.match(c.log(), /^\S+ \(Claude Code\)$/m);
+    assert.match(c.agentLog(), /^\S+ \(Claude Code\)$/m);
     assert.not.match(readFileSync(join(c.rec, 'limits'), 'utf8'), /^Max data size\s+unlimited/m);
   });
 }
