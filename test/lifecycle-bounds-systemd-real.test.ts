@@ -23,18 +23,23 @@ import { withCronDaemon } from './helpers/crond.ts';
 const real = realOrFail(test, 'lifecycle-bounds-systemd-real');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** A host of the scratch user whose agent is the fork bomb, bounded to 64 tasks, installed. */
+function bombInstalled(M: Awaited<ReturnType<typeof startUserManager>>, name: string, scheduler: 'systemd-user' | 'cron', minute: number) {
+  const h = M.host({ name, schedule: { scheduler, every: '1h', minute, hours: { start: '00:00', end: '24:00', timezone: 'UTC' } }, timeout: '3m', limits: { tasks: 64, memory: '512M' } });
+  const marks = join(h.root, 'marks');
+  mkdirSync(marks);
+  bombFifo(marks);
+  writeFileSync(h.bin, bombAgent(marks, names(h.spec).stateDir), { mode: 0o755 });
+  M.user.own(h);
+  return { h, marks, r: M.hb(h, 'install', { yes: true }) };
+}
+
 real('real systemd user manager: the service carries the bounds, and a fork bomb in it stays under limits.tasks (by its cgroup, or by RLIMIT_NPROC where the controllers are missing) while the user\'s own process starts; the wake ends with the limit\'s outcome', async () => {
   const M = await startUserManager('hbgen-sdbomb');
   try {
     // A timer fire half an hour away: only the test's own start runs a wake.
     const minute = (new Date().getUTCMinutes() + 30) % 60;
-    const h = M.host({ name: 'bomb', schedule: { scheduler: 'systemd-user', every: '1h', minute, hours: { start: '00:00', end: '24:00', timezone: 'UTC' } }, timeout: '3m', limits: { tasks: 64, memory: '512M' } });
-    const marks = join(h.root, 'marks');
-    mkdirSync(marks);
-    bombFifo(marks);
-    writeFileSync(h.bin, bombAgent(marks, names(h.spec).stateDir), { mode: 0o755 });
-    M.user.own(h);
-    const r = M.hb(h, 'install', { yes: true });
+    const { h, marks, r } = bombInstalled(M, 'bomb', 'systemd-user', minute);
     assert.is(r.code, 0, r.err + r.out);
     assert.match(r.out, /^ {2}limits +tasks 64, memory 512M, swap none; the service's TasksMax=/m, r.out);
 
@@ -91,13 +96,7 @@ real('real cron daemon and a real user manager: the wake runs in a transient sco
       let at = Math.ceil((Date.now() + 30_000) / 60_000) * 60_000;
       if (new Date(at).getUTCMinutes() === 0) at += 60_000;
       const minute = new Date(at).getUTCMinutes();
-      const h = M.host({ name: 'scoped', schedule: { scheduler: 'cron', every: '1h', minute, hours: { start: '00:00', end: '24:00', timezone: 'UTC' } }, timeout: '3m', limits: { tasks: 64, memory: '512M' } });
-      const marks = join(h.root, 'marks');
-      mkdirSync(marks);
-      bombFifo(marks);
-      writeFileSync(h.bin, bombAgent(marks, names(h.spec).stateDir), { mode: 0o755 });
-      M.user.own(h);
-      const r = M.hb(h, 'install', { yes: true });
+      const { h, marks, r } = bombInstalled(M, 'scoped', 'cron', minute);
       assert.is(r.code, 0, r.err + r.out);
       // What the wrapper's probe will find: the same question, asked from outside the manager's cgroup as cron's job is.
       const probe = M.as(['systemd-run', '--user', '--scope', '--collect', 'true']);

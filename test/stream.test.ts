@@ -179,8 +179,11 @@ function messagesApi(headers: Record<string, string>): Promise<{ url: string; cl
 
 const keys = (event: Record<string, unknown> | undefined, path: string[]) => Object.keys(path.reduce((o: Record<string, unknown>, k) => o[k] as Record<string, unknown>, event ?? {})).sort();
 
-rt('the real claude takes the preset\'s stream flags and prints the result with usage and total_cost_usd; the pinned client prints no rate_limit_event (a known gap of the overage stop)', async () => {
-  const api = await messagesApi({ 'anthropic-ratelimit-unified-status': 'rejected', 'anthropic-ratelimit-unified-reset': String(RESET), 'anthropic-ratelimit-unified-representative-claim': 'five_hour', 'anthropic-ratelimit-unified-overage-status': 'allowed', 'anthropic-ratelimit-unified-overage-reset': String(RESET + 3600), 'anthropic-ratelimit-unified-overage-in-use': 'true' });
+rt('the real claude takes the preset\'s stream flags, and prints the captured shapes: rate_limit_event with isUsingOverage, result with usage and total_cost_usd', async () => {
+  // The client drops a reset already past on this machine's clock (and then prints no
+  // rate_limit_event at all): the captured reset, moved whole days ahead of now.
+  const ahead = RESET + Math.ceil((Date.now() / 1000 - RESET) / 86_400 + 1) * 86_400;
+  const api = await messagesApi({ 'anthropic-ratelimit-unified-status': 'rejected', 'anthropic-ratelimit-unified-reset': String(ahead), 'anthropic-ratelimit-unified-representative-claim': 'five_hour', 'anthropic-ratelimit-unified-overage-status': 'allowed', 'anthropic-ratelimit-unified-overage-reset': String(ahead + 3600), 'anthropic-ratelimit-unified-overage-in-use': 'true' });
   const home = mkdtempSync(join(tmpdir(), 'hbgen-stream-claude-'));
   subscriptionLogin(home, 'claude-code');
   const args = harnessArgs({ harness: 'claude-code', bin: real!.claude, prompt: '', args: [], model: 'sonnet', effort: 'medium' });
@@ -197,13 +200,16 @@ rt('the real claude takes the preset\'s stream flags and prints the result with 
   assert.not.match(out, /unknown option|error: /i, out);
   const fixture = stream('claude-2.1.197-overage.jsonl');
   const shown = out.split('\n').map((l) => l.slice(0, 300)).join('\n');
-  assert.ok(ofType(out, 'result'), `result: ${shown}`);
-  // A KNOWN GAP, kept visible: the pinned Claude Code 2.1.332 prints no rate_limit_event in
-  // print mode for the unified rate-limit headers that 2.1.197 turned into one (captured in
-  // the fixture), so the wrapper's overage stop sees nothing from this client. This check
-  // fails the day the event comes back: then restore the shape comparison below.
-  assert.not.ok(ofType(out, 'rate_limit_event'), `the client prints rate_limit_event again: compare its rate_limit_info with the fixture's\n${shown}`);
-  assert.ok(ofType(fixture, 'rate_limit_event')!.rate_limit_info, 'the captured 2.1.197 shape the parser reads');
+  for (const type of ['rate_limit_event', 'result']) assert.ok(ofType(out, type), `${type}: ${shown}`);
+  // Every field of the captured 2.1.197 rate_limit_info, which the wrapper's parser reads
+  // (isUsingOverage above all), with the same value, its times moved as the headers were; a
+  // newer client adds fields (2.1.332: overageInUse), which the parser ignores.
+  const want = { ...(ofType(fixture, 'rate_limit_event')!.rate_limit_info as Record<string, unknown>) };
+  want.resetsAt = ahead;
+  want.overageResetsAt = ahead + 3600;
+  const got = ofType(out, 'rate_limit_event')!.rate_limit_info as Record<string, unknown>;
+  assert.equal(Object.fromEntries(Object.keys(want).map((k) => [k, got[k]])), want, shown);
+  assert.is(got.isUsingOverage, true);
   // Every key of the captured shape is still there (a newer client adds keys: the pinned
   // 2.1.332 has result_index, safety_stops, … beside 2.1.197's, which the parser ignores).
   const missing = (path: string[]) => keys(ofType(fixture, 'result'), path).filter((k) => !keys(ofType(out, 'result'), path).includes(k));
@@ -212,6 +218,21 @@ rt('the real claude takes the preset\'s stream flags and prints the result with 
   const r = ofType(out, 'result') as { result: string; total_cost_usd: number };
   assert.is(r.result, 'Done: "x"\nline two');
   assert.ok(r.total_cost_usd > 0, String(r.total_cost_usd));
+});
+
+rt('the real claude in a wake, its plan in paid overage (the API\'s unified rate-limit headers): the wrapper stops it, error billing overage, exit 78, paused', async () => {
+  const ahead = RESET + Math.ceil((Date.now() / 1000 - RESET) / 86_400 + 1) * 86_400;
+  const api = await messagesApi({ 'anthropic-ratelimit-unified-status': 'allowed', 'anthropic-ratelimit-unified-reset': String(ahead), 'anthropic-ratelimit-unified-representative-claim': 'five_hour', 'anthropic-ratelimit-unified-overage-status': 'allowed', 'anthropic-ratelimit-unified-overage-reset': String(ahead + 3600), 'anthropic-ratelimit-unified-overage-in-use': 'true' });
+  try {
+    const c = makeCase({ path: CLIENT_PATH, standInEnv: { ANTHROPIC_BASE_URL: api.url }, spec: { agent: { harness: 'claude-code', bin: real!.claude, prompt: 'hello', model: 'sonnet' }, timeout: '60s' } });
+    subscriptionLogin(c.dir, 'claude-code');
+    const r = await run(c, dash, { args: ['--now'], limitMs: 90_000 });
+    assert.is(r.code, 78, c.log() + c.agentLog());
+    assert.match(recs(c).at(-1)!, /^error billing overage: the client's stream says paid usage past the plan is in use \(rate_limit_event isUsingOverage /, c.log());
+    assert.ok(existsSync(join(c.state, 'paused')), 'the wakes pause');
+  } finally {
+    api.close();
+  }
 });
 
 rt('the real codex exec takes the preset\'s --json --ephemeral and prints its events (thread.started, turn.started) instead of a header', async () => {
