@@ -15,6 +15,7 @@ const DESCRIPTIONS: Record<string, string> = {
   'agent.args': 'Extra arguments, after the preset\'s and before the prompt.',
   'agent.prompt': 'The wake prompt, passed as the last argument, followed by a short context block. Newlines allowed.',
   'agent.model': 'Model the claude-code and codex presets pin on the command line.',
+  'agent.fallbackModel': 'Model the presets fall back to when the client refuses agent.model (claude-code --fallback-model; for codex the next wake switches to it): the refusal is logged `error model …`, and status says which model the wakes run.',
   'agent.effort': 'Reasoning effort the preset pins: claude-code --effort (low medium high xhigh max), codex -c model_reasoning_effort (low medium high xhigh max ultra).',
   'agent.models': 'Optional model tiers, tier name → model id (e.g. {"fast": "haiku", "general": "sonnet", "strong": "opus"}): listed in the wake prompt so the agent routes subagents to the cheapest sufficient tier.',
   schedule: 'When the heartbeat fires.',
@@ -46,6 +47,13 @@ const DESCRIPTIONS: Record<string, string> = {
   'kubernetes.secretName': 'A Secret whose keys become the container\'s env (envFrom); hbgen never reads it. For codex, its key auth.json is copied into CODEX_HOME.',
   'kubernetes.secretKeys': 'Names of the Secret\'s keys the agent gets (the wrapper passes only these on), e.g. ["CLAUDE_CODE_OAUTH_TOKEN"]; metered credentials are refused.',
   'kubernetes.git': 'The repo, cloned for every wake by an init container into an emptyDir mounted at repo (exactly one of git, pvc); a URL with a token, user name or query string is refused (the clone gets the Secret\'s keys for a credential helper).',
+  'kubernetes.git.url': 'The repository\'s https URL, without a token, user name or query string.',
+  'kubernetes.git.branch': 'The branch the init container clones (default: the remote\'s default branch).',
+  'kubernetes.resources.cpu': 'CPU of the agent\'s container, requested and the limit, e.g. "1" or "500m".',
+  'kubernetes.resources.memory': 'Memory of the agent\'s container, requested and the limit, e.g. "2Gi".',
+  'kubernetes.sizeLimits.repo': 'sizeLimit of the clone\'s emptyDir (default "4Gi").',
+  'kubernetes.sizeLimits.home': 'sizeLimit of HOME\'s emptyDir (default "1Gi").',
+  'kubernetes.sizeLimits.tmp': 'sizeLimit of /tmp\'s emptyDir (default "1Gi").',
   'kubernetes.pvc': 'An existing PersistentVolumeClaim holding the repo, mounted at repo (exactly one of git, pvc); with a relative stateDir the state outlives the pod.',
   'kubernetes.serviceAccountName': 'ServiceAccount of the pod (default: none mounted).',
   'kubernetes.resources': 'CPU and memory, as requests = limits, e.g. {"cpu": "1", "memory": "2Gi"}; the init containers get the same (without it: 100m/128Mi requested, 1 CPU/1Gi at most).',
@@ -61,7 +69,12 @@ const DESCRIPTIONS: Record<string, string> = {
   'limits.tasks': 'Most tasks (processes and threads) the agent\'s whole tree may hold at once (default 4096; 32 to 4194304). Under rlimits (cron without a user manager) it counts every process of the user, see the README.',
   'limits.memory': 'Most memory the agent\'s whole tree may use, swap none (default "50%" of the host\'s RAM, at most 8G): a size such as "8G" or "512M" (at least "32M"; for claude-code at least "1G", which its client needs to start), or a share such as "25%". Under rlimits it bounds each process\'s data, not the tree. There is no bound on the disk or the private tmp (srt has no size option for it).',
   ping: 'A healthchecks-style URL (https; http only for 127.0.0.1 or localhost): URL/start before the agent, URL after a success, URL/fail after a failure, by curl or wget. Or {url, body}: body false sends /fail empty (by default it carries the wake\'s last 20 lines of agent output and hbgen\'s last 10 log lines to that host, which the jail does not gate).',
+  'ping.url': 'The healthchecks-style URL, as for ping written alone.',
+  'ping.body': 'false sends /fail with no body, so that no line of the agent\'s output leaves for the ping\'s host (default true).',
 };
+
+/** Every key of DESCRIPTIONS, for the test that none is stale. */
+export const DESCRIBED: readonly string[] = Object.keys(DESCRIPTIONS);
 
 type Node = { properties?: Record<string, Node>; anyOf?: Node[]; description?: string };
 

@@ -4,7 +4,7 @@ import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { jsonSchema } from '../src/schema.ts';
+import { DESCRIBED, jsonSchema } from '../src/schema.ts';
 import { SCHEDULERS, SCHEDULER_IDS } from '../src/schedulers.ts';
 import { credential, whyItBills } from '../src/credentials.ts';
 import { EFFORTS, bypassArgs, harnessArgs } from '../src/harness.ts';
@@ -184,6 +184,25 @@ test('minRun: below timeout; default 5m, or the timeout itself when that is 5m o
   fails((s) => ((s.schedule.every = '10m'), (s.timeout = '2m'), (s.minRun = '3m')), /^minRun: minRun 3m must be shorter than timeout 2m;/);
   const schema = jsonSchema() as { properties: Record<string, { description?: string; type?: string }> };
   assert.match(schema.properties.minRun!.description ?? '', /^Shortest run worth starting, below timeout \(default "5m"/);
+});
+
+test('every property of the JSON Schema has a description, at every depth and in every branch; no description names a property that is gone', () => {
+  type Node = { properties?: Record<string, Node>; anyOf?: Node[]; description?: string };
+  const seen = new Set<string>();
+  const missing: string[] = [];
+  const walk = (node: Node, at: string) => {
+    for (const [k, child] of Object.entries(node.properties ?? {})) {
+      const path = at ? `${at}.${k}` : k;
+      seen.add(path);
+      if (!child.description) missing.push(path);
+      walk(child, path);
+      for (const alt of child.anyOf ?? []) walk(alt, path);
+    }
+  };
+  walk(jsonSchema() as Node, '');
+  assert.ok(seen.size > 60, `${seen.size} properties`);
+  assert.equal(missing, [], 'properties without a description (src/schema.ts DESCRIPTIONS)');
+  assert.equal(DESCRIBED.filter((p) => !seen.has(p)), [], 'descriptions of no property');
 });
 
 test('minute: 1–59, below the interval when it is under an hour', () => {
