@@ -95,6 +95,19 @@ export const OUTCOME_WORDS = {
 export type Outcome = (typeof OUTCOME_WORDS)[keyof typeof OUTCOME_WORDS];
 export const OUTCOMES: readonly Outcome[] = Object.values(OUTCOME_WORDS);
 
+// The outcomes by what they mean, each list typed by Outcome so that a respelling does not
+// compile; every reader (status, log, list, wake, health, history) asks these.
+/** The outcome lines that end a wake that started (its `start wake` line before it). */
+export const WAKE_ENDS = ['ok', 'quiet', 'fail', 'timeout', 'error', 'limit'] as const satisfies readonly Outcome[];
+/** A wake that worked: its agent exited 0. */
+export const SUCCEEDED = ['ok', 'quiet'] as const satisfies readonly Outcome[];
+/** A wake that failed; a run of them is the failing streak. */
+export const FAILED = ['fail', 'timeout', 'error'] as const satisfies readonly Outcome[];
+/** Lines of the wrapper's that are no outcome at all: a wake's start, notes, usage, its length. */
+export const NOT_OUTCOMES = ['start', 'note', 'usage', 'took'] as const satisfies readonly Outcome[];
+/** Whether `o` is one of `list` (a log line's outcome is a plain string when read). */
+export const isOneOf = (list: readonly Outcome[], o: string): boolean => (list as readonly string[]).includes(o);
+
 /**
  * The log line, `<UTC ISO-8601 time> hbgen <name> <outcome>[ <detail>]`, as the wrapper
  * writes it: a printf(1) format whose arguments are the time, the name and "outcome[

@@ -7,7 +7,7 @@ import { jailLines, jailPolicy } from '../jail.ts';
 import { type LimitsFindings, limitsFindings, limitsLine } from '../limits.ts';
 import { posix } from 'node:path';
 import { UserError } from '../errors.ts';
-import { type LogLine, pad2, parseLog, parseWakeDetail, SMOKE_DETAIL, TAMPERED_GIT } from '../formats.ts';
+import { WAKE_ENDS, isOneOf, type LogLine, pad2, parseLog, parseWakeDetail, SMOKE_DETAIL, TAMPERED_GIT } from '../formats.ts';
 import { hostZone, hostZoneProblem, wakesMissedIn } from '../host/audit/clock.ts';
 import { failStreak, farPauses, missedFires, schedulerClock, wakeSeconds, wakes, missedSince } from '../host/audit/health.ts';
 import { localText, nextFire } from '../host/audit/next.ts';
@@ -40,7 +40,6 @@ import { line, loadFor } from './common.ts';
 import { type Label, labelOf, outcomeLabel } from '../status-labels.ts';
 
 /** The lines of runtime.log that end a wake (`error` included: a fault after `start`). */
-const ENDS_A_WAKE: ReadonlySet<string> = new Set(['ok', 'quiet', 'fail', 'timeout', 'error', 'limit']);
 
 /**
  * The last wake's `start` line when no line after it ends a wake (the skips of other fires
@@ -51,7 +50,7 @@ export function wakeWithoutOutcome(all: LogLine[]): LogLine | null {
   for (let i = all.length - 1; i >= 0; i--) {
     const l = all[i]!;
     if (l.detail === SMOKE_DETAIL) continue;
-    if (ENDS_A_WAKE.has(l.outcome)) return null;
+    if (isOneOf(WAKE_ENDS, l.outcome)) return null;
     if (l.outcome === 'start') return l;
   }
   return null;

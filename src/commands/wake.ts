@@ -7,7 +7,7 @@
 // one hbgen renders from the spec, and refuses with exit 78 when it is not.
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { UserError } from '../errors.ts';
-import { type LogLine, parseLog, parseWakeDetail } from '../formats.ts';
+import { NOT_OUTCOMES, isOneOf, type LogLine, parseLog, parseWakeDetail } from '../formats.ts';
 import { readOrNull, sha256 } from '../host/fsx.ts';
 import { homeOf, type HostIO } from '../host/io.ts';
 import { SCHEDULERS } from '../schedulers.ts';
@@ -109,7 +109,7 @@ const epochOf = (t: string): number => Date.parse(t) / 1000;
  */
 export function wakeLine(lines: LogLine[], log: string, code: number, agentLog?: string): string {
   const start = lines.find((l) => l.outcome === 'start');
-  const end = [...lines].reverse().find((l) => l.outcome !== 'start' && l.outcome !== 'note' && l.outcome !== 'usage' && l.outcome !== 'took');
+  const end = [...lines].reverse().find((l) => !isOneOf(NOT_OUTCOMES, l.outcome));
   const failed = end?.outcome === 'fail' || end?.outcome === 'timeout';
   const see = `(see ${log}${failed && agentLog ? `; the agent's output is in ${agentLog}` : ''})`;
   if (!end) return `wake: the wrapper exited ${code} and logged no outcome ${see}`;

@@ -5,7 +5,7 @@ import { WRAPPER_CHANGED } from '../../../generators/entry.ts';
 import type { CalEntry, Plan } from '../../schedule.ts';
 import { offsetAt } from '../../zone-offsets.ts';
 import { LIMIT_FAR } from '../../../generators/limit.ts';
-import { type LogLine, isWakeStart, parseTookDetail, parseUntilDetail } from '../../formats.ts';
+import { FAILED, type LogLine, SUCCEEDED, WAKE_ENDS, isOneOf, isWakeStart, parseTookDetail, parseUntilDetail } from '../../formats.ts';
 
 const MIN = 60_000;
 
@@ -17,7 +17,7 @@ export function wakes(lines: LogLine[]): Wake[] {
     if (isWakeStart(l)) {
       cur = { start: l };
       out.push(cur);
-    } else if (cur && !cur.end && ['ok', 'quiet', 'fail', 'timeout', 'error', 'limit'].includes(l.outcome)) {
+    } else if (cur && !cur.end && isOneOf(WAKE_ENDS, l.outcome)) {
       cur.end = l;
     } else if (cur && !cur.end && l.outcome === 'took') {
       const took = parseTookDetail(l.detail);
@@ -47,7 +47,7 @@ export function wakeSeconds(w: Wake): number | null {
   return s >= 0 ? s : null;
 }
 
-const failed = (l?: LogLine): boolean => !!l && ['fail', 'timeout', 'error'].includes(l.outcome);
+const failed = (l?: LogLine): boolean => !!l && isOneOf(FAILED, l.outcome);
 
 /**
  * How many of the latest wakes ended fail, timeout or error, in a row, and the latest of
@@ -66,7 +66,7 @@ export function failStreak(lines: LogLine[]): { count: number; latest?: LogLine 
   let open = false;
   for (const l of lines) {
     if (isWakeStart(l)) open = true;
-    else if ((l.outcome === 'error' && l.detail !== WRAPPER_CHANGED) || (open && ['ok', 'quiet', 'fail', 'timeout', 'limit'].includes(l.outcome))) {
+    else if ((l.outcome === 'error' && l.detail !== WRAPPER_CHANGED) || (open && isOneOf(WAKE_ENDS, l.outcome) && l.outcome !== 'error')) {
       ends.push(l);
       open = false;
     }
@@ -99,7 +99,7 @@ export function farPauses(lines: LogLine[]): { count: number; latest?: LogLine }
   let open = false;
   for (const l of lines) {
     if (isWakeStart(l)) open = true;
-    else if (open && (l.outcome === 'ok' || l.outcome === 'quiet')) {
+    else if (open && isOneOf(SUCCEEDED, l.outcome)) {
       count = 0;
       latest = undefined;
       open = false;

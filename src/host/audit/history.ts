@@ -1,7 +1,7 @@
 // `hbgen log`: the wake history in runtime.log (both generations), per day in the working
 // zone, and the last wakes. Pure functions of the log's text, the plan and the clock; the
 // command reads the files (src/commands/log.ts).
-import { logRecord, type LogLine, pad2, parseLogLine, type Usage, SMOKE_DETAIL, parseWakeDetail, parseUsage } from '../../formats.ts';
+import { WAKE_ENDS, isOneOf, logRecord, type LogLine, pad2, parseLogLine, type Usage, SMOKE_DETAIL, parseWakeDetail, parseUsage } from '../../formats.ts';
 import { offsetAt } from '../../zone-offsets.ts';
 import { type CalEntry } from '../../schedule.ts';
 import { missedFires, wakeSeconds, wakes } from './health.ts';
@@ -168,7 +168,7 @@ export function dailyCounts(h: HistoryInput): DayCounts[] {
     const o = l.outcome as string;
     if (o === 'start') {
       if (parseWakeDetail(l.detail)) day.started++;
-    } else if (o === 'ok' || o === 'quiet' || o === 'fail' || o === 'timeout' || o === 'limit' || o === 'error') day[o]++;
+    } else if (isOneOf(WAKE_ENDS, o)) day[o as (typeof WAKE_ENDS)[number]]++;
     else if (o.startsWith('skip-')) day.skipped[o] = (day.skipped[o] ?? 0) + 1;
   });
   if (h.expected) {

@@ -1,6 +1,6 @@
 // What runtime.log says last, for status and list; and a failing wake's last lines in agent.log.
 import { UserError } from '../../errors.ts';
-import { type LogLine, formatLogLine, parseLog, SMOKE_DETAIL, parseWakes } from '../../formats.ts';
+import { NOT_OUTCOMES, isOneOf, type LogLine, formatLogLine, parseLog, SMOKE_DETAIL, parseWakes } from '../../formats.ts';
 import { noteSkipped, readSoft, readTail } from '../fsx.ts';
 
 /**
@@ -21,7 +21,7 @@ export function lastOutcome(all: LogLine[]): LogLine | null {
   const smoke = (i: number) => all[i]?.detail === SMOKE_DETAIL;
   for (let i = all.length - 1; i >= 0; i--) {
     const l = all[i]!;
-    if (l.outcome === 'start' || l.outcome === 'note' || l.outcome === 'usage' || l.outcome === 'took' || l.detail === SMOKE_DETAIL) continue;
+    if (isOneOf(NOT_OUTCOMES, l.outcome) || l.detail === SMOKE_DETAIL) continue;
     if (l.outcome === 'skip-locked' && (smoke(i - 1) || smoke(i + 1))) continue;
     return l;
   }
