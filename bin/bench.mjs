@@ -6,7 +6,7 @@
 // measured in CPU time (user + system of the whole process, read by a preload at exit),
 // which other load on the machine moves far less than the wall clock. One wake of the
 // wrapper is also counted in processes (forks, with strace -f where it is installed).
-// Not a test: it prints figures and the goals (issues 7 and 25) next to them, and never
+// Not a test: it prints figures and the goals next to them, and never
 // fails on a slow machine; test/wake-processes.test.ts holds the process bounds.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
@@ -126,7 +126,7 @@ function wrapperCase(name, pathDirs, hours) {
     schedule: { scheduler: 'cron', every: '5m', hours },
     timeout: '4m',
     env: { HOME: dir, PATH: pathDirs },
-    // The wrapper's own cost: the OS jail (issue 23, on by default) is measured by its suite.
+    // The wrapper's own cost: the OS jail (on by default) is measured by its suite.
     sandbox: false,
   };
   writeFileSync(join(dir, 'spec.json'), JSON.stringify(s));
@@ -148,7 +148,7 @@ const never = { start: `${String(h).padStart(2, '0')}:00`, end: `${String(h + 1)
 const full = wrapperCase('full', '/usr/local/bin:/usr/bin:/bin', always);
 const closed = wrapperCase('closed', '/usr/local/bin:/usr/bin:/bin', never);
 const noTools = wrapperCase('bare', bare, always);
-// Paused by the plan's limit (issue 17): a pause a day long in the state folder.
+// Paused by the plan's limit: a pause a day long in the state folder.
 const paused = wrapperCase('paused', '/usr/local/bin:/usr/bin:/bin', always);
 const pausedAt = Math.floor(Date.now() / 1000);
 writeFileSync(join(dirname(paused), 'paused'), `${pausedAt + 86400} ${pausedAt}\nYou've hit your session limit\n`);
@@ -177,7 +177,7 @@ if (strace) {
   console.log('\n## processes one wake creates (strace -f, /bin/sh = dash, median of 5 wakes)');
   for (const [label, script, goal] of [
     ['wake, window open, flock + timeout on PATH', full, '≤ 9'],
-    // date, and the find that proves the log has one name before the skip line (issue 22).
+    // date, and the find that proves the log has one name before the skip line.
     ['wake outside working hours', closed, '≤ 2 (as before)'],
     ["wake paused by the plan's limit (skip-limit)", paused, '≤ 2 (as before)'],
     ['wake, PATH without flock/timeout', noTools, '≤ 12'],

@@ -1,4 +1,4 @@
-// The plan's limit (issue 17): what the wrapper's steps 3b (the pause check, partial
+// The plan's limit: what the wrapper's steps 3b (the pause check, partial
 // heartbeat/35-limit) and 8b (recognising the client's limit message, heartbeat/85-limit)
 // read from the spec. Which message forms count depends on the harness, known at render.
 import { seconds } from '../src/spec.ts';

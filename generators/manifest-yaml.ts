@@ -3,7 +3,7 @@
 // strings as literal blocks (`|`). It writes what the `yaml` library wrote here before
 // (`Document#toString` with lineWidth 0, blockQuote 'literal', indentSeq), byte for byte for
 // every fixture spec rendered for kubernetes, in a hundred lines: loading and running that
-// library was about a third of a kubernetes render's CPU time (docs/SPEED.md, issue 25).
+// library was about a third of a kubernetes render's CPU time (docs/SPEED.md).
 // The library stays for reading YAML back (src/host/kubernetes, the tests).
 //
 // The rules, from the YAML 1.2.2 spec (https://yaml.org/spec/1.2.2/): a string is written

@@ -1,4 +1,4 @@
-// The wrapper's context for the seed rows of issue 28: the allowance line of the context
+// The wrapper's context for the seed rows: the allowance line of the context
 // block and the model fallback. Fields another change adds to the spec (`budget`, issue
 // 24) are read defensively, so this file works with or without them.
 import { sh } from '../src/escape.ts';
@@ -6,7 +6,7 @@ import { REFUSALS } from '../src/model-fallback.ts';
 import type { RenderContext } from './types.ts';
 
 export interface SeedsContext {
-  /** Tokens per working day (the spec's `budget`, issue 24), 0 without one. */
+  /** Tokens per working day (the spec's `budget`), 0 without one. */
   budget: number;
   /** A preset harness: a failed wake's output is read for the client's refusal of the model. */
   modelWatch: boolean;

@@ -121,7 +121,7 @@ export function notPlan(client: BillingClient): string {
   return `not a ${client === 'codex' ? 'ChatGPT' : 'subscription'} login, so the agent is not run on it; ${BILLING_FIX[client]}`;
 }
 
-// ---- What the agent can change between wakes (issue 24, items 1-3) -------------------
+// ---- What the agent can change between wakes -------------------
 // The status commands above do not see everything that moves the run off the plan (checked
 // with Claude Code 2.1.197 and codex 0.171 against a local capture server):
 // - Claude Code applies the `env` block of every settings file to itself: an

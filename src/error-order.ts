@@ -1,4 +1,4 @@
-// The order of a spec's error lines (issue 27): a misspelled field ("schedule.evry") makes
+// The order of a spec's error lines: a misspelled field ("schedule.evry") makes
 // the field it meant missing too; its "did you mean" is said first, and the "required" of
 // the field it names right after it, so that the person reads the cause before its effect.
 

@@ -70,8 +70,8 @@ export const ANY_CRON_MARKER = /^# (BEGIN|END) hbgen [a-z0-9]+(-[a-z0-9]+)*$/;
 // heartbeat/17-notify), read as the log's and never as the agent's output.
 // `took N s` is no outcome either: how long the wake took on the boot clock, just before
 // its outcome (heartbeat/80-outcome), which `hbgen log` and status show (parseTookDetail).
-// `usage` is no outcome either: the wake's tokens from the client's stream (issue 24,
-// heartbeat/64-stream), one line before the outcome of every preset wake that ran its agent:
+// `usage` is no outcome either: the wake's tokens from the client's stream
+// (heartbeat/64-stream), one line before the outcome of every preset wake that ran its agent:
 // `usage in=N out=N cache=N[ cost≈X]` (USAGE_LINE).
 export const OUTCOME_WORDS = {
   start: 'start',

@@ -31,7 +31,7 @@ export const ALL_EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max', 'ultra'] as
 
 /**
  * The model and effort `hbgen init` pins for each preset (PRODUCT §8 asks for a pinned model;
- * issue 24 prefers medium effort): Claude Code's alias "sonnet" (it follows the current
+ * Prefers medium effort): Claude Code's alias "sonnet" (it follows the current
  * Sonnet, as `claude --model sonnet` does) and a model codex 0.171 lists (`codex debug
  * models --bundled`, checked in test/agents.test.ts).
  */
@@ -40,9 +40,9 @@ export const PRESET_PINS = {
   codex: { model: 'gpt-5.5', effort: 'medium' },
 } as const;
 
-/** Claude Code's event stream (issue 24), after the preset's other flags: see harnessArgs. */
+/** Claude Code's event stream, after the preset's other flags: see harnessArgs. */
 export const CLAUDE_STREAM = ['--output-format', 'stream-json', '--verbose', '--no-session-persistence'];
-/** codex exec's event stream and no session file (issue 24), after the preset's other flags. */
+/** codex exec's event stream and no session file, after the preset's other flags. */
 export const CODEX_STREAM = ['--json', '--ephemeral'];
 
 /**
@@ -66,7 +66,7 @@ export function harnessArgs(agent: Spec['agent'], jailed = false): string[] {
       // used with root/sudo privileges for security reasons").
       // --output-format stream-json --verbose: one JSON event a line (print mode needs --verbose
       // for it), which the wrapper's parser reads for the result text, the usage and the
-      // rate_limit_event (its reset as an epoch, and whether paid overage is in use), issue 24.
+      // rate_limit_event (its reset as an epoch, and whether paid overage is in use).
       // --no-session-persistence: no session file per wake piles up in ~/.claude/projects.
       // --fallback-model: Claude Code 2.1.197 switches to it within the run when the model is
       // overloaded or not found; the wrapper also starts the next wakes on it once the model
@@ -87,7 +87,7 @@ export function harnessArgs(agent: Spec['agent'], jailed = false): string[] {
       // jail holds instead (`codex sandbox -P :danger-full-access` inside srt: the repo is
       // written, a file in HOME is "Read-only file system"). Outside the jail: workspace-write.
       // --json: one JSON event a line (thread.*, turn.*, item.*, error), read by the wrapper's
-      // parser for the agent's messages and the usage (issue 24); --ephemeral: no session
+      // parser for the agent's messages and the usage; --ephemeral: no session
       // file is kept for a wake.
       return ['exec', '--sandbox', jailed ? 'danger-full-access' : 'workspace-write', '-c', 'model_provider="openai"', ...model, ...(agent.effort ? ['-c', `model_reasoning_effort="${agent.effort}"`] : []), ...CODEX_STREAM];
     case 'command':

@@ -1,4 +1,4 @@
-// What each agent client must be allowed inside the jail (issue 23) to run at all: the
+// What each agent client must be allowed inside the jail to run at all: the
 // folders it writes under HOME, the files there it must never write (its settings, which
 // would switch billing or widen its own permissions), and the hosts it talks to. Every entry
 // was seen with the real clients, Claude Code 2.1.197 and codex-cli 0.171.0 (npm), logged

@@ -1,4 +1,4 @@
-// The OS jail around the agent's whole process tree (issue 23): what it lets the agent
+// The OS jail around the agent's whole process tree: what it lets the agent
 // write, read and reach, computed from the spec alone (pure: install, status and the
 // panel show exactly what render wrote into jail.json). The jail itself is
 // @anthropic-ai/sandbox-runtime (`srt`): bubblewrap and a seccomp filter on Linux,

@@ -1,5 +1,5 @@
 // Edits of a spec file's JSON text that keep everything else byte for byte: the person's
-// formatting, key order and `$schema` (issue 28, install's menu). Only values are
+// formatting, key order and `$schema` (install's menu). Only values are
 // replaced, added or removed; the text must be valid JSON (RFC 8259), as the spec loader
 // already required. https://www.rfc-editor.org/rfc/rfc8259
 type Path = string[];

@@ -1,4 +1,4 @@
-// agent.fallbackModel (issue 28): "when a model is rejected, fall back once and update
+// agent.fallbackModel: "when a model is rejected, fall back once and update
 // state". The wrapper reads a failed wake's output for the client's own words that the
 // model was refused, logs `error model …`, and, with a fallback, records it in
 // <stateDir>/model.fallback so that the next wake runs the fallback; status says so.

@@ -1,4 +1,4 @@
-// SPEC on the command line is a spec file, or the name of an install (issue 27: users of
+// SPEC on the command line is a spec file, or the name of an install (users of
 // `systemctl --user status NAME` and `brew services info NAME` expect the name to work).
 // A word that is no file but could be a spec's "name" is looked up as `hbgen list` finds
 // installs (src/host/inventory.ts); its spec file is the one its state.json records, and

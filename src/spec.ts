@@ -198,7 +198,7 @@ const agent = z.strictObject({
   args: z.array(text('an argument'), { error: 'must be an array of strings' }).optional(),
   prompt: text('the wake prompt', true).min(1, { error: 'must not be empty; say what the agent should do on each wake' }),
   model: text('a model name').min(1, { error: 'must not be empty; leave the field out instead' }).optional(),
-  // The model the next wake uses after the client refused `model` (issue 28, src/model-fallback.ts).
+  // The model the next wake uses after the client refused `model` (src/model-fallback.ts).
   fallbackModel: text('a model name').min(1, { error: 'must not be empty; leave the field out instead' }).optional(),
   // The reasoning effort the preset pins (claude --effort, codex model_reasoning_effort);
   // which levels each harness takes is checked with the harness (agentIssues).
@@ -218,7 +218,7 @@ const agent = z.strictObject({
     .optional(),
 });
 
-// The OS jail around the agent's process tree (issue 23, src/jail.ts): false turns it off;
+// The OS jail around the agent's process tree (src/jail.ts): false turns it off;
 // omitted or an object keeps it on, with more hosts to reach and more paths to hide.
 const HOST_NAME = /^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/;
 // The ping's URL: a healthchecks-style address (src/notify.ts has its rules).
@@ -752,13 +752,13 @@ export const SpecSchema = z
     // The shortest run worth starting: a scheduled wake with less of its working window
     // left is skipped (skip-window). The default is in minRunDefault.
     minRun: duration('the shortest run worth starting, below timeout').optional(),
-    // A fire missed while the machine slept (issue 26): run once late, or skip it (skip-late).
+    // A fire missed while the machine slept: run once late, or skip it (skip-late).
     catchUp: z.enum(['skip', 'once'], { error: (i) => `must be "skip" or "once"${typeof i.input === 'string' ? didYouMean(i.input, ['skip', 'once']) : ''}` }).optional(),
     env,
     stateDir: stateDir.optional(),
     lock: z.enum(['auto', 'flock', 'mkdir'], { error: (i) => `must be one of auto flock mkdir${typeof i.input === 'string' ? didYouMean(i.input, ['auto', 'flock', 'mkdir']) : ''}` }).optional(),
     cap: z.number({ error: 'must be a whole number of wakes' }).int({ error: 'must be a whole number of wakes' }).min(1, { error: 'must be at least 1' }).optional(),
-    // Tokens a day (issue 24): nine digits at most, within the wrapper's 32-bit arithmetic (mksh).
+    // Tokens a day: nine digits at most, within the wrapper's 32-bit arithmetic (mksh).
     budget: z.number({ error: 'must be a whole number of tokens a day, e.g. 5000000' }).int({ error: 'must be a whole number of tokens a day, e.g. 5000000' }).min(1, { error: 'must be at least 1 token a day; leave the field out for no budget' }).max(999_999_999, { error: 'must be at most 999999999 tokens a day; leave the field out for no budget' }).optional(),
     // 512 MiB at most: nine digits, so the wrapper compares sizes within 32-bit shell arithmetic (mksh).
     logMaxBytes: z.number({ error: 'must be a whole number of bytes, e.g. 10485760 (10 MiB)' }).int({ error: 'must be a whole number of bytes, e.g. 10485760 (10 MiB)' }).min(65536, { error: 'must be at least 65536 (64 KiB); the default is 10485760 (10 MiB)' }).max(536870912, { error: 'must be at most 536870912 (512 MiB); the default is 10485760 (10 MiB)' }).optional(),
@@ -770,10 +770,10 @@ export const SpecSchema = z
     sandbox: sandbox.optional(),
     limits: limits.optional(),
     // How long the wakes pause when the agent's client says the plan's limit is reached
-    // but names no reset time (issue 17); default 1h, at most 8 days are used.
+    // but names no reset time; default 1h, at most 8 days are used.
     limitBackoff: duration('how long to pause after a limit whose reset time is unknown, e.g. "1h"').optional(),
     kubernetes: z.strictObject(kubernetes.shape, { error: 'must be an object {image, namespace?, secretName?, secretKeys?, git | pvc, serviceAccountName?, resources?, sizeLimits?}' }).optional(),
-    // Being told when the wakes stop working (issue 15): a program run at the notifyAfter-th
+    // Being told when the wakes stop working: a program run at the notifyAfter-th
     // failing wake in a row and at the success after it, and a healthchecks-style URL.
     notify: z
       .array(text('an argument'), { error: 'must be an argv array such as ["/usr/bin/notify-send", "hbgen"]' })
@@ -877,7 +877,7 @@ export function defaultStateDir(s: { name?: unknown; env?: unknown; schedule?: u
   return posix.join(base, 'hbgen', name);
 }
 
-/** What a fire missed while the machine slept does (issue 26; README "A fire missed while asleep"): "once" unless the spec says "skip". */
+/** What a fire missed while the machine slept does (README "A fire missed while asleep"): "once" unless the spec says "skip". */
 export const catchUpOf = (s: Pick<Spec, 'catchUp'>): 'skip' | 'once' => s.catchUp ?? 'once';
 
 /**

@@ -134,7 +134,7 @@ t('codex controls: a bad flag exits 2 at once; without -- a dashed prompt is rea
   assert.match(noSep.agentLog(), /unexpected argument '-x'/);
 });
 
-// ---- agent.effort and the bypass flags (issue 13): the real clients take the preset's
+// ---- agent.effort and the bypass flags: the real clients take the preset's
 // effort flags, list the same levels as EFFORTS, and treat each refused argument as the
 // blanket bypass it is.
 
@@ -244,7 +244,7 @@ t('bypass flags: every codex form hbgen refuses runs the real codex with no sand
   }
 });
 
-// Issue 24 item 7: codex 0.171's trust-widening flags are live (the real codex exec accepts
+// Codex 0.171's trust-widening flags are live (the real codex exec accepts
 // each and starts), and hbgen refuses each in agent.args, as it refuses any -c that chooses
 // or defines the model provider.
 t('trust flags: the real codex exec accepts --dangerously-bypass-hook-trust, --trust and --approve-for-me; hbgen refuses them and every -c model_provider(s) override', async () => {
@@ -260,7 +260,7 @@ t('trust flags: the real codex exec accepts --dangerously-bypass-hook-trust, --t
   assert.equal(bypassArgs(['-c', 'model_reasoning_effort="high"', '--skip-git-repo-check', '-c', 'model_provider="openai"']), [], 'control: the preset\'s own pin is allowed');
 });
 
-// Issue 24 item 2: a provider in ~/.codex/config.toml moves codex off the ChatGPT login
+// A provider in ~/.codex/config.toml moves codex off the ChatGPT login
 // ("Logged in using ChatGPT" still); the preset's -c model_provider="openai" moves it back,
 // and codex itself refuses a config that redefines the built-in "openai".
 t('codex provider pin: the real codex exec runs a config\'s metered provider without the pin, "openai" with the preset\'s argv; redefining "openai" is refused by codex', async () => {
@@ -282,7 +282,7 @@ t('codex provider pin: the real codex exec runs a config\'s metered provider wit
   assert.not.match(r.out, /^session id: /m, r.out);
 });
 
-// Issue 24 item 8: the codex model the README, the fixtures and these tests name is one
+// The codex model the README, the fixtures and these tests name is one
 // codex 0.171 lists (`codex debug models --bundled`).
 t('codex model: every codex model the README and the codex fixture name is in the real codex\'s bundled catalog', () => {
   const dir = mkdtempSync(join(tmpdir(), 'hbgen-agents-models-'));
@@ -411,7 +411,7 @@ for (const which of ['claude', 'codex'] as const) {
     assert.match(said, /hbgen\.json is complete/, said);
     const loaded = loadSpec(join(repo, 'hbgen.json'));
     assert.is(loaded.agent.bin, which === 'claude' ? real!.claude : real!.codex);
-    // The presets' command lines against the real clients, without the jail (issue 23): the
+    // The presets' command lines against the real clients, without the jail: the
     // clients inside the jail are the jail-clients work's tests (src/jail-clients.ts).
     const spec = { ...loaded, sandbox: false as const };
     const r = renderNow(spec);

@@ -1,4 +1,4 @@
-// Issue 24, items 1-3: what the agent can change between wakes that the clients' status
+// What the agent can change between wakes that the clients' status
 // commands do not show. Checked with the REAL clients (Claude Code 2.1.197, codex 0.171,
 // installed by test/helpers/clients.ts) and a local capture server standing in for the API:
 // a key in the repo's .claude/settings.local.json is sent as x-api-key while `claude auth
@@ -38,7 +38,7 @@ async function capture(): Promise<{ url: string; seen: { key?: string; auth?: st
   return { url: `http://127.0.0.1:${a.port}`, seen, close: () => srv.close() };
 }
 
-t('item 1: a key in the repo\'s .claude/settings(.local).json env is sent by the real claude as x-api-key (auth status still says max); the wake refuses before the agent starts', async () => {
+t('a key in the repo\'s .claude/settings(.local).json env is sent by the real claude as x-api-key (auth status still says max); the wake refuses before the agent starts', async () => {
   const srv = await capture();
   try {
     for (const [file, key, header] of [
@@ -96,7 +96,7 @@ function standIn(client: 'claude-code' | 'codex', env: Record<string, string> = 
   return c;
 }
 
-t('item 2: a provider in ~/.codex/config.toml (the real codex still says "Logged in using ChatGPT") or the repo\'s .codex/config.toml refuses the wake; model_provider "openai" does not', async () => {
+t('a provider in ~/.codex/config.toml (the real codex still says "Logged in using ChatGPT") or the repo\'s .codex/config.toml refuses the wake; model_provider "openai" does not', async () => {
   for (const [where, toml, key] of [
     ['home', 'model_provider = "metered"\n[model_providers.metered]\nname = "m"\nbase_url = "http://127.0.0.1:9/v1"\n', 'model_provider'],
     ['home', '[model_providers.metered]\nname = "m"\nexperimental_bearer_token = "sk-x"\n', 'experimental_bearer_token'],
@@ -127,7 +127,7 @@ t('item 2: a provider in ~/.codex/config.toml (the real codex still says "Logged
   assert.equal(ok.outcomes(), ['start wake 1 by hand', 'quiet']);
 });
 
-t('item 3: a setup token plus ANTHROPIC_AUTH_TOKEN in ~/.claude/settings.json: the real claude\'s JSON status is a clean setup token, --text is not; the wake refuses', async () => {
+t('a setup token plus ANTHROPIC_AUTH_TOKEN in ~/.claude/settings.json: the real claude\'s JSON status is a clean setup token, --text is not; the wake refuses', async () => {
   const tok = { CLAUDE_CODE_OAUTH_TOKEN: 'sk-ant-oat01-test-not-a-token' };
   const c = makeCase({ path: CLIENT_PATH, env: tok, spec: { agent: { harness: 'claude-code', bin: real!.claude }, timeout: '60s' } });
   mkdirSync(join(c.dir, '.claude'), { recursive: true });
@@ -143,7 +143,7 @@ t('item 3: a setup token plus ANTHROPIC_AUTH_TOKEN in ~/.claude/settings.json: t
   assert.not.ok(existsSync(join(c.state, 'wakes')));
 });
 
-test('item 3: with a setup token the wrapper also asks `auth status --text`: any other auth token refuses, CLAUDE_CODE_OAUTH_TOKEN passes (stand-in printing 2.1.197\'s --text line)', async () => {
+test('with a setup token the wrapper also asks `auth status --text`: any other auth token refuses, CLAUDE_CODE_OAUTH_TOKEN passes (stand-in printing 2.1.197\'s --text line)', async () => {
   const tok = { CLAUDE_CODE_OAUTH_TOKEN: 'sk-ant-oat01-test-not-a-token' };
   // The stand-in's JSON is a setup-token login (Claude Code 2.1.197's shape).
   const json = '{\n  "loggedIn": true,\n  "authMethod": "oauth_token",\n  "apiProvider": "firstParty"\n}';

@@ -1,4 +1,4 @@
-// Billing verified with the clients' own tools (issue 13, items 1 and 2): install asks the
+// Billing verified with the clients' own tools: install asks the
 // agent's client how it is logged in (`claude auth status`, `codex login status`), in the
 // agent's own environment, and the wrapper asks again before every wake. Only the plan goes
 // on; both reach the verdict written here by hand for each output (the rules themselves
@@ -44,7 +44,7 @@ function standInCase(client: BillingClient, path = PATHS.full, env: Record<strin
 d=$HBTEST_DIR
 case "$1 \${2-} \${3-}" in
   'auth status --text')
-    # Claude Code 2.1.197's --text line for a setup token (issue 24: asked when the env has one).
+    # Claude Code 2.1.197's --text line for a setup token (asked when the env has one).
     echo 'Auth token: CLAUDE_CODE_OAUTH_TOKEN'
     exit 0
     ;;
@@ -432,7 +432,7 @@ t('install with the real codex: logged out and an API key login are refused; the
   assert.match(r.out, /\n {2}billing {4}ChatGPT login, as `\S+ login status` says in the agent's environment \(codex-cli [\d.]+\); asked again before every wake\n/);
 });
 
-// Since issue 24 the wrapper reads the settings files before it asks the client: the key is
+// The wrapper reads the settings files before it asks the client: the key is
 // named from the file (the real claude's own answer refuses them too: the status asserts).
 t('after install the agent plants an apiKeyHelper, or a Bedrock switch, in the repo\'s Claude settings: the next wake is refused, uncounted; the real claude\'s own answer refuses them too', async () => {
   for (const [settings, saw, key] of [

@@ -1,4 +1,4 @@
-// issue 26, item 4: one policy for a fire missed while the machine slept, `catchUp`, the
+// One policy for a fire missed while the machine slept, `catchUp`, the
 // same on every scheduler. systemd gets Persistent= from it; the wrapper (the same on
 // launchd, systemd and cron) checks a scheduled wake against the wake grid it was rendered
 // from: with "skip", a fire made late is `skip-late` and not run; with "once" it runs (inside
@@ -151,7 +151,7 @@ test('status: fires the machine slept through (a skip-late after them) are said 
   const lost = await hb(h, 'status', { now: () => new Date(fires[2]! + 3 * 60_000) });
   assert.match(lost.out, /missed \(asleep\): 2 fires/);
   assert.match(lost.out, /problem {2}missed fire: the scheduler was due to fire at .* and nothing was logged;/);
-  // Fire 3 ran on time: the lost fire is history (issue 27), the asleep ones are still said.
+  // Fire 3 ran on time: the lost fire is history, the asleep ones are still said.
   appendFileSync(names(h.spec).log, `${iso(fires[3]! + 5_000)} hbgen docs skip-window\n`);
   const later = await hb(h, 'status', { now: () => new Date(fires[3]! + 3 * 60_000) });
   assert.match(later.out, /missed \(asleep\): 2 fires/);

@@ -1,4 +1,4 @@
-// issue 22 items 14 and 15, through the built CLI (bin/hbgen.cjs) as a user meets them:
+// Through the built CLI (bin/hbgen.cjs) as a user meets them:
 // a spec file that holds JSON but not an object, and a reader that closes the pipe early
 // (`hbgen status | head -1`).
 import { spawnSync } from 'node:child_process';
@@ -38,7 +38,7 @@ function host(): { env: NodeJS.ProcessEnv; spec: string; state: string } {
   return { env: { HOME: home, PATH: '/usr/bin:/bin', LANG: 'C.UTF-8' }, spec, state };
 }
 
-// ------------------------------------------------------------------ item 14
+// ------------------------------------------------------------------ every command, every fault
 
 const COMMANDS: [string, (spec: string) => string[]][] = [
   ['render', (s) => ['render', s]],
@@ -52,7 +52,7 @@ const COMMANDS: [string, (spec: string) => string[]][] = [
   ['plan', (s) => ['plan', s]],
 ];
 
-test('item 14: a spec that is null, [], "x", 42 or true is one line naming the file (must be a JSON object), exit 1, in every command that reads a spec', () => {
+test('a spec that is null, [], "x", 42 or true is one line naming the file (must be a JSON object), exit 1, in every command that reads a spec', () => {
   const env = { HOME: join(tmp, 'home'), PATH: '/usr/bin:/bin', LANG: 'C.UTF-8' };
   mkdirSync(env.HOME);
   for (const value of ['null', '[]', '"x"', '42', 'true']) {
@@ -68,7 +68,7 @@ test('item 14: a spec that is null, [], "x", 42 or true is one line naming the f
   }
 });
 
-// ------------------------------------------------------------------ item 15
+// ------------------------------------------------------------------ a closed stdout
 
 /**
  * Run hbgen with its stdout on a pipe into `head -1` that is already closed: the shell
@@ -83,7 +83,7 @@ function intoClosedPipe(args: string[], env: NodeJS.ProcessEnv): { code: number;
   return { code: Number(readFileSync(rc, 'utf8')), stderr: r.stderr, head: r.stdout };
 }
 
-test('item 15: render, status, log and list with stdout into `head -1` that closed early end quietly: their own exit status, their usual stderr, no stack trace', () => {
+test('render, status, log and list with stdout into `head -1` that closed early end quietly: their own exit status, their usual stderr, no stack trace', () => {
   const h = host();
   const lines: string[] = [];
   for (let i = 1; i <= 200; i++) lines.push(`2025-01-0${1 + (i % 5)}T09:07:00Z hbgen docs start wake ${i}`, `2025-01-0${1 + (i % 5)}T09:08:00Z hbgen docs ok`);
@@ -104,7 +104,7 @@ test('item 15: render, status, log and list with stdout into `head -1` that clos
   for (const args of [['status', h.spec], ['list']]) assert.is(intoClosedPipe(args, h.env).stderr, '', args[0]);
 });
 
-test('item 15: other failures to write stdout (a full disk) are still one line on stderr and a failing exit', () => {
+test('other failures to write stdout (a full disk) are still one line on stderr and a failing exit', () => {
   const h = host();
   const r = spawnSync('/bin/sh', ['-c', '"$@" > /dev/full', 'sh', process.execPath, HBGEN, 'render', h.spec], { env: h.env, cwd: tmp, encoding: 'utf8' });
   assert.is(r.status, 74);

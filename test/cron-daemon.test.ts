@@ -1,4 +1,4 @@
-// issue 27 item 9: install on the cron backend checks that a cron daemon runs, and refuses
+// Install on the cron backend checks that a cron daemon runs, and refuses
 // with the command that starts it when none does. The process table is the real one: a
 // stand-in daemon (test/helpers/cron-daemon.ts, sleep(1) named cron) where one must run,
 // and a PID namespace of its own (unshare(1), as root) where none may, so that a cron

@@ -1,4 +1,4 @@
-// Issue 23's "Done when", end to end: what a new user does with the README's Quick start and
+// The jail, end to end: what a new user does with the README's Quick start and
 // the claude-code preset, jailed (the default), on a REAL scheduler, with the REAL client.
 // A scratch user with its own real `systemd --user` (test/helpers/systemd-user.ts) has a tiny
 // git repo whose `npm test` runs offline, runs `hbgen init` there, fills in what init leaves to

@@ -1,4 +1,4 @@
-// Issue 28: every wake the scheduler starts checks, cheaply and without repairing, that the
+// Every wake the scheduler starts checks, cheaply and without repairing, that the
 // entry that started it is hbgen's own (the files as installed, one entry) and logs a `note`
 // otherwise. Installed with stand-in systemctl / crontab, then the REAL installed wrapper
 // run as the scheduler runs it (/bin/sh, empty environment).

@@ -18,7 +18,7 @@ const ROOT = join(import.meta.dirname, '..');
 const DPDM = join(ROOT, 'node_modules/.bin/dpdm');
 const GLOBS = ['src/**/*.ts', 'generators/**/*.ts'];
 
-/** dpdm as the brief of issue 25 runs it (-T: type-only imports are no run-time edge). */
+/** dpdm as the house's brief runs it (-T: type-only imports are no run-time edge). */
 function dpdm(cwd: string, args: string[]) {
   return spawnSync(DPDM, ['--no-warning', '--no-tree', '-T', '--exit-code', 'circular:1', ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } });
 }

@@ -102,7 +102,7 @@ test('no terminal: writes the control plane and a spec with the detected values;
     agent: { harness: 'claude-code', bin: real, model: 'sonnet', effort: 'medium', prompt: INIT_PROMPT },
     schedule: { scheduler: 'systemd-user', hours: { timezone: 'America/Santiago' } },
     env: { HOME: w.home, PATH: `${w.bin}:${w.tools}`, USER: 'ada', LOGNAME: 'ada' },
-    // No srt on that PATH: the jail's srt is hbgen's own copy (issue 23).
+    // No srt on that PATH: the jail's srt is hbgen's own copy.
     sandbox: { bin: bundledSrt() },
   });
   assert.ok(bundledSrt()?.endsWith('/node_modules/.bin/srt'), 'hbgen has its own srt (npm ci)');
@@ -118,7 +118,7 @@ test('no terminal: writes the control plane and a spec with the detected values;
   assert.match(out, /"schedule\.every": how often the agent wakes/);
   assert.match(out, /"timeout": how long one wake may run/);
   assert.match(out, new RegExp(`agent +Claude Code \\(harness "claude-code"\\): ${real} \\(found as ${w.bin}/claude\\)`));
-  // Issue 24: the preset's model and effort are pinned, and said.
+  // The preset's model and effort are pinned, and said.
   assert.match(out, /\n {2}model {6}sonnet, effort medium: pinned in agent\.model and agent\.effort \(change them there\)\n/);
   assert.match(out, /left out of env\.PATH: \.\/relative, \(empty\)/);
   assert.match(out, /scheduler +systemd-user \(`systemctl --user` reaches your user manager\)/);

@@ -177,10 +177,10 @@ test('panel: the permission mode or sandbox, the model, the effort and the tiers
   assert.not.match(r.out, /no model pinned/);
   r = await dryRun(host('codex'));
   assert.match(r.out, /\n {2}model {6}the client's default, effort the client's default\n/);
-  // Issue 24: a preset without a pinned model is a warning, not silence.
+  // A preset without a pinned model is a warning, not silence.
   assert.match(r.out, /\ncaveats:\n(.*\n)* {2}- no model pinned: agent\.model is not set, so codex runs whatever its own default is today, .*; set agent\.model and agent\.effort \(hbgen init writes both\)\n/);
   assert.match(r.out, /\n {2}budget {5}none: every wake's usage \(tokens, and the client's cost estimate\) is logged, see hbgen log\n/);
-  // The day's budget (issue 24) in its own row.
+  // The day's budget in its own row.
   const b = host('claude-code', { model: 'sonnet' });
   rewriteSpec(b, { budget: 5_000_000 } as never);
   r = await dryRun(b);

@@ -1,5 +1,5 @@
 // install's menu on a real pseudo-terminal (python3's pty module, test/helpers/pty-drive.py),
-// through the built CLI with stand-in scheduler tools (issue 28): edit, re-validate, show the
+// through the built CLI with stand-in scheduler tools: edit, re-validate, show the
 // panel again, write the spec file back (formatting and $schema kept) only on install.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -56,7 +56,7 @@ test('pty: edit the schedule, the panel again with the new interval, install: th
     { expect: 'days .*\\[every day\\]: $', send: 'mon tue wed\n' },
     { expect: 'time zone \\(IANA\\) \\[Europe/Berlin\\]: $', send: '\n' },
     { expect: MENU, send: '1\n' },
-    // Installed: the first real wake is offered (issue 26), default No.
+    // Installed: the first real wake is offered, default No.
     { expect: 'Run one real wake .*\\[y/N\\] $', send: 'n\n' },
   ]);
   assert.is(r.code, 0, r.out);

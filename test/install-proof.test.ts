@@ -1,4 +1,4 @@
-// issue 26: install proves the install where it runs. HEART.md is required (refused when
+// Install proves the install where it runs. HEART.md is required (refused when
 // missing or empty, status reports one removed after install); the install check runs the
 // wrapper through the scheduler (STAND-IN systemctl/launchctl here: they record the call and
 // run the unit's wrapper as the scheduler would, with no terminal), or under cron's documented

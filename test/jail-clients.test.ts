@@ -186,7 +186,7 @@ test('the real claude inside the jail: stops at "Not logged in" as outside, writ
   assert.match(own(r.out), /Not logged in/, own(r.out));
   assert.not.match(own(r.out), READ_ONLY, own(r.out));
   const written = files(join(r.s.home, '.claude'));
-  // Its project folder, and no session file: the preset's --no-session-persistence (issue 24).
+  // Its project folder, and no session file: the preset's --no-session-persistence.
   assert.ok(written.some((f) => /^projects\/[^/]+$/.test(f)), `claude wrote no project folder under ~/.claude/projects: ${written.join(', ')}`);
   assert.not.ok(written.some((f) => f.endsWith('.jsonl')), `a session file despite --no-session-persistence: ${written.join(', ')}`);
   // HOME itself stays read-only: ~/.claude.json (primaryApiKey bills per token) was not written.
@@ -197,7 +197,7 @@ test('the real claude inside the jail: stops at "Not logged in" as outside, writ
 test('the real codex inside the jail: reaches the network, writes its state under ~/.codex; no read-only error', () => {
   const c = need();
   const args = harnessArgs({ harness: 'codex', bin: c.codex, prompt: '', args: [] }, true);
-  // Without --json, whose events replace the settings header read below (issue 24; the stream
+  // Without --json, whose events replace the settings header read below (the stream
   // itself: test/stream.test.ts).
   const r = jailed('codex', 'codex', [c.codex, ...args.filter((a) => a !== '--json'), '--', 'hello'], 25_000);
   // Logged out codex asks api.openai.com (left out on purpose): srt refuses it, codex waits.
@@ -207,7 +207,7 @@ test('the real codex inside the jail: reaches the network, writes its state unde
   assert.not.match(own(r.out), READ_ONLY, own(r.out));
   const written = files(join(r.s.home, '.codex'));
   assert.ok(written.some((f) => /^state_\d+\.sqlite$/.test(f)), `codex wrote no state under ~/.codex: ${written.join(', ')}`);
-  // The preset's --ephemeral (issue 24): no session file.
+  // The preset's --ephemeral: no session file.
   assert.not.ok(written.some((f) => f.startsWith('sessions/') && f.endsWith('.jsonl')), `a session file despite --ephemeral: ${written.join(', ')}`);
   assert.is(statSync(join(r.s.home, '.codex', 'config.toml')).size, 0, 'config.toml was written inside the jail');
 });

@@ -1,4 +1,4 @@
-// The jail (issue 23), for real: the rendered heartbeat.sh runs a `command` agent inside
+// The jail, for real: the rendered heartbeat.sh runs a `command` agent inside
 // srt (bubblewrap) as an unprivileged scratch user, and what the agent tries from inside
 // is refused (a write outside the repo, ~/.ssh, the wrapper, the crontab, the client's
 // settings, a host not allowed) while its work succeeds (git commit, the project's tests,

@@ -1,4 +1,4 @@
-// The kubernetes scheduler (issue 16):
+// The kubernetes scheduler:
 // - the kubernetes block's validation, each refusal naming its field;
 // - every rendered manifest validated against the Kubernetes OpenAPI schema (the
 //   kubernetes-models package 5.x, generated from the upstream schemas of Kubernetes
@@ -207,7 +207,7 @@ test('the Secret: envFrom its name, and for codex its auth.json copied into a wr
   assert.ok(x.volumes.some((v: Raw) => v.secret?.secretName === 'codex-login'));
 });
 
-test('kubernetes.git.url: any user name, token or password before "@", and any query string, is refused naming the field and the Secret; ssh login names pass (issue 22 §9)', () => {
+test('kubernetes.git.url: any user name, token or password before "@", and any query string, is refused naming the field and the Secret; ssh login names pass', () => {
   const k = base().kubernetes;
   const urlErrors = (url: string) => errorsOf(base({ kubernetes: { ...k, git: { url } } })).filter((e) => e.startsWith('kubernetes.git.url: '));
   for (const url of ['https://ghp_0123456789abcdef@github.com/acme/docs.git', 'https://x-access-token@github.com/acme/docs.git', 'http://bob:s3cret@git.example/docs.git', 'git://tok@git.example/docs.git', 'ssh://git:hunter2@github.com/acme/docs.git']) {
@@ -229,7 +229,7 @@ test('kubernetes.git.url: any user name, token or password before "@", and any q
   assert.ok(clone.command.includes('ssh://git@github.com/acme/docs.git'));
 });
 
-test('env: forge and registry tokens are refused on every scheduler; on kubernetes every secret-looking name, pointing at the Secret; secretKeys takes them (issue 22 §9)', () => {
+test('env: forge and registry tokens are refused on every scheduler; on kubernetes every secret-looking name, pointing at the Secret; secretKeys takes them', () => {
   const k = base().kubernetes;
   const withEnv = (extra: Raw, over: Raw = {}) => errorsOf(base({ env: { ...base().env, ...extra }, ...over }));
   for (const key of ['GH_TOKEN', 'GITHUB_TOKEN', 'GITLAB_TOKEN', 'NPM_TOKEN']) {
@@ -258,7 +258,7 @@ test('env: forge and registry tokens are refused on every scheduler; on kubernet
   assert.ok(objs[0]!.data['heartbeat.sh'].includes('${GH_TOKEN+"GH_TOKEN=$GH_TOKEN"}'));
 });
 
-test('every init container has requests and limits and every emptyDir a sizeLimit; sizeLimits overrides them, and the clone gets the Secret for a credential helper (issue 22 §9)', () => {
+test('every init container has requests and limits and every emptyDir a sizeLimit; sizeLimits overrides them, and the clone gets the Secret for a credential helper', () => {
   const withSizes = base({ kubernetes: { ...base().kubernetes, sizeLimits: { repo: '20Gi', tmp: '512Mi' } } });
   for (const [label, raw] of [...variants, ['sizeLimits', withSizes] as [string, Raw]]) {
     const spec = specOf(raw);
@@ -340,7 +340,7 @@ for (const c of zoneCases) {
 const CLAUDE = `#!${agentShell}
 # STAND-IN for the claude CLI, tests only: auth status answers from CLAUDE_CODE_OAUTH_TOKEN.
 if [ "$1 $2 \${3-}" = "auth status --text" ]; then
-  # Claude Code 2.1.197's --text line for a setup token (issue 24).
+  # Claude Code 2.1.197's --text line for a setup token.
   if [ -n "\${CLAUDE_CODE_OAUTH_TOKEN:-}" ]; then echo 'Auth token: CLAUDE_CODE_OAUTH_TOKEN'; exit 0; fi
 fi
 if [ "$1 $2" = "auth status" ]; then

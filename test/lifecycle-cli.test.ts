@@ -253,7 +253,7 @@ test('yash as /bin/sh (bind-mounted over dash): install refuses a non-ASCII stat
   rmSync(sdir, { recursive: true });
 });
 
-test('issue 12: hbgen wake says in one line what happened (ok, quiet, fail N, timeout) and exits with the wrapper status', () => {
+test('hbgen wake says in one line what happened (ok, quiet, fail N, timeout) and exits with the wrapper status', () => {
   const h = makeHost('systemd-user', { timeout: '2s', killAfter: '1s', schedule: { scheduler: 'systemd-user', every: '1h', minute: 7, hours: { start: '00:00', end: '24:00', timezone: 'UTC' } } });
   assert.is(cli(h, ['install', '--yes']).code, 0);
   const log = names(h.spec).log.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -147,7 +147,7 @@ real('real crontab, stand-in wrapper: a failing smoke test restores the table by
   }
 });
 
-real('item 5, real crontab, stand-in wrapper: a failing re-install keeps the old block and runtime.log, and says the earlier install is unchanged and still active', () => {
+real('real crontab, stand-in wrapper: a failing re-install keeps the old block and runtime.log, and says the earlier install is unchanged and still active', () => {
   const h = host();
   U.set(B('0 5 * * * mine\n'));
   assert.is(U.run(h, 'install', { yes: true }).code, 0);
@@ -171,7 +171,7 @@ real('item 5, real crontab, stand-in wrapper: a failing re-install keeps the old
   U.set(null);
 });
 
-real('item 11, real crontab: the state folder gone (git clean -fdx), status names the live block (exit 1), stop removes only it', () => {
+real('real crontab: the state folder gone (git clean -fdx), status names the live block (exit 1), stop removes only it', () => {
   const h = host();
   U.set(B('0 5 * * * mine\n'));
   assert.is(U.run(h, 'install', { yes: true }).code, 0);
@@ -187,7 +187,7 @@ real('item 11, real crontab: the state folder gone (git clean -fdx), status name
   U.set(null);
 });
 
-real('issue 12, real crontab + stand-in systemctl: switching the spec cron → systemd-user → cron leaves one scheduler; the panel names what goes; the user\'s lines stay', () => {
+real('real crontab + stand-in systemctl: switching the spec cron → systemd-user → cron leaves one scheduler; the panel names what goes; the user\'s lines stay', () => {
   const h = host();
   U.set(B('0 5 * * * mine\n'));
   assert.is(U.run(h, 'install', { yes: true }).code, 0);
@@ -211,7 +211,7 @@ real('issue 12, real crontab + stand-in systemctl: switching the spec cron → s
   U.set(null);
 });
 
-real('issue 12, real crontab, no cron daemon firing it: two hours on (libfaketime), status names the first missed fire and the likely causes (exit 1)', () => {
+real('real crontab, no cron daemon firing it: two hours on (libfaketime), status names the first missed fire and the likely causes (exit 1)', () => {
   const lib = FAKETIME_LIB;
   assert.ok(lib, 'libfaketime (Debian faketime) is installed');
   const h = makeHost('cron', { schedule: { scheduler: 'cron', every: '30m', minute: 7, hours: { start: '00:00', end: '24:00', timezone: 'UTC' } } });
@@ -263,7 +263,7 @@ test('stand-in crontab: a table edited after the first read is read again under 
   const r = await hb(h, 'install', { yes: true, env });
   assert.is(r.code, 0, r.err + r.out);
   same(stub.table(), Buffer.concat([block(h), B('0 1 * * * first\n0 2 * * * added meanwhile\n')]), 'the later edit is kept');
-  // The install check's lines: start, how it ran in cron's environment (issue 26), quiet, the second run's skip.
+  // The install check's lines: start, how it ran in cron's environment, quiet, the second run's skip.
   assert.equal(lines(join(names(h.spec).stateDir, 'runtime.log')).length, 4);
   stub.remove();
 });

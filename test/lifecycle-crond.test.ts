@@ -31,7 +31,7 @@ real('real cron daemon: the installed entry fires at its minute, the real wrappe
     U.own(h);
     const r = U.run(h, 'install', { yes: true });
     assert.is(r.code, 0, r.err + r.out);
-    // install's check ran the wrapper in cron's environment as this user, and says cron itself was not exercised (issue 26).
+    // install's check ran the wrapper in cron's environment as this user, and says cron itself was not exercised.
     assert.match(r.out, new RegExp(`ok {4}cron's environment: /bin/sh heartbeat\\.sh in cron's environment: exit 0; the wrapper ran as ${U.name} \\(uid ${U.uid}\\), no terminal; cron itself was not exercised`));
     // The entry checks the wrapper's SHA-256, then runs it (generators/entry.ts).
     assert.match(U.table()!.toString(), new RegExp(`^${minute} \\* \\* \\* \\* /bin/sh -c '.*' hbgen-docs '.*/heartbeat\\.sh'$`, 'm'));

@@ -26,7 +26,7 @@ test('stand-in launchctl: install creates ~/Library/LaunchAgents (missing on a f
   h.tools.clearCalls();
   const r = await hb(h, 'install', { yes: true });
   assert.is(r.code, 0, r.err + r.out);
-  // The install check ran the job through launchd (issue 26): kickstart of this job's target.
+  // The install check ran the job through launchd: kickstart of this job's target.
   assert.equal(changing(h.tools.calls()), [`launchctl bootstrap gui/${uid} ${plist(h)}`, `launchctl kickstart gui/${uid}/${LABEL}`]);
   assert.match(r.out, new RegExp(`ok {4}scheduler run: launchctl kickstart gui/${uid}/${LABEL}: exit 0; the wrapper ran as \\S+ \\(uid \\d+\\), no terminal\n`));
   assert.ok(h.tools.loaded(LABEL));
@@ -175,7 +175,7 @@ test('stand-in launchctl, stand-in wrapper: a failing smoke test on a re-install
   assert.equal(lines(names(h.spec).agentLog).slice(-2), ['hbgen docs start wake 1 by hand', 'agent ran']);
 });
 
-test('issue 13, stand-in launchctl: install refuses a host clock in another zone than the plan, naming both and the spec line; status later says how many wakes a moved clock would miss', async () => {
+test('stand-in launchctl: install refuses a host clock in another zone than the plan, naming both and the spec line; status later says how many wakes a moved clock would miss', async () => {
   const h = makeHost('launchd');
   const refused = await hb(h, 'install', { yes: true, hostZone: 'Asia/Tokyo' });
   assert.is(refused.code, 1);

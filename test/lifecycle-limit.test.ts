@@ -1,4 +1,4 @@
-// Issue 17 through the commands: a wake that hits the plan's limit (a `command` agent's
+// A wake that hits the plan's limit (a `command` agent's
 // exit 75 here; the client message forms are tested in wrapper-limit) is `limit until`,
 // the wakes after it are skipped, status stays healthy and says until when, the failing
 // streak never counts it, and `hbgen resume --now` ends the pause without a reinstall.

@@ -1,4 +1,4 @@
-// Issue 22, items 4 and 8 and the state-folder decision, on a temporary host with STAND-IN
+// And the state-folder decision, on a temporary host with STAND-IN
 // systemctl/loginctl/launchctl and a recording STAND-IN crontab first on PATH:
 // - the state folder inside the repo (relative stateDir, an absolute one inside it or that
 //   reaches it through a link, the default through env.XDG_STATE_HOME) is refused by install,
@@ -128,7 +128,7 @@ test('an install whose state folder reaches into the repo: status reports it (ex
   done();
 });
 
-// ------------------------------------------------------------------ programs (item 8)
+// ------------------------------------------------------------------ programs
 
 test('validation refuses agent.bin, gate[0], notify[0] inside the repo, and preload variables with paths inside it or relative to it', () => {
   const root = '/home/ada';
@@ -220,7 +220,7 @@ test('install refuses an agent whose #! interpreter is inside the repo', async (
   done();
 });
 
-// ------------------------------------------------------------------ what changes the entry (item 4)
+// ------------------------------------------------------------------ what changes the entry
 
 test('systemd: a drop-in for hbgen\'s units (its own, a dash prefix\'s, the type\'s, set-property\'s) or a unit read first is a problem; list says tampered', async () => {
   const { h, done } = isolated('systemd-user');

@@ -1,4 +1,4 @@
-// issue 22 item 1: `hbgen resume` installs from the spec file, as install does, and shows the
+// Item 1: `hbgen resume` installs from the spec file, as install does, and shows the
 // same full panel (the agent's args, the gate, notify, ping); state.json is only the record
 // that there is an install of this spec to resume. An agent can write state.json (in a state
 // folder inside the repo, or through a process it left behind), so a program or a setting
@@ -39,7 +39,7 @@ const row = (out: string, key: string) => out.split('\n').find((l) => l.startsWi
 /** The panel without its first section, the spec's changes since the install (whose "before" side is state.json's). */
 const rowsOf = (out: string) => out.replace(/^changed in the spec since[^\n]*\n(?: {2}[! ] [^\n]*\n)*/m, '');
 
-test('item 1: notify, args and a timeout added to state.json have no effect on what resume --yes installs; the spec file is installed', async () => {
+test('notify, args and a timeout added to state.json have no effect on what resume --yes installs; the spec file is installed', async () => {
   const h = makeHost('systemd-user', {}, 'outside');
   assert.is((await hb(h, 'install', { yes: true })).code, 0);
   const installed = { state: tree(stateDir(h)), units: tree(unitDir(h)) };
@@ -74,7 +74,7 @@ test('item 1: notify, args and a timeout added to state.json have no effect on w
   assert.is((await hb(h, 'status')).code, 0, 'status: healthy, the install is the spec file\'s');
 });
 
-test('item 1: the panel of install and of resume shows the spec file\'s notify program and agent args (and gate, ping), not state.json\'s', async () => {
+test('the panel of install and of resume shows the spec file\'s notify program and agent args (and gate, ping), not state.json\'s', async () => {
   const h = makeHost('systemd-user', {}, 'outside');
   rewriteSpec(h, { agent: agentWith(h, { args: ['--flag', 'two words'] }), notify: ['/bin/echo', 'wakes failing'], notifyAfter: 2 });
   const inst = await hb(h, 'install', { yes: true });
@@ -111,7 +111,7 @@ test('item 1: the panel of install and of resume shows the spec file\'s notify p
   assert.is(row(g.out, 'ping'), '  ping       https://hc-ping.example/abc (its /start before the agent, itself after a success, its /fail after a failure, POSTing the wake\'s last 20 lines of agent output and hbgen\'s last 10 log lines to hc-ping.example, a host the jail does not gate; "ping": {"url": …, "body": false} sends it empty)');
 });
 
-test('item 1: resume after the spec file changed installs the file and says so in the panel', async () => {
+test('resume after the spec file changed installs the file and says so in the panel', async () => {
   const h = makeHost('systemd-user', {}, 'outside');
   assert.is((await hb(h, 'install', { yes: true })).code, 0);
   assert.is((await hb(h, 'stop')).code, 0);
@@ -132,7 +132,7 @@ test('item 1: resume after the spec file changed installs the file and says so i
   assert.is(again.code, 0, again.err);
 });
 
-test('item 1: resume without the spec file refuses in one sentence naming it (state.json is no stand-in), and changes nothing', async () => {
+test('resume without the spec file refuses in one sentence naming it (state.json is no stand-in), and changes nothing', async () => {
   const h = makeHost('systemd-user', {}, 'outside');
   assert.is((await hb(h, 'install', { yes: true })).code, 0);
   assert.is((await hb(h, 'stop')).code, 0);
@@ -157,7 +157,7 @@ test('item 1: resume without the spec file refuses in one sentence naming it (st
   assert.match(now.out, /is not paused by the plan's limit; nothing changed/);
 });
 
-test('item 1, kubernetes: resume writes the manifest from the spec file, not from an edited state.json', () => {
+test('kubernetes: resume writes the manifest from the spec file, not from an edited state.json', () => {
   const dir = mkdtempSync(join(tmpdir(), 'hbgen-resume-k8s-'));
   chmodSync(dir, 0o755);
   const home = join(dir, 'home');

@@ -64,7 +64,7 @@ real('setup: a real systemd user manager for a scratch user, in its delegated cg
   if (new Date(at).getUTCMinutes() === 0) at += 60_000;
   tickAt = at;
   // catchUp "skip" (Persistent=false): the issue-22 test below relies on the manager forgetting
-  // the last fire at a re-install; a Persistent=true timer keeps it in its stamp file (issue 26).
+  // the last fire at a re-install; a Persistent=true timer keeps it in its stamp file.
   tick = M.host({ name: 'tick', catchUp: 'skip', schedule: { scheduler: 'systemd-user', every: '1h', minute: new Date(at).getUTCMinutes(), hours: { start: '00:00', end: '24:00', timezone: 'UTC' } }, timeout: '1m' });
   const r = M.hb(tick, 'install', { yes: true });
   ok(r, 'install tick');
@@ -267,7 +267,7 @@ real('real timer fire: "tick" fires at its planned minute, the real wrapper logs
   assert.match(show('hbgen-tick.timer', 'LastTriggerUSec').LastTriggerUSec, /^\S+ \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/, 'the manager recorded the trigger');
 });
 
-real('issue 22: re-installing "tick" after its real fire, with a changed hours.end, starts no wake and stays installed (systemd 252 fires a restarted timer that fired before)', async () => {
+real('re-installing "tick" after its real fire, with a changed hours.end, starts no wake and stays installed (systemd 252 fires a restarted timer that fired before)', async () => {
   // The window now ends after the hour that fired (at 23 h it starts an hour later
   // instead), so the slot that fired is in the new calendar too: the slot that a
   // `restart` fires again at once.
@@ -285,7 +285,7 @@ real('issue 22: re-installing "tick" after its real fire, with a changed hours.e
   // A wake the manager started at once would be logged within a moment: give it 3 s.
   await sleep(3_000);
   const added = lines(logOf(tick)).slice(before.length);
-  // The install check's lines only (its run through the manager notes how it ran: issue 26).
+  // The install check's lines only (its run through the manager notes how it ran).
   assert.equal(added.filter((l) => !/ smoke$/.test(l) && !/ note smoke run as /.test(l)), [], `no wake started by the re-install: ${added.join(' | ')}`);
   assert.match(r.out, /\n {2}systemctl --user disable --now hbgen-tick\.timer {3}\(so that systemd forgets its last fire and starts no wake now\)\n {2}systemctl --user daemon-reload\n {2}systemctl --user enable --now hbgen-tick\.timer\n/);
   assert.match(r.out, /ok {4}lock: the second run found the lock held and logged skip-locked smoke\n/);

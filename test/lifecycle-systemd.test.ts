@@ -15,7 +15,7 @@ const UNIT = 'hbgen-docs';
 const unitDir = (h: Host) => join(h.home, '.config/systemd/user');
 const stateDir = (h: Host) => names(h.spec).stateDir;
 // Read-only commands, including stop's and status's look at the other schedulers by name.
-// The install check's run through the scheduler (issue 26), as the real wrapper logs it here.
+// The install check's run through the scheduler, as the real wrapper logs it here.
 const NOTE = () => `hbgen docs note smoke run as ${userInfo().username} (uid ${process.getuid!()}), no terminal`;
 const SMOKE4 = () => ['hbgen docs quiet smoke', 'hbgen docs skip-locked smoke', 'hbgen docs start smoke', NOTE()].sort();
 const changing = (calls: string[]) => calls.filter((c) => !/ (show|show-environment|is-enabled|is-active|list-timers|list-units|show-user|print) /.test(`${c} `));
@@ -85,8 +85,8 @@ test('stand-in systemctl: --yes installs the units, runs exactly these commands,
   const s = JSON.parse(readFileSync(join(stateDir(h), 'state.json'), 'utf8'));
   assert.is(s.status, 'installed');
   assert.is(s.format, 2);
-  // The host scheduler runs the wakes, never the agent itself (issue 12, item 6).
-  // The seed's ownership record {type, self_schedule: false, detail, ids, note} (issue 28).
+  // The host scheduler runs the wakes, never the agent itself.
+  // The seed's ownership record {type, self_schedule: false, detail, ids, note}.
   assert.equal(Object.keys(s.scheduler), ['type', 'self_schedule', 'detail', 'ids', 'note']);
   assert.equal({ ...s.scheduler, detail: undefined, note: undefined }, { type: 'systemd-user', self_schedule: false, detail: undefined, ids: { service: `${UNIT}.service`, timer: `${UNIT}.timer` }, note: undefined });
   assert.match(s.scheduler.detail, new RegExp(`^systemd-user \\(${UNIT}\\.service, ${UNIT}\\.timer\\): \\S`));
@@ -249,8 +249,8 @@ test('stand-in systemctl: status is healthy (exit 0), then reports drift, a miss
 
   const w = join(stateDir(h), 'heartbeat.sh');
   const orig = readFileSync(w);
-  // A state-folder file hbgen wrote, edited: status puts the installed bytes back (issue 12),
-  // and says it as a problem: someone wrote hbgen's own file (issue 22), until an install.
+  // A state-folder file hbgen wrote, edited: status puts the installed bytes back,
+  // and says it as a problem: someone wrote hbgen's own file, until an install.
   appendFileSync(w, '# edited by hand\n');
   s = await hb(h, 'status');
   assert.is(s.code, 1, s.out);
@@ -331,7 +331,7 @@ test('stand-in systemctl: install → stop → install cycles leave identical by
   const r = await hb(h, 'resume', { yes: true });
   assert.is(r.code, 0, r.err);
   assert.match(r.out, /changed since the recorded install; resume installs the file as it is now/);
-  assert.not.ok(readFileSync(join(stateDir(h), 'heartbeat.sh')).equals(installed), 'the edited file, not the recorded spec (issue 22)');
+  assert.not.ok(readFileSync(join(stateDir(h), 'heartbeat.sh')).equals(installed), 'the edited file, not the recorded spec');
   assert.is((await hb(h, 'status')).code, 0, 'status: healthy, what runs is the spec file');
 });
 
@@ -493,8 +493,8 @@ test('stand-in systemctl: a re-install whose install check fails keeps runtime.l
 });
 
 /**
- * An install whose state folder reaches into the repo, as one made before hbgen refused that
- * (issue 22): made outside the repo through a linked parent folder, then moved into the repo
+ * An install whose state folder reaches into the repo, as one made before hbgen refused that:
+ * made outside the repo through a linked parent folder, then moved into the repo
  * with the link pointed after it. The spec and every path hbgen recorded stay as they were.
  */
 async function inRepoInstall(h: Host): Promise<void> {
@@ -534,7 +534,7 @@ test('stand-in systemctl: status exits 1 after three failing wakes in a row, nam
   assert.is((await hb(h, 'status')).code, 0);
 });
 
-test('issue 12, stand-in systemctl: the cap reached is unhealthy and says how to go on', async () => {
+test('stand-in systemctl: the cap reached is unhealthy and says how to go on', async () => {
   const h = makeHost('systemd-user', { cap: 1 });
   assert.is((await hb(h, 'install', { yes: true })).code, 0);
   assert.is((await hb(h, 'wake')).code, 0);
@@ -556,7 +556,7 @@ test('issue 12, stand-in systemctl: the cap reached is unhealthy and says how to
   assert.match((await hb(h, 'wake')).out, /^wake 1: quiet after \d+ s/m);
 });
 
-test('issue 12, stand-in systemctl: a fire the plan expected that left no line is a missed fire; an orphan shows no next fire', async () => {
+test('stand-in systemctl: a fire the plan expected that left no line is a missed fire; an orphan shows no next fire', async () => {
   const h = makeHost('systemd-user', { schedule: { scheduler: 'systemd-user', every: '30m', minute: 7, hours: { start: '00:00', end: '24:00', timezone: 'UTC' } } });
   const t0 = Date.now();
   assert.is((await hb(h, 'install', { yes: true })).code, 0);
@@ -576,7 +576,7 @@ test('issue 12, stand-in systemctl: a fire the plan expected that left no line i
   assert.not.match(st.out, /missed fire/, 'no fire is expected of an entry that is not there');
 });
 
-test('issue 12, stand-in systemctl: status shows the install at a glance (repo, hours, wrapper, last wake, HEART.md, STATE.md next and blockers); install ends with the brief', async () => {
+test('stand-in systemctl: status shows the install at a glance (repo, hours, wrapper, last wake, HEART.md, STATE.md next and blockers); install ends with the brief', async () => {
   const h = makeHost('systemd-user');
   writeFileSync(join(h.repo, 'HEART.md'), '# HEART\n\nMission: docs.\n');
   writeFileSync(join(h.repo, 'STATE.md'), '# STATE\n\n## Done\n\n- setup\n\n## Next\n\n- Write the install guide\n- later\n\n## Blockers\n\n- waiting for the API key decision\n');
@@ -601,7 +601,7 @@ test('issue 12, stand-in systemctl: status shows the install at a glance (repo, 
   assert.match((await hb(h, 'status')).out, /\n {2}HEART\.md +changed since the last wake: the next one reads it\n/);
 });
 
-test('issue 12, stand-in systemctl: the same spec name from a second repo cannot take over the first install\'s state folder', async () => {
+test('stand-in systemctl: the same spec name from a second repo cannot take over the first install\'s state folder', async () => {
   const a = makeHost('systemd-user', {}, 'outside');
   assert.is((await hb(a, 'install', { yes: true })).code, 0);
   const b = makeHost('systemd-user', { stateDir: stateDir(a) });
@@ -630,8 +630,8 @@ test('stand-in systemctl: upgrading from an old in-repo state folder follows the
   assert.is((await hb(h, 'status')).code, 0);
 });
 
-// Issue 22 item 5: the log history survives a re-install.
-test('issue 22, stand-in systemctl: a re-install with runtime.log over logMaxBytes and the wake counter at 10 keeps every line: the smoke test never rotates the log, and the check passes', async () => {
+// The log history survives a re-install.
+test('stand-in systemctl: a re-install with runtime.log over logMaxBytes and the wake counter at 10 keeps every line: the smoke test never rotates the log, and the check passes', async () => {
   const h = makeHost('systemd-user', { logMaxBytes: 65536 }, 'outside');
   assert.is((await hb(h, 'install', { yes: true })).code, 0);
   const old = `${'2026-12-01T08:07:00Z hbgen docs start wake 9\nagent output that fills the log\n'.repeat(1200)}2026-12-01T08:07:09Z hbgen docs quiet\n`;
@@ -652,7 +652,7 @@ test('issue 22, stand-in systemctl: a re-install with runtime.log over logMaxByt
   assert.ok(readFileSync(`${logOf(h)}.1`).subarray(0, history.length).equals(history), 'a wake rotated it whole to runtime.log.1');
 });
 
-test('issue 22, stand-in systemctl, stand-in wrapper: a failed re-install never deletes a runtime.log.1 that appeared during it (a wake rotated the log): the rollback keeps the log history', async () => {
+test('stand-in systemctl, stand-in wrapper: a failed re-install never deletes a runtime.log.1 that appeared during it (a wake rotated the log): the rollback keeps the log history', async () => {
   const h = makeHost('systemd-user', {}, 'outside');
   assert.is((await hb(h, 'install', { yes: true })).code, 0);
   appendFileSync(logOf(h), '2026-12-01T08:07:00Z hbgen docs start wake 1\nthe earlier history\n2026-12-01T08:07:09Z hbgen docs quiet\n');
@@ -668,8 +668,8 @@ test('issue 22, stand-in systemctl, stand-in wrapper: a failed re-install never 
   assert.ok(readFileSync(`${logOf(h)}.1`).equals(history), 'with every line of the earlier history');
 });
 
-// Issue 22 item 0: a wake running at the install check does not roll the install back.
-test('issue 22, stand-in systemctl: a wake the manager starts as the timer is started (holding the lock through the smoke test) neither fools the install check nor rolls the install back: the check waits for it and runs again', async () => {
+// A wake running at the install check does not roll the install back.
+test('stand-in systemctl: a wake the manager starts as the timer is started (holding the lock through the smoke test) neither fools the install check nor rolls the install back: the check waits for it and runs again', async () => {
   const h = makeHost('systemd-user', { lock: 'mkdir' }, 'outside');
   const started = join(h.root, 'agent-started');
   writeFileSync(h.bin, `#!/bin/sh\n: >'${started}'\nsleep 3\necho agent ran\n`);
@@ -688,7 +688,7 @@ test('issue 22, stand-in systemctl: a wake the manager starts as the timer is st
   assert.is(JSON.parse(readFileSync(join(stateDir(h), 'state.json'), 'utf8')).status, 'installed');
 });
 
-test('issue 22, stand-in systemctl: a real wake that meets the smoke test\'s lock logs skip-locked, which the check does not count as its own', async () => {
+test('stand-in systemctl: a real wake that meets the smoke test\'s lock logs skip-locked, which the check does not count as its own', async () => {
   const h = makeHost('systemd-user', { lock: 'mkdir' }, 'outside');
   assert.is((await hb(h, 'install', { yes: true })).code, 0);
   const n = names(h.spec);
@@ -707,7 +707,7 @@ test('issue 22, stand-in systemctl: a real wake that meets the smoke test\'s loc
   assert.equal(checks.map((c) => [c.what, c.ok]), [['exit status', true], ['lock', true], ['runtime.log', true]], JSON.stringify(checks));
 });
 
-test('issue 22, stand-in systemctl: a timer systemd still holds after disable --now and daemon-reload is never started (it would fire at once): the re-install undoes itself and says what to do', async () => {
+test('stand-in systemctl: a timer systemd still holds after disable --now and daemon-reload is never started (it would fire at once): the re-install undoes itself and says what to do', async () => {
   const h = makeHost('systemd-user', {}, 'outside');
   assert.is((await hb(h, 'install', { yes: true })).code, 0);
   rewriteSpec(h, { schedule: { scheduler: 'systemd-user', every: '1h', minute: 12, hours: { start: '09:00', end: '17:00', timezone: 'Europe/Berlin' } } });

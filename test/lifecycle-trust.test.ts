@@ -1,14 +1,14 @@
-// What stop and status trust (issue 11, items 1, 2 and 11, host side), with STAND-INS for
+// What stop and status trust (host side), with STAND-INS for
 // systemctl, loginctl and launchctl and a recording STAND-IN crontab first on PATH (so
 // that no real crontab is read or written here; test/lifecycle-cron.test.ts does the real
 // one as a scratch user):
-// - never signal a process not proven ours (item 1): a lock owner PID reused by an
+// - never signal a process not proven ours: a lock owner PID reused by an
 //   unrelated process is stale and left alive; a wrapper is known by its command line and
 //   its start time, read from /proc and from ps;
-// - host paths come from the name, never from state.json (item 2);
-// - lost state is found (item 11): the state folder gone, stop and status still find
+// - host paths come from the name, never from state.json;
+// - lost state is found: the state folder gone, stop and status still find
 //   hbgen's entries by name; a left-over ~/.hbgen.lock is taken over at once.
-// The state folder is outside the repo (install refuses one inside it since issue 22): the
+// The state folder is outside the repo (install refuses one inside it): the
 // tests that write it play a stronger attacker than the agent, a process with the user's rights.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -60,9 +60,9 @@ function ownerFile(h: Host, pid: number, epoch: number): void {
   writeFileSync(join(stateDir(h), 'heartbeat.lock.d/owner'), `${pid} ${epoch}\n`);
 }
 
-// ------------------------------------------------------------------ item 1
+// ------------------------------------------------------------------ no stranger signalled
 
-test('item 1: a mkdir-lock owner PID reused by an unrelated process of the same user is stale: status says so, stop never signals it', async () => {
+test('a mkdir-lock owner PID reused by an unrelated process of the same user is stale: status says so, stop never signals it', async () => {
   const { h } = isolated('systemd-user', { lock: 'mkdir', killAfter: '2s' });
   assert.is((await hb(h, 'install', { yes: true })).code, 0);
   const other = await stranger();
@@ -80,7 +80,7 @@ test('item 1: a mkdir-lock owner PID reused by an unrelated process of the same 
   assert.ok(alive(other), 'the unrelated process (and its group) is still alive');
 });
 
-test('item 1: a process with the wrapper\'s command line is the owner only if it started before the lock was taken; /proc and ps agree', async () => {
+test('a process with the wrapper\'s command line is the owner only if it started before the lock was taken; /proc and ps agree', async () => {
   const h = makeHost('systemd-user', { lock: 'mkdir' });
   const n = names(h.spec);
   mkdirSync(n.stateDir, { recursive: true });
@@ -117,9 +117,9 @@ test('item 1: a process with the wrapper\'s command line is the owner only if it
   w.kill('SIGKILL');
 });
 
-// ------------------------------------------------------------------ item 2
+// ------------------------------------------------------------------ host paths from the name
 
-test('item 2: stop goes by the spec name: a state.json naming systemd-user and ~/.ssh/authorized_keys is reported and ignored; the real crontab block is removed', async () => {
+test('stop goes by the spec name: a state.json naming systemd-user and ~/.ssh/authorized_keys is reported and ignored; the real crontab block is removed', async () => {
   const { h, stub } = isolated('cron');
   stub.setTable(B('0 5 * * * mine\n'));
   assert.is((await hb(h, 'install', { yes: true })).code, 0);
@@ -128,7 +128,7 @@ test('item 2: stop goes by the spec name: a state.json naming systemd-user and ~
   writeFileSync(keys, 'ssh-ed25519 AAAA the user\'s key\n', { mode: 0o600 });
   const hash = sha(keys);
   // A stronger attacker than the agent (which can no longer reach a state folder outside the
-  // repo, issue 22): a process with the user's rights that edits state.json there.
+  // repo): a process with the user's rights that edits state.json there.
   const sp = join(stateDir(h), 'state.json');
   const s = JSON.parse(readFileSync(sp, 'utf8'));
   s.scheduler = 'systemd-user';
@@ -151,7 +151,7 @@ test('item 2: stop goes by the spec name: a state.json naming systemd-user and ~
   stub.remove();
 });
 
-test('item 2: a unit state.json records under another name is not removed; the derived units are', async () => {
+test('a unit state.json records under another name is not removed; the derived units are', async () => {
   const { h, stub } = isolated('systemd-user');
   assert.is((await hb(h, 'install', { yes: true })).code, 0);
   const victim = join(unitDir(h), 'someone-else.service');
@@ -167,7 +167,7 @@ test('item 2: a unit state.json records under another name is not removed; the d
   stub.remove();
 });
 
-test('item 2: resume refuses a state.json that records another spec name or state folder than the spec file', async () => {
+test('resume refuses a state.json that records another spec name or state folder than the spec file', async () => {
   const { h, stub } = isolated('systemd-user');
   assert.is((await hb(h, 'install', { yes: true })).code, 0);
   assert.is((await hb(h, 'stop')).code, 0);
@@ -183,9 +183,9 @@ test('item 2: resume refuses a state.json that records another spec name or stat
   stub.remove();
 });
 
-// ------------------------------------------------------------------ item 11
+// ------------------------------------------------------------------ lost state
 
-test('item 11: the state folder gone (git clean -fdx), systemd: status names the live timer (exit 1), stop removes it and says so', async () => {
+test('the state folder gone (git clean -fdx), systemd: status names the live timer (exit 1), stop removes it and says so', async () => {
   const { h, stub } = isolated('systemd-user');
   assert.is((await hb(h, 'install', { yes: true })).code, 0);
   rmSync(stateDir(h), { recursive: true });
@@ -206,7 +206,7 @@ test('item 11: the state folder gone (git clean -fdx), systemd: status names the
   stub.remove();
 });
 
-test('item 11: lost state, a unit of the same name that runs another state folder\'s wrapper, or without hbgen\'s header, is left alone', async () => {
+test('lost state, a unit of the same name that runs another state folder\'s wrapper, or without hbgen\'s header, is left alone', async () => {
   const { h, stub } = isolated('systemd-user');
   assert.is((await hb(h, 'install', { yes: true })).code, 0);
   // Another repo's spec of the same name, never installed: its stop must not take this one's units.
@@ -224,7 +224,7 @@ test('item 11: lost state, a unit of the same name that runs another state folde
   stub.remove();
 });
 
-test('item 11: the state folder gone, launchd: status names the loaded job and the plist, stop boots it out and removes the plist', async () => {
+test('the state folder gone, launchd: status names the loaded job and the plist, stop boots it out and removes the plist', async () => {
   const { h, stub } = isolated('launchd');
   assert.is((await hb(h, 'install', { yes: true })).code, 0);
   const plist = join(h.home, 'Library/LaunchAgents/dev.hbgen.docs.plist');
@@ -241,7 +241,7 @@ test('item 11: the state folder gone, launchd: status names the loaded job and t
   stub.remove();
 });
 
-test('item 11: the state folder gone, cron (stand-in crontab): status names the block, stop removes only it', async () => {
+test('the state folder gone, cron (stand-in crontab): status names the block, stop removes only it', async () => {
   const { h, stub } = isolated('cron');
   stub.setTable(B('0 5 * * * mine\n'));
   assert.is((await hb(h, 'install', { yes: true })).code, 0);
@@ -256,7 +256,7 @@ test('item 11: the state folder gone, cron (stand-in crontab): status names the 
   stub.remove();
 });
 
-test(`item 11: a ~/.hbgen.lock whose PID is now another program is taken over at once, with a note`, async () => {
+test(`a ~/.hbgen.lock whose PID is now another program is taken over at once, with a note`, async () => {
   const h = makeHost('systemd-user');
   const other = await stranger();
   const dir = join(h.home, '.hbgen.lock');
@@ -273,7 +273,7 @@ test(`item 11: a ~/.hbgen.lock whose PID is now another program is taken over at
   assert.not.ok(existsSync(dir), 'released after the command');
 });
 
-test(`item 11: a ~/.hbgen.lock not refreshed for longer than any running hbgen lets pass (${OP_LOCK_MAX_S} s) is taken over; a live one held by hbgen is waited for`, async () => {
+test(`a ~/.hbgen.lock not refreshed for longer than any running hbgen lets pass (${OP_LOCK_MAX_S} s) is taken over; a live one held by hbgen is waited for`, async () => {
   const h = makeHost('systemd-user');
   const io = hostIO(h);
   const dir = join(h.home, '.hbgen.lock');
@@ -316,7 +316,7 @@ test('a full disk while the lock is taken: one sentence naming the full disk, no
   }
 });
 
-test('item 11: a ~/.hbgen.lock whose PID started after the lock was taken (no command recorded, an older hbgen) is taken over', async () => {
+test('a ~/.hbgen.lock whose PID started after the lock was taken (no command recorded, an older hbgen) is taken over', async () => {
   const h = makeHost('systemd-user');
   const other = await stranger();
   const dir = join(h.home, '.hbgen.lock');

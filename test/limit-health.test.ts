@@ -1,4 +1,4 @@
-// Issue 17 in the log readers: `limit until …` ends a wake (no "wake without an outcome"),
+// In the log readers: `limit until …` ends a wake (no "wake without an outcome"),
 // never counts toward the failing streak and never breaks one; skip-limit is a log line.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -23,7 +23,7 @@ test('the failing streak neither counts nor breaks on limit wakes', () => {
   assert.is(failStreak(mixed).latest!.outcome, 'timeout');
 });
 
-// Issue 22 §16: the log rows are 10 minutes apart from 2026-12-01T00:00Z (see log()).
+// The log rows are 10 minutes apart from 2026-12-01T00:00Z (see log()).
 test('far pauses (a reset more than a day after the line, or one the wrapper cut) in a row since the last ok or quiet wake', () => {
   const far = 'limit until 2026-12-08T09:00:00Z';
   const cut = 'limit until 2026-12-01T02:00:00Z (a second far reset in a row with no ok or quiet wake between: not believed, paused for 1h)';

@@ -1,4 +1,4 @@
-// issue 27 item 6: `hbgen list` fits the terminal, one line per install, the last outcome
+// Item 6: `hbgen list` fits the terminal, one line per install, the last outcome
 // cut with "…" (a billing error runs to 250 characters); `--json` keeps it whole. Through the
 // built CLI (COLUMNS as a terminal's width; without one the outcome is cut at 60), the
 // stand-in systemctl and a stand-in crontab first on PATH.

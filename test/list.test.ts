@@ -189,7 +189,7 @@ test('stop --all: removes the entry under another name (the state folder deleted
   const oldPlist = join(h.home, 'Library/LaunchAgents/dev.hbgen.docs.plist');
   const otherPlist = join(h.home, 'Library/LaunchAgents/dev.hbgen.other.plist');
   assert.equal((await json(h)).map((x) => `${x.name} ${x.scheduler} ${x.state}`), ['docs launchd unowned', 'docs2 systemd-user active', 'other launchd active']);
-  // status of the renamed spec names the old entry as a wake nobody owns (issue 12).
+  // status of the renamed spec names the old entry as a wake nobody owns.
   const st = await hb(renamed, 'status');
   assert.is(st.code, 1, st.out);
   assert.match(st.out, /problem {2}unowned: launchd runs this install's wrapper under the name "docs" \(.*dev\.hbgen\.docs\.plist.*\); `hbgen stop --all` removes it\n/);
@@ -316,7 +316,7 @@ real('real crontab: stop --all removes the old block of a renamed spec (same sta
   U.set(null);
 });
 
-test('issue 12: install of a renamed spec (same spec file, new name) lists the earlier name\'s entries in the panel and removes them after its check; list then shows one active install', async () => {
+test('install of a renamed spec (same spec file, new name) lists the earlier name\'s entries in the panel and removes them after its check; list then shows one active install', async () => {
   const { h, done } = host();
   const old = sibling(h, 'docs', 'launchd');
   await installed(old);

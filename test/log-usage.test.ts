@@ -1,4 +1,4 @@
-// Issue 24: "hbgen log shows a week of usage". A week of runtime.log is built from the lines
+// "hbgen log shows a week of usage". A week of runtime.log is built from the lines
 // a REAL wake writes (the wrapper run with a stand-in claude that prints the stream Claude
 // Code 2.1.197 printed, test/streams/claude-2.1.197-ok.jsonl): its start, result text,
 // usage and outcome lines, repeated at the week's times with other token counts. hbgen log

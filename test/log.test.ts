@@ -1,4 +1,4 @@
-// hbgen log (issue 15 §2): the history per day in the working zone from both generations
+// hbgen log: the history per day in the working zone from both generations
 // of runtime.log, the expected fires that left no line, the last wakes, --json; the
 // logMaxBytes field; status reading the rotated generation.
 import { test } from 'uvu';

@@ -1,4 +1,4 @@
-// Help with mistakes (issue 15 §5): "did you mean" for unknown fields, enum values and
+// Help with mistakes: "did you mean" for unknown fields, enum values and
 // commands (edit distance, never a wild guess); time zones in the wrong case, and legacy or
 // fixed-offset zones refused for the working hours with the city zones they usually mean;
 // "9:00" refused with "write 09:00"; `hbgen check DIR`; a flag before the command; and
@@ -137,7 +137,7 @@ test('the CLI: a mistyped option gets the closest option of its command, or the 
     [['install', '--dryrun'], 'unknown option --dryrun (did you mean "--dry-run"?)'],
     [['stop', '--al'], 'unknown option --al (did you mean "--all"?)'],
     [['render', '--bogus'], 'unknown option --bogus for render; render takes --out, --scheduler'],
-    // issue 27: an option of another command, and a misspelled one of another command.
+    // An option of another command, and a misspelled one of another command.
     [['wake', '--now'], 'unknown option --now for wake: --now is an option of resume (`hbgen resume --now`), not of wake; wake takes no options'],
     [['render', '--jsn'], 'unknown option --jsn for render: did you mean --json? it is an option of status, log, list, not of render; render takes --out, --scheduler'],
     [['list', '--keep-log'], 'unknown option --keep-log for list: did you mean --keep-logs? it is an option of forget, not of list; list takes --json'],

@@ -1,4 +1,4 @@
-// agent.fallbackModel (issue 28): a wake whose client says the model was refused is logged
+// agent.fallbackModel: a wake whose client says the model was refused is logged
 // `error model …`; with a fallback the next wake runs it (once) and status says so. The
 // claude case runs the REAL Claude Code against a local server on 127.0.0.1 that answers
 // every request as the API answers an unknown model (404 not_found_error).

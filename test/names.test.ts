@@ -1,4 +1,4 @@
-// issue 27 items 4 and 5: every command that takes SPEC also takes an installed name (as
+// Every command that takes SPEC also takes an installed name (as
 // `hbgen list` finds it), and a name that matches nothing points at `hbgen list`; a stopped
 // install whose spec file is gone or renamed is suggested to `hbgen forget NAME`, which lists
 // every file of its state folder, asks once (or --yes), and removes it (--keep-logs keeps the

@@ -1,4 +1,4 @@
-// status, log and list read only regular files, bounded, and never block (issue 22 §10):
+// status, log and list read only regular files, bounded, and never block:
 // a FIFO or a link to /dev/zero planted at each file they read in a state folder, and a
 // 3 GiB (sparse) runtime.log. The commands run in a child process (test/helpers/readers-driver.ts
 // runs all three) bounded by a spawn timeout, since a blocked read would never return: the

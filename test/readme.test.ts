@@ -1,4 +1,4 @@
-// issue 27 item 3: the README's Quick start and its example spec, run as written, so that
+// The README's Quick start and its example spec, run as written, so that
 // they cannot drift from the program again. The day-one block (README "Quick start") is
 // read from README.md and run line by line with the built CLI as `hbgen` on PATH, in a
 // scratch HOME with a git repo at ~/src/docs; the scheduler is the stand-in systemctl

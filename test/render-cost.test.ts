@@ -1,4 +1,4 @@
-// What a render loads (issue 25, item 7: every scheduler's render ≤ 2.5× `node -e ''` in
+// What a render loads (every scheduler's render ≤ 2.5× `node -e ''` in
 // CPU time; docs/SPEED.md). Loading is most of a render's cost, so the render path loads
 // only what it uses: no node:child_process (src/billing.ts needs it for install's checks
 // only: src/lazy-builtins.ts), and no `yaml` library for the kubernetes manifest

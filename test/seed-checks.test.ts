@@ -1,4 +1,4 @@
-// install's panel rows of issue 28: the repo's instruction files (do they name PROTOCOL.md
+// install's panel rows of the seed: the repo's instruction files (do they name PROTOCOL.md
 // and HEART.md, do they contradict them), the client's settings, the models checked against
 // the client's own list (the REAL codex's bundled catalog; Claude Code's aliases), and the
 // rows "agent budget" and "token policy". Through `install --dry-run` with stand-in tools.

@@ -1,4 +1,4 @@
-// Issue 28: PROTOCOL.md and LOG.md as `hbgen init` writes them carry the seed's fan-out and
+// PROTOCOL.md and LOG.md as `hbgen init` writes them carry the seed's fan-out and
 // tier rules, the allowance, and the seed's log shape with the working zone's abbreviation.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';

@@ -1,4 +1,4 @@
-// Issue 28, the wake's side: the allowance line of the context block (minutes left and
+// The wake's side: the allowance line of the context block (minutes left and
 // the day's token budget left), under every shell as /bin/sh.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';

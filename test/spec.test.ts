@@ -101,7 +101,7 @@ test('paths: absolute and normalized', () => {
   fails((s) => (s.gate = ['on_ac_power']), 'gate[0]: must be an absolute path to the gate program, got "on_ac_power"');
 });
 
-test('notify, notifyAfter and ping (issue 15): an argv with an absolute program, a whole number >= 1 with notify only, an https URL (http only on this machine)', () => {
+test('notify, notifyAfter and ping: an argv with an absolute program, a whole number >= 1 with notify only, an https URL (http only on this machine)', () => {
   ok((s) => {
     s.notify = ['/usr/bin/notify-send', 'hbgen'];
     s.notifyAfter = 1;
@@ -418,7 +418,7 @@ test('agent.effort: each preset takes its client\'s levels, and pins them on the
       assert.equal(v.errors, undefined, `${harness} ${effort}`);
       const argv = harnessArgs(v.spec!.agent);
       if (harness === 'claude-code') assert.equal(argv.slice(argv.indexOf('--effort'), argv.indexOf('--effort') + 2), ['--effort', effort]);
-      // The last -c of the preset (its --json --ephemeral follow, issue 24).
+      // The last -c of the preset (its --json --ephemeral follow).
       else assert.equal(argv.slice(argv.lastIndexOf('-c'), argv.lastIndexOf('-c') + 2), ['-c', `model_reasoning_effort="${effort}"`]);
     }
   }

@@ -1,4 +1,4 @@
-// Issue 25 item 3: every state file and log detail has one definition (src/formats.ts),
+// Every state file and log detail has one definition (src/formats.ts),
 // and what each shell writes from it reads back with its one parser. Under every shell of
 // the matrix: the printf formats themselves through the shell's own printf, then the real
 // wrapper's outputs — the `wake N` detail (and `by hand`), the outcome words, the wake

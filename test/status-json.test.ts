@@ -1,4 +1,4 @@
-// hbgen status --json (issue 15 §1): one JSON document on stdout with stable field names,
+// hbgen status --json: one JSON document on stdout with stable field names,
 // the same exit status as the human form, made from the same findings (every problem the
 // panel says is in the document, with a stable code, in the same order), and colour only on
 // a terminal without NO_COLOR and never in JSON. Against the stand-in systemctl and the real

@@ -1,4 +1,4 @@
-// issue 27 items 1 and 2: a missed fire is an alarm only until the scheduler fires again
+// A missed fire is an alarm only until the scheduler fires again
 // (then status says it recovered, and when, exit 0; `hbgen log` keeps the history), and
 // every row's label follows its verdict (a last outcome "fail" is no "ok" row). Against
 // the stand-in systemctl, with the clock moved by hb()'s `now`.

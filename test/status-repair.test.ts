@@ -1,5 +1,5 @@
 // status repairs hbgen's own state-folder files only into a real folder, never through a
-// link (issue 22 §11): a host/ or a whole state folder that is a symbolic link is reported
+// link: a host/ or a whole state folder that is a symbolic link is reported
 // as a problem (exit 1) and nothing is written where it points. In-process against a cron
 // install on a recording STAND-IN crontab (never a real user's table), its state folder
 // outside the repo.
@@ -19,7 +19,7 @@ test('a changed file in a real state folder is still repaired (the rule the link
   writeFileSync(n.gate, '#!/bin/sh\nexit 0\n');
   const r = await hb(h, 'status');
   // Repaired, and a problem all the same: only a process with the person's rights could have
-  // changed it (issue 22 item 4), so status exits 1 until the next install.
+  // changed it, so status exits 1 until the next install.
   assert.is(r.code, 1, r.out + r.err);
   assert.match(r.out, /tampered: .*window\.sh differed from what hbgen installed \(changed\); hbgen put the installed bytes back/);
   assert.ok(readFileSync(n.gate).equals(good));

@@ -80,7 +80,7 @@ for (const fx of fixtures) {
     const t = iniParse(timer.content) as Record<string, Record<string, unknown>>;
     assert.is(s.Service!.Type, 'oneshot');
     assert.is(s.Service!.KillMode, 'control-group');
-    // catchUp "once" (the default, issue 26) is Persistent=true; ini turns it into a boolean.
+    // catchUp "once" (the default) is Persistent=true; ini turns it into a boolean.
     assert.is(String(t.Timer!.Persistent), String((fx.spec.catchUp ?? 'once') === 'once'));
     assert.is(t.Timer!.Unit, `hbgen-${fx.spec.name}.service`);
     assert.is(t.Timer!.AccuracySec, '1s');

@@ -1,12 +1,12 @@
-// Issue 25 item 7: what one wake of the rendered wrapper costs in processes, counted with
+// What one wake of the rendered wrapper costs in processes, counted with
 // strace -f (every process of the wake's tree shows at least its exit, so each PID other
 // than the wrapper's is one process it created: a tool run, a subshell). The agent is
 // /bin/true, /bin/sh is the machine's (dash on Debian), the PATHs are the behaviour suites',
 // the zone UTC as in `npm run bench` (a zone whose clocks go back, Europe/Berlin say, adds
 // one date call: the check that a repeated wall-clock hour wakes once, at its first pass).
-// Bounds (issue 25): a wake in the open window ≤ 9 processes with flock and timeout on
+// Bounds: a wake in the open window ≤ 9 processes with flock and timeout on
 // PATH, ≤ 12 without them; a wake outside the working hours, or paused by the plan's
-// limit, stays at what it was: its one date call, and since issue 22 the find that proves
+// limit, stays at what it was: its one date call, and the find that proves
 // the log has one name before the skip line goes into it (no shell builtin reads a link
 // count). A wake whose log is past logMaxBytes rotates it (a wc, an rm and a mv more): not
 // measured here.
@@ -63,7 +63,7 @@ const outcomes = (c: Case) => c.outcomes().join(' | ');
 
 for (const [name, path, bound, lead] of [
   ['flock and timeout on PATH', PATHS.full, 9, false],
-  // Issue 25's 12 (20 before): the mkdir lock's mkdir and owner mv, its rm at the end, and
+  // 12 (20 before): the mkdir lock's mkdir and owner mv, its rm at the end, and
   // the sh watchdog's timer subshell and sleep stand in for flock and timeout(1); the agent
   // record and the timer files go in one rm.
   ['a PATH without flock, timeout and setsid', PATHS.bare, 12, false],

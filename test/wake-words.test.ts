@@ -1,4 +1,4 @@
-// issue 27 item 8: `hbgen wake` says one clear sentence per cause: a spec edited since
+// Item 8: `hbgen wake` says one clear sentence per cause: a spec edited since
 // install is not told as a wrapper that "differs … SHA-256" (which reads like tampering),
 // a wrapper edited by hand is told as such, and a billing refusal is printed once: wake's
 // summary, with the whole detail (`wake: error billing claude auth status says …`; it once

@@ -63,7 +63,7 @@ for (const sh of SHELLS) {
   }
 }
 
-// The watchdog's files (issue 22 §7), in a state folder the agent can write: while it runs,
+// The watchdog's files, in a state folder the agent can write: while it runs,
 // the agent replaces timer.1 (the deadline's) and timer.2 (killAfter's) with a FIFO, a
 // symbolic link or a hard link to a victim file, and ignores TERM. The wrapper must still
 // end the wake by timeout + killAfter, never block on the FIFO, and never write the victim.

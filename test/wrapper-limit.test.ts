@@ -1,6 +1,6 @@
-// Issue 17: at the plan's limit the wrapper pauses until the reset instead of failing.
+// At the plan's limit the wrapper pauses until the reset instead of failing.
 // Stand-in agents print each client's message exactly as the clients print it (Claude
-// Code 2.1.197 and the forms issue 17 quotes; codex 0.171 with its typographic
+// Code 2.1.197 and the forms users reported; codex 0.171 with its typographic
 // apostrophe; a `command` agent's exit 75 and retry-after line) and exit 1; libfaketime in
 // the spec's env (which the wrapper keeps) puts the wrapper's clock where each case needs
 // it, and moves it past the reset.
@@ -74,7 +74,7 @@ const CLAUDE: [string, string, string, string][] = [
   ['a reset across the spring clock change', '2027-03-28T00:30:00Z', "You've hit your session limit · resets 3:30am (Europe/Berlin)", '2027-03-28T01:30:00Z'],
   ['newer ICU: a narrow no-break space before "AM"', '2026-12-01T02:00:00Z', "You've hit your session limit · resets 4:20\u202fAM (Europe/Warsaw)", '2026-12-01T03:20:00Z'],
   ['older versions: the epoch', '2026-12-01T10:00:00Z', 'Claude AI usage limit reached|1796126400', '2026-12-01T12:00:00Z'],
-  // Issue 24 item 5: Claude Code 2.1.197's other limit messages (its bundle, bin/claude.exe).
+  // Claude Code 2.1.197's other limit messages (its bundle, bin/claude.exe).
   ['out of usage credits (2.1.197), with a reset', '2026-12-01T02:00:00Z', "You're out of usage credits · resets 4:20am (Europe/Warsaw)", '2026-12-01T03:20:00Z'],
   ['a time far away is capped at 8 days', '2026-12-01T10:00:00Z', "You've hit your weekly limit · resets Dec 31, 2030, 9am (UTC)", '2026-12-09T10:00:00Z'],
 ];
@@ -99,7 +99,7 @@ test('claude-code: no reset time, or one that cannot be read: now + limitBackoff
   for (const [msg, backoff, secs, note] of [
     ["You've hit your session limit", undefined, 3600, 'no reset time given'],
     ["You've hit your monthly spend limit · raise it at claude.ai/settings/usage", undefined, 3600, 'no reset time given'],
-    // Issue 24 item 5: the forms of 2.1.197 with a "." after "limit" (or no "limit" at all).
+    // The forms of 2.1.197 with a "." after "limit" (or no "limit" at all).
     ["You've reached your Fable 5 limit. /model to switch models.", undefined, 3600, 'no reset time given'],
     ["You've hit your monthly spend limit. /model to switch models.", undefined, 3600, 'no reset time given'],
     ["You've hit your monthly spend limit.", undefined, 3600, 'no reset time given'],
@@ -152,7 +152,7 @@ test('claude-code: a message printed by an earlier wake does not count', async (
   assert.not.ok(existsSync(paused(c)));
 });
 
-// Issue 24 item 6: in print mode the real client prints no near-limit notice, so these words
+// In print mode the real client prints no near-limit notice, so these words
 // on a line of their own can only be the agent's answer: a plain ok/quiet, no note.
 test('claude-code: an answer that reads like a near-limit notice is a plain quiet (no near-limit note)', async () => {
   for (const text of ['Approaching your 5-hour usage limit — Claude will wrap up the current step.', 'Approaching session limit · resets 4:20am (Europe/Warsaw)', "You've used 91% of your weekly limit · resets Mon 9am (Europe/Warsaw)"]) {
@@ -293,7 +293,7 @@ test('the pause survives as a file: a planted one too far away, garbage or a lin
   assert.is(last(c), `skip-limit until ${iso((now + 3600) * 1000)}`);
 });
 
-// Issue 22 §16: an agent that keeps printing a far reset paused the wakes for 8 days, again
+// An agent that keeps printing a far reset paused the wakes for 8 days, again
 // and again. A weekly limit does not strike twice without a wake that ran on the reset plan.
 test('a far pause is believed once; the next far one with no ok or quiet wake between is cut to limitBackoff and says so; a near one is not cut; an ok wake starts the count again', async () => {
   const c = limitCase();

@@ -35,7 +35,7 @@ for (const sh of [shell('dash'), shell('mksh'), shell('bash --posix'), shell('ya
 
 // State paths in several scripts and encodings. ps in the C locale (the wrapper's own
 // tools run in it) shows each non-ASCII byte as "?": a live wake's command line never reads
-// back as its path, and the wrapper must still know it for a wake (issue 22 §2: a live
+// back as its path, and the wrapper must still know it for a wake (a live
 // mkdir lock was taken over, two `start` lines from 10 simultaneous wakes).
 const NAMES: [string, string][] = [
   ['accents', 'état-josé'],

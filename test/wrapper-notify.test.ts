@@ -1,4 +1,4 @@
-// Issue 15, part 4: told when it stops working. A notify stand-in records each call and its
+// Told when it stops working. A notify stand-in records each call and its
 // environment; a local HTTP server on 127.0.0.1 (in this process) records the pings. The
 // wrapper runs under every shell, on a full PATH and on one without curl, wget, timeout,
 // flock and setsid (as on a bare macOS).
@@ -298,7 +298,7 @@ test('wget pings as curl does; a refused connection is a note, not a failure', a
   assert.equal(notes(d), ['ping /start failed: curl exit 7', 'ping (success) failed: curl exit 7']);
 });
 
-// Issue 22 §12: only the notify program's PID was signalled; a child it forked lived on
+// Only the notify program's PID was signalled; a child it forked lived on
 // after the wake. Its tree is now a group of its own (setsid(1), or bash/mksh job control)
 // or, without either, found with ps; what is left when it exits is ended too.
 // A zombie, or one the wrapper has sent SIGKILL that the kernel has yet to end, is gone.
@@ -365,7 +365,7 @@ for (const [name, path] of [['dash', 'full'], ['posh', 'full'], ['dash', 'setsid
   });
 }
 
-// Issue 22 §13: the ping URL went to curl without --globoff: "x[1-5]" made 5 requests.
+// The ping URL went to curl without --globoff: "x[1-5]" made 5 requests.
 test('a ping URL with [] and {} is requested once, as written, by curl and by wget; neither reads a config file in HOME', async () => {
   for (const path of [PATHS.full, wgetPath]) {
     const tag = `p${ids}`;
@@ -382,7 +382,7 @@ test('a ping URL with [] and {} is requested once, as written, by curl and by wg
   }
 });
 
-// Issue 22 §16: a pause at the plan's limit told nobody.
+// A pause at the plan's limit told nobody.
 test('every pause at the plan\'s limit runs notify (HBGEN_EVENT=limit, HBGEN_STREAK the pauses in a row); a second far one is cut and says so', async () => {
   const c = tellCase({ ping: null });
   const far = 'echo "retry-after: 691200"\nexit 75\n';

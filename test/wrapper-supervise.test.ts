@@ -140,7 +140,7 @@ for (const sh of SHELLS) {
 }
 
 // The watchdog of a wrapper killed with SIGKILL (no timeout(1) on PATH) signals only what it
-// proves is this wake's agent (issue 22 §6). Made deterministic in a PID namespace of its
+// proves is this wake's agent. Made deterministic in a PID namespace of its
 // own, whose PID 1 (a bash driver) reaps the orphans: the wrapper is killed, the agent ends
 // on its own, and a stranger is started at the agent's PID (ns_last_pid), leading its own
 // process group, so it holds both the recorded PID and the recorded group id. It starts a

@@ -1,4 +1,4 @@
-// heartbeat.sh's step 3b (issue 13, item 6: no spill into protected time): a scheduled wake's
+// heartbeat.sh's step 3b (no spill into protected time): a scheduled wake's
 // deadline is the earlier of start + timeout and the end of the working window it started in,
 // and a wake with less than minRun of the window left is skipped (skip-window), uncounted.
 // The wrapper runs at a chosen moment through libfaketime in the spec's env (which the
@@ -66,7 +66,7 @@ for (const sh of SHELLS) {
       assert.is(deadlineOf(c), end, c.env().join('\n'));
       assert.is(contextDeadline(c), `${iso(end)} (the working window's end; 25m timeout otherwise)`);
       assert.match(c.argv().at(-1)!, /\nWorking window: 10 minutes left \(it ends at 17:00\)\n/);
-      // The allowance: what is left of this wake, the clamped deadline's 9 min 40 s (issue 28).
+      // The allowance: what is left of this wake, the clamped deadline's 9 min 40 s.
       assert.match(c.argv().at(-1)!, /\nAllowance: 9 minutes left in this wake \(scale down as it tightens\)$/);
       assert.is(wakes(c), '1\n');
     });

@@ -1,4 +1,4 @@
-// hbgen doctor [SPEC] (issue 26, item 5): "would it run right now?" The install's checks
+// hbgen doctor [SPEC]: "would it run right now?" The install's checks
 // again on an installed spec, changing nothing of the install: the installed wrapper is the
 // one hbgen renders from the spec; HEART.md holds a mission; the scheduler lists the entry;
 // and the smoke run through the scheduler (systemctl --user start, launchctl kickstart; cron's

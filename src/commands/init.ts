@@ -196,7 +196,7 @@ export function initSpec(d: { repo: string; agent?: Agent; git: boolean; schedul
   else if (d.agent) {
     agent.harness = d.agent.harness;
     agent.bin = d.agent.bin;
-    // A pinned model and effort (PRODUCT §8, issue 24): the client's own default may change.
+    // A pinned model and effort (PRODUCT §8): the client's own default may change.
     agent.model = PRESET_PINS[d.agent.harness].model;
     agent.effort = PRESET_PINS[d.agent.harness].effort;
     // codex exec refuses a folder outside a git repository unless told it is fine.
@@ -215,7 +215,7 @@ export function initSpec(d: { repo: string; agent?: Agent; git: boolean; schedul
   const spec: Record<string, unknown> = { $schema: SCHEMA_REF, version: 1, name: specName(d.repo), repo: d.repo, agent, schedule };
   if (c.timeout) spec.timeout = c.timeout;
   spec.env = d.env;
-  // The jail (issue 23): srt on the spec's PATH needs no field; else hbgen's own copy.
+  // The jail: srt on the spec's PATH needs no field; else hbgen's own copy.
   if (d.srt) spec.sandbox = { bin: d.srt };
   return spec;
 }

@@ -9,7 +9,7 @@ import type { Names } from '../names.ts';
 import type { Spec } from '../spec.ts';
 
 /**
- * The seed's ownership record `{type, self_schedule: false, detail, ids, note}` (issue 28):
+ * The seed's ownership record `{type, self_schedule: false, detail, ids, note}`:
  * `detail` says in words which entry runs the wakes and when; `note` what install noted of
  * that entry (its caveats), null when nothing.
  */

@@ -1,4 +1,4 @@
-// install's (and resume's) choice on a terminal, after the panel (issue 28): install as
+// install's (and resume's) choice on a terminal, after the panel: install as
 // shown, edit the schedule, edit the agent, advanced, or cancel. An edit changes the spec
 // file's text in memory (src/json-edit.ts: formatting and `$schema` kept), is validated as
 // the file would be, planned again with every read-only check, and shown as a new panel;

@@ -224,7 +224,7 @@ async function planInstall(argv: InstallArgs, io: HostIO, verb: Verb): Promise<I
     else stateFiles.push(pf.plan!);
   }
   refusals.push(...(pre?.refusals ?? []));
-  // The jail must start here, for real (issue 23): never a wake that would run unjailed.
+  // The jail must start here, for real: never a wake that would run unjailed.
   const jailFile = render.files.find((f) => f.path === 'jail.json');
   const probe = jailFile && !refusals.length ? probeJail(spec, jailFile.content) : null;
   if (probe?.refusal) refusals.push(probe.refusal);

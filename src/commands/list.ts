@@ -77,7 +77,7 @@ export async function list(argv: { json?: boolean }, io: HostIO): Promise<number
   else for (const l of table(f.rows, Number(io.env.COLUMNS) || io.columns)) line(io, l);
   for (const l of places(f)) line(io, l);
   for (const st of new Set(f.rows.map((r) => r.state))) if (HINTS[st]) line(io, HINTS[st]);
-  // A stopped install whose spec file is gone or renamed stays here until forgotten (issue 27).
+  // A stopped install whose spec file is gone or renamed stays here until forgotten.
   for (const r of f.rows.filter((x) => x.state === 'stopped' && x.stateDir)) {
     const rec = recordedSpec(r.name, r.stateDir!);
     if (rec.gone || rec.other) line(io, `${r.name}: stopped, and its spec file ${rec.file ?? '(not recorded)'} ${rec.gone ? 'is gone' : 'now names another install (renamed?)'}; \`hbgen forget ${r.name}\` removes its state folder after listing it (\`--keep-logs\` keeps its logs)`);

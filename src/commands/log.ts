@@ -109,7 +109,7 @@ export function tokenText(u: Usage): string {
   return `${num(u.total)} tokens (in ${num(u.in)}, out ${num(u.out)}, cache ${num(u.cache)}${u.cost === null ? '' : `, cost\u2248$${u.cost.toFixed(4)}`})`;
 }
 
-/** The tokens per day (issue 24), once any wake of the days shown logged its usage. */
+/** The tokens per day, once any wake of the days shown logged its usage. */
 function tokensPerDay(io: HostIO, r: LogReport): void {
   if (!r.days.some((d) => d.tokens.total > 0 || d.tokens.cost !== null)) return;
   line(io);

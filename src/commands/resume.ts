@@ -1,7 +1,7 @@
 // hbgen resume [SPEC]: install again, from the spec file, an install that state.json records
 // (a stopped one, typically), after the same panel and consent as install. state.json is only
-// a record: it sits in a folder the agent may write, so nothing in it is installed (issue 22).
-// hbgen resume --now [SPEC]: only end the pause the plan's limit put on the wakes (issue 17):
+// a record: it sits in a folder the agent may write, so nothing in it is installed.
+// hbgen resume --now [SPEC]: only end the pause the plan's limit put on the wakes:
 // it removes <stateDir>/paused and nothing else (no panel, no reinstall).
 import { statSync } from 'node:fs';
 import { UserError } from '../errors.ts';

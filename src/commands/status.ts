@@ -91,13 +91,13 @@ export interface Findings {
   billing: { result: string; method: string | null; identity: string | null; checkedAt: string | null } | null;
   heart: { changed: boolean | null } | null;
   running: { pid: number | null } | null;
-  /** Wakes wait for the plan's limit to reset (issue 17): healthy, the plan working as designed. */
+  /** Wakes wait for the plan's limit to reset: healthy, the plan working as designed. */
   paused: { until: string; working: string; message: string } | null;
-  /** The OS jail (issue 23): what it allows, or on: false with `"sandbox": false`. */
+  /** The OS jail: what it allows, or on: false with `"sandbox": false`. */
   jail: { on: boolean; bin: string | null; write: string[]; denyWrite: string[]; denyRead: string[]; hosts: string[] };
   /** The wake's bounds (spec limits, src/limits.ts): on false with "limits": false or on kubernetes. */
   limits: LimitsFindings;
-  /** The wakes' tokens from their usage lines (issue 24, src/host/audit/usage.ts). */
+  /** The wakes' tokens from their usage lines (src/host/audit/usage.ts). */
   usage: UsageFindings | null;
   checkedAt: string;
 }
@@ -524,7 +524,7 @@ function wakeHealth(spec: Spec, n: Names, s: State, present: boolean, text: stri
     const clock = schedulerClock(plan(spec), spec.schedule.hours.timezone, FACTS[s.scheduler as SchedulerId].hostClock);
     const m = missedSince(lines, clock, since, io.now().getTime());
     const at = (t: number) => localText(new Date(t), clock.zone);
-    // Fires the machine slept through are counted apart, not as faults (issue 26, src/host/asleep.ts).
+    // Fires the machine slept through are counted apart, not as faults (src/host/asleep.ts).
     const asleep = asleepFires(lines, [...m.recovered, ...m.open], clock, sleepFacts(io.now().getTime()));
     if (asleep.size) f.info.push(`missed (asleep): ${asleep.size} fire${asleep.size === 1 ? '' : 's'} in the last 24 h while the machine slept or was off; ${catchUpCaveat(spec)}`);
     const open = m.open.filter((t) => !asleep.has(t));

@@ -35,7 +35,7 @@ export async function wake(argv: { spec: string }, io: HostIO): Promise<number> 
   const rec = s.files.find((f) => f.path === n.wrapper);
   const cur = readOrNull(n.wrapper);
   if (!cur) throw new UserError([`${n.wrapper} is missing; run \`hbgen install\` to put it back`], REFUSED);
-  // One sentence per cause (issue 27): the wrapper itself edited reads differently from a spec edited since install.
+  // One sentence per cause: the wrapper itself edited reads differently from a spec edited since install.
   if (!rec || sha256(cur) !== rec.sha256) {
     throw new UserError([`${n.wrapper} was edited since install (it is not the file state.json records), so hbgen will not run it; \`hbgen status\` shows what changed, and \`hbgen install\` writes hbgen's wrapper back`], REFUSED);
   }

@@ -34,7 +34,7 @@ export interface State {
   scheduler: SchedulerId;
   /** The scheduler's own names for the entry. */
   ids: Record<string, string>;
-  /** On disk inside `scheduler` (issue 28): the entry in words (what fires when), and what install noted of it (null: nothing). */
+  /** On disk inside `scheduler`: the entry in words (what fires when), and what install noted of it (null: nothing). */
   detail?: string;
   note?: string | null;
   stateDir: string;

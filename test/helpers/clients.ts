@@ -155,7 +155,7 @@ export function subscriptionLogin(home: string, client: 'claude-code' | 'codex',
  * Runs the real codex with ARGV and the prompt "hello" in DIR (a git repo, also its HOME),
  * in a process group of its own, until its header's `session id:` line (it then waits for
  * the network) or its exit, 30 s at most; its whole output and exit status. The preset's
- * --json (issue 24) is left out: with it codex prints events and no settings header, which
+ * --json is left out: with it codex prints events and no settings header, which
  * is what the callers read (test/stream.test.ts runs the real codex with --json).
  */
 export function codexUntilHeader(codex: string, argv: string[], dir: string, path: string): Promise<{ out: string; code: number | null }> {

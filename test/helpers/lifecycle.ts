@@ -59,7 +59,7 @@ export function baseSpec(root: string, scheduler: Spec['schedule']['scheduler'],
     // Inside the repo, where the agent can write (the harder case for the trust tests);
     // a test of the default, outside the repo, passes `stateDir: undefined`.
     stateDir: place === 'repo' ? '.agent-platform' : join(root, 'state'),
-    // The lifecycle suites run without the jail (issue 23); test/jail.test.ts turns it on.
+    // The lifecycle suites run without the jail; test/jail.test.ts turns it on.
     sandbox: false,
     ...over,
   };
@@ -75,7 +75,7 @@ export function makeHost(scheduler: Spec['schedule']['scheduler'], over: Partial
   mkdirSync(home, { recursive: true });
   mkdirSync(join(root, 'repo'));
   writeFileSync(join(root, 'repo', 'README'), 'the repo\n');
-  // install refuses a repo without a mission (issue 26).
+  // install refuses a repo without a mission.
   writeFileSync(join(root, 'repo', 'HEART.md'), '# Mission\nKeep the docs true.\n');
   const bin = join(root, 'agent');
   // A STAND-IN agent that also answers the clients' status commands as a subscription login

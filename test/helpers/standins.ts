@@ -204,7 +204,7 @@ if [ "\${HBGEN_REEXEC:-}" != 1 ]; then exec /usr/bin/env -i HBGEN_REEXEC=1 PATH=
 umask 077
 name=${sh(spec.name)}; repo=${sh(spec.repo)}; log=${sh(n.log)}; lockd=${sh(n.lockDir)}; bin=${sh(spec.agent.bin)}
 hb_log() { printf '${LOG_PRINTF}' "$(date -u ${LOG_DATE_FORMAT})" "$name" "$*" >>"$log"; }
-# The install check through the scheduler (issue 26): a run with no argument takes the request.
+# The install check through the scheduler: a run with no argument takes the request.
 sched=; if [ $# = 0 ] && [ -f ${sh(n.stateDir)}/smoke.request ]; then rm -f ${sh(n.stateDir)}/smoke.request; set -- --smoke; sched=1; fi
 cd "$repo" 2>/dev/null || { echo "hbgen $name: repo $repo is missing" >&2; exit 78; }
 [ -x "$bin" ] || { echo "hbgen $name: agent binary $bin is missing or not executable" >&2; hb_log "error agent binary missing"; exit 78; }

@@ -152,7 +152,7 @@ export function makeCase(opts: CaseOptions = {}): Case {
     timeout: '2s',
     killAfter: '1s',
     env: { HOME: dir, PATH: opts.path ?? PATHS.full, HBTEST_DIR: rec, ...(opts.env ?? {}) },
-    // The behaviour suites test the wrapper itself, without the jail (issue 23): the jail's
+    // The behaviour suites test the wrapper itself, without the jail: the jail's
     // own suite (test/jail.test.ts) turns it on with `spec: { sandbox: {...} }`.
     sandbox: false,
   };
@@ -204,7 +204,7 @@ export function makeCase(opts: CaseOptions = {}): Case {
 export function install(state: string, files: Record<string, string>) {
   mkdirSync(state, { recursive: true, mode: 0o700 });
   for (const [name, content] of Object.entries(files)) {
-    // The scripts, and the jail's settings when the jail is on (issue 23).
+    // The scripts, and the jail's settings when the jail is on.
     if (!name.endsWith('.sh') && name !== 'jail.json') continue;
     const mode = name.endsWith('.sh') ? 0o755 : 0o644;
     writeFileSync(join(state, name), content, { mode });

@@ -1,4 +1,4 @@
-// A fire the machine slept (or was off) through, told from a lost one (issue 26): status
+// A fire the machine slept (or was off) through, told from a lost one: status
 // and `hbgen log` count it `missed (asleep)`, not as a fault. What the host can tell:
 // - the wrapper's own evidence: the first line after the missed fire is a fire made late —
 //   `skip-late` (catchUp "skip"), or a scheduled wake or skip off every fire of the plan

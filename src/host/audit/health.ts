@@ -152,8 +152,8 @@ export function missedFires(lines: LogLine[], clock: { entries: CalEntry[]; zone
 const firedLine = (l: LogLine): boolean => (l.outcome === 'start' && /^wake \d+/.test(l.detail) && !/ by hand\b/.test(l.detail)) || l.outcome.startsWith('skip-');
 
 /**
- * The missed fires of the last 24 hours split at the latest fire the scheduler did make
- * (issue 27): a fire missed before it (the lid was closed once) has recovered, since the
+ * The missed fires of the last 24 hours split at the latest fire the scheduler did make:
+ * a fire missed before it (the lid was closed once) has recovered, since the
  * scheduler fires again; only those after it are still a problem. `recoveredAt` is the
  * time of that later fire's line, null when no missed fire was followed by one.
  */

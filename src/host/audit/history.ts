@@ -31,7 +31,7 @@ export interface DayCounts {
   skipped: Record<string, number>;
   /** Fires the scheduler was due to make that left no line at all (null: not known, e.g. not installed then). */
   missed: number | null;
-  /** The usage lines of the wakes that started that day, summed (issue 24); cost null when no line gave one. */
+  /** The usage lines of the wakes that started that day, summed; cost null when no line gave one. */
   tokens: Usage;
   /** Of those, fires the machine slept or was off through (src/host/asleep.ts): `missed (asleep)`, not counted in `missed`. */
   asleep: number | null;
@@ -140,7 +140,7 @@ export interface HistoryInput {
   days: number;
   /** The scheduler's calendar and since when it was installed: expected fires are counted from then on (null: not installed). */
   expected: { clock: { entries: CalEntry[]; zone: string }; since: number } | null;
-  /** The host's boot and sleep times (issue 26); none: every missed fire counts as lost. */
+  /** The host's boot and sleep times; none: every missed fire counts as lost. */
   sleep?: SleepFacts;
 }
 

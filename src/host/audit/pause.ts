@@ -1,5 +1,5 @@
 // The pause the wrapper writes when the agent's client says the plan's usage limit is
-// reached (issue 17; templates/partials/heartbeat/85-limit.hbs writes it, 35-limit.hbs
+// reached (templates/partials/heartbeat/85-limit.hbs writes it, 35-limit.hbs
 // reads it): `<stateDir>/paused`, line 1 "UNTIL SINCE" (epoch seconds: the reset, and the
 // start of the wake that hit the limit), line 2 the client's message. status reports it
 // and `hbgen resume --now` removes it. The state folder may sit inside the repo, where the

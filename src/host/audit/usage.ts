@@ -1,4 +1,4 @@
-// The wakes' token usage (issue 24) as status shows it: the usage lines of runtime.log (the
+// The wakes' token usage as status shows it: the usage lines of runtime.log (the
 // wrapper writes one per preset wake, heartbeat/64-stream), today's sum in the working
 // zone (on the day each wake started, as the wrapper's budget counts), the budget, and
 // the latest wake that logged one.

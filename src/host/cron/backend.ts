@@ -164,7 +164,7 @@ export const backend: Backend<CronData> = {
       return unreachable(`${e.problems.join('; ')}; fix access to cron (e.g. /etc/cron.allow, /etc/cron.deny) or choose another scheduler`);
     }
     const m = computeMerge(c, before);
-    // A crontab no daemon reads never fires (issue 27).
+    // A crontab no daemon reads never fires.
     const daemon = await cronDaemonRefusal(c.io);
     if (daemon) m.refusals.push(daemon);
     const data = m.table !== undefined && m.action !== 'unchanged' ? { before, table: m.table } : null;

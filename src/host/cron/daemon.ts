@@ -1,4 +1,4 @@
-// Is a cron daemon running to fire the crontab entry (issue 27: without one, the first sign
+// Is a cron daemon running to fire the crontab entry (without one, the first sign
 // was a missed fire in `hbgen status`)? Asked at install by the cron backend's preflight: the
 // process table (src/host/ps.ts) for a cron daemon, and, where none is visible (a /proc
 // mounted with hidepid shows only one's own), the system manager's word on its cron unit.

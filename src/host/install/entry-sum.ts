@@ -1,5 +1,5 @@
 // <stateDir>/entry.sum: what the wrapper compares, on every wake the scheduler starts, with
-// the scheduler entry that started it (issue 28, templates/partials/heartbeat/58-entry.hbs):
+// the scheduler entry that started it (templates/partials/heartbeat/58-entry.hbs):
 // each host file hbgen installed (cksum), how many files of its folder run the wrapper, and
 // for cron hbgen's block and how many crontab lines run the wrapper. Written by install
 // after the scheduler entry; a record for a note, never an input that changes anything.

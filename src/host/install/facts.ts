@@ -188,7 +188,7 @@ const TCC_DIRS = ['Documents', 'Desktop', 'Downloads', 'Library/Mobile Documents
 
 /**
  * The client's settings and config files: Claude's checked in full (a command may start
- * claude; codex never reads them), then the wrapper's own scan before every wake (issue 24),
+ * claude; codex never reads them), then the wrapper's own scan before every wake,
  * for Claude only when the fuller check found nothing (it names the same keys).
  */
 function settingsRefusals(spec: Spec): string[] {

@@ -1,4 +1,4 @@
-// The first real wake, offered once the install check passed (issue 26, item 2): one wake
+// The first real wake, offered once the install check passed: one wake
 // through the scheduler (the same start as the check, start-once.ts: the scheduler's own
 // start command, or its environment where it cannot start a job), as by hand (a wake request: the working
 // hours are not asked, everything else is), so that a wrong argument, a client that needs a

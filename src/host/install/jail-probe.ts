@@ -1,4 +1,4 @@
-// install's check that the jail starts on this host (issue 23): srt found, its tools
+// install's check that the jail starts on this host: srt found, its tools
 // there, and a real run inside the rendered jail.json — a probe that must print "ok" and
 // whose write outside the allowed folders must fail. Run before anything is written: a
 // jail that cannot start here is refused with the one line that fixes it.

@@ -89,7 +89,7 @@ function modelRow(agent: Spec['agent']): string {
   return `${agent.model ?? "the client's default"}, effort ${agent.effort ?? "the client's default"}${tiers}`;
 }
 
-/** The day's token budget (issue 24): what the wrapper counts, or that it only logs. */
+/** The day's token budget: what the wrapper counts, or that it only logs. */
 function budgetRow(spec: Spec): string {
   if (spec.agent.harness === 'command') return 'none (harness "command": no usage is read)';
   const n = (x: number) => x.toLocaleString('en-US');

@@ -79,7 +79,7 @@ export function codeInRepoProblems(spec: Spec, interpreters: { field: string; pa
   const programs: { field: string; path: string }[] = [{ field: 'agent.bin', path: spec.agent.bin }];
   if (spec.gate) programs.push({ field: 'gate[0]', path: spec.gate[0]! });
   if (spec.notify) programs.push({ field: 'notify[0]', path: spec.notify[0]! });
-  // The jail itself (issue 23): an agent that could rewrite srt would run unjailed.
+  // The jail itself: an agent that could rewrite srt would run unjailed.
   if (spec.sandbox && spec.sandbox.bin) programs.push({ field: 'sandbox.bin', path: spec.sandbox.bin });
   for (const p of programs) {
     if (!p.path.startsWith('/') || !reachesRepo(p.path, repo)) continue;

@@ -1,4 +1,4 @@
-// The install check where the wakes run (issue 26). A terminal's `env -i sh heartbeat.sh
+// The install check where the wakes run. A terminal's `env -i sh heartbeat.sh
 // --smoke` proves little: the faults users meet show only under the scheduler (a client
 // "Not logged in" without the login keychain or a terminal, a user manager that is not
 // running, cron's bare environment). So the first of the smoke's two runs is started by the

@@ -1,4 +1,4 @@
-// install's look at what the agent will read and which model it asks for (issue 28), for
+// install's look at what the agent will read and which model it asks for, for
 // the panel: the repo's own instruction files (CLAUDE.md, AGENTS.md) and the client's
 // settings, whether they point at PROTOCOL.md and HEART.md and whether they contradict
 // them; agent.model against the client's own list where it has one (no paid probe: codex's
@@ -123,7 +123,7 @@ function codexCatalog(spec: Spec, bin: string): { list: string[]; from: string }
   return { why: `\`codex debug models --bundled\` gave no catalog${r.error ? `: ${r.error.message}` : r.status !== 0 ? ` (exit ${r.status})` : ''}` };
 }
 
-/** The two rows of the seed, "agent budget" and "token policy". `budget` is read defensively (issue 24 adds it). */
+/** The two rows of the seed, "agent budget" and "token policy". `budget` is read defensively (a state.json of an older hbgen has none). */
 function budgetRows(spec: Spec): [string, string][] {
   const b = (spec as { budget?: unknown }).budget;
   const budget = typeof b === 'number' && b > 0 ? `${b} tokens per working day; the context block tells the agent what is left, and wakes skip once it is spent` : 'none: no daily token cap (set "budget", tokens per working day, to have one)';

@@ -103,7 +103,7 @@ async function held(c: Ctx): Promise<boolean> {
  * `enable --now` of a timer still loaded compute the next fire from those, so a slot between
  * them and now (the one that already fired included) fires at once: an unscheduled wake
  * (systemd 252 and later, upstream issue 31231; a daemon-reload with a changed calendar
- * does the same, issue 16732). A timer that was disabled and stopped is unloaded by the
+ * does the same, upstream issue 16732). A timer that was disabled and stopped is unloaded by the
  * daemon-reload after it (nothing refers to it any more), and a fresh start counts from
  * now. So: disable --now, daemon-reload, make sure the manager forgot it, enable --now.
  */
