@@ -42,6 +42,8 @@ const MEASURED = {
   'lifecycle-systemd-real.test.ts': 70,
   'hours.test.ts': 72,
   'escape.test.ts': 60,
+  // shellcheck over some forty rendered trees, on both cores.
+  'shellcheck-combos.test.ts': 60,
   'lifecycle-systemd.test.ts': 38,
   'lifecycle-cron.test.ts': 33,
   'wrapper-lock.test.ts': 33,
