@@ -8,11 +8,12 @@ import { FILES_AWK, TOKEN_AWK, TOKEN_REFUSAL, VERDICT_AWK } from '../src/billing
 import { STATUS_ARGV, billingKeyNames, fileHitFix, notPlan, timedOut } from '../src/billing.ts';
 import { REFUSALS } from '../src/model-fallback.ts';
 import { JAIL_PLACEHOLDERS } from '../src/jail.ts';
-import { LOCK_OWNER_PRINTF, LOG_DATE_FORMAT, LOG_PRINTF, OUTCOME_WORDS, PAUSE_PRINTF, SMOKE_DETAIL, UNTIL_WORD, WAKES_PRINTF, AGENT_RECORD_PRINTF, ASIDE_DIR, PAUSE_MAX_SECONDS, logLineShell, wakeDetailShell } from '../src/formats.ts';
+import { LOCK_OWNER_PRINTF, LOG_DATE_FORMAT, LOG_PRINTF, OUTCOME_WORDS, PAUSE_PRINTF, SMOKE_DETAIL, TAMPERED_GIT, UNTIL_WORD, WAKES_PRINTF, AGENT_RECORD_PRINTF, ASIDE_DIR, PAUSE_MAX_SECONDS, logLineShell, wakeDetailShell } from '../src/formats.ts';
 import { LIMIT_FAR } from './limit.ts';
 import { NOTIFY_SECONDS, PING_BOUND, PING_SECONDS } from './notify.ts';
 import { logDateShell } from './wrapper.ts';
 import { VERSION } from '../src/version.ts';
+import { SHA256_TOOLS } from './entry.ts';
 
 /** A preset client's words, chosen at wake time by heartbeat.sh's hb_client. */
 export interface RuntimeClient {
@@ -37,6 +38,9 @@ export interface RuntimeContext {
   lockOwnerPrintf: string;
   smokeDetail: string;
   untilWord: string;
+  tamperedGit: string;
+  /** The scheduler entry's SHA-256 tools (generators/entry.ts): each one's program, tested with -x, and its command. */
+  sha256Tools: { path: string; cmd: string }[];
   limitMaxPause: number;
   limitFar: number;
   notifySeconds: number;
@@ -82,6 +86,8 @@ function runtimeContext(): RuntimeContext {
     lockOwnerPrintf: LOCK_OWNER_PRINTF,
     smokeDetail: SMOKE_DETAIL,
     untilWord: UNTIL_WORD,
+    tamperedGit: TAMPERED_GIT,
+    sha256Tools: SHA256_TOOLS.map((cmd) => ({ path: cmd.split(' ').find((w) => w.startsWith('/') && !w.endsWith('/env'))!, cmd })),
     limitMaxPause: PAUSE_MAX_SECONDS,
     limitFar: LIMIT_FAR,
     notifySeconds: NOTIFY_SECONDS,

@@ -546,6 +546,7 @@ function heartbeatValues(ctx: RenderContext): string[] {
     assign('hb_limit_distrust_text', limit.limitDistrustText),
     assign('hb_notify_after', notify.notifyAfter),
     ...opt('hb_ping_url', notify.pingUrl),
+    ...opt('hb_pingbody', notify.pingOn && notify.pingBody),
     ...opt('hb_shared', wake.shared),
     ...opt('hb_lateskip', windowContext(ctx).lateSkip),
     ...opt('hb_models_line', wake.modelsLine),
@@ -560,8 +561,23 @@ function heartbeatValues(ctx: RenderContext): string[] {
     ...opt('hb_jailtmp', jail.jailTmp),
     ...opt('hb_jaillinux', jail.jailLinux),
     ...(jail.jail ? [assign('hb_jailsha', createHash('sha256').update(`${jail.jailSettingsText}\n`, 'utf8').digest('hex'))] : []),
+    ...boundsValues(ctx),
     ...windowValues(ctx),
     ...listValues(ctx, env, wake, jail, billing, notify),
+  ];
+}
+
+/** The wake's bounds where the wrapper applies them (hb_tasks set switches them on; hb_bndscope: cron's transient scope). */
+function boundsValues(ctx: RenderContext): string[] {
+  const b = boundsContext(ctx);
+  if (!b.bounds) return [];
+  return [
+    assign('hb_tasks', b.boundsTasks),
+    assign('hb_mem', b.boundsMemory),
+    assign('hb_memkib', b.boundsKib),
+    assign('hb_memcap', b.boundsCapKib),
+    assign('hb_memtext', b.boundsMemoryText),
+    ...(b.boundsScope ? [assign('hb_bndscope', '1')] : []),
   ];
 }
 
