@@ -187,7 +187,7 @@ export function logRecord(line: string, accept: (outcome: string) => boolean): L
 
 /** One runtime.log line, or null for anything else (a gate or notify program's output). */
 export function parseLogLine(line: string): LogLine | null {
-  return logRecord(line, (o) => (OUTCOMES as readonly string[]).includes(o));
+  return logRecord(line, (o) => isOneOf(OUTCOMES, o));
 }
 
 /** Every hbgen line of `name` in a log's text, in order. */

@@ -57,18 +57,19 @@ export function recordedSpec(name: string, dir: string): { file: string | null; 
 }
 
 /**
- * What `hbgen stop NAME` stops: the install's spec file where it still names the install,
- * else the spec its state.json recorded at install. The agent can delete or rewrite a spec
- * file kept in the repo, and the wakes must still be stoppable then. The record decides
- * nothing new: its name must be the NAME typed and its state folder the one that record
- * sits in, so every identity stop uses still derives from that name, as with a spec file.
- * null: SPEC is a file (or no name), which the caller loads as usual.
+ * What `hbgen stop SPEC` stops: the spec file, as resolveSpecArg finds it (SPEC itself, or
+ * the install's recorded spec file where it still names the install); else, for a NAME whose
+ * spec file is gone or rewritten, the spec its state.json recorded at install. The agent can
+ * delete or rewrite a spec file kept in the repo, and the wakes must still be stoppable then.
+ * The record decides nothing new: its name must be the NAME typed and its state folder the
+ * one that record sits in, so every identity stop uses still derives from that name, as with
+ * a spec file. The install is looked up once.
  */
-export async function recordedSpecForStop(io: HostIO, arg: string): Promise<{ spec: Spec; note: string } | null> {
-  if (!NAME_PATTERN.test(arg) || existsSync(posix.resolve(io.cwd, arg))) return null;
+export async function specForStop(io: HostIO, arg: string): Promise<{ file: string } | { spec: Spec; note: string }> {
+  if (!NAME_PATTERN.test(arg) || existsSync(posix.resolve(io.cwd, arg))) return { file: arg };
   const dir = await installDir(io, arg);
   const r = recordedSpec(arg, dir);
-  if (!r.gone && !r.other) return null;
+  if (!r.gone && !r.other) return { file: r.file! };
   let raw: unknown;
   try {
     raw = readState(dir)?.spec;

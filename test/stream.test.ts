@@ -23,6 +23,9 @@ const stream = (f: string) => readFileSync(join(import.meta.dirname, 'streams', 
 const RESET = 1796200000; // resetsAt in the captured streams
 // hbgen's own lines without the boot clock's `took N s` (its own suite, log-clock, reads it).
 const recs = (c: Case): string[] => c.lines().filter((l) => !/^took \d+ s$/.test(l));
+// The real client drops a reset already past on this machine's clock (and then prints no
+// rate_limit_event at all): for it, the captured reset moved whole days ahead of now.
+const ahead = RESET + Math.ceil((Date.now() / 1000 - RESET) / 86_400 + 1) * 86_400;
 const iso = (s: number) => new Date(s * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
 
 /** A preset case whose stand-in client prints `text` on stdout, then runs `then` (sh). */
@@ -180,9 +183,6 @@ function messagesApi(headers: Record<string, string>): Promise<{ url: string; cl
 const keys = (event: Record<string, unknown> | undefined, path: string[]) => Object.keys(path.reduce((o: Record<string, unknown>, k) => o[k] as Record<string, unknown>, event ?? {})).sort();
 
 rt('the real claude takes the preset\'s stream flags, and prints the captured shapes: rate_limit_event with isUsingOverage, result with usage and total_cost_usd', async () => {
-  // The client drops a reset already past on this machine's clock (and then prints no
-  // rate_limit_event at all): the captured reset, moved whole days ahead of now.
-  const ahead = RESET + Math.ceil((Date.now() / 1000 - RESET) / 86_400 + 1) * 86_400;
   const api = await messagesApi({ 'anthropic-ratelimit-unified-status': 'rejected', 'anthropic-ratelimit-unified-reset': String(ahead), 'anthropic-ratelimit-unified-representative-claim': 'five_hour', 'anthropic-ratelimit-unified-overage-status': 'allowed', 'anthropic-ratelimit-unified-overage-reset': String(ahead + 3600), 'anthropic-ratelimit-unified-overage-in-use': 'true' });
   const home = mkdtempSync(join(tmpdir(), 'hbgen-stream-claude-'));
   subscriptionLogin(home, 'claude-code');
@@ -221,7 +221,6 @@ rt('the real claude takes the preset\'s stream flags, and prints the captured sh
 });
 
 rt('the real claude in a wake, its plan in paid overage (the API\'s unified rate-limit headers): the wrapper stops it, error billing overage, exit 78, paused', async () => {
-  const ahead = RESET + Math.ceil((Date.now() / 1000 - RESET) / 86_400 + 1) * 86_400;
   const api = await messagesApi({ 'anthropic-ratelimit-unified-status': 'allowed', 'anthropic-ratelimit-unified-reset': String(ahead), 'anthropic-ratelimit-unified-representative-claim': 'five_hour', 'anthropic-ratelimit-unified-overage-status': 'allowed', 'anthropic-ratelimit-unified-overage-reset': String(ahead + 3600), 'anthropic-ratelimit-unified-overage-in-use': 'true' });
   try {
     const c = makeCase({ path: CLIENT_PATH, standInEnv: { ANTHROPIC_BASE_URL: api.url }, spec: { agent: { harness: 'claude-code', bin: real!.claude, prompt: 'hello', model: 'sonnet' }, timeout: '60s' } });

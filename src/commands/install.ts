@@ -7,9 +7,10 @@
 // (smoke test, state.json, the scheduler lists the entry) → success only when every check
 // was observed passing; otherwise everything is undone, except the log history (runtime.log
 // is never cut, runtime.log.1 never removed: see the README section "Install on a host").
-import { readdirSync, realpathSync, rmSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { dirname, posix } from 'node:path';
 import { specChanges } from '../spec-diff.ts';
+import { reachesRepo, resolved } from '../host/install/reach.ts';
 import { UserError } from '../errors.ts';
 import { shownArgv, shownWord } from '../escape.ts';
 import { sleep, formatWakes } from '../formats.ts';
@@ -178,17 +179,8 @@ function resolveSpec(argv: InstallArgs, io: HostIO, verb: Verb): { spec: Spec; s
  * policy is rendered from the spec alone, so it cannot name a file wherever it lies.
  */
 function specPlaceRefusal(spec: Spec, specFile: string): string | null {
-  if (!jailOn(spec)) return null;
-  const real = (p: string) => {
-    try {
-      return realpathSync(p);
-    } catch {
-      return posix.resolve(p);
-    }
-  };
-  const file = real(specFile);
-  const repo = real(spec.repo);
-  if (!file.startsWith(`${repo}/`) || file === posix.join(repo, 'hbgen.json')) return null;
+  if (!jailOn(spec) || !reachesRepo(specFile, spec.repo)) return null;
+  if (resolved(specFile) === resolved(posix.join(spec.repo, 'hbgen.json'))) return null;
   return `${specFile}: is inside the repo, where the jailed agent could rewrite it (a gate, a wider sandbox) before your next install; the jail keeps only ${posix.join(spec.repo, 'hbgen.json')} read-only, so name it that or move it outside the repo`;
 }
 

@@ -21,17 +21,17 @@ import { toolsPresent } from '../host/proc/tools.ts';
 import { type Names, names } from '../names.ts';
 import type { Spec } from '../spec.ts';
 import { checkApply, line, loadFor } from './common.ts';
-import { recordedSpecForStop, resolveSpecArg } from '../spec-arg.ts';
+import { specForStop } from '../spec-arg.ts';
 
 /** The spec stop goes by, its names, the install's record and what reading it noted. */
 async function stopSpec(io: HostIO, argv: { spec: string; apply?: boolean }): Promise<{ fileSpec: Spec; n: Names; s: State | null; unread: string[] }> {
   // By name with its spec file gone (or rewritten to name another install): the record's spec.
-  const recorded = await recordedSpecForStop(io, argv.spec);
-  const fileSpec = recorded?.spec ?? loadFor(io, await resolveSpecArg(io, argv.spec)).spec;
+  const how = await specForStop(io, argv.spec);
+  const fileSpec = 'spec' in how ? how.spec : loadFor(io, how.file).spec;
   checkApply(fileSpec, argv.apply);
   const n = names(fileSpec);
   const { s, notes } = readStateOrNote(n);
-  return { fileSpec, n, s, unread: recorded ? [recorded.note, ...notes] : notes };
+  return { fileSpec, n, s, unread: 'note' in how ? [how.note, ...notes] : notes };
 }
 
 export async function stop(argv: { spec: string; all?: boolean; apply?: boolean }, io: HostIO): Promise<number> {
