@@ -121,7 +121,7 @@ export interface BillingContext {
   billingNotPlan: string;
   /** The spec's env sets CLAUDE_CODE_OAUTH_TOKEN: authMethod oauth_token is the plan (src/billing.ts). */
   billingSetupToken: boolean;
-  /** Issue 24: the settings/config files read before every wake, the credential names as " A B ", what to do about a hit, and the managed drop-in folder (claude). */
+  /** The settings/config files read before every wake, the credential names as " A B ", what to do about a hit, and the managed drop-in folder (claude). */
   billingFiles: string[];
   billingKeys: string;
   billingFileFix: string;
