@@ -41,6 +41,7 @@
 // a crontab line only its `%` need cron's escaping; it stays on one line (cron's limit).
 import { LOG_DATE_FORMAT, LOG_PRINTF } from '../src/formats.ts';
 import type { Names } from '../src/names.ts';
+import { runtimeName } from './runtime.ts';
 
 /** The entry's exit status when the wrapper is not the one hbgen installed (EX_CONFIG). */
 export const ENTRY_REFUSED = 78;
@@ -75,14 +76,19 @@ export function entryScript(name: string, sha256: string): string {
   if (!/^[0-9a-f]{64}$/.test(sha256)) throw new Error(`entry: ${JSON.stringify(sha256)} is not a SHA-256 in hex`);
   const logLine = `printf ${dq('the log format', LOG_PRINTF)} "$(/bin/date -u ${bare('the log date format', LOG_DATE_FORMAT)})" ${n} "error ${WRAPPER_CHANGED}"`;
   const said = `hbgen ${n}: %s differs from the wrapper hbgen installed (or cannot be read), so it did not run; see hbgen status, then reinstall it with hbgen install\\n`;
+  // The runtime beside the wrapper is summed in the same call ("-" is the wrapper, on
+  // stdin): the wrapper compares the runtime's line with its pin (HBGEN_SUMS), so a wake
+  // the scheduler starts runs no second checksum.
+  const sumBoth = SHA256_TOOLS.map((t) => `${t} - "$r"`).join(' || ');
   return [
     // Its own PATH, and no function of the environment's in place of a command it runs.
     'PATH=/usr/bin:/bin',
     'export PATH',
     'unset -f [ printf 2>/dev/null',
+    `r=\${1%/*}/${bare('the runtime name', runtimeName())}`,
     // 2>/dev/null first: a missing file's or tool's message would be a second stderr line.
-    `h=$({ ${SHA256_TOOLS.join(' || ')}; } 2>/dev/null <"$1")`,
-    `[ "\${h%% *}" = ${sha256} ] && exec /bin/sh "$1"`,
+    `h=$({ ${sumBoth}; } 2>/dev/null <"$1")`,
+    `[ "\${h%% *}" = ${sha256} ] && HBGEN_SUMS=$h && export HBGEN_SUMS && exec /bin/sh "$1"`,
     'l=${1%/*}/runtime.log',
     // Only into the wrapper's own log file, never through a link planted in its place.
     `[ -f "$l" ] && [ ! -L "$l" ] && ${logLine} >>"$l"`,

@@ -1,6 +1,6 @@
-// Being told when the heartbeat stops working: what the wrapper's step
-// 1c (partial heartbeat/17-notify) reads from the spec. Nothing of it is rendered when the
-// spec has neither notify nor ping, so that such a wake costs nothing extra.
+// Being told when the heartbeat stops working: what the runtime's step 4 (partial
+// heartbeat/17-notify) reads from heartbeat.sh's values. Without notify and ping the values
+// are absent and hb_tell is never called, so that such a wake costs nothing extra.
 import { pingOf } from '../src/notify.ts';
 import type { RenderContext } from './types.ts';
 

@@ -4,8 +4,9 @@
 // here from named steps, one per part of the script that reads it.
 import { type SeedsContext, seedsContext } from './seeds.ts';
 import { posix } from 'node:path';
+import { createHash } from 'node:crypto';
 import { renderClaimSh, renderHeartbeatSh, renderWindowSh } from '../src/gen/templates.ts';
-import { FILES_AWK, TOKEN_AWK, TOKEN_REFUSAL, VERDICT_AWK } from '../src/billing-rules.ts';
+import { runtime } from './runtime.ts';
 import { STATUS_ARGV, billingClient, billingFiles, billingKeyNames, billingTimeout, fileHitFix, hasSetupToken, notPlan, timedOut } from '../src/billing.ts';
 import { harnessArgs, promptSeparator } from '../src/harness.ts';
 import { openDays } from '../src/schedule.ts';
@@ -177,6 +178,8 @@ export interface WindowContext {
   header: string;
   timezone: string;
   zoneGlob: string;
+  /** The same glob as a plain value (heartbeat.sh's wn_glob, expanded unquoted). */
+  zoneGlobRaw: string;
   /** Minutes of the day where the window opens and ends. */
   start: number;
   end: number;
@@ -317,10 +320,10 @@ function billingContext(ctx: RenderContext): BillingContext {
     billingKeys: ` ${billingKeyNames().join(' ')} `,
     billingFileFix: fileHitFix(client),
     billingManagedDir: client === 'claude-code',
-    billingVerdictAwk: VERDICT_AWK,
-    billingFilesAwk: FILES_AWK,
-    billingTokenAwk: TOKEN_AWK,
-    billingTokenRefusal: TOKEN_REFUSAL,
+    billingVerdictAwk: '',
+    billingFilesAwk: '',
+    billingTokenAwk: '',
+    billingTokenRefusal: '',
   };
 }
 
@@ -359,30 +362,6 @@ function outcomeContext(ctx: RenderContext): OutcomeContext {
   return { prunes };
 }
 
-export function wrapperContext(ctx: RenderContext): WrapperContext {
-  const billing = billingContext(ctx);
-  const notify = notifyContext(ctx);
-  return {
-    ...windowContext(ctx),
-    ...jailContext(ctx),
-    ...environmentContext(ctx),
-    ...gateContext(ctx),
-    ...lockContext(ctx),
-    ...wakeContext(ctx),
-    ...billing,
-    ...outcomeContext(ctx),
-    ...windowEndContext(ctx),
-    ...limitContext(ctx),
-    ...rotateContext(ctx),
-    ...notify,
-    boundedOn: notify.tellOn || billing.billingCheck,
-    ...formatsContext(ctx),
-    ...streamContext(ctx),
-    ...boundsContext(ctx),
-    ...seedsContext(ctx, wakeContext(ctx).agentArgs, harnessArgs(ctx.spec.agent, jailOn(ctx.spec)).length),
-  };
-}
-
 function boundsContext(ctx: RenderContext): BoundsContext {
   const l = limitsOf(ctx.spec);
   const how = factsOf(ctx.spec.schedule.scheduler)?.bounds?.wrapper;
@@ -391,7 +370,6 @@ function boundsContext(ctx: RenderContext): BoundsContext {
   const cap = l.cap === null ? null : memoryBytes(l.cap);
   return { bounds: true, boundsScope: how === 'scope', boundsTasks: l.tasks, boundsMemory: l.memory, boundsKib: bytes === null ? '' : String(bytes / 1024), boundsCapKib: cap === null ? '' : String(cap / 1024), boundsMemoryText: memoryText(l) };
 }
-
 function streamContext(ctx: RenderContext): StreamContext {
   const h = ctx.spec.agent.harness;
   const kind = h === 'claude-code' ? 'claude' : h === 'codex' ? 'codex' : '';
@@ -435,6 +413,11 @@ function zoneGlob(zone: string): string {
     .join('/');
 }
 
+// The zone's glob as a value: zone names hold only letters, digits, _ + - and /.
+function zoneGlobRaw(zone: string): string {
+  return zone.split('/').map((part) => (/^[A-Za-z0-9_+-]/.test(part) ? `[${part[0]}]${part.slice(1)}` : part)).join('/');
+}
+
 export function windowContext(ctx: RenderContext): WindowContext {
   const h = ctx.spec.schedule.hours;
   const plan = ctx.plan;
@@ -449,6 +432,7 @@ export function windowContext(ctx: RenderContext): WindowContext {
     header: ctx.header,
     timezone: h.timezone,
     zoneGlob: zoneGlob(h.timezone),
+    zoneGlobRaw: zoneGlobRaw(h.timezone),
     start,
     end,
     startText: h.start,
@@ -474,10 +458,158 @@ export function windowContext(ctx: RenderContext): WindowContext {
   };
 }
 
+/** templates/heartbeat.sh.hbs: the header, the spec's values, the runtime's pin. */
+export interface HeartbeatContext {
+  header: string;
+  values: string[];
+  version: string;
+  sha256: string;
+  logPrintf: string;
+  logDateFormat: string;
+  changed: string;
+}
+
+/** templates/window.sh.hbs: the working hours' values and the runtime's pin. */
+export interface WindowShContext {
+  header: string;
+  startText: string;
+  endText: string;
+  timezone: string;
+  values: string[];
+  version: string;
+  sha256: string;
+}
+
+/** The runtime.log detail heartbeat.sh writes after `error` for a runtime that is not the pinned one. */
+export const RUNTIME_CHANGED = 'runtime changed';
+
+/** `NAME=VALUE` as heartbeat.sh assigns it: the value single-quoted (src/escape.ts). */
+const assign = (name: string, value: string | number) => `${name}=${typeof value === 'number' ? String(value) : sh(value)}`;
+
+/** A list as numbered variables NAME_1, NAME_2, ... (the runtime's hb_words reads them). */
+const list = (name: string, items: readonly string[]) => items.map((v, i) => assign(`${name}_${i + 1}`, v));
+
+/** The working-hours check's values (wn_), the same in heartbeat.sh and window.sh. */
+function windowValues(ctx: RenderContext): string[] {
+  const w = windowContext(ctx);
+  return [
+    assign('wn_zone', w.timezone),
+    assign('wn_glob', w.zoneGlobRaw),
+    assign('wn_start', w.start),
+    assign('wn_end', w.end),
+    assign('wn_days', w.dayList.join('|')),
+    ...(w.grid ? [assign('wn_grid', '1')] : []),
+    assign('wn_every', w.everyMinutes),
+    assign('wn_minute', w.minute),
+    assign('wn_gridfirst', w.gridFirst),
+    ...(w.firstPass ? [assign('wn_twice', '1')] : []),
+  ];
+}
+
+function heartbeatValues(ctx: RenderContext): string[] {
+  const { spec } = ctx;
+  const env = environmentContext(ctx);
+  const wake = wakeContext(ctx);
+  const billing = billingContext(ctx);
+  const jail = jailContext(ctx);
+  const notify = notifyContext(ctx);
+  const limit = limitContext(ctx);
+  const end = windowEndContext(ctx);
+  const stream = streamContext(ctx);
+  const seeds = seedsContext(ctx, wake.agentArgs, harnessArgs(spec.agent, jailOn(spec)).length);
+  const presetLength = harnessArgs(spec.agent, jailOn(spec)).length;
+  const preset = wake.agentArgs.slice(0, presetLength);
+  const m = preset.indexOf('--model');
+  const f = preset.indexOf('--fallback-model');
+  const opt = (name: string, v: string | boolean) => (v ? [assign(name, v === true ? '1' : v)] : []);
+  return [
+    assign('hb_name', env.name),
+    assign('hb_repo', env.repo),
+    assign('hb_state', env.stateDir),
+    assign('hb_bin', env.bin),
+    ...opt('hb_client', billing.billingClientName),
+    assign('hb_prompt_text', wake.prompt),
+    assign('hb_timeout', env.timeout),
+    assign('hb_timeout_text', wake.timeoutText),
+    assign('hb_kill', env.killAfter),
+    assign('hb_cap', env.cap),
+    assign('hb_lockmode', env.lock),
+    assign('hb_logmax', rotateContext(ctx).logMaxBytes),
+    assign('hb_budget', stream.budget),
+    assign('hb_minrun', end.minRun),
+    assign('hb_minrun_text', end.minRunText),
+    assign('hb_clockshift', end.clockShift),
+    assign('hb_endtext', windowContext(ctx).endText),
+    assign('hb_limit_backoff', limit.limitBackoff),
+    assign('hb_limit_backoff_text', limit.limitBackoffText),
+    assign('hb_limit_distrust', limit.limitDistrust),
+    assign('hb_limit_distrust_text', limit.limitDistrustText),
+    assign('hb_notify_after', notify.notifyAfter),
+    ...opt('hb_ping_url', notify.pingUrl),
+    ...opt('hb_pingbody', notify.pingOn && notify.pingBody),
+    ...opt('hb_shared', wake.shared),
+    ...opt('hb_lateskip', windowContext(ctx).lateSkip),
+    ...opt('hb_models_line', wake.modelsLine),
+    ...opt('hb_model_spec', seeds.model),
+    ...opt('hb_fallback', seeds.fallbackModel),
+    ...(seeds.fallbackModel && m >= 0 ? [assign('hb_model_at', m + 2)] : []),
+    ...(seeds.fallbackModel && f >= 0 ? [assign('hb_alt_at', f + 1)] : []),
+    ...(billing.billingCheck ? [assign('hb_billing_s', billing.billingTimeout)] : []),
+    ...opt('hb_billing_token', billing.billingSetupToken),
+    ...opt('hb_jail', jail.jail),
+    ...opt('hb_srt', jail.jailBin),
+    ...opt('hb_jailtmp', jail.jailTmp),
+    ...opt('hb_jaillinux', jail.jailLinux),
+    ...(jail.jail ? [assign('hb_jailsha', createHash('sha256').update(`${jail.jailSettingsText}\n`, 'utf8').digest('hex'))] : []),
+    ...boundsValues(ctx),
+    ...windowValues(ctx),
+    ...listValues(ctx, env, wake, jail, billing, notify),
+  ];
+}
+
+/** The wake's bounds where the wrapper applies them (hb_tasks set switches them on; hb_bndscope: cron's transient scope). */
+function boundsValues(ctx: RenderContext): string[] {
+  const b = boundsContext(ctx);
+  if (!b.bounds) return [];
+  return [
+    assign('hb_tasks', b.boundsTasks),
+    assign('hb_mem', b.boundsMemory),
+    assign('hb_memkib', b.boundsKib),
+    assign('hb_memcap', b.boundsCapKib),
+    assign('hb_memtext', b.boundsMemoryText),
+    ...(b.boundsScope ? [assign('hb_bndscope', '1')] : []),
+  ];
+}
+
+/** heartbeat.sh's lists, each as numbered variables (hb_words in the runtime reads them). */
+function listValues(ctx: RenderContext, env: EnvironmentContext, wake: WakeContext, jail: JailContext, billing: BillingContext, notify: NotifyContext): string[] {
+  return [
+    ...list('hb_env', env.envWords),
+    ...list('hb_secret', ctx.spec.kubernetes?.secretKeys ?? []),
+    ...list('hb_arg', wake.agentArgs),
+    ...list('hb_gate', gateContext(ctx).gateArgv),
+    ...list('hb_notify', notify.notifyArgv),
+    ...list('hb_jailenv', jail.jailEnvWords),
+    ...list('hb_jaildir', jail.jailDirs),
+    ...jail.jailSeeds.flatMap((x, i) => [assign(`hb_seed_${i + 1}`, x.path), assign(`hb_seedtext_${i + 1}`, x.content)]),
+    ...list('hb_billfile', billing.billingFiles),
+    ...list('hb_prune', outcomeContext(ctx).prunes),
+  ];
+}
+
 export function scriptFiles(ctx: RenderContext): RenderedFile[] {
+  const rt = runtime();
+  const w = windowContext(ctx);
   const files: RenderedFile[] = [
-    { path: 'heartbeat.sh', content: renderHeartbeatSh(wrapperContext(ctx)), mode: 0o755 },
-    { path: 'window.sh', content: renderWindowSh(windowContext(ctx)), mode: 0o755 },
+    {
+      path: 'heartbeat.sh',
+      content: renderHeartbeatSh({ header: ctx.header, values: heartbeatValues(ctx), version: rt.version, sha256: rt.sha256, logPrintf: LOG_PRINTF, logDateFormat: LOG_DATE_FORMAT, changed: RUNTIME_CHANGED }),
+      mode: 0o755,
+    },
+    { path: 'window.sh', content: renderWindowSh({ header: ctx.header, startText: w.startText, endText: w.endText, timezone: w.timezone, values: windowValues(ctx), version: rt.version, sha256: rt.sha256 }), mode: 0o755 },
+    // The runtime itself, named by its version: the same bytes for every spec (a reviewer
+    // skips it; `hbgen runtime --sha256` prints the SHA-256 it must have).
+    { path: rt.name, content: rt.text, mode: 0o444 },
   ];
   if (ctx.spec.shared) files.push({ path: 'claim.sh', content: renderClaimSh(claimContext(ctx)), mode: 0o755 });
   const jail = jailPolicy(ctx.spec);

@@ -77,6 +77,12 @@ function fileCommands(y: Argv, run: Run): Argv {
     )
     .command('schema', "print the spec's JSON Schema", (y) => y, run(async () => (await renderCmds()).schemaCmd()))
     .command(
+      'runtime',
+      "print the wrapper's runtime this hbgen ships (the same file for every spec), to review once per release",
+      (y) => y.option('sha256', { type: 'boolean', describe: 'print its version, SHA-256 and file name instead' }),
+      run(async (a: { sha256?: boolean }) => (await renderCmds()).runtimeCmd(a.sha256 === true)),
+    )
+    .command(
       'init [dir]',
       'write HEART.md, PROTOCOL.md, STATE.md, LOG.md, journal/ and a spec with what this host can tell; never overwrites',
       (y) => y.positional('dir', { describe: 'the repository folder', type: 'string', default: '.' }),

@@ -106,7 +106,7 @@ test('render: every file under a ==> path <== header, sorted, summary on stderr'
   const r = hbgen(['render', EXAMPLE]);
   assert.is(r.code, 0);
   const headers = [...r.stdout.matchAll(/^==> (.+) <==$/gm)].map((m) => m[1]);
-  assert.equal(headers, ['heartbeat.sh', 'host/hbgen-docs.service', 'host/hbgen-docs.timer', 'jail.json', 'window.sh']);
+  assert.equal(headers, ['heartbeat.sh', 'host/hbgen-docs.service', 'host/hbgen-docs.timer', 'jail.json', 'runtime-0.2.0.sh', 'window.sh']);
   assert.is(r.stderr, 'hbgen: fires at :07 and :37 past each hour, in the window 08:00–23:00 America/Santiago, Mon–Fri\n');
 });
 

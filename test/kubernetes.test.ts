@@ -255,7 +255,7 @@ test('env: forge and registry tokens are refused on every scheduler; on kubernet
   const spec = specOf(base({ kubernetes: { ...k, secretKeys: ['CLAUDE_CODE_OAUTH_TOKEN', 'GH_TOKEN'] } }));
   const objs = objectsOf(manifestOf(spec).yaml);
   assert.not.match(JSON.stringify(objs), /"name":"GH_TOKEN","value"/);
-  assert.ok(objs[0]!.data['heartbeat.sh'].includes('${GH_TOKEN+"GH_TOKEN=$GH_TOKEN"}'));
+  assert.match(objs[0]!.data["heartbeat.sh"], /\nhb_secret_\d+='GH_TOKEN'\n/);
 });
 
 test('every init container has requests and limits and every emptyDir a sizeLimit; sizeLimits overrides them, and the clone gets the Secret for a credential helper', () => {
@@ -290,12 +290,13 @@ test('every init container has requests and limits and every emptyDir a sizeLimi
 
 test('the wrapper passes the Secret key on by name; other schedulers render no such words', () => {
   const hb = manifestOf(specOf(base())).r.files.find((f) => f.path === 'heartbeat.sh')!.content;
-  assert.ok(hb.includes('${CLAUDE_CODE_OAUTH_TOKEN+"CLAUDE_CODE_OAUTH_TOKEN=$CLAUDE_CODE_OAUTH_TOKEN"}'));
-  assert.ok(hb.includes('-v tok=1'), 'the billing check counts the setup token');
+  // The key by name (the runtime passes it on as ${K+"K=$K"}), and the setup token counted.
+  assert.ok(hb.includes("\nhb_secret_1='CLAUDE_CODE_OAUTH_TOKEN'\n"));
+  assert.ok(hb.includes("\nhb_billing_token='1'\n"), 'the billing check counts the setup token');
   const { kubernetes: _k, ...raw } = base({ schedule: { ...base().schedule, scheduler: 'cron' } });
   const cronHb = renderNow(specOf(raw)).files.find((f) => f.path === 'heartbeat.sh')!.content;
-  assert.not.ok(cronHb.includes('${CLAUDE_CODE_OAUTH_TOKEN+'));
-  assert.ok(cronHb.includes('-v tok=0'));
+  assert.not.ok(cronHb.includes('hb_secret_'));
+  assert.not.ok(cronHb.includes('hb_billing_token'));
 });
 
 // ---------------------------------------------------------------- fire times

@@ -9,6 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { userInfo } from 'node:os';
 import { names } from '../src/names.ts';
+import { runtime } from '../generators/runtime.ts';
 import { type Host, hb, lines, makeHost, rewriteSpec, sha, tree } from './helpers/lifecycle.ts';
 
 const UNIT = 'hbgen-docs';
@@ -102,7 +103,10 @@ test('stand-in systemctl: --yes installs the units, runs exactly these commands,
   assert.equal(s.systemd, { lingerBefore: 'no', lingerEnabledByHbgen: true });
   assert.equal(s.createdDirs, [join(h.home, '.config'), join(h.home, '.config/systemd'), unitDir(h)]);
   const recorded: { path: string; sha256: string; mode: number }[] = [...s.files, ...s.hostFiles];
-  assert.is(recorded.length, 6);
+  // heartbeat.sh, window.sh, the runtime they pin, and the host copies of the units, each recorded.
+  assert.is(recorded.length, 7, recorded.map((r) => r.path).join(' '));
+  const rt = runtime();
+  assert.equal(recorded.find((r) => r.path === join(stateDir(h), rt.name)), { path: join(stateDir(h), rt.name), sha256: rt.sha256, mode: 0o444 }, 'the runtime: read-only, its SHA-256 the one hbgen ships');
   for (const f of recorded) {
     assert.is(sha(f.path), f.sha256, f.path);
     assert.is(statSync(f.path).mode & 0o7777, f.mode, `${f.path} mode`);

@@ -181,7 +181,11 @@ for (const sh of SHELLS) {
 test('the rendered scripts carry lockStaleAfter; no template writes an outcome word of its own', () => {
   const c = makeCase({ spec: { shared: true, timeout: '50s', killAfter: '20s' }, install: false });
   assert.match(c.files['claim.sh']!, new RegExp(`\\ncl_stale=${lockStaleAfter(50, 20)}\\n`));
-  assert.match(c.files['heartbeat.sh']!, new RegExp(`lk_old "\\$hb_lockd" ${Math.ceil(lockStaleAfter(50, 20) / 60)}\\n`));
+  // The runtime computes the same from heartbeat.sh's hb_timeout and hb_kill (lockStaleAfter: their sum).
+  assert.equal(lockStaleAfter(50, 20), 70);
+  assert.match(c.files['heartbeat.sh']!, /\nhb_timeout=50\nhb_timeout_text='50s'\nhb_kill=20\n/);
+  const rt = Object.entries(c.files).find(([k]) => k.startsWith('runtime-'))![1];
+  assert.match(rt, /lk_old "\$hb_lockd" \$\(\(\(hb_timeout \+ hb_kill \+ 59\) \/ 60\)\)\n/);
   // Where the wrapper logs an outcome (hb_log, hb_logat, the outcome it ends with), the
   // word comes from the render context ({{out.*}}), never a literal.
   const dir = join(import.meta.dirname, '..', 'templates', 'partials', 'heartbeat');

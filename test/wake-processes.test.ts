@@ -18,6 +18,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { formatPause } from '../src/formats.ts';
 import { PATHS, makeCase, type Case } from './helpers/wrapper.ts';
+import { entryArgv } from '../generators/entry.ts';
+import { names } from '../src/names.ts';
+import { realSha256 } from './helpers/entry.ts';
 
 const STRACE = ['/usr/bin/strace', '/bin/strace'].find((p) => existsSync(p));
 const scratch = mkdtempSync(join(tmpdir(), 'hbgen-procs-'));
@@ -30,14 +33,22 @@ interface Count {
   code: number | null;
 }
 
-/** One run of heartbeat.sh under strace: the processes it created. */
+/** The scheduler's entry for a case: the wake as the scheduler starts it. */
+function entry(c: Case): string[] {
+  return entryArgv({ spec: { name: c.spec.name }, names: names(c.spec), wrapperSha256: realSha256(c.files['heartbeat.sh']!) }).slice(1);
+}
+
+/** What the entry itself creates before it becomes the wrapper: its command substitution and one sha256sum, which sums the wrapper and the runtime. */
+const ENTRY = 2;
+
+/** One run of heartbeat.sh under strace, started through the scheduler's entry: the processes it created. */
 function count(c: Case, lead = false): Count {
   assert.ok(STRACE, 'strace is not installed: install it (apt-get install strace) to count the processes of a wake');
   const out = join(scratch, `trace-${Date.now()}`);
   // lead: setsid(1) execs the wrapper (it does not fork: strace's child leads no group), so
   // the wrapper leads its own session and group, as systemd and launchd start it.
   const pre = lead ? ['/usr/bin/setsid'] : [];
-  const r = spawnSync(STRACE!, ['-f', '-qq', '-e', 'trace=process', '-o', out, ...pre, '/bin/sh', join(c.state, 'heartbeat.sh')], {
+  const r = spawnSync(STRACE!, ['-f', '-qq', '-e', 'trace=process', '-o', out, ...pre, '/bin/sh', ...entry(c)], {
     env: { PATH: '/usr/bin:/bin' },
     stdio: 'ignore',
   });
@@ -52,7 +63,8 @@ function count(c: Case, lead = false): Count {
     const m = /execve\("([^"]*)"/.exec(l);
     if (m && !ran.has(pid) && !/ENOENT/.test(l)) ran.set(pid, m[1]!.replace(/^.*\//, ''));
   }
-  return { n: order.length, what: order.map((p) => ran.get(p) ?? '(subshell)'), code: r.status };
+  // The entry's own two come first; the wake's count is the rest (the runtime's check shares the entry's sha256sum).
+  return { n: order.length - ENTRY, what: order.slice(ENTRY).map((p) => ran.get(p) ?? '(subshell)'), code: r.status };
 }
 
 const UTC = { start: '00:00', end: '24:00', timezone: 'UTC' };

@@ -43,6 +43,8 @@ function gate(hours: Record<string, unknown>, edit?: (s: string) => string): str
   if (edit) text = edit(text);
   const p = join(dir, `w${n++}.sh`);
   writeFileSync(p, text, { mode: 0o755 });
+  // The runtime it pins, beside it.
+  for (const f of r.files) if (f.path.startsWith('runtime-')) writeFileSync(join(dir, f.path), f.content);
   return p;
 }
 
@@ -192,8 +194,8 @@ test('a GNU date -r trap: a file named like the epoch in the cwd changes nothing
 });
 
 test('faults exit 2: unknown zone, mis-cased zone, TZDIR without the zone, bad EPOCH', () => {
-  const mars = gate({ start: '00:00', end: '24:00', timezone: 'UTC' }, (s) => s.replace(/\[U\]'TC'/, "[M]'ars'/[O]'lympus'").replace("wn_zone='UTC'", "wn_zone='Mars/Olympus'"));
-  const lower = gate({ start: '00:00', end: '24:00', timezone: 'Europe/Berlin' }, (s) => s.replace("[E]'urope'/[B]'erlin'", "[e]'urope'/[b]'erlin'").replace("wn_zone='Europe/Berlin'", "wn_zone='europe/berlin'"));
+  const mars = gate({ start: '00:00', end: '24:00', timezone: 'UTC' }, (s) => s.replace("wn_glob='[U]TC'", "wn_glob='[M]ars/[O]lympus'").replace("wn_zone='UTC'", "wn_zone='Mars/Olympus'"));
+  const lower = gate({ start: '00:00', end: '24:00', timezone: 'Europe/Berlin' }, (s) => s.replace("wn_glob='[E]urope/[B]erlin'", "wn_glob='[e]urope/[b]erlin'").replace("wn_zone='Europe/Berlin'", "wn_zone='europe/berlin'"));
   const ok = gate({ start: '00:00', end: '24:00', timezone: 'Europe/Berlin' });
   const emptyTz = join(dir, 'zoneinfo-empty');
   mkdirSync(emptyTz, { recursive: true });

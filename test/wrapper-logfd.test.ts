@@ -15,7 +15,7 @@ import * as assert from 'uvu/assert';
 import { existsSync, readFileSync, readlinkSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseLog } from '../src/formats.ts';
-import { PATHS, SHELLS, type Case, makeCase, procs, run, sleep, waitFor } from './helpers/wrapper.ts';
+import { PATHS, SHELLS, type Case, makeCase, procs, run, sleep, waitFor, writeWrapper } from './helpers/wrapper.ts';
 
 const TOOLSETS = [
   ['full', PATHS.full],
@@ -161,7 +161,7 @@ interface DiskRun {
  */
 async function diskRun(c: Case, sh: (typeof SHELLS)[number], prepare: string, how: 'full' | 'empty' | 'ro'): Promise<DiskRun> {
   const script = join(c.dir, 'heartbeat.sh');
-  writeFileSync(script, c.files['heartbeat.sh']!, { mode: 0o755 });
+  writeWrapper(script, c.files);
   const out = join(c.dir, 'disk');
   const q = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
   const before = [

@@ -9,6 +9,8 @@
 //   + 1 s, with and without the wrapper leading its group;
 // - a wrapper killed with SIGKILL: its agent still dies at its deadline.
 import { test } from 'uvu';
+import { chmodSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import * as assert from 'uvu/assert';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -34,15 +36,19 @@ const cleanup = (list: number[]) => {
 
 const PROBES = ['[ ! -r "/proc/$hb_main/stat" ] || hb_procfs=1', '[ -n "${POSH_VERSION:-}" ] || [ ! -r "/proc/$hb_main/task/$hb_main/children" ] || hb_kids=1'];
 
-/** The installed wrapper, with its two looks for /proc switched off. */
+/** The installed runtime, with its two looks for /proc switched off, and heartbeat.sh pinning that copy. */
 function noProc(c: Case): void {
-  const file = join(c.state, 'heartbeat.sh');
+  const rt = Object.keys(c.files).find((k) => k.startsWith('runtime-'))!;
+  const file = join(c.state, rt);
   let text = readFileSync(file, 'utf8');
   for (const p of PROBES) {
     assert.ok(text.includes(p), `the wrapper no longer looks for /proc with: ${p}`);
     text = text.replace(p, ':');
   }
+  chmodSync(file, 0o644);
   writeFileSync(file, text);
+  const hb = join(c.state, 'heartbeat.sh');
+  writeFileSync(hb, readFileSync(hb, 'utf8').replace(/^hb_rt_sha256='[0-9a-f]{64}'$/m, `hb_rt_sha256='${createHash('sha256').update(text).digest('hex')}'`));
 }
 
 const STUBBORN = 'trap "" TERM\nsleep 300 &\necho $! >>"$HBTEST_DIR/kids"\n(sleep 300 & echo $! >>"$HBTEST_DIR/kids"; wait) &\necho $! >>"$HBTEST_DIR/kids"\nsleep 300\n';

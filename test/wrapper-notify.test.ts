@@ -397,12 +397,14 @@ test('every pause at the plan\'s limit runs notify (HBGEN_EVENT=limit, HBGEN_STR
   assert.is(c.outcomes().at(-1), 'note notify limit 2: exit 0');
 });
 
-test('without notify and ping nothing of it is rendered', () => {
+test('without notify and ping heartbeat.sh switches neither on (the runtime calls them only when on)', () => {
   const c = makeCase({ install: false });
-  assert.not.match(c.files['heartbeat.sh']!, /hb_tell|hb_ping|hb_streak|hb_bounded/);
+  assert.not.match(c.files['heartbeat.sh']!, /hb_notify_\d|hb_ping_url/);
   const n = tellCase({ ping: null });
-  assert.match(n.files['heartbeat.sh']!, /hb_streak/);
-  assert.not.match(n.files['heartbeat.sh']!, /hb_ping/);
+  assert.match(n.files['heartbeat.sh']!, /\nhb_notify_1=/);
+  assert.not.match(n.files['heartbeat.sh']!, /hb_ping_url/);
+  const rt = Object.entries(c.files).find(([k]) => k.startsWith('runtime-'))![1];
+  assert.match(rt, /\[ -z "\$hb_tellon" \] \|\| hb_tell "\$hb_outcome_code"/);
 });
 
 test.after(() => {

@@ -182,11 +182,11 @@ test('an end on a wall-clock time the spring-forward skips comes early, never la
   assert.equal(c.outcomes(), ['skip-window 0s left, minRun 5m']);
 });
 
-test('a zone whose clocks never change needs no second date call (none is rendered)', () => {
+test('a zone whose clocks never change needs no second date call (its clock shift is 0)', () => {
   const tokyo = caseAt({ at: '2026-12-01T00:00:20Z', hours: { start: '09:00', end: '17:00', timezone: 'Asia/Tokyo' } });
-  assert.not.match(tokyo.files['heartbeat.sh']!, /hb_offmin/);
+  assert.match(tokyo.files['heartbeat.sh']!, /\nhb_clockshift=0\n/);
   const berlin = caseAt({ at: '2026-12-01T00:00:20Z', hours: BERLIN_DAY });
-  assert.match(berlin.files['heartbeat.sh']!, /hb_offmin "\$wn_z"/);
+  assert.match(berlin.files['heartbeat.sh']!, /\nhb_clockshift=3600\n/);
 });
 
 test('Asia/Tokyo: clamped to 17:00 JST', async () => {

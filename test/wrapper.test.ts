@@ -7,7 +7,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, wr
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { JUNK_ENV, PATHS, agentShell, SHELLS, makeCase, parseStat, run, shell, shellcheck, sleep, survivors, waitFor } from './helpers/wrapper.ts';
+import { JUNK_ENV, PATHS, agentShell, SHELLS, makeCase, parseStat, run, shell, shellcheck, sleep, survivors, waitFor, writeWrapper } from './helpers/wrapper.ts';
 import { renderNow } from './helpers/render.ts';
 import { validateSpec } from '../src/spec.ts';
 
@@ -120,7 +120,7 @@ for (const sh of SHELLS) {
     for (const [what, breakIt, msg, logged] of faults) {
       const c = makeCase();
       const script = join(c.dir, 'heartbeat.sh');
-      writeFileSync(script, c.files['heartbeat.sh']!);
+      writeWrapper(script, c.files);
       breakIt(c);
       const r = await run(c, sh, { script });
       assert.is(r.code, 78, `${what}: ${r.stderr}`);
@@ -137,7 +137,7 @@ for (const sh of SHELLS) {
     writeFileSync(join(c1.repo, 'file'), '');
     const state2 = join(c1.dir, 'outside');
     mkdirSync(state2);
-    writeFileSync(join(state2, 'heartbeat.sh'), c1.files['heartbeat.sh']!);
+    writeWrapper(join(state2, 'heartbeat.sh'), c1.files);
     const r1 = await run(c1, sh, { script: join(state2, 'heartbeat.sh') });
     assert.is(r1.code, 78);
     assert.is(r1.stderr.trim().split('\n').length, 1);
@@ -146,7 +146,7 @@ for (const sh of SHELLS) {
     const real = join(c2.dir, 'real');
     mkdirSync(real);
     symlinkSync(real, join(c2.repo, 'st'));
-    writeFileSync(join(real, 'heartbeat.sh'), c2.files['heartbeat.sh']!);
+    writeWrapper(join(real, 'heartbeat.sh'), c2.files);
     const r2 = await run(c2, sh, { script: join(real, 'heartbeat.sh') });
     assert.is(r2.code, 78);
     assert.match(r2.stderr, /is a symbolic link/);

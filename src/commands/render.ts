@@ -1,4 +1,8 @@
-// render, check and schema: the commands that never touch the host.
+// render, check, runtime and schema: the commands that never touch the host.
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { RenderedFile } from '../pipeline.ts';
 import { UserError } from '../errors.ts';
 import { loadSpec } from '../load.ts';
 import { renderSpec } from '../pipeline.ts';
@@ -32,10 +36,45 @@ export async function checkCmd(argv: { spec: string; dir: string }): Promise<voi
     process.stderr.write(`hbgen: ${argv.dir} matches ${argv.spec}\n`);
     return;
   }
+  const upgrade = await runtimeOnly(argv.dir, r.files, compareTree);
+  if (upgrade) throw new UserError([`${argv.dir}: ${upgrade}; run \`hbgen render ${argv.spec} --out ${argv.dir}\` to update it`]);
   process.stdout.write(drift.map((d) => d.diff).join(''));
   throw new UserError([
     `${argv.dir}: ${drift.length} difference${drift.length > 1 ? 's' : ''} from a fresh render of ${argv.spec}; run \`hbgen render ${argv.spec} --out ${argv.dir}\` to update it`,
   ]);
+}
+
+/**
+ * When the committed tree differs from a fresh render only by the runtime (its pin in
+ * heartbeat.sh and window.sh, the wrapper's SHA-256 in the scheduler entry, the runtime
+ * file itself), the one line that says so; null otherwise.
+ */
+async function runtimeOnly(dir: string, files: RenderedFile[], compareTree: (d: string, f: RenderedFile[]) => Promise<unknown[]>): Promise<string | null> {
+  const oldHb = join(dir, 'heartbeat.sh');
+  if (!existsSync(oldHb)) return null;
+  const pin = (t: string) => ({ v: /^hb_rt_version='([^']*)'$/m.exec(t)?.[1], sha: /^hb_rt_sha256='([0-9a-f]{64})'$/m.exec(t)?.[1] });
+  const oldText = readFileSync(oldHb, 'utf8');
+  const newText = files.find((f) => f.path === 'heartbeat.sh')?.content ?? '';
+  const o = pin(oldText);
+  const n = pin(newText);
+  if (!o.v || !o.sha || !n.v || !n.sha || o.sha === n.sha) return null;
+  const sha = (t: string) => createHash('sha256').update(t, 'utf8').digest('hex');
+  const [oldW, newW] = [sha(oldText), sha(newText)];
+  const oldRt = readdirSync(dir).filter((f) => /^runtime-.*\.sh$/.test(f));
+  // The fresh render with the old pin put back: nothing else may differ.
+  const back = files
+    .filter((f) => !/^runtime-.*\.sh$/.test(f.path))
+    .map((f) => ({ ...f, content: f.content.split(`hb_rt_version='${n.v}'`).join(`hb_rt_version='${o.v}'`).split(n.sha!).join(o.sha!).split(newW).join(oldW).split(`runtime-${n.v}.sh`).join(`runtime-${o.v}.sh`) }));
+  for (const f of oldRt) back.push({ path: f, content: readFileSync(join(dir, f), 'utf8'), mode: 0o444 });
+  if ((await compareTree(dir, back)).length !== 0) return null;
+  return `runtime ${o.v} sha256 ${o.sha.slice(0, 4)}… → ${n.v} sha256 ${n.sha.slice(0, 4)}…; nothing else changed`;
+}
+
+/** `hbgen runtime`: the runtime's text, or with --sha256 "VERSION SHA256 NAME". */
+export async function runtimeCmd(sha256: boolean): Promise<void> {
+  const { runtime } = await import('../../generators/runtime.ts');
+  const rt = runtime();
+  process.stdout.write(sha256 ? `${rt.version} ${rt.sha256} ${rt.name}\n` : rt.text);
 }
 
 export async function schemaCmd(): Promise<void> {

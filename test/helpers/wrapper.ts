@@ -212,6 +212,12 @@ export function install(state: string, files: Record<string, string>) {
   }
 }
 
+/** heartbeat.sh at `path`, with the runtime it pins beside it (as install puts them). */
+export function writeWrapper(path: string, files: Record<string, string>, content = files['heartbeat.sh']!) {
+  writeFileSync(path, content, { mode: 0o755 });
+  for (const [k, v] of Object.entries(files)) if (k.startsWith('runtime-')) writeFileSync(join(dirname(path), k), v);
+}
+
 function merge(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...a };
   for (const [k, v] of Object.entries(b)) {

@@ -1,0 +1,118 @@
+// hbgen's runtime: the program of every heartbeat.sh, rendered once from the wrapper's
+// partials with no spec in it (the same bytes for every spec). Its context holds only
+// hbgen's own constants: the log's formats, the outcome words, the clients' words. Each
+// spec's heartbeat.sh holds the values and pins this file by version and SHA-256.
+import { createHash } from 'node:crypto';
+import { renderRuntimeSh } from '../src/gen/templates.ts';
+import { FILES_AWK, TOKEN_AWK, TOKEN_REFUSAL, VERDICT_AWK } from '../src/billing-rules.ts';
+import { STATUS_ARGV, billingKeyNames, fileHitFix, notPlan, timedOut } from '../src/billing.ts';
+import { REFUSALS } from '../src/model-fallback.ts';
+import { JAIL_PLACEHOLDERS, REPO_DENY } from '../src/jail.ts';
+import { LOCK_OWNER_PRINTF, LOG_DATE_FORMAT, LOG_PRINTF, OUTCOME_WORDS, PAUSE_PRINTF, SMOKE_DETAIL, TAMPERED_GIT, UNTIL_WORD, WAKES_PRINTF, AGENT_RECORD_PRINTF, ASIDE_DIR, PAUSE_MAX_SECONDS, logLineShell, wakeDetailShell } from '../src/formats.ts';
+import { LIMIT_FAR } from './limit.ts';
+import { NOTIFY_SECONDS, PING_BOUND, PING_SECONDS } from './notify.ts';
+import { logDateShell } from './wrapper.ts';
+import { VERSION } from '../src/version.ts';
+import { SHA256_TOOLS } from './entry.ts';
+
+/** A preset client's words, chosen at wake time by heartbeat.sh's hb_client. */
+export interface RuntimeClient {
+  name: string;
+  argvText: string;
+  command: string;
+  notPlan: string;
+  fileFix: string;
+  refusals: string[];
+}
+
+export interface RuntimeContext {
+  version: string;
+  out: typeof OUTCOME_WORDS;
+  logPrintf: string;
+  logDateFormat: string;
+  logDateShell: string;
+  asideDir: string;
+  wakesPrintf: string;
+  agentPrintf: string;
+  pausePrintf: string;
+  lockOwnerPrintf: string;
+  smokeDetail: string;
+  untilWord: string;
+  tamperedGit: string;
+  /** The scheduler entry's SHA-256 tools (generators/entry.ts): each one's program, tested with -x, and its command. */
+  sha256Tools: { path: string; cmd: string }[];
+  limitMaxPause: number;
+  limitFar: number;
+  notifySeconds: number;
+  pingSeconds: number;
+  pingBound: number;
+  /** The `start` line's detail (hb_n, hb_now), and ` jail` after it for a jailed wake. */
+  wakeDetailSh: string;
+  startLineSh: string;
+  jailed: string;
+  jailPlaceholders: string[];
+  billingKeys: string;
+  billingVerdictAwk: string;
+  billingFilesAwk: string;
+  billingTokenAwk: string;
+  billingTokenRefusal: string;
+  clients: RuntimeClient[];
+}
+
+/** The runtime's file name in the state folder (and beside a render's heartbeat.sh). */
+export const runtimeName = (version = VERSION) => `runtime-${version}.sh`;
+
+function runtimeContext(): RuntimeContext {
+  const wakeDetailSh = wakeDetailShell('hb_n', 'hb_now', false);
+  const clients = (['claude-code', 'codex'] as const).map((c) => ({
+    name: c,
+    argvText: STATUS_ARGV[c].join(' '),
+    // "<command> did not answer within N s": the command, N filled in at wake time.
+    command: timedOut(c, 0).replace(/ did not answer within 0 s$/, ''),
+    notPlan: notPlan(c),
+    fileFix: fileHitFix(c),
+    refusals: REFUSALS[c],
+  }));
+  return {
+    version: VERSION,
+    out: OUTCOME_WORDS,
+    logPrintf: LOG_PRINTF,
+    logDateFormat: LOG_DATE_FORMAT,
+    logDateShell: logDateShell(LOG_DATE_FORMAT),
+    asideDir: ASIDE_DIR,
+    wakesPrintf: WAKES_PRINTF,
+    agentPrintf: AGENT_RECORD_PRINTF,
+    pausePrintf: PAUSE_PRINTF,
+    lockOwnerPrintf: LOCK_OWNER_PRINTF,
+    smokeDetail: SMOKE_DETAIL,
+    untilWord: UNTIL_WORD,
+    tamperedGit: TAMPERED_GIT,
+    sha256Tools: SHA256_TOOLS.map((cmd) => ({ path: cmd.split(' ').find((w) => w.startsWith('/') && !w.endsWith('/env'))!, cmd })),
+    limitMaxPause: PAUSE_MAX_SECONDS,
+    limitFar: LIMIT_FAR,
+    notifySeconds: NOTIFY_SECONDS,
+    pingSeconds: PING_SECONDS,
+    pingBound: PING_BOUND,
+    wakeDetailSh,
+    startLineSh: logLineShell('$hb_stamp', '$hb_name', `${OUTCOME_WORDS.start} ${wakeDetailSh}`),
+    jailed: wakeDetailShell('x', 'y', true).slice(wakeDetailShell('x', 'y', false).length),
+    jailPlaceholders: [...JAIL_PLACEHOLDERS, ...REPO_DENY],
+    billingKeys: ` ${billingKeyNames().join(' ')} `,
+    billingVerdictAwk: VERDICT_AWK,
+    billingFilesAwk: FILES_AWK,
+    billingTokenAwk: TOKEN_AWK,
+    billingTokenRefusal: TOKEN_REFUSAL,
+    clients,
+  };
+}
+
+let cached: { text: string; sha256: string } | null = null;
+
+/** The runtime this hbgen ships: its text and SHA-256 (rendered once per process). */
+export function runtime(): { text: string; sha256: string; version: string; name: string } {
+  if (!cached) {
+    const text = renderRuntimeSh(runtimeContext());
+    cached = { text, sha256: createHash('sha256').update(text, 'utf8').digest('hex') };
+  }
+  return { ...cached, version: VERSION, name: runtimeName() };
+}
