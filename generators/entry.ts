@@ -41,7 +41,7 @@
 // a crontab line only its `%` need cron's escaping; it stays on one line (cron's limit).
 import { LOG_DATE_FORMAT, LOG_PRINTF } from '../src/formats.ts';
 import type { Names } from '../src/names.ts';
-import { runtimeName } from './runtime.ts';
+import { runtimeName } from '../src/version.ts';
 
 /** The entry's exit status when the wrapper is not the one hbgen installed (EX_CONFIG). */
 export const ENTRY_REFUSED = 78;

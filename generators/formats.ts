@@ -42,3 +42,20 @@ export function formatsContext(ctx: RenderContext): FormatsContext {
     asideDir: ASIDE_DIR,
   };
 }
+
+const HB_UTC_FIELDS: Record<string, string> = { Y: 'Y', m: 'm', d: 'd', H: 'H', M: 'M', S: 'S' };
+
+/** LOG_DATE_FORMAT as a double-quoted sh word of hb_utc's fields, so that the wrapper can
+ * stamp a line from an epoch it already has, in exactly the format date(1) would print. */
+export function logDateShell(format: string): string {
+  const body = format.replace(/^\+/, '').replace(/%(.)|([^%]+)/g, (_, f: string | undefined, lit: string | undefined) => {
+    if (lit !== undefined) {
+      if (!/^[A-Za-z0-9 :_.-]*$/.test(lit)) throw new Error(`LOG_DATE_FORMAT: "${lit}" is not plain text`);
+      return lit;
+    }
+    const field = HB_UTC_FIELDS[f!];
+    if (!field) throw new Error(`LOG_DATE_FORMAT: %${f} has no hb_utc field`);
+    return `\${hb_utc_${field}}`;
+  });
+  return `"${body}"`;
+}

@@ -11,8 +11,8 @@ import { JAIL_PLACEHOLDERS, REPO_DENY } from '../src/jail.ts';
 import { LOCK_OWNER_PRINTF, LOG_DATE_FORMAT, LOG_PRINTF, OUTCOME_WORDS, PAUSE_PRINTF, SMOKE_DETAIL, TAMPERED_GIT, UNTIL_WORD, WAKES_PRINTF, AGENT_RECORD_PRINTF, ASIDE_DIR, PAUSE_MAX_SECONDS, logLineShell, wakeDetailShell } from '../src/formats.ts';
 import { LIMIT_FAR } from './limit.ts';
 import { NOTIFY_SECONDS, PING_BOUND, PING_SECONDS } from './notify.ts';
-import { logDateShell } from './wrapper.ts';
-import { VERSION } from '../src/version.ts';
+import { logDateShell } from './formats.ts';
+import { VERSION, runtimeName } from '../src/version.ts';
 import { SHA256_TOOLS } from './entry.ts';
 
 /** A preset client's words, chosen at wake time by heartbeat.sh's hb_client. */
@@ -60,7 +60,7 @@ export interface RuntimeContext {
 }
 
 /** The runtime's file name in the state folder (and beside a render's heartbeat.sh). */
-export const runtimeName = (version = VERSION) => `runtime-${version}.sh`;
+export { runtimeName };
 
 function runtimeContext(): RuntimeContext {
   const wakeDetailSh = wakeDetailShell('hb_n', 'hb_now', false);

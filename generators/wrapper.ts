@@ -7,6 +7,7 @@ import { posix } from 'node:path';
 import { createHash } from 'node:crypto';
 import { renderClaimSh, renderHeartbeatSh, renderWindowSh } from '../src/gen/templates.ts';
 import { runtime } from './runtime.ts';
+import { logDateShell } from './formats.ts';
 import { STATUS_ARGV, billingClient, billingFiles, billingKeyNames, billingTimeout, fileHitFix, hasSetupToken, notPlan, timedOut } from '../src/billing.ts';
 import { harnessArgs, promptSeparator } from '../src/harness.ts';
 import { openDays } from '../src/schedule.ts';
@@ -228,22 +229,6 @@ export interface ClaimContext extends LockContext {
   claimsDir: string;
 }
 
-const HB_UTC_FIELDS: Record<string, string> = { Y: 'Y', m: 'm', d: 'd', H: 'H', M: 'M', S: 'S' };
-
-/** LOG_DATE_FORMAT as a double-quoted sh word of hb_utc's fields, so that the wrapper can
- * stamp a line from an epoch it already has, in exactly the format date(1) would print. */
-export function logDateShell(format: string): string {
-  const body = format.replace(/^\+/, '').replace(/%(.)|([^%]+)/g, (_, f: string | undefined, lit: string | undefined) => {
-    if (lit !== undefined) {
-      if (!/^[A-Za-z0-9 :_.-]*$/.test(lit)) throw new Error(`LOG_DATE_FORMAT: "${lit}" is not plain text`);
-      return lit;
-    }
-    const field = HB_UTC_FIELDS[f!];
-    if (!field) throw new Error(`LOG_DATE_FORMAT: %${f} has no hb_utc field`);
-    return `\${hb_utc_${field}}`;
-  });
-  return `"${body}"`;
-}
 
 function environmentContext(ctx: RenderContext): EnvironmentContext {
   const { spec, names } = ctx;

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { names } from '../src/names.ts';
 import { join } from 'node:path';
 import { LOG_DATE_FORMAT, formatLogLine, parseLockOwner, parseLog, parseLogLine, type LogLine } from '../src/formats.ts';
-import { logDateShell } from '../generators/wrapper.ts';
+import { logDateShell } from '../generators/formats.ts';
 import { PATHS, makeCase, run, shell, sleep, waitFor, type Case, type Shell } from './helpers/wrapper.ts';
 
 /** Every line of the log parsed; fails on any line that does not parse. */

@@ -12,9 +12,8 @@ import { join } from 'node:path';
 import { parse } from 'plist';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { renderNow } from './helpers/render.ts';
+import { renderNow, writeGate } from './helpers/render.ts';
 import { validateSpec } from '../src/spec.ts';
-import { runtime } from '../generators/runtime.ts';
 import { type HoursSpec, type Interval, cronFires, expectedWakes, gateOpen, isWakeTime, launchdFires, systemdFires, wall } from './helpers/hours.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'hbgen-hours-'));
@@ -94,11 +93,7 @@ for (const c of cases) {
 
     // The gate makes them exact.
     const win = join(tmp, `window-${cases.indexOf(c)}.sh`);
-    writeFileSync(win, cr['window.sh']!);
-    chmodSync(win, 0o755);
-    // window.sh runs the runtime it pins, from its own folder (as install lays them out).
-    const rt = runtime();
-    writeFileSync(join(tmp, rt.name), cr[rt.name]!);
+    writeGate(win, renderCase(c, 'cron'));
     assert.is(cr['window.sh'], ld['window.sh'], 'one gate for every backend');
     const open = gateOpen(win, [...new Set([...cronT, ...ldT, ...sdFires])].sort((a, b) => a - b));
     assert.equal(diff(cronT.filter((t) => open.has(t)), expected), [], 'cron: the gate opens for no unexpected fire');

@@ -25,19 +25,19 @@ test('list: every line within COLUMNS, the outcome cut with …; without a width
     const r = hbgen(['list'], { cwd: h.root, env: { ...env, COLUMNS: String(cols) } });
     assert.is(r.code, 0, r.stderr);
     const rows = r.stdout.split('\n').slice(0, 2);
-    assert.match(rows[0]!, /^NAME +SCHEDULER +STATE +LAST OUTCOME +REPO +STATE FOLDER$/);
-    assert.match(rows[1]!, /^docs +systemd-user +active +error billing: .*… /, r.stdout);
+    assert.match(rows[0]!, /^NAME +SCHEDULER +STATE +HBGEN +LAST OUTCOME +REPO +STATE FOLDER$/);
+    assert.match(rows[1]!, /^docs +systemd-user +active +0\.2\.0 +error billing: .*… /, r.stdout);
     for (const l of rows) assert.ok([...l].length <= cols, `${[...l].length} > ${cols}: ${l}`);
   }
   const plain = hbgen(['list'], { cwd: h.root, env }).stdout.split('\n')[1]!;
-  const outcome = /active {2}(.*?…) /.exec(plain)?.[1];
+  const outcome = /active {2}0\.2\.0 {2}(.*?…) /.exec(plain)?.[1];
   assert.is([...(outcome ?? '')].length, 60, plain);
   const js = JSON.parse(hbgen(['list', '--json'], { cwd: h.root, env }).stdout);
   assert.is(js[0].lastOutcome.detail, LONG.replace(/^error /, ''));
 });
 
 test('table(): cuts only what is over, keeps a short table as it is', () => {
-  const row = { name: 'docs', scheduler: 'cron', state: 'stopped' as const, lastOutcome: { outcome: 'ok', detail: '', time: '2026-12-01T10:07:00Z' }, repo: '/r', stateDir: '/s', entries: [] };
+  const row = { name: 'docs', scheduler: 'cron', state: 'stopped' as const, version: '0.2.0', lastOutcome: { outcome: 'ok', detail: '', time: '2026-12-01T10:07:00Z' }, repo: '/r', stateDir: '/s', entries: [] };
   const t = table([row], 200);
   assert.equal(t, table([row]));
   assert.not.match(t.join('\n'), /…/);

@@ -12,6 +12,7 @@ import { validateSpec, type Spec, type SpecInput } from '../src/spec.ts';
 import { B, makeStub } from './helpers/crontab.ts';
 import { cronUser, realOrSkip, type CronUser } from './helpers/cronuser.ts';
 import { baseSpec, hb, hostIO, makeHost, type Host } from './helpers/lifecycle.ts';
+import { VERSION } from '../src/version.ts';
 
 const uid = process.getuid!();
 const real = realOrSkip(test, 'list');
@@ -54,6 +55,7 @@ interface Row {
   repo: string | null;
   stateDir: string | null;
   state: string;
+  version: string | null;
   lastOutcome: { outcome: string; detail: string; time: string } | null;
   entries: string[];
 }
@@ -82,7 +84,7 @@ test('list: a state.json written by someone else (escape sequences, a scheduler 
   const r = await hb(h, 'list');
   assert.is(r.code, 0, r.err);
   assert.not.match(r.out, /[\u0000-\u0009\u000b-\u001f]/);
-  assert.match(r.out, new RegExp(`^evil\\?\\[2J +\\[object Object\\] +unknown +- +/r\\?\\]0;t\\? +${dir}$`, 'm'));
+  assert.match(r.out, new RegExp(`^evil\\?\\[2J +\\[object Object\\] +unknown +- +- +/r\\?\\]0;t\\? +${dir}$`, 'm'));
   assert.is((await json(h))[0]!.name, 'evil\u001b[2J', '--json keeps the bytes, escaped by JSON');
   done();
 });
@@ -96,20 +98,20 @@ test('list: two installs on two backends, both active with their repo, state fol
   const before = await hb(h, 'list');
   assert.is(before.code, 0);
   const docs = rowOf(before.out, 'docs', 'systemd-user');
-  assert.equal(docs.slice(2), ['active', docs[3]!, h.repo, names(h.spec).stateDir]);
-  assert.match(docs[3]!, /^quiet at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
-  assert.equal(rowOf(before.out, 'site', 'launchd').slice(2), ['active', '-', h.repo, names(site.spec).stateDir]);
+  assert.equal(docs.slice(2), ['active', VERSION, docs[4]!, h.repo, names(h.spec).stateDir]);
+  assert.match(docs[4]!, /^quiet at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  assert.equal(rowOf(before.out, 'site', 'launchd').slice(2), ['active', VERSION, '-', h.repo, names(site.spec).stateDir]);
   assert.ok(names(site.spec).stateDir.startsWith(join(h.home, 'Library/Application Support/hbgen/')));
   // The columns line up: every cell starts where the header's does.
   const [head, ...rows] = before.out.split('\n').slice(0, 3);
-  for (const col of ['SCHEDULER', 'STATE', 'LAST OUTCOME', 'REPO', 'STATE FOLDER']) for (const r of rows) assert.not.equal(r![head!.indexOf(col) - 1], undefined);
+  for (const col of ['SCHEDULER', 'STATE', 'HBGEN', 'LAST OUTCOME', 'REPO', 'STATE FOLDER']) for (const r of rows) assert.not.equal(r![head!.indexOf(col) - 1], undefined);
   for (const r of rows) assert.is(r!.indexOf(h.repo), head!.indexOf('REPO'));
 
   rmSync(h.specFile);
   rmSync(site.specFile);
   assert.is((await hb(h, 'list')).out, before.out, 'the spec files are not needed');
   const j = await json(h);
-  const keys = ['name', 'scheduler', 'repo', 'stateDir', 'state', 'lastOutcome', 'entries'];
+  const keys = ['name', 'scheduler', 'repo', 'stateDir', 'state', 'version', 'lastOutcome', 'entries'];
   assert.equal(j.map((r) => Object.keys(r)), [keys, keys], 'stable keys, in this order');
   assert.equal(j[0], {
     name: 'docs',
@@ -117,10 +119,11 @@ test('list: two installs on two backends, both active with their repo, state fol
     repo: h.repo,
     stateDir: names(h.spec).stateDir,
     state: 'active',
+    version: VERSION,
     lastOutcome: { outcome: 'quiet', detail: '', time: j[0]!.lastOutcome!.time },
     entries: [join(h.home, '.config/systemd/user/hbgen-docs.service'), join(h.home, '.config/systemd/user/hbgen-docs.timer')],
   });
-  assert.equal(j[1], { name: 'site', scheduler: 'launchd', repo: h.repo, stateDir: names(site.spec).stateDir, state: 'active', lastOutcome: null, entries: [join(h.home, 'Library/LaunchAgents/dev.hbgen.site.plist')] });
+  assert.equal(j[1], { name: 'site', scheduler: 'launchd', repo: h.repo, stateDir: names(site.spec).stateDir, state: 'active', version: VERSION, lastOutcome: null, entries: [join(h.home, 'Library/LaunchAgents/dev.hbgen.site.plist')] });
   done();
 });
 
@@ -151,7 +154,7 @@ test('list: stopped, orphan (entry deleted by hand), drifted (an edited wrapper,
   assert.equal(rowOf(r.out, 'web', 'systemd-user').slice(2, 3), ['drifted']);
   assert.equal(rowOf(r.out, 'app', 'launchd').slice(2, 3), ['drifted']);
   // The state folder is gone: the entry still names it (read back from the unit), no repo.
-  assert.equal(rowOf(r.out, 'ops', 'systemd-user').slice(2), ['unowned', '-', '-', names(ops.spec).stateDir]);
+  assert.equal(rowOf(r.out, 'ops', 'systemd-user').slice(2), ['unowned', '-', '-', '-', names(ops.spec).stateDir]);
   for (const hint of ['stopped: ', 'orphan: ', 'drifted: ', 'unowned: ']) assert.match(r.out, new RegExp(`\n${hint}`));
   const j = await json(h);
   assert.equal(

@@ -18,7 +18,7 @@ import { COLORS, SVG, type Week, markX, svgPanels, week, weekSvg, weekText } fro
 import { etcFor } from './helpers/etc.ts';
 import { cronFires, gateOpen, wall } from './helpers/hours.ts';
 import { readPng } from './helpers/png.ts';
-import { renderNow } from './helpers/render.ts';
+import { renderNow, writeGate } from './helpers/render.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'hbgen-plan-'));
 process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
@@ -80,14 +80,13 @@ for (const [label, now] of [['autumn', BERLIN_NOW], ['spring', SPRING_NOW]] as c
 
 test('cron on a host clock in another zone: fires as cron-parser reads the crontab in the host zone; wakes exactly where window.sh opens; the rest counted as wasted', () => {
   const w = week({ spec: NY, scheduler: { id: 'cron', hostClock: true }, now: NY_NOW, hostZone: 'Europe/Berlin' });
-  const files = renderNow(NY).files;
+  const r = renderNow(NY);
+  const files = r.files;
   const crontab = files.find((f) => f.path.endsWith('crontab'))!.content;
   const lines = crontab.split('\n').filter((l) => /^[\d*]/.test(l));
   const fired = cronFires(lines, 'Europe/Berlin', w.from / 1000, w.to / 1000);
   assert.equal(isoMin(secs(w.fires.map((f) => f.t))), isoMin(fired));
-  const windowSh = join(tmp, 'window.sh');
-  writeFileSync(windowSh, files.find((f) => f.path === 'window.sh')!.content);
-  chmodSync(windowSh, 0o755);
+  const windowSh = writeGate(join(tmp, 'window.sh'), r);
   const open = gateOpen(windowSh, fired);
   assert.equal(w.fires.filter((f) => f.wake).map((f) => f.t / 1000), fired.filter((t) => open.has(t)));
   const wasted = w.fires.filter((f) => !f.wake).length;
@@ -104,9 +103,7 @@ test('a fire with less than minRun of the window left is drawn and counted as a 
   const spec = specOf({ scheduler: 'systemd-user', every: '30m', minute: 23, hours: { start: '22:00', end: '06:55', timezone: 'Europe/Berlin' } });
   assert.is(spec.minRun, '5m');
   const w = week({ spec, scheduler: { id: 'systemd-user', hostClock: false }, now: BERLIN_NOW, hostZone: 'Europe/Berlin' });
-  const windowSh = join(tmp, 'window-minrun.sh');
-  writeFileSync(windowSh, renderNow(spec).files.find((f) => f.path === 'window.sh')!.content);
-  chmodSync(windowSh, 0o755);
+  const windowSh = writeGate(join(tmp, 'window-minrun.sh'), renderNow(spec));
   const fired = secs(w.fires.map((f) => f.t));
   const open = gateOpen(windowSh, fired);
   // minRun 5m: the run's last whole minute starts 4 minutes after the fire.

@@ -34,6 +34,7 @@ import { firstWake } from '../host/install/first-wake.ts';
 import { type State, readState, specHash, statePath, writeState } from '../host/state.ts';
 import { toolsPresent } from '../host/proc/tools.ts';
 import { type SeedLook, seedLook } from '../host/install/seed-checks.ts';
+import { isRuntimeFile } from '../host/audit/upgrade.ts';
 import { type Names, names } from '../names.ts';
 import { type RenderResult, renderSpec } from '../pipeline.ts';
 import { FACTS, factsOf } from '../scheduler-facts.ts';
@@ -270,6 +271,7 @@ function showPanel(p: InstallPlan): string {
     caveats: [...p.notes, ...p.facts.caveats, ...p.pre.caveats, ...p.render.warnings, ...p.seeds.caveats, ...(p.argv.forceEmptyHeart && heartRefusal(p.spec.repo) ? [`HEART.md holds no mission (installed with --force-empty-heart): every wake works from the prompt alone`] : [])],
     seeds: p.seeds.rows,
     removes: p.others.flatMap((l) => l.plan.found.map((f) => `${l.id}: ${f}`)),
+    oldRuntimes: oldRuntimes(p),
     edits: p.edits,
     smokeLines: smokePanelLines(p.spec.schedule.scheduler, p.names, p.ctx.io.uid),
     changes: p.prev && typeof p.prev.spec === 'object' ? { list: specChanges(p.prev.spec, p.spec), since: p.prev.installedAt ?? p.prev.time } : undefined,
@@ -383,6 +385,7 @@ async function applyAndCheck(p: InstallPlan, io: HostIO): Promise<number> {
     return await undoAll(p, j, io, why);
   }
   await removeOthers(p, io);
+  removeOldRuntimes(p);
   const spec = shownWord(p.argv.spec);
   if (p.pre.printed?.length) {
     line(io, `hbgen: wrote "${p.spec.name}" on this machine; to put it in place, run this yourself (or install again with --apply):`);
@@ -415,6 +418,22 @@ async function removeOthers(p: InstallPlan, io: HostIO): Promise<void> {
       ]);
     }
   }
+}
+
+/**
+ * The runtimes the earlier install recorded that the new wrapper no longer pins (an
+ * upgrade), removed once the new install passed its check. A wake of the earlier wrapper
+ * that is still running has its runtime open: it reads on from that file, which lives on
+ * until the wake closes it.
+ */
+function removeOldRuntimes(p: InstallPlan): void {
+  for (const path of oldRuntimes(p)) rmSync(path, { force: true });
+}
+
+/** The earlier install's runtimes (state.json) in the state folder that the new wrapper does not pin. */
+function oldRuntimes(p: InstallPlan): string[] {
+  const kept = new Set(p.stateFiles.map((f) => f.path));
+  return (p.prev?.files ?? []).map((r) => r.path).filter((path) => isRuntimeFile(path) && posix.dirname(path) === p.names.stateDir && !kept.has(path));
 }
 
 /** The state folder, state.json as an intent, then the backend's host files and scheduler. */

@@ -5,6 +5,7 @@ import { homeOf, type HostIO } from '../host/io.ts';
 import { type InstallRow, type Installs, listInstalls } from '../host/audit/inventory.ts';
 import { line } from './common.ts';
 import { recordedSpec } from '../spec-arg.ts';
+import { VERSION } from '../version.ts';
 
 /** What each state means and what to run, said under the table once for each state shown. */
 const HINTS: Record<InstallRow['state'], string> = {
@@ -42,13 +43,13 @@ const OUTCOME_MAX = 60;
  * then the paths from the left; `--json` keeps every value whole.
  */
 export function table(rows: InstallRow[], width?: number): string[] {
-  const cells = [['NAME', 'SCHEDULER', 'STATE', 'LAST OUTCOME', 'REPO', 'STATE FOLDER'], ...rows.map((r) => [r.name, r.scheduler, r.state, cut(lastText(r), OUTCOME_MAX), r.repo ?? '-', r.stateDir ?? '-'].map(cell))];
+  const cells = [['NAME', 'SCHEDULER', 'STATE', 'HBGEN', 'LAST OUTCOME', 'REPO', 'STATE FOLDER'], ...rows.map((r) => [r.name, r.scheduler, r.state, r.version ?? '-', cut(lastText(r), OUTCOME_MAX), r.repo ?? '-', r.stateDir ?? '-'].map(cell))];
   const len = (v: string) => [...v].length;
   const widths = () => cells[0]!.map((_, i) => Math.max(...cells.map((c) => len(c[i]!))));
   const total = () => widths().reduce((a, b) => a + b, 0) + 2 * (cells[0]!.length - 1);
   if (width) {
     // Each column in turn gives what it can: the outcome to 20, then the state folder and repo to 16.
-    for (const [i, min, left] of [[3, 20, false], [5, 16, true], [4, 16, true]] as const) {
+    for (const [i, min, left] of [[4, 20, false], [6, 16, true], [5, 16, true]] as const) {
       const over = total() - width;
       if (over <= 0) break;
       const w = Math.max(min, widths()[i]! - over, len(cells[0]![i]!));
@@ -77,6 +78,8 @@ export async function list(argv: { json?: boolean }, io: HostIO): Promise<number
   else for (const l of table(f.rows, Number(io.env.COLUMNS) || io.columns)) line(io, l);
   for (const l of places(f)) line(io, l);
   for (const st of new Set(f.rows.map((r) => r.state))) if (HINTS[st]) line(io, HINTS[st]);
+  const older = f.rows.filter((r) => r.version && r.version !== VERSION && r.state !== 'stopped');
+  if (older.length) line(io, `HBGEN: the hbgen that installed each; this one is ${VERSION}. An install by another keeps running the runtime it installed; \`hbgen install SPEC\` upgrades it (${older.map((r) => r.name).join(', ')})`);
   // A stopped install whose spec file is gone or renamed stays here until forgotten.
   for (const r of f.rows.filter((x) => x.state === 'stopped' && x.stateDir)) {
     const rec = recordedSpec(r.name, r.stateDir!);

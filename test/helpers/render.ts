@@ -1,6 +1,8 @@
 // Rendering inside the tests' synchronous helpers: every scheduler's renderer is loaded
 // once here, and renderNow renders with it through the same pipeline as renderSpec (which
 // loads the one renderer it needs and is what the commands use).
+import { chmodSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { Generator } from '../../generators/types.ts';
 import { type RenderResult, renderWith } from '../../src/pipeline.ts';
 import { SCHEDULERS, SCHEDULER_IDS, type SchedulerId } from '../../src/schedulers.ts';
@@ -12,4 +14,16 @@ const GENERATORS = new Map<SchedulerId, Generator>(await Promise.all(SCHEDULER_I
 export function renderNow(spec: Spec, opts: { scheduler?: SchedulerId } = {}): RenderResult {
   const scheduler = opts.scheduler ?? spec.schedule.scheduler;
   return renderWith(scheduler, GENERATORS.get(scheduler)!, spec);
+}
+
+/**
+ * A render's window.sh written to `path` (mode 755), with the runtime it pins beside it, as
+ * install lays them out: window.sh runs that runtime from its own folder.
+ */
+export function writeGate(path: string, r: RenderResult): string {
+  const rt = r.files.find((f) => /^runtime-.*\.sh$/.test(f.path))!;
+  writeFileSync(path, r.files.find((f) => f.path === 'window.sh')!.content);
+  chmodSync(path, 0o755);
+  writeFileSync(join(dirname(path), rt.path), rt.content);
+  return path;
 }

@@ -64,6 +64,8 @@ export interface InstallRow {
   repo: string | null;
   stateDir: string | null;
   state: InstallState;
+  /** The hbgen that installed it (state.json), or null without a state.json. */
+  version: string | null;
   lastOutcome: { outcome: string; detail: string; time: string } | null;
   entries: string[];
 }
@@ -122,7 +124,8 @@ function entryRow(e: FoundEntry, s: State | null): InstallRow {
 function row(name: string, scheduler: string, dir: string | null, s: State | null, state: InstallState, entries: string[]): InstallRow {
   const repo = typeof s?.spec?.repo === 'string' ? s.spec.repo : null;
   const last: LogLine | null = dir ? lastOutcomeIn(posix.join(dir, 'runtime.log'), name) : null;
-  return { name, scheduler, repo, stateDir: dir, state, lastOutcome: last ? { outcome: last.outcome, detail: last.detail, time: last.time } : null, entries };
+  const version = typeof s?.hbgenVersion === 'string' ? s.hbgenVersion : null;
+  return { name, scheduler, repo, stateDir: dir, state, version, lastOutcome: last ? { outcome: last.outcome, detail: last.detail, time: last.time } : null, entries };
 }
 
 /**

@@ -1,0 +1,31 @@
+// An install made by another hbgen than this one: not drift and not tampering. Its files
+// still match state.json (status checks that first, and calls a mismatch tampering); only a
+// fresh render by this hbgen differs, because this hbgen ships another runtime. The
+// installed wrapper keeps running the runtime it pins until `hbgen install` upgrades it.
+import { posix } from 'node:path';
+import { runtime } from '../../../generators/runtime.ts';
+import { VERSION } from '../../version.ts';
+import type { State } from '../state.ts';
+
+const RUNTIME_FILE = /^runtime-[^/]*\.sh$/;
+
+/** Whether a state-folder path is a runtime (runtime-VERSION.sh). */
+export const isRuntimeFile = (path: string): boolean => RUNTIME_FILE.test(posix.basename(path));
+
+/** The runtime state.json recorded (its SHA-256), or null for an install from before the runtime was a file of its own. */
+export function installedRuntime(s: State): { path: string; sha256: string } | null {
+  const r = (s.files ?? []).find((f) => isRuntimeFile(f.path));
+  return r ? { path: r.path, sha256: r.sha256 } : null;
+}
+
+/**
+ * The sentence status says when `s` was installed by another hbgen, or null when this
+ * hbgen installed it (its version and runtime are this hbgen's own).
+ */
+export function pendingUpgrade(s: State): string | null {
+  const rt = runtime();
+  const was = installedRuntime(s);
+  if (s.hbgenVersion === VERSION && was?.sha256 === rt.sha256) return null;
+  const old = was ? `runtime sha256 ${was.sha256.slice(0, 12)}…` : 'no separate runtime';
+  return `installed by hbgen ${s.hbgenVersion} (${old}); this hbgen is ${VERSION} (runtime sha256 ${rt.sha256.slice(0, 12)}…): \`hbgen install\` upgrades it, and until then every wake runs the runtime installed`;
+}

@@ -1,0 +1,101 @@
+// An hbgen upgrade is told, not mistaken for tampering. The older hbgen here is real: a copy
+// of this tree built as version 0.1.9, with one comment of its runtime changed, installs
+// "docs" on the STAND-IN systemctl (test/helpers/standins.ts) through the lifecycle driver;
+// then this hbgen audits, lists, wakes and upgrades that install.
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { runtime } from '../generators/runtime.ts';
+import { names } from '../src/names.ts';
+import { VERSION } from '../src/version.ts';
+import { hb, lines, makeHost, type Host } from './helpers/lifecycle.ts';
+
+const ROOT = join(import.meta.dirname, '..');
+const OLD = '0.1.9';
+const scratch = mkdtempSync(join(tmpdir(), 'hbgen-upgrade.'));
+process.on('exit', () => rmSync(scratch, { recursive: true, force: true }));
+
+/** A copy of this tree that calls itself hbgen 0.1.9 and ships a runtime with one comment changed. */
+function olderHbgen(): string {
+  const copy = join(scratch, 'tree');
+  for (const d of ['bin', 'src', 'generators', 'templates', 'test/helpers', 'package.json', 'tsconfig.json']) cpSync(join(ROOT, d), join(copy, d), { recursive: true, filter: (p) => !p.includes('/src/gen/') });
+  symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
+  const v = join(copy, 'src/version.ts');
+  writeFileSync(v, readFileSync(v, 'utf8').replace(`'${VERSION}'`, `'${OLD}'`));
+  const part = join(copy, 'templates/partials/heartbeat/40-lock.hbs');
+  writeFileSync(part, readFileSync(part, 'utf8').replace(/^(# --- \d+\. Lock) /m, '$1 (as hbgen 0.1.9 said it) '));
+  const b = spawnSync(process.execPath, ['bin/build.mjs'], { cwd: copy, encoding: 'utf8' });
+  assert.is(b.status, 0, b.stderr);
+  return copy;
+}
+
+/** `cmd` run by the older hbgen's own code against the host `h`. */
+function older(copy: string, h: Host, cmd: 'install'): { code: number; out: string; err: string } {
+  const req = JSON.stringify({ cmd, spec: h.specFile, yes: true, wrapper: h.wrapper });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(copy, 'test/helpers/lifecycle-driver.ts'), req], { cwd: copy, env: { ...h.env, LANG: 'C.UTF-8' }, encoding: 'utf8', timeout: 120_000 });
+  return { code: r.status ?? 128, out: r.stdout, err: r.stderr };
+}
+
+const stateJson = (h: Host) => JSON.parse(readFileSync(join(names(h.spec).stateDir, 'state.json'), 'utf8'));
+
+test('an install by an older hbgen: status tells the upgrade (no drift, healthy), list shows its version, its wakes run its own runtime, a changed runtime is still a problem, and install upgrades it', async () => {
+  const copy = olderHbgen();
+  const h = makeHost('systemd-user');
+  const dir = names(h.spec).stateDir;
+  const old = older(copy, h, 'install');
+  assert.is(old.code, 0, old.err + old.out);
+  const oldRt = join(dir, `runtime-${OLD}.sh`);
+  const s = stateJson(h);
+  assert.is(s.hbgenVersion, OLD);
+  const rec = s.files.find((f: { path: string }) => f.path === oldRt);
+  assert.ok(rec, `state.json records ${oldRt}`);
+  assert.is.not(rec.sha256, runtime().sha256, "the older runtime is not this hbgen's");
+
+  const st = await hb(h, 'status');
+  assert.is(st.code, 0, st.out + st.err);
+  assert.ok(st.out.includes(`installed by hbgen ${OLD} (runtime sha256 ${rec.sha256.slice(0, 12)}…); this hbgen is ${VERSION} (runtime sha256 ${runtime().sha256.slice(0, 12)}…): \`hbgen install\` upgrades it`), st.out);
+  assert.not.match(st.out, /drift|tampered|problem/, st.out);
+  assert.match(st.out, /\nhealthy\n/);
+
+  const ls = await hb(h, 'list');
+  assert.match(ls.out, /^NAME +SCHEDULER +STATE +HBGEN /);
+  assert.match(ls.out, new RegExp(`\\ndocs +systemd-user +active +${OLD.replaceAll('.', '\\.')} `), ls.out);
+  assert.ok(ls.out.includes(`this one is ${VERSION}. An install by another keeps running the runtime it installed; \`hbgen install SPEC\` upgrades it (docs)`), ls.out);
+
+  // hbgen wake says why it waits for the upgrade; the wrapper the older hbgen installed runs
+  // with the runtime it pins (run by hand here: it sums that runtime itself).
+  const w = await hb(h, 'wake');
+  assert.is(w.code, 78, w.err + w.out);
+  assert.ok(w.err.includes(`installed by hbgen ${OLD} (runtime sha256 ${rec.sha256.slice(0, 12)}…); this hbgen is ${VERSION}`) && w.err.includes('run `hbgen install` first'), w.err);
+  const entry = spawnSync('/bin/sh', [join(dir, 'heartbeat.sh'), '--now'], { env: { PATH: '/usr/bin:/bin', HOME: h.home }, encoding: 'utf8' });
+  assert.is(entry.status, 0, entry.stderr);
+  const log = readFileSync(join(dir, 'runtime.log'), 'utf8');
+  // The stand-in agent commits nothing: a wake that ran it ends quiet.
+  assert.equal(lines(join(dir, 'runtime.log')).slice(-2), ['hbgen docs start wake 1 by hand', 'hbgen docs quiet'], log);
+
+  // A changed runtime is no upgrade: a problem, and the next wake refuses it.
+  const bytes = readFileSync(oldRt);
+  rmSync(oldRt, { force: true });
+  writeFileSync(oldRt, Buffer.concat([bytes, Buffer.from('# one more line\n')]), { mode: 0o444 });
+  const bad = await hb(h, 'status');
+  assert.is(bad.code, 1, bad.out);
+  assert.ok(bad.out.includes(`${oldRt} changed since install`), bad.out);
+  rmSync(oldRt, { force: true });
+  writeFileSync(oldRt, bytes, { mode: 0o444 });
+
+  const up = await hb(h, 'install', { yes: true });
+  assert.is(up.code, 0, up.err + up.out);
+  assert.ok(up.out.includes(`  ${oldRt}  removed once the check passed: the earlier runtime, which the new wrapper no longer pins`), up.out);
+  const rt = runtime();
+  assert.is(readFileSync(join(dir, rt.name), 'utf8'), rt.text);
+  assert.not.ok(existsSync(oldRt), 'the runtime no wrapper pins any more is removed');
+  assert.is(stateJson(h).hbgenVersion, VERSION);
+  const after = await hb(h, 'status');
+  assert.is(after.code, 0, after.out);
+  assert.not.match(after.out, /installed by hbgen/);
+});
+
+test.run();
