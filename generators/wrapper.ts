@@ -520,7 +520,10 @@ function heartbeatValues(ctx: RenderContext): string[] {
     assign('hb_cap', env.cap),
     assign('hb_lockmode', env.lock),
     assign('hb_logmax', rotateContext(ctx).logMaxBytes),
+    // The gate counts the budget only where the client's stream says what a wake spent; the
+    // allowance line tells the agent the spec's budget either way.
     assign('hb_budget', stream.budget),
+    assign('hb_daybudget', seeds.budget),
     assign('hb_minrun', end.minRun),
     assign('hb_minrun_text', end.minRunText),
     assign('hb_clockshift', end.clockShift),

@@ -13,6 +13,7 @@ import * as assert from 'uvu/assert';
 import { names } from '../src/names.ts';
 import { makeStub } from './helpers/crontab.ts';
 import { type Host, hb, makeHost, rewriteSpec, sha } from './helpers/lifecycle.ts';
+import { runtime } from '../generators/runtime.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const SRT = join(ROOT, 'node_modules', '.bin', 'srt');
@@ -36,7 +37,7 @@ function recorded(h: Host): Map<string, string> {
 }
 
 for (const scheduler of ['systemd-user', 'launchd', 'cron'] as const) {
-  test(`${scheduler}: a re-install after each change of the spec replaces the files hbgen installed, jail.json included`, async () => {
+  test(`${scheduler}: a re-install after each change of the spec replaces the files hbgen installed, jail.json included, and never the runtime`, async () => {
     assert.ok(existsSync(SRT), `${SRT} is missing: run npm ci`);
     const h = makeHost(scheduler);
     if (scheduler === 'cron') h.env.PATH = `${makeStub().dir}:${h.env.PATH}`;
@@ -60,8 +61,11 @@ for (const scheduler of ['systemd-user', 'launchd', 'cron'] as const) {
       for (const [p, s] of now) assert.is(sha(p), s, `${p} is as state.json records it after the change of ${field}`);
       before = now;
     }
-    const unchanged = [...start].filter(([p, s]) => before.get(p) === s).map(([p]) => p);
-    assert.equal(unchanged, [], 'every installed file was changed and replaced once at least');
+    // The runtime holds no spec value: the same bytes through every change, every other file changed.
+    const rt = join(names(h.spec).stateDir, runtime().name);
+    assert.is(before.get(rt), runtime().sha256, 'the runtime is the one this hbgen ships, after every change');
+    const unchanged = [...start].filter(([p, s]) => p !== rt && before.get(p) === s).map(([p]) => p);
+    assert.equal(unchanged, [], 'every installed file but the runtime was changed and replaced once at least');
   });
 }
 
