@@ -115,6 +115,17 @@ function hostCommands(y: Argv, run: Run): Argv {
       consentOptions(y, 'resume')
         .option('reset-cap', { type: 'boolean', describe: 'also zero the wake counter, so that a spec whose cap was reached wakes again' })
         .option('now', { type: 'boolean', describe: "only end the pause after the plan's usage limit, so that the next wake runs (no reinstall)" }), run(lifecycle('resume')))
+    .command(
+      'upgrade [name]',
+      'install again, from its spec file, each install another hbgen made, after one list and one question, so that it runs this hbgen\'s runtime',
+      (y) =>
+        y
+          .positional('name', { type: 'string', describe: 'the install, as `hbgen list` names it' })
+          .option('all', { type: 'boolean', describe: 'every install of this user that another hbgen made' })
+          .option('yes', { type: 'boolean', describe: 'upgrade without asking (for scripts)' })
+          .option('dry-run', { type: 'boolean', describe: 'list what would be upgraded and change nothing' }),
+      run(async (a: { name?: string; all?: boolean; yes?: boolean; dryRun?: boolean }) => (await import('./commands/upgrade.ts')).upgrade(a, (await import('./host/io.ts')).processIO())),
+    )
     .command('wake [spec]', 'run one heartbeat now through the installed wrapper', (y) => y.positional('spec', specArg), run(lifecycle('wake')))
     .command('doctor [spec]', "would it run right now? install's checks again, through the scheduler, changing nothing of the install", (y) => y.positional('spec', specArg), run(lifecycle('doctor')))
     .command(

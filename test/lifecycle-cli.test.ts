@@ -205,7 +205,7 @@ test('CLI end to end with the REAL heartbeat.sh and stand-in systemctl, the defa
   assert.is(w.code, 0, w.stderr);
   const l = cli(h, ['list']);
   assert.is(l.code, 0, l.stderr);
-  assert.match(l.stdout, new RegExp(`^docs +systemd-user +active +quiet at \\S+Z +${h.repo} +${names(h.spec).stateDir}$`, 'm'));
+  assert.match(l.stdout, new RegExp(`^docs +systemd-user +active +0\\.2\\.0 +quiet at \\S+Z +${h.repo} +${names(h.spec).stateDir}$`, 'm'));
   const st = cli(h, ['stop']);
   assert.is(st.code, 0, st.stderr);
   assert.match(cli(h, ['stop', '--all']).stdout, /already stopped/);

@@ -19,7 +19,9 @@ const scratch = mkdtempSync(join(tmpdir(), 'hbgen-upgrade.'));
 process.on('exit', () => rmSync(scratch, { recursive: true, force: true }));
 
 /** A copy of this tree that calls itself hbgen 0.1.9 and ships a runtime with one comment changed. */
+let built: string | undefined;
 function olderHbgen(): string {
+  if (built) return built;
   const copy = join(scratch, 'tree');
   for (const d of ['bin', 'src', 'generators', 'templates', 'test/helpers', 'package.json', 'tsconfig.json']) cpSync(join(ROOT, d), join(copy, d), { recursive: true, filter: (p) => !p.includes('/src/gen/') });
   symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
@@ -29,6 +31,7 @@ function olderHbgen(): string {
   writeFileSync(part, readFileSync(part, 'utf8').replace(/^(# --- \d+\. Lock) /m, '$1 (as hbgen 0.1.9 said it) '));
   const b = spawnSync(process.execPath, ['bin/build.mjs'], { cwd: copy, encoding: 'utf8' });
   assert.is(b.status, 0, b.stderr);
+  built = copy;
   return copy;
 }
 
@@ -70,6 +73,11 @@ test('an install by an older hbgen: status tells the upgrade (no drift, healthy)
   const w = await hb(h, 'wake');
   assert.is(w.code, 78, w.err + w.out);
   assert.ok(w.err.includes(`installed by hbgen ${OLD} (runtime sha256 ${rec.sha256.slice(0, 12)}…); this hbgen is ${VERSION}`) && w.err.includes('run `hbgen install` first'), w.err);
+  // doctor runs its checks through the scheduler on the wrapper as installed, and says why.
+  const doc = await hb(h, 'doctor');
+  assert.is(doc.code, 0, doc.out + doc.err);
+  assert.ok(doc.out.includes(`  note  installed by hbgen ${OLD} (runtime sha256 ${rec.sha256.slice(0, 12)}…)`), doc.out);
+  assert.match(doc.out, /\nit would run right now\n$/);
   const entry = spawnSync('/bin/sh', [join(dir, 'heartbeat.sh'), '--now'], { env: { PATH: '/usr/bin:/bin', HOME: h.home }, encoding: 'utf8' });
   assert.is(entry.status, 0, entry.stderr);
   const log = readFileSync(join(dir, 'runtime.log'), 'utf8');
@@ -96,6 +104,49 @@ test('an install by an older hbgen: status tells the upgrade (no drift, healthy)
   const after = await hb(h, 'status');
   assert.is(after.code, 0, after.out);
   assert.not.match(after.out, /installed by hbgen/);
+});
+
+test('hbgen upgrade: one list, one question, then each install another hbgen made is installed again from its spec file; one whose spec changed since is left for install to show', async () => {
+  const copy = olderHbgen();
+  const h = makeHost('systemd-user');
+  const site = makeHost('systemd-user', { name: 'site' });
+  // Both installs live in one HOME, as one person's: the second host's files moved under the first's.
+  site.env = h.env;
+  for (const x of [h, site]) assert.is(older(copy, x, 'install').code, 0);
+  const edited = JSON.parse(readFileSync(site.specFile, 'utf8'));
+  edited.timeout = '12m';
+  writeFileSync(site.specFile, JSON.stringify(edited, null, 2));
+
+  const dry = await hb(h, 'upgrade', { all: true, dryRun: true });
+  assert.is(dry.code, 0, dry.err + dry.out);
+  assert.ok(dry.out.includes(`hbgen upgrade: this hbgen is ${VERSION}\n  docs (systemd-user): hbgen ${OLD} → ${VERSION}, from ${h.specFile}\n`), dry.out);
+  assert.ok(dry.out.includes(`  site (systemd-user, hbgen ${OLD}): left as it is: its spec file ${site.specFile} changed since install; run \`hbgen install ${site.specFile}\` to review that change and upgrade it\n`), dry.out);
+  assert.match(dry.out, /--dry-run: nothing was changed on this host\n$/);
+  assert.is(stateJson(h).hbgenVersion, OLD);
+
+  const noTty = await hb(h, 'upgrade', { all: true });
+  assert.is(noTty.code, 1);
+  assert.match(noTty.err, /there is no terminal to ask, so nothing was changed on this host; read the list above, then run `hbgen upgrade --all --yes`/);
+  assert.is(stateJson(h).hbgenVersion, OLD);
+  const refused = await hb(h, 'upgrade', { all: true, tty: true, answer: 'n' });
+  assert.is(refused.code, 1);
+  assert.is(stateJson(h).hbgenVersion, OLD);
+
+  const up = await hb(h, 'upgrade', { all: true, tty: true, answer: 'y' });
+  assert.is(up.code, 1, 'site was left as it is: not everything was upgraded');
+  assert.match(up.err, /Upgrade "docs" as listed\? \[y\/N\] /);
+  assert.not.match(up.err, /Run one real wake/, 'an upgrade offers no first wake');
+  assert.is(stateJson(h).hbgenVersion, VERSION);
+  assert.is(stateJson(site).hbgenVersion, OLD);
+  assert.not.ok(existsSync(join(names(h.spec).stateDir, `runtime-${OLD}.sh`)));
+  assert.is((await hb(h, 'status')).code, 0);
+
+  const again = await hb(h, 'upgrade', { name: 'docs' });
+  assert.is(again.code, 0, again.err);
+  assert.ok(again.out.includes(`  already on ${VERSION}: docs\nnothing to upgrade\n`), again.out);
+  const none = await hb(h, 'upgrade', { name: 'nosuch' });
+  assert.is(none.code, 1);
+  assert.match(none.err, /^hbgen: nosuch: no install of that name on this host; `hbgen list` shows the installs by name\n$/);
 });
 
 test.run();

@@ -6,7 +6,8 @@
 // that must meet the lock. Like install's check it adds its own lines to runtime.log (start
 // smoke, how it ran, quiet smoke, skip-locked smoke): history, never counted as wakes.
 import { UserError } from '../errors.ts';
-import { lstatOrNull } from '../host/fsx.ts';
+import { lstatOrNull, readOrNull, sha256 } from '../host/fsx.ts';
+import { pendingUpgrade } from '../host/audit/upgrade.ts';
 import { heartRefusal } from '../host/heart/mission.ts';
 import { hostFacts } from '../host/install/facts.ts';
 import type { HostIO } from '../host/io.ts';
@@ -45,9 +46,18 @@ export async function doctor(argv: { spec: string }, io: HostIO): Promise<number
   }
   checks.push({ ok: listing.ok, what: 'scheduler', observed: listing.observed });
   const rendered = render.files.find((f) => f.path === 'heartbeat.sh');
+  const upgrade = pendingUpgrade(s);
   if (!rendered || !lstatOrNull(n.wrapper)) checks.push({ ok: false, what: 'wrapper', observed: `${n.wrapper} is missing or the spec no longer renders; run \`hbgen install\`` });
-  else if (listing.ok) checks.push(...(await scheduledSmoke(spec, n, io, facts.home, rendered.content, file)));
+  else if (listing.ok) {
+    // Installed by another hbgen: the smoke runs the wrapper as installed (state.json's bytes;
+    // the scheduler's entry checks its own pin before it runs it), not this hbgen's render.
+    const installed = readOrNull(n.wrapper);
+    const rec = s.files.find((f) => f.path === n.wrapper);
+    if (upgrade && installed && rec && sha256(installed) === rec.sha256) checks.push(...(await scheduledSmoke(spec, n, io, facts.home, installed.toString('utf8'), file)));
+    else checks.push(...(await scheduledSmoke(spec, n, io, facts.home, rendered.content, file)));
+  }
   line(io, `hbgen doctor: "${spec.name}" (${spec.schedule.scheduler}), installed at ${s.installedAt ?? s.time}; the install's checks again, nothing of the install changed:`);
+  if (upgrade) line(io, `  note  ${upgrade}`);
   for (const c of checks) line(io, `  ${c.ok ? 'ok  ' : 'FAIL'}  ${c.what}: ${c.observed}`);
   const failed = checks.filter((c) => !c.ok);
   line(io, failed.length ? `it would not run right now: ${failed.map((c) => c.what).join(', ')}; fix what is named above (\`hbgen install\` after a change to the spec)` : 'it would run right now');

@@ -59,6 +59,8 @@ export interface InstallArgs {
   firstWake?: boolean;
   /** Install although HEART.md is empty or its Mission section says nothing. */
   forceEmptyHeart?: boolean;
+  /** hbgen upgrade's re-install: the install has run its wakes already, so no first wake is offered. */
+  upgrade?: boolean;
 }
 
 type Verb = 'install' | 'resume';
@@ -399,7 +401,7 @@ async function applyAndCheck(p: InstallPlan, io: HostIO): Promise<number> {
     `\`hbgen status\` audits without doing work; \`hbgen stop\` keeps that state for \`hbgen resume\`.`,
   ])
     line(io, `  ${l}`);
-  if (p.verb === 'install') await firstWake(p.spec, p.names, io, p.ctx.home, p.argv.firstWake, (l) => line(io, l));
+  if (p.verb === 'install' && !p.argv.upgrade) await firstWake(p.spec, p.names, io, p.ctx.home, p.argv.firstWake, (l) => line(io, l));
   return 0;
 }
 
