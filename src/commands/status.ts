@@ -27,8 +27,8 @@ import { agentLines, lastOutcome, logHistory, wakesDone } from '../host/audit/ru
 import { activePause } from '../host/audit/pause.ts';
 import { allHostPaths, lookEverywhere, lostStateText, readStateOrNote, trustedSpec, untrustedRecords } from '../host/audit/found.ts';
 import { type UsageFindings, usageFindings, usageLine } from '../host/audit/usage.ts';
-import { pendingUpgrade } from '../host/audit/upgrade.ts';
-import { type State, specHash, statePath, writeState } from '../host/state.ts';
+import { pendingUpgrade, specChanged } from '../host/audit/upgrade.ts';
+import { type State, statePath, writeState } from '../host/state.ts';
 import { toolsPresent } from '../host/proc/tools.ts';
 import { type Names, names } from '../names.ts';
 import { renderSpec } from '../pipeline.ts';
@@ -450,7 +450,7 @@ function readOrProblem(path: string, noFollow: boolean): Buffer | string | null 
 
 /** The spec file against the install, and a fresh render of it against the installed files. */
 async function renderDrift(fileSpec: Spec, file: string, s: State, n: Names, drifted: Set<string>, f: Findings): Promise<void> {
-  if (specHash(fileSpec) !== s.specHash) add(f, 'drift', `drift: ${file} changed since install; run \`hbgen install\` to apply it`);
+  if (specChanged(fileSpec, s)) add(f, 'drift', `drift: ${file} changed since install; run \`hbgen install\` to apply it`);
   // Installed by another hbgen: its files differ from this hbgen's render by design, so the
   // one line says so (a note, not an alarm); a file changed since install is still drift above.
   const upgrade = pendingUpgrade(s);

@@ -6,9 +6,9 @@
 // longer names it, is left as it is: its change is for `hbgen install SPEC` to show.
 import { homeOf, type HostIO } from '../host/io.ts';
 import { listInstalls } from '../host/audit/inventory.ts';
-import { pendingUpgrade } from '../host/audit/upgrade.ts';
+import { pendingUpgrade, specChanged } from '../host/audit/upgrade.ts';
 import { askConsent } from '../host/install/prompt.ts';
-import { readState, specHash } from '../host/state.ts';
+import { readState } from '../host/state.ts';
 import { UserError } from '../errors.ts';
 import { loadSpec } from '../load.ts';
 import { names } from '../names.ts';
@@ -41,7 +41,7 @@ async function candidates(io: HostIO, only: string | undefined): Promise<{ go: C
     try {
       const spec = loadSpec(file);
       if (spec.name !== s.name || names(spec).stateDir !== r.stateDir) why = `its spec file ${file} now names another install`;
-      else if (specHash(spec) !== s.specHash) why = `its spec file ${file} changed since install; run \`hbgen install ${file}\` to review that change and upgrade it`;
+      else if (specChanged(spec, s)) why = `its spec file ${file} changed since install; run \`hbgen install ${file}\` to review that change and upgrade it`;
     } catch (e) {
       if (!(e instanceof UserError)) throw e;
       why = `its spec file ${file} cannot be read (${e.lines[0]}); run \`hbgen install SPEC\` with the spec it should run`;

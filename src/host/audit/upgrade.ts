@@ -4,8 +4,9 @@
 // installed wrapper keeps running the runtime it pins until `hbgen install` upgrades it.
 import { posix } from 'node:path';
 import { runtime } from '../../../generators/runtime.ts';
+import { type Spec, validateSpec } from '../../spec.ts';
 import { VERSION } from '../../version.ts';
-import type { State } from '../state.ts';
+import { type State, specHash } from '../state.ts';
 
 const RUNTIME_FILE = /^runtime-[^/]*\.sh$/;
 
@@ -28,4 +29,17 @@ export function pendingUpgrade(s: State): string | null {
   if (s.hbgenVersion === VERSION && was?.sha256 === rt.sha256) return null;
   const old = was ? `runtime sha256 ${was.sha256.slice(0, 12)}…` : 'no separate runtime';
   return `installed by hbgen ${s.hbgenVersion} (${old}); this hbgen is ${VERSION} (runtime sha256 ${rt.sha256.slice(0, 12)}…): \`hbgen install\` upgrades it, and until then every wake runs the runtime installed`;
+}
+
+/**
+ * Whether the spec file says something else than what was installed. state.json's hash is
+ * of the spec as the installing hbgen completed it; a later hbgen may complete the same file
+ * differently (a field it added), so the recorded spec is completed again by this hbgen and
+ * compared too: only a difference in both is a change of the spec.
+ */
+export function specChanged(fileSpec: Spec, s: State): boolean {
+  const now = specHash(fileSpec);
+  if (now === s.specHash) return false;
+  const again = validateSpec(s.spec);
+  return !again.spec || specHash(again.spec) !== now;
 }
