@@ -767,6 +767,7 @@ export const SpecSchema = z
       .min(1, { error: 'must hold at least the program; leave the field out for no gate' })
       .optional(),
     shared: z.boolean({ error: 'must be true or false' }).optional(),
+    controlFiles: z.enum(['exclude', 'commit'], { error: 'must be "exclude" (the default: kept out of git through .git/info/exclude) or "commit"' }).optional(),
     sandbox: sandbox.optional(),
     limits: limits.optional(),
     // How long the wakes pause when the agent's client says the plan's limit is reached

@@ -35,6 +35,7 @@ import { type State, readState, specHash, statePath, writeState } from '../host/
 import { toolsPresent } from '../host/proc/tools.ts';
 import { type SeedLook, seedLook } from '../host/install/seed-checks.ts';
 import { isRuntimeFile } from '../host/audit/upgrade.ts';
+import { type ExcludePlan, applyExclude, excludeLines, excludePlan } from '../host/install/exclude.ts';
 import { type Names, names } from '../names.ts';
 import { type RenderResult, renderSpec } from '../pipeline.ts';
 import { FACTS, factsOf } from '../scheduler-facts.ts';
@@ -93,6 +94,8 @@ interface InstallPlan {
   jailBin: string | null;
   /** The seed's rows: budget, token policy, instruction files, models (src/host/install/seed-checks.ts). */
   seeds: SeedLook;
+  /** hbgen's block in the repo's .git/info/exclude (null: controlFiles "commit", or no git repository here). */
+  exclude: ExcludePlan | null;
 }
 
 export async function install(argv: InstallArgs, io: HostIO, verb: Verb = 'install'): Promise<number> {
@@ -208,6 +211,10 @@ async function planInstall(argv: InstallArgs, io: HostIO, verb: Verb): Promise<I
   if (heart) refusals.push(heart);
   const place = specPlaceRefusal(spec, specFile);
   if (place) refusals.push(place);
+  // The repo is the pod's for an off-host scheduler: nothing of it is here to exclude in.
+  const ex = here ? excludePlan(spec) : null;
+  if (typeof ex === 'string') refusals.push(ex);
+  const exclude = typeof ex === 'string' ? null : ex;
   // The client's own word on how it bills, asked only once the binary itself passed.
   const bill = refusals.length || !here ? null : await checkBilling(spec, io.now().toISOString());
   if (bill && 'refusal' in bill) refusals.push(bill.refusal);
@@ -232,7 +239,7 @@ async function planInstall(argv: InstallArgs, io: HostIO, verb: Verb): Promise<I
   for (const l of others) refusals.push(...l.plan.refusals.map((r) => `${r} (an earlier install of "${spec.name}" on ${l.id} must be removed before it moves to ${scheduler})`));
   if (refusals.length) throw new UserError([...refusals, NOTHING]);
   const billing = bill && 'record' in bill ? bill.record : { result: 'not checked' as const };
-  return { seeds: seedLook(spec, facts.bin.realpath), jailBin, verb, argv, spec, specFile, names: n, prev, facts, render, ctx, backend, pre, stateFiles, others, notes, billing, edits: await editDiffs([...stateFiles, ...pre.hostFiles]) };
+  return { exclude, seeds: seedLook(spec, facts.bin.realpath), jailBin, verb, argv, spec, specFile, names: n, prev, facts, render, ctx, backend, pre, stateFiles, others, notes, billing, edits: await editDiffs([...stateFiles, ...pre.hostFiles]) };
 }
 
 function sameRecords(a: { path: string; sha256: string; mode: number }[], b: { path: string; sha256: string; mode: number }[]): boolean {
@@ -247,6 +254,7 @@ function alreadyInstalled(p: InstallPlan): boolean {
     p.others.length === 0 &&
     pre.unchanged &&
     p.stateFiles.every((f) => f.action === 'same') &&
+    (!p.exclude || p.exclude.before?.equals(p.exclude.after) === true) &&
     prev?.status === 'installed' &&
     // A repaired (so edited) file is cleared by an install that writes state.json afresh.
     !prev.repairs?.length &&
@@ -274,6 +282,7 @@ function showPanel(p: InstallPlan): string {
     seeds: p.seeds.rows,
     removes: p.others.flatMap((l) => l.plan.found.map((f) => `${l.id}: ${f}`)),
     oldRuntimes: oldRuntimes(p),
+    exclude: p.exclude ? excludeLines(p.exclude) : [],
     edits: p.edits,
     smokeLines: smokePanelLines(p.spec.schedule.scheduler, p.names, p.ctx.io.uid),
     changes: p.prev && typeof p.prev.spec === 'object' ? { list: specChanges(p.prev.spec, p.spec), since: p.prev.installedAt ?? p.prev.time } : undefined,
@@ -347,6 +356,7 @@ function intendedState(p: InstallPlan, io: HostIO): State {
     permissionMode: permissionMode(spec.agent, jailOn(spec)),
     billing: { ...p.billing, checkedKeys: facts.checkedKeys, envFileWarnings: facts.envFileWarnings },
     heart: { sha256: ((h) => (h ? sha256(h) : null))(readOrNull(posix.join(spec.repo, 'HEART.md'))) },
+    ...(p.exclude ? { exclude: { path: p.exclude.path } } : {}),
     ...pre.stateExtra,
   };
 }
@@ -448,6 +458,7 @@ async function applyAll(p: InstallPlan, state: State, j: Journal): Promise<void>
     if (prevStateBytes) writeAtomic(statePath(n.stateDir), prevStateBytes, 0o600);
     else rmSync(statePath(n.stateDir), { force: true });
   });
+  if (p.exclude) j.push(`restored ${p.exclude.path}`, applyExclude(p.exclude));
   await p.backend.apply(p.ctx, p.pre, j);
   writeEntrySum(p, j);
 }

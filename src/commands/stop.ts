@@ -12,6 +12,7 @@ import { type Look, allHostPaths, lookByWrapper, lookEverywhere, lostStateText, 
 import { readdirSync } from 'node:fs';
 import { posix } from 'node:path';
 import { lstatOrNull } from '../host/fsx.ts';
+import { removeExclude } from '../host/install/exclude.ts';
 import { wakesDone } from '../host/audit/runtime-log.ts';
 import { homeOf, type HostIO } from '../host/io.ts';
 import { acquireOpLock } from '../host/proc/lock.ts';
@@ -111,9 +112,12 @@ async function finish(io: HostIO, ctx: Ctx & { names: Names; spec: Spec }, s: St
   const created = (s.createdDirs ?? []).filter((d) => dirs.includes(d));
   for (const d of created.sort((a, b) => b.length - a.length)) if (rmdirIfEmpty(d)) say(`removed the folder ${d} (install created it)`);
   const now = io.now().toISOString();
+  // Only the block install added, in the file install recorded, under this install's name.
+  const ex = s.exclude && s.exclude.path === posix.join(ctx.spec.repo, '.git/info/exclude') && removeExclude(s.exclude.path, ctx.spec.name) ? s.exclude.path : null;
+  if (ex) say(`removed hbgen's block from ${ex} (install added it: the control files, out of the agent's commits)`);
   writeState(n.stateDir, { ...s, status: 'stopped', time: now, stoppedAt: now });
   say(`kept ${keptText(n, true) ?? `${n.log} and ${statePath(n.stateDir)} (marked stopped)`}`);
-  say(`kept ${ctx.spec.repo} as it is: stop never touches the repo (HEART.md, STATE.md, the journal, the agent's work)`);
+  say(`kept ${ctx.spec.repo} as it is: stop never touches the repo's files (HEART.md, STATE.md, the journal, the agent's work)`);
 }
 
 /** What each file hbgen leaves in the state folder is, for the "kept" line (no commas: they separate the entries). */

@@ -49,6 +49,8 @@ export interface State {
   permissionMode: string;
   /** The client's own word on its login at install (src/host/install/billing.ts), and the credential names looked for in the shell. */
   billing: BillingRecord & { checkedKeys: string[]; envFileWarnings: string[] };
+  /** The repo's .git/info/exclude that install added hbgen's block to (stop removes the block). */
+  exclude?: { path: string };
   /** HEART.md as the install found it (null: none), so that a later look can tell it changed. */
   heart?: { sha256: string | null };
   /** What the last `hbgen status` concluded. */

@@ -37,6 +37,8 @@ export interface PanelInput {
   smokeLines?: string[];
   /** Entries of this spec on another scheduler, removed once the new install passed its check. */
   removes?: string[];
+  /** hbgen's block in the repo's .git/info/exclude, as lines of the files it writes. */
+  exclude?: string[];
   /** The earlier install's runtimes that the new wrapper no longer pins (an upgrade), removed once the check passed. */
   oldRuntimes?: string[];
   /** Rows of the seed: agent budget, token policy, instruction files, models. */
@@ -150,6 +152,7 @@ export function panel(p: PanelInput): string {
   out.push('files it will write:');
   out.push(...fileLines([...writes, { path: p.statePath, content: Buffer.alloc(0), mode: 0o600, prior: null, priorMode: 0, action: 'create' }]).map((l, i, a) => (i === a.length - 1 ? l.replace(/new$/, 'the record of this install') : l)));
   if (same) out.push(`  (${same} more already in place, unchanged)`);
+  for (const l of p.exclude ?? []) out.push(`  ${l}`);
   for (const r of p.oldRuntimes ?? []) out.push(`  ${r}  removed once the check passed: the earlier runtime, which the new wrapper no longer pins (a wake running now reads on from its open copy)`);
   for (const d of p.edits ?? []) out.push(...d.split('\n').filter(Boolean).map((l) => `    ${l}`));
   for (const w of pre.writes) out.push(`  ${w}`);
