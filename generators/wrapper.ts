@@ -524,6 +524,7 @@ function heartbeatValues(ctx: RenderContext): string[] {
     // allowance line tells the agent the spec's budget either way.
     assign('hb_budget', stream.budget),
     assign('hb_daybudget', seeds.budget),
+    ...opt('hb_until', spec.until ? spec.until.replace('T', ' ') : ''),
     assign('hb_minrun', end.minRun),
     assign('hb_minrun_text', end.minRunText),
     assign('hb_clockshift', end.clockShift),

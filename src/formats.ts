@@ -88,6 +88,7 @@ export const OUTCOME_WORDS = {
   skipLimit: 'skip-limit',
   skipBudget: 'skip-budget',
   skipLate: 'skip-late',
+  skipEnded: 'skip-ended',
   note: 'note',
   usage: 'usage',
   took: 'took',

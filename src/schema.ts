@@ -40,6 +40,7 @@ const DESCRIPTIONS: Record<string, string> = {
   logMaxBytes: 'runtime.log is rotated to runtime.log.1 (one generation kept) once it is larger than this many bytes (default 10485760, 10 MiB; 65536 to 536870912).',
   gate: 'Argv of an extra gate program; a non-zero exit skips the wake.',
   shared: 'True when several agents share the folder: adds claim.sh.',
+  until: 'The job\'s end, a local date and time in hours.timezone ("2026-12-24T18:00"): from then on every fire logs skip-ended, runs no agent and counts no wake; status says the job ended, plan draws no wakes after it.',
   controlFiles: 'What git sees of the control files (HEART.md, PROTOCOL.md, STATE.md, LOG.md, journal/): "exclude" (default) adds them to the repository\'s own .git/info/exclude at install (never to .gitignore, never committed; stop removes them), so that the agent\'s `git add -A` leaves them out; "commit" leaves them to git like any file.',
   limitBackoff: "How long the wakes pause when the agent's client says the plan's usage limit is reached but names no reset time (default 1h; at most 8 days are used).",
   kubernetes: 'Only for schedule.scheduler "kubernetes": the pod that runs the same wrapper in a cluster (host/hbgen-<name>.cronjob.yaml).',

@@ -767,6 +767,13 @@ export const SpecSchema = z
       .min(1, { error: 'must hold at least the program; leave the field out for no gate' })
       .optional(),
     shared: z.boolean({ error: 'must be true or false' }).optional(),
+    // The job's end: a wall-clock time in hours.timezone, compared as such by the wrapper
+    // (no zone arithmetic), so that a clock change cannot move it.
+    until: z
+      .string({ error: 'must be a local date and time in hours.timezone, "YYYY-MM-DDTHH:MM", e.g. "2026-12-24T18:00"' })
+      .regex(/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d$/, { error: 'must be a local date and time in hours.timezone, "YYYY-MM-DDTHH:MM", e.g. "2026-12-24T18:00"' })
+      .refine((v) => !Number.isNaN(Date.parse(`${v}:00Z`)) && new Date(`${v}:00Z`).toISOString().slice(0, 16) === v, { error: 'is no such date (the month has fewer days); e.g. "2026-12-24T18:00"' })
+      .optional(),
     controlFiles: z.enum(['exclude', 'commit'], { error: 'must be "exclude" (the default: kept out of git through .git/info/exclude) or "commit"' }).optional(),
     sandbox: sandbox.optional(),
     limits: limits.optional(),

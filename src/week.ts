@@ -25,7 +25,7 @@ export interface Fire {
    * 'minRun', an expected wake with less than minRun of the working window left, which the
    * wrapper skips every time (skip-window).
    */
-  skip?: 'gate' | 'minRun';
+  skip?: 'gate' | 'minRun' | 'ended';
 }
 
 /** A change of a zone's UTC offset within the span. */
@@ -54,13 +54,15 @@ export interface Week {
   missed: number[];
   /** The spec's minRun, as written (for the words under the grid). */
   minRun: string;
+  /** The spec's end, a wall-clock time of the working zone (YYYY-MM-DDTHH:MM), if any. */
+  until?: string;
   dst: DstChange[];
   /** Is UTC minute t inside the working window? */
   inWindow: (t: number) => boolean;
 }
 
 export interface WeekInput {
-  spec: Pick<Spec, 'name' | 'schedule' | 'minRun'>;
+  spec: Pick<Spec, 'name' | 'schedule' | 'minRun' | 'until'>;
   scheduler: { id: string; hostClock: boolean };
   now: number;
   /** The zone the host clock runs in (cron and launchd read it). */
@@ -118,7 +120,10 @@ export function week(input: WeekInput): Week {
   // The wrapper skips a wake with less than minRun of its window left: it wakes only when the
   // window is still open at the last whole minute of that run (the window is one stretch).
   const last = Math.ceil(seconds(spec.minRun) / 60) * MIN - MIN;
-  const fire = (t: number): Fire => (!want.has(t) ? { t, wake: false, skip: 'gate' } : inWindow(t + last) ? { t, wake: true } : { t, wake: false, skip: 'minRun' });
+  // After the spec's until (a wall-clock time of the working zone) the wrapper wakes no agent.
+  const ended = (t: number) => spec.until !== undefined && new Date(t + offsetAt(workZone, t) * MIN).toISOString().slice(0, 16) >= spec.until;
+  const fire = (t: number): Fire =>
+    !want.has(t) ? { t, wake: false, skip: 'gate' } : ended(t) ? { t, wake: false, skip: 'ended' } : inWindow(t + last) ? { t, wake: true } : { t, wake: false, skip: 'minRun' };
   const zones = [...new Set([workZone, input.hostZone])];
   return {
     name: spec.name,
@@ -131,6 +136,7 @@ export function week(input: WeekInput): Week {
     fires: times.map(fire),
     missed: expected.filter((t) => !fired.has(t)),
     minRun: spec.minRun,
+    ...(spec.until ? { until: spec.until } : {}),
     dst: zones.flatMap((z) => changes(z, from, to)).sort((a, b) => a.t - b.t || a.zone.localeCompare(b.zone)),
     inWindow,
   };
@@ -216,6 +222,7 @@ export function weekText(w: Week): string[] {
   const wakes = w.fires.filter((f) => f.wake).length;
   const gated = w.fires.filter((f) => f.skip === 'gate').length;
   const late = w.fires.filter((f) => f.skip === 'minRun').length;
+  const ended = w.fires.filter((f) => f.skip === 'ended').length;
   const first = localParts(w.from, w.workZone).date;
   const out = [
     `hbgen plan: "${w.name}" (${w.scheduler}), the 7 days from ${WEEKDAY[new Date(`${first}T12:00:00Z`).getUTCDay()]} ${first}, in ${w.workZone}`,
@@ -239,6 +246,7 @@ export function weekText(w: Week): string[] {
         ? `${gated} wasted fire${plural(gated)}, which the gate closes (${why})`
         : `${gated + late} wasted fire${plural(gated + late)}: ${gated ? `${gated} the gate closes (${why}); ` : ''}${lateText}`;
   out.push(`${wakes} wake${plural(wakes)} in the 7 days; ${wastedText}`);
+  if (ended) out.push(`${ended} fire${plural(ended)} at or after until (${w.until} ${w.workZone}), which the wrapper skips (skip-ended): the job has ended then; \`hbgen stop\` removes its entry`);
   if (w.missed.length) {
     out.push(`${w.missed.length} expected wake${w.missed.length === 1 ? '' : 's'} will not fire: the host clock runs in ${w.clockZone}, not the zone the entries are planned for; \`hbgen status\` says more`);
   }
@@ -288,6 +296,7 @@ export function weekSvg(w: Week): string {
   const wakes = w.fires.filter((f) => f.wake).length;
   const gated = w.fires.filter((f) => f.skip === 'gate').length;
   const late = w.fires.filter((f) => f.skip === 'minRun').length;
+  const ended = w.fires.filter((f) => f.skip === 'ended').length;
   const first = localParts(w.from, w.workZone).date;
   const o: string[] = [];
   o.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="DejaVu Sans, Verdana, sans-serif" font-size="12">`);

@@ -577,6 +577,10 @@ function about(spec: Spec, n: Names, s: State, drifted: Set<string>, w: Wake | u
     ...jailLines(spec, null).map((l, i): [string, string] => [i === 0 ? 'jail' : '', l]),
     ['limits', limitsLine(spec)],
   ];
+  if (spec.until) {
+    const ended = isoIn(new Date(f.checkedAt), h.timezone).slice(0, 16) >= spec.until;
+    out.push(['until', `${spec.until.replace('T', ' ')} ${h.timezone}${ended ? ': the job has ended, its fires log skip-ended and run no agent; `hbgen stop` removes its entry' : ': the job ends then'}`]);
+  }
   if (w) {
     const secs = wakeSeconds(w);
     const took = w.end ? `, ${w.end.outcome}${w.end.detail ? ` ${w.end.detail}` : ''}${secs === null ? ' (its length unknown: the clock was stepped during it)' : ` after ${secs} s`}` : ', no outcome yet';

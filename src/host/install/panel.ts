@@ -138,6 +138,7 @@ export function panel(p: PanelInput): string {
     ['interval', `every ${spec.schedule.every}: ${p.summary}`],
     ['timeout', `${spec.timeout}, then TERM, and KILL ${spec.killAfter} later`],
     ['budget', budgetRow(spec)],
+    ...(spec.until ? ([['until', `${spec.until.replace('T', ' ')} ${h.timezone}: the job ends then; later fires log skip-ended, run no agent and count no wake`]] as [string, string][]) : []),
     ...otherRuns(spec),
     ['scheduler', `${spec.schedule.scheduler} (${ids})`],
     ['state', n.stateDir],
