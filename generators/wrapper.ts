@@ -529,10 +529,7 @@ function heartbeatValues(ctx: RenderContext): string[] {
     assign('hb_minrun_text', end.minRunText),
     assign('hb_clockshift', end.clockShift),
     assign('hb_endtext', windowContext(ctx).endText),
-    assign('hb_limit_backoff', limit.limitBackoff),
-    assign('hb_limit_backoff_text', limit.limitBackoffText),
-    assign('hb_limit_distrust', limit.limitDistrust),
-    assign('hb_limit_distrust_text', limit.limitDistrustText),
+    ...limitValues(limit),
     assign('hb_notify_after', notify.notifyAfter),
     ...opt('hb_ping_url', notify.pingUrl),
     ...opt('hb_pingbody', notify.pingOn && notify.pingBody),
@@ -545,14 +542,32 @@ function heartbeatValues(ctx: RenderContext): string[] {
     ...(seeds.fallbackModel && f >= 0 ? [assign('hb_alt_at', f + 1)] : []),
     ...(billing.billingCheck ? [assign('hb_billing_s', billing.billingTimeout)] : []),
     ...opt('hb_billing_token', billing.billingSetupToken),
+    ...jailValues(jail),
+    ...boundsValues(ctx),
+    ...windowValues(ctx),
+    ...listValues(ctx, env, wake, jail, billing, notify),
+  ];
+}
+
+/** The jail's switches, its srt and private tmp, and the SHA-256 of the settings it must find. */
+function jailValues(jail: JailContext): string[] {
+  const opt = (name: string, v: string | boolean) => (v ? [assign(name, v === true ? '1' : v)] : []);
+  return [
     ...opt('hb_jail', jail.jail),
     ...opt('hb_srt', jail.jailBin),
     ...opt('hb_jailtmp', jail.jailTmp),
     ...opt('hb_jaillinux', jail.jailLinux),
     ...(jail.jail ? [assign('hb_jailsha', createHash('sha256').update(`${jail.jailSettingsText}\n`, 'utf8').digest('hex'))] : []),
-    ...boundsValues(ctx),
-    ...windowValues(ctx),
-    ...listValues(ctx, env, wake, jail, billing, notify),
+  ];
+}
+
+/** The pause at the plan's limit: how long without a reset time, and how far a reset time is believed. */
+function limitValues(limit: LimitContext): string[] {
+  return [
+    assign('hb_limit_backoff', limit.limitBackoff),
+    assign('hb_limit_backoff_text', limit.limitBackoffText),
+    assign('hb_limit_distrust', limit.limitDistrust),
+    assign('hb_limit_distrust_text', limit.limitDistrustText),
   ];
 }
 

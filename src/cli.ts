@@ -90,6 +90,21 @@ function fileCommands(y: Argv, run: Run): Argv {
     );
 }
 
+/** hbgen upgrade: after hbgen itself was upgraded, the installs another hbgen made, installed again. */
+function upgradeCommand(y: Argv, run: Run): Argv {
+  return y    .command(
+      'upgrade [name]',
+      'install again, from its spec file, each install another hbgen made, after one list and one question, so that it runs this hbgen\'s runtime',
+      (y) =>
+        y
+          .positional('name', { type: 'string', describe: 'the install, as `hbgen list` names it' })
+          .option('all', { type: 'boolean', describe: 'every install of this user that another hbgen made' })
+          .option('yes', { type: 'boolean', describe: 'upgrade without asking (for scripts)' })
+          .option('dry-run', { type: 'boolean', describe: 'list what would be upgraded and change nothing' }),
+      run(async (a: { name?: string; all?: boolean; yes?: boolean; dryRun?: boolean }) => (await import('./commands/upgrade.ts')).upgrade(a, (await import('./host/io.ts')).processIO())),
+    );
+}
+
 /** install, status, stop, resume, wake and list: the commands that act on this host. */
 function hostCommands(y: Argv, run: Run): Argv {
   const list = async (a: { json?: boolean }) => (await import('./commands/list.ts')).list(a, (await import('./host/io.ts')).processIO());
@@ -115,17 +130,6 @@ function hostCommands(y: Argv, run: Run): Argv {
       consentOptions(y, 'resume')
         .option('reset-cap', { type: 'boolean', describe: 'also zero the wake counter, so that a spec whose cap was reached wakes again' })
         .option('now', { type: 'boolean', describe: "only end the pause after the plan's usage limit, so that the next wake runs (no reinstall)" }), run(lifecycle('resume')))
-    .command(
-      'upgrade [name]',
-      'install again, from its spec file, each install another hbgen made, after one list and one question, so that it runs this hbgen\'s runtime',
-      (y) =>
-        y
-          .positional('name', { type: 'string', describe: 'the install, as `hbgen list` names it' })
-          .option('all', { type: 'boolean', describe: 'every install of this user that another hbgen made' })
-          .option('yes', { type: 'boolean', describe: 'upgrade without asking (for scripts)' })
-          .option('dry-run', { type: 'boolean', describe: 'list what would be upgraded and change nothing' }),
-      run(async (a: { name?: string; all?: boolean; yes?: boolean; dryRun?: boolean }) => (await import('./commands/upgrade.ts')).upgrade(a, (await import('./host/io.ts')).processIO())),
-    )
     .command('wake [spec]', 'run one heartbeat now through the installed wrapper', (y) => y.positional('spec', specArg), run(lifecycle('wake')))
     .command('doctor [spec]', "would it run right now? install's checks again, through the scheduler, changing nothing of the install", (y) => y.positional('spec', specArg), run(lifecycle('doctor')))
     .command(
@@ -162,7 +166,7 @@ export async function main(argv: string[]): Promise<number> {
   const y = yargs(argv)
     .scriptName('hbgen')
     .usage('$0 <command> [options]\n\nGenerate, install and audit a bounded, scheduled heartbeat for an unattended AI coding agent.');
-  hostCommands(fileCommands(y, run), run).completion('completion', 'print a bash/zsh completion script (enable it with `hbgen completion >> ~/.bashrc`, or ~/.zshrc)');
+  upgradeCommand(hostCommands(fileCommands(y, run), run), run).completion('completion', 'print a bash/zsh completion script (enable it with `hbgen completion >> ~/.bashrc`, or ~/.zshrc)');
   // A flag written before the command (`hbgen --json status`) is read as the command's own.
   // yargs' own list (getInternalMethods is public in its build, absent from its types), so
   // that a command added above is known here without a second list.

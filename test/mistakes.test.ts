@@ -126,7 +126,7 @@ test('the CLI: a mistyped command gets "did you mean"; an unknown one the list; 
   assert.is(r.stderr, 'hbgen: unknown command "stauts" (did you mean "status"?); see hbgen --help\n');
   r = hbgen(['frobnicate']);
   assert.is(r.code, 2);
-  assert.match(r.stderr, /^hbgen: unknown command "frobnicate"; the commands are render, check, schema, runtime, init, install, status, stop, resume, upgrade, wake, doctor, log, plan, forget, list, completion(, [a-z]+)*; see hbgen --help\n$/);
+  assert.match(r.stderr, /^hbgen: unknown command "frobnicate"; the commands are render, check, schema, runtime, init, install, status, stop, resume, wake, doctor, log, plan, forget, list, upgrade, completion(, [a-z]+)*; see hbgen --help\n$/);
   assert.is(r.stdout, '');
 });
 

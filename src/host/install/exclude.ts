@@ -8,6 +8,7 @@
 // already tracks: install says which ones are, and how to stop tracking them.
 import { lstatSync, mkdirSync, rmSync, rmdirSync } from 'node:fs';
 import { posix } from 'node:path';
+import { cronMarkers } from '../../formats.ts';
 import type { Spec } from '../../spec.ts';
 import { readOrNull, writeAtomic } from '../fsx.ts';
 import { gitLayoutProblem, safeGit } from '../proc/git.ts';
@@ -26,8 +27,9 @@ export interface ExcludePlan {
   tracked: string[];
 }
 
-const begin = (name: string) => `# BEGIN hbgen ${name}: the control files, out of the agent's commits (hbgen stop removes this block)`;
-const end = (name: string) => `# END hbgen ${name}`;
+// hbgen's markers, as around its crontab block, the begin line saying what the block is for.
+const begin = (name: string) => `${cronMarkers(name).begin}: the control files, out of the agent's commits (hbgen stop removes this block)`;
+const end = (name: string) => cronMarkers(name).end;
 
 /** hbgen's block for `name`. */
 export function excludeBlock(name: string): string {
