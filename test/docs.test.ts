@@ -109,6 +109,27 @@ test('every relative link and #anchor in README.md and docs/*.md reaches a file 
   assert.equal(brokenLinks(all, onDisk), []);
 });
 
+/** The first word after `hbgen ` of each row of the README's command table. */
+const tableCommands = (readme: string) => {
+  const at = readme.indexOf('\n## Commands\n');
+  const end = readme.indexOf('\n## ', at + 1);
+  return [...readme.slice(at, end).matchAll(/^\| `hbgen ([a-z]+)[^|]*\| [^|\n]+\|$/gm)].map((m) => m[1]!);
+};
+
+test('README.md: at most 400 lines, the sections a user navigates, and one table row per command of `hbgen --help`', () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const lines = readme.split('\n').length - 1;
+  assert.ok(lines <= 400, `README.md has ${lines} lines`);
+  const heads = split(readme).prose.map(([, l]) => l).filter((l) => l.startsWith('## '));
+  assert.equal(heads, ['## Set-up', '## Quick start: Claude Code or Codex', '## Commands', '## Where to read more', '## Troubleshooting']);
+  const help = hbgen(['--help']);
+  assert.is(help.code, 0, help.stderr);
+  const known = [...help.stdout.matchAll(/^ {2}hbgen ([a-z]+)\b/gm)].map((m) => m[1]!);
+  assert.ok(known.length >= 15, known.join(' '));
+  assert.equal([...tableCommands(readme)].sort(), [...known].sort(), 'one row of one line for each command');
+  assert.equal(tableCommands('# x\n## Commands\n\n| `hbgen a` | x |\n| `hbgen b` | y\n\n## Next\n'), ['a'], 'a row broken over two lines is not counted (control)');
+});
+
 /** What hbgen says when `claude auth status` reports an apiKeyHelper: install --dry-run with a STAND-IN claude, in a scratch HOME. */
 function apiKeyHelperRefusal(root: string): string {
   const home = join(root, 'home');
