@@ -233,7 +233,7 @@ export const generator: Generator = {
   check(ctx) {
     const s = ctx.spec;
     // `render --scheduler kubernetes` of a spec written for another scheduler.
-    if (!s.kubernetes) return ['kubernetes: required for schedule.scheduler "kubernetes": at least {image, git or pvc}; see README "Kubernetes"'];
+    if (!s.kubernetes) return ['kubernetes: required for schedule.scheduler "kubernetes": at least {image, git or pvc}; see docs/kubernetes.md'];
     if (s.schedule.hostTimezone !== undefined) return ['schedule.hostTimezone: does not apply to kubernetes: the CronJob fires in hours.timezone itself (spec.timeZone); remove it'];
     return [];
   },

@@ -113,7 +113,7 @@ function hostCommands(y: Argv, run: Run): Argv {
     .command(
       'status [spec]',
       'audit the install (it changes nothing but putting back the state-folder files hbgen wrote): exit 0 healthy, 1 otherwise',
-      (y) => y.positional('spec', specArg).option('json', { type: 'boolean', describe: 'one JSON document on stdout (fields in the README), same exit status' }),
+      (y) => y.positional('spec', specArg).option('json', { type: 'boolean', describe: 'one JSON document on stdout (fields in docs/commands.md), same exit status' }),
       run(lifecycle('status')),
     )
     .command(
@@ -135,7 +135,7 @@ function hostCommands(y: Argv, run: Run): Argv {
     .command(
       'log [spec]',
       'the wake history from runtime.log: per day the wakes started, ok, quiet, fail, timeout, skipped by kind, errors and missed fires; then the last wakes',
-      (y) => y.positional('spec', specArg).option('days', { type: 'number', default: 7, describe: 'how many days back, today included' }).option('json', { type: 'boolean', describe: 'one JSON document (fields in the README)' }),
+      (y) => y.positional('spec', specArg).option('days', { type: 'number', default: 7, describe: 'how many days back, today included' }).option('json', { type: 'boolean', describe: 'one JSON document (fields in docs/commands.md)' }),
       run(lifecycle('log')),
     )
     .command(

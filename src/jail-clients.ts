@@ -156,7 +156,7 @@ function claudeState(dir: string): Pick<ClientNeeds, 'write' | 'writeFiles' | 'd
  * "custom prompts", "skills", "subagents"): config.toml, the global instructions AGENTS.md
  * and AGENTS.override.md, prompts/, rules/ (command approval rules), agents/.
  * skills/ stays writable: codex installs its built-in skills there (skills/.system) at every
- * start; a skill is instructions only, read by codex itself (NOT protected: see the README).
+ * start; a skill is instructions only, read by codex itself (NOT protected: see docs/threat-model.md).
  */
 export const CODEX_CONFIG = { files: ['config.toml', 'AGENTS.md', 'AGENTS.override.md'], dirs: ['prompts', 'rules', 'agents'] };
 

@@ -1,6 +1,6 @@
 // THE list of credential files and folders under HOME that the jail hides from the agent by
 // default (src/jail.ts), and that sandbox.allowRead may open one by one (src/spec.ts): the
-// README's "Threat model" prints it. Each is where a common tool keeps a login or a token
+// docs/threat-model.md prints it. Each is where a common tool keeps a login or a token
 // (its own documentation names the place). Imports nothing.
 export const SECRET_PATHS = [
   '.ssh', // ssh keys

@@ -140,7 +140,7 @@ export function policyLines(p: JailPolicy): string[] {
 export function jailLines(spec: Spec, bin: string | null): string[] {
   const p = jailPolicy(spec);
   if (!p) {
-    if (FACTS[spec.schedule.scheduler].offHost) return ['none of hbgen\'s: the pod is the boundary (see README "Kubernetes")'];
+    if (FACTS[spec.schedule.scheduler].offHost) return ['none of hbgen\'s: the pod is the boundary (see docs/kubernetes.md)'];
     return [
       'OFF ("sandbox": false): THE AGENT RUNS WITH ALL YOUR RIGHTS: it can read ~/.ssh, write anywhere you can (your crontab, your shell profile, its own settings) and reach any host',
       jailOffLine(spec.agent.harness),

@@ -21,8 +21,8 @@ export function limitsFindings(spec: Spec): LimitsFindings {
 
 export function limitsLine(spec: Spec): string {
   const bounds = FACTS[spec.schedule.scheduler].bounds;
-  if (!bounds) return 'none of hbgen\'s: kubernetes.resources bound the pod (see README "Kubernetes")';
+  if (!bounds) return 'none of hbgen\'s: kubernetes.resources bound the pod (see docs/kubernetes.md)';
   const l = limitsOf(spec);
   if (!l) return 'OFF ("limits": false): NOTHING BOUNDS A WAKE: a runaway agent (a fork bomb, a memory leak) can take every process and all the memory of this machine';
-  return `tasks ${l.tasks}, memory ${memoryText(l)}, swap none; ${bounds.says}; no bound on the disk or the private tmp (README "Bounds on a wake")`;
+  return `tasks ${l.tasks}, memory ${memoryText(l)}, swap none; ${bounds.says}; no bound on the disk or the private tmp (docs/threat-model.md "Bounds on a wake")`;
 }

@@ -251,7 +251,7 @@ const sandbox = z.union([z.literal(false), sandboxObject], {
   error: (i) => (i.input === true ? 'must be false (no jail) or an object such as {"allowHosts": ["github.com"]}; leave it out for the default jail' : typeof i.input === 'object' && i.input !== null && !Array.isArray(i.input) ? undefined : 'must be false (no jail) or an object {allowHosts?, denyRead?, allowRead?, bin?}'),
 });
 
-// The wake's bounds (README "Bounds on a wake"): how many tasks (processes and threads) the
+// The wake's bounds (docs/threat-model.md "Bounds on a wake"): how many tasks (processes and threads) the
 // agent's tree may hold and how much memory, each applied by the host's own mechanism
 // (the systemd unit, a transient scope or rlimits for cron, the launchd plist). false
 // turns them off; omitted or an object keeps them on, with LIMITS_DEFAULT for a field left out.
@@ -520,17 +520,17 @@ function kubernetesIssues(s: Record<string, any>, ctx: z.RefinementCtx): void {
   const sch = typeof s.schedule === 'object' && s.schedule !== null ? s.schedule : {};
   const k = s.kubernetes;
   if (sch.scheduler === 'kubernetes' && s.sandbox !== undefined && s.sandbox !== false) {
-    ctx.addIssue({ code: 'custom', path: ['sandbox'], message: 'does not apply to schedule.scheduler "kubernetes": the pod is the agent\'s boundary there (see README "Kubernetes"); remove it' });
+    ctx.addIssue({ code: 'custom', path: ['sandbox'], message: 'does not apply to schedule.scheduler "kubernetes": the pod is the agent\'s boundary there (see docs/kubernetes.md); remove it' });
   }
   if (sch.scheduler === 'kubernetes' && s.limits !== undefined) {
-    ctx.addIssue({ code: 'custom', path: ['limits'], message: 'does not apply to schedule.scheduler "kubernetes": the pod is bounded by kubernetes.resources (see README "Kubernetes"); remove it and set kubernetes.resources.memory instead' });
+    ctx.addIssue({ code: 'custom', path: ['limits'], message: 'does not apply to schedule.scheduler "kubernetes": the pod is bounded by kubernetes.resources (see docs/kubernetes.md); remove it and set kubernetes.resources.memory instead' });
   }
   if (sch.scheduler !== 'kubernetes') {
     if (k !== undefined) ctx.addIssue({ code: 'custom', path: ['kubernetes'], message: `applies to schedule.scheduler "kubernetes" only; remove it, or set the scheduler to "kubernetes"` });
     return;
   }
   if (k === undefined) {
-    ctx.addIssue({ code: 'custom', path: ['kubernetes'], message: 'required for schedule.scheduler "kubernetes": at least {image, git or pvc}; see README "Kubernetes"' });
+    ctx.addIssue({ code: 'custom', path: ['kubernetes'], message: 'required for schedule.scheduler "kubernetes": at least {image, git or pvc}; see docs/kubernetes.md' });
     return;
   }
   if (typeof k !== 'object' || k === null) return;
@@ -885,7 +885,7 @@ export function defaultStateDir(s: { name?: unknown; env?: unknown; schedule?: u
   return posix.join(base, 'hbgen', name);
 }
 
-/** What a fire missed while the machine slept does (README "A fire missed while asleep"): "once" unless the spec says "skip". */
+/** What a fire missed while the machine slept does (docs/spec.md "A fire missed while asleep"): "once" unless the spec says "skip". */
 export const catchUpOf = (s: Pick<Spec, 'catchUp'>): 'skip' | 'once' => s.catchUp ?? 'once';
 
 /**
@@ -940,7 +940,7 @@ function ofTheRightKind(e: readonly { path: readonly PropertyKey[]; code: string
 
 // Fields a person may well expect that hbgen does not offer, each with why.
 const NOT_OFFERED: Record<string, string> = {
-  'limits.tmp': 'not offered: srt has no size option for the jail\'s private tmp, so a bound on it would not hold (README "Bounds on a wake"); remove it',
+  'limits.tmp': 'not offered: srt has no size option for the jail\'s private tmp, so a bound on it would not hold (docs/threat-model.md "Bounds on a wake"); remove it',
 };
 
 /** Validate a parsed JSON value. Returns the spec, or one message line per problem. */

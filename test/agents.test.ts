@@ -282,15 +282,16 @@ t('codex provider pin: the real codex exec runs a config\'s metered provider wit
   assert.not.match(r.out, /^session id: /m, r.out);
 });
 
-// The codex model the README, the fixtures and these tests name is one
+// The codex model the README, docs/, the fixtures and these tests name is one
 // codex 0.171 lists (`codex debug models --bundled`).
-t('codex model: every codex model the README and the codex fixture name is in the real codex\'s bundled catalog', () => {
+t('codex model: every codex model the README, docs/ and the codex fixture name is in the real codex\'s bundled catalog', () => {
   const dir = mkdtempSync(join(tmpdir(), 'hbgen-agents-models-'));
   const cat = spawnSync(real!.codex, ['debug', 'models', '--bundled'], { env: { HOME: dir, PATH }, encoding: 'utf8', timeout: 30_000 });
   rmSync(dir, { recursive: true, force: true });
   const slugs = new Set<string>(JSON.parse(cat.stdout).models.map((m: { slug: string }) => m.slug));
   const root = join(import.meta.dirname, '..');
-  const named = [...readFileSync(join(root, 'README.md'), 'utf8').matchAll(/"(gpt-[a-z0-9.-]+)"/g)].map((m) => m[1]!);
+  const pages = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  const named = pages.flatMap((p) => [...readFileSync(join(root, p), 'utf8').matchAll(/"(gpt-[a-z0-9.-]+)"/g)].map((m) => m[1]!));
   named.push(JSON.parse(readFileSync(join(root, 'fixtures/specs/codex.json'), 'utf8')).agent.model);
   assert.ok(named.length >= 2, String(named));
   for (const m of named) assert.ok(slugs.has(m), `${m} is not in codex debug models --bundled: ${[...slugs].join(' ')}`);

@@ -17,7 +17,7 @@ test('install and status: the default bounds in a limits row, with how systemd a
   const h = makeHost('systemd-user');
   const r = await hb(h, 'install', { yes: true });
   assert.is(r.code, 0, r.err + r.out);
-  assert.match(r.out, /\n {2}limits +tasks 4096, memory 50% of RAM, at most 8G, swap none; the service's TasksMax=, MemoryMax= and MemorySwapMax=0, .*; no bound on the disk or the private tmp \(README "Bounds on a wake"\)\n/, r.out);
+  assert.match(r.out, /\n {2}limits +tasks 4096, memory 50% of RAM, at most 8G, swap none; the service's TasksMax=, MemoryMax= and MemorySwapMax=0, .*; no bound on the disk or the private tmp \(docs\/threat-model\.md "Bounds on a wake"\)\n/, r.out);
   const s = await hb(h, 'status');
   assert.match(s.out, /\n {2}limits +tasks 4096, memory 50% of RAM, at most 8G, swap none; /, s.out);
   assert.equal(JSON.parse((await hb(h, 'status', { json: true })).out).limits, { on: true, tasks: 4096, memory: '50%', memoryCap: '8G' });
@@ -60,7 +60,7 @@ test('a size the spec sets is said as it is, a share without the cap; cron names
   assert.match(limitsLine(spec({ limits: { memory: '2G', tasks: 500 } })), /^tasks 500, memory 2G, swap none; the wrapper runs the agent in a transient systemd scope \(systemd-run --user --scope\) where a user manager answers, else under rlimits/);
   assert.match(limitsLine(spec({ limits: { memory: '25%' } })), /^tasks 4096, memory 25% of RAM, swap none; /);
   const k8s = validateSpec(JSON.parse(readFileSync(join(import.meta.dirname, '../fixtures/specs/kubernetes.json'), 'utf8'))).spec!;
-  assert.is(limitsLine(k8s), 'none of hbgen\'s: kubernetes.resources bound the pod (see README "Kubernetes")');
+  assert.is(limitsLine(k8s), 'none of hbgen\'s: kubernetes.resources bound the pod (see docs/kubernetes.md)');
 });
 
 test.run();

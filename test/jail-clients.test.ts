@@ -338,7 +338,7 @@ test('codex inside the jail: its own workspace-write sandbox cannot start (no ne
   assert.not.ok(existsSync(join(r.s.home, 'outside')));
 });
 
-// The README's "srt forbids a nested user namespace", tested by itself: the codex test above
+// docs/threat-model.md's "srt forbids a nested user namespace", tested by itself: the codex test above
 // also passes when codex's sandbox fails for another reason. srt 0.0.78 (the last release
 // declaring Node 20) lets `unshare -Ur` through; 0.0.79+ refuse it with a seccomp
 // filter, because a user namespace gives a private copy of the mount tree and the write

@@ -64,7 +64,7 @@ const objectsOf = (yaml: string) =>
 test('the kubernetes block is valid as the issue writes it, and required for scheduler kubernetes only', () => {
   assert.equal(errorsOf(base()), []);
   const { kubernetes: _k, ...without } = base();
-  assert.equal(errorsOf(without), ['kubernetes: required for schedule.scheduler "kubernetes": at least {image, git or pvc}; see README "Kubernetes"']);
+  assert.equal(errorsOf(without), ['kubernetes: required for schedule.scheduler "kubernetes": at least {image, git or pvc}; see docs/kubernetes.md']);
   const onCron = base({ schedule: { ...base().schedule, scheduler: 'cron' } });
   assert.equal(errorsOf(onCron), ['kubernetes: applies to schedule.scheduler "kubernetes" only; remove it, or set the scheduler to "kubernetes"']);
 });
@@ -100,7 +100,7 @@ test('secretKeys: names only; a metered credential is refused, the subscription 
 test('render --scheduler kubernetes of a spec without the block says what is missing', () => {
   const { kubernetes: _k, ...raw } = base({ schedule: { ...base().schedule, scheduler: 'cron' } });
   const r = renderNow(specOf(raw), { scheduler: 'kubernetes' });
-  assert.equal(r.errors, ['kubernetes: required for schedule.scheduler "kubernetes": at least {image, git or pvc}; see README "Kubernetes"']);
+  assert.equal(r.errors, ['kubernetes: required for schedule.scheduler "kubernetes": at least {image, git or pvc}; see docs/kubernetes.md']);
 });
 
 // ---------------------------------------------------------------- the manifest

@@ -5,7 +5,7 @@
 // (test/helpers/standins.ts, it writes only under the scratch HOME), the agent a STAND-IN
 // `claude` that answers its login questions as a subscription does. The one line a test
 // cannot type, the editor's, is replaced by doing what it says. The example spec
-// (README "The spec") is validated and rendered as it stands.
+// (docs/spec.md, "The spec") is validated and rendered as it stands.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,12 +18,13 @@ import { HBGEN, ROOT } from './helpers/cli.ts';
 import { makeStandIns } from './helpers/standins.ts';
 
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const SPEC_DOC = readFileSync(join(ROOT, 'docs', 'spec.md'), 'utf8');
 
-/** The body of the first ```LANG block after the line holding `marker`. */
-function blockAfter(marker: string, lang: string): string {
-  const at = README.indexOf(marker);
-  assert.ok(at >= 0, `README.md has "${marker}"`);
-  const m = new RegExp('```' + lang + '\\n([\\s\\S]*?)```').exec(README.slice(at));
+/** The body of the first ```LANG block after the line holding `marker` in `page` (README.md unless told). */
+function blockAfter(marker: string, lang: string, page = README, name = 'README.md'): string {
+  const at = page.indexOf(marker);
+  assert.ok(at >= 0, `${name} has "${marker}"`);
+  const m = new RegExp('```' + lang + '\\n([\\s\\S]*?)```').exec(page.slice(at));
   assert.ok(m, `a ${lang} block after "${marker}"`);
   return m![1]!;
 }
@@ -31,9 +32,9 @@ function blockAfter(marker: string, lang: string): string {
 /** The command of each line of a sh block (its trailing `# comment` dropped). */
 const commands = (block: string) => block.split('\n').map((l) => l.replace(/\s+#\s.*$/, '').trim()).filter(Boolean);
 
-const example = () => JSON.parse(blockAfter('A complete example', 'json'));
+const example = () => JSON.parse(blockAfter('A complete example', 'json', SPEC_DOC, 'docs/spec.md'));
 
-test('README "The spec": the example validates, uses the claude-code preset, and renders', () => {
+test('docs/spec.md "The spec": the example validates, uses the claude-code preset, and renders', () => {
   const raw = example();
   const v = validateSpec(raw);
   assert.equal(v.errors, undefined, JSON.stringify(v.errors));
@@ -95,7 +96,7 @@ test('README "Quick start": the day-one block runs as written in a scratch HOME 
     const init = JSON.parse(readFileSync(join(repo, 'hbgen.json'), 'utf8'));
     assert.is(init.agent.harness, 'claude-code', 'init chose the preset for claude');
     assert.is(init.schedule.scheduler, 'systemd-user');
-    // On a terminal the panel ends in install's menu (README "Commands", install), answered y.
+    // On a terminal the panel ends in install's menu (docs/commands.md "Commands", install), answered y.
     assert.match(said['hbgen install']!.out, /Install "docs" on this host with these settings\?\r?\n(?: +\d\) .*\r?\n)+\[1-5, y\/N\]/);
     assert.match(said['hbgen wake']!.out, /wake 1: (ok|quiet) after \d+ s/);
     // tail of both logs: the wake's lines in runtime.log, the agent's output after a copy of its start line in agent.log.

@@ -53,7 +53,7 @@ function psC(pid: number): string {
   return spawnSync('ps', ['-ww', '-o', 'args=', '-p', String(pid)], { encoding: 'latin1', env: { ...process.env, LC_ALL: 'C' } }).stdout.trim();
 }
 
-// yash refuses a non-ASCII path in the C locale (install refuses it there, see the README);
+// yash refuses a non-ASCII path in the C locale (install refuses it there, see docs/install.md);
 // it runs these in C.UTF-8, as it would have to.
 const callerEnv = (sh: Shell) => (sh.name === 'yash' ? { ...JUNK_ENV, LC_ALL: 'C.UTF-8' } : JUNK_ENV);
 

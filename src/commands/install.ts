@@ -6,7 +6,7 @@
 // → state-folder files → state.json intent → host files and scheduler → install check
 // (smoke test, state.json, the scheduler lists the entry) → success only when every check
 // was observed passing; otherwise everything is undone, except the log history (runtime.log
-// is never cut, runtime.log.1 never removed: see the README section "Install on a host").
+// is never cut, runtime.log.1 never removed: see docs/install.md).
 import { readdirSync, rmSync } from 'node:fs';
 import { dirname, posix } from 'node:path';
 import { specChanges } from '../spec-diff.ts';

@@ -19,7 +19,7 @@ import { line, loadFor } from './common.ts';
 /** How many of the latest wakes the log lists. */
 export const LAST_WAKES = 5;
 
-/** What `hbgen log --json` prints (README: "hbgen log"). */
+/** What `hbgen log --json` prints (docs/commands.md "hbgen log"). */
 export interface LogReport {
   name: string;
   /** The files read, the rotated generation first (a missing one or a link is left out). */

@@ -2,7 +2,7 @@
 // (sha256 of the installed files against state.json and against a fresh render), orphans,
 // duplicates, a missing binary, a stale lock, the last outcome (or the wake that ended
 // without one) and the next fire time. --json says the same findings as one JSON document
-// (statusJson; its fields are documented in the README).
+// (statusJson; its fields are documented in docs/commands.md).
 import { jailLines, jailPolicy } from '../jail.ts';
 import { type LimitsFindings, limitsFindings, limitsLine } from '../limits.ts';
 import { posix } from 'node:path';
@@ -57,7 +57,7 @@ export function wakeWithoutOutcome(all: LogLine[]): LogLine | null {
   return null;
 }
 
-/** One problem: a stable code for scripts (README "status --json"), one sentence for people. */
+/** One problem: a stable code for scripts (docs/commands.md "hbgen status --json"), one sentence for people. */
 export interface Problem {
   code: string;
   message: string;
@@ -294,7 +294,7 @@ function report(io: HostIO, f: Findings): void {
   line(io, count === 0 ? c.good('healthy') : c.bad(`${count} problem${count === 1 ? '' : 's'}`));
 }
 
-/** The findings as the one JSON document of `status --json` (field names are a contract: README). */
+/** The findings as the one JSON document of `status --json` (field names are a contract: docs/commands.md). */
 export function statusJson(f: Findings): Record<string, unknown> {
   return {
     format: 1,

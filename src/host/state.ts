@@ -97,7 +97,7 @@ export function readState(stateDir: string): State | null {
   try {
     s = JSON.parse(b.toString('utf8')) as State;
   } catch {
-    throw new UserError([`${p}: not valid JSON, so hbgen cannot tell what it installed; restore it from a backup, or remove the scheduler entry by hand (see README "Install on a host") and delete the file`]);
+    throw new UserError([`${p}: not valid JSON, so hbgen cannot tell what it installed; restore it from a backup, or remove the scheduler entry by hand (see docs/install.md) and delete the file`]);
   }
   // Format 2 writes the scheduler as {type, self_schedule, detail, ids, note}; in memory it is its id.
   const sched = (s as { scheduler?: unknown } | null)?.scheduler;
@@ -108,7 +108,7 @@ export function readState(stateDir: string): State | null {
     if (typeof o.note === 'string' || o.note === null) s.note = o.note;
   }
   if (![1, 2].includes(s?.format) || typeof s.name !== 'string' || !Array.isArray(s.files) || !Array.isArray(s.hostFiles) || !s.spec) {
-    throw new UserError([`${p}: not a state file this hbgen understands; restore it from a backup, or remove the scheduler entry by hand (see README "Install on a host") and delete the file`]);
+    throw new UserError([`${p}: not a state file this hbgen understands; restore it from a backup, or remove the scheduler entry by hand (see docs/install.md) and delete the file`]);
   }
   return s;
 }

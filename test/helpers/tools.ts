@@ -2,7 +2,7 @@
 // helper here asks an installed program (sh, systemd, crontab, date, plistutil, Python's
 // plistlib) rather than re-implementing it. The only hand-written model is the
 // expected-wake calculator at the bottom, which is deliberately independent of
-// src/schedule.ts: it walks wall-clock minutes the way the README's "Working hours, per scheduler" words the rule.
+// src/schedule.ts: it walks wall-clock minutes the way docs/spec.md "Working hours, per scheduler" words the rule.
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
 import { accessSync, chmodSync, constants, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -42,7 +42,7 @@ export function tmp(prefix = 'hbgen-t'): string {
   return d;
 }
 
-/** The shells the wrapper promises to run under (README, "What the wrapper guarantees"). */
+/** The shells the wrapper promises to run under (docs/files.md, "What the wrapper guarantees"). */
 export const SHELLS: { name: string; argv: string[] }[] = [
   { name: 'dash', argv: ['dash'] },
   { name: 'bash --posix', argv: ['bash', '--posix'] },
@@ -127,7 +127,7 @@ export function rebase(spec: Spec, root: string): Spec {
   };
 }
 
-/** The state folder a spec installs into (README, "The rendered tree"), computed here, not by src/names.ts. */
+/** The state folder a spec installs into (docs/files.md, "The rendered tree"), computed here, not by src/names.ts. */
 export function stateDirOf(spec: Spec): string {
   return spec.stateDir.startsWith('/') ? spec.stateDir : `${spec.repo}/${spec.stateDir}`;
 }

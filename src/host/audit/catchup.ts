@@ -1,6 +1,6 @@
 // What a fire missed while the machine slept does, per scheduler and catchUp:
 // the panel's caveat and status's missed-fire line, one sentence, the same words as the
-// README's table ("A fire missed while asleep"). Each scheduler's words are its facts'
+// table of docs/spec.md ("A fire missed while asleep"). Each scheduler's words are its facts'
 // (src/host/<id>/facts.ts `catchUp`).
 import { factsOf } from '../../scheduler-facts.ts';
 import { catchUpOf, type Spec } from '../../spec.ts';

@@ -10,7 +10,7 @@
 // and writes outside the agent's sandbox: inside the repo, the agent could remove the lock
 // (two agents at once), reset the counter past `cap`, or plant links that the wrapper writes
 // through. sh cannot write a file without following links, so no wrapper can be made safe
-// there: hbgen refuses it instead (README "Threat model"). Kubernetes keeps its own rule
+// there: hbgen refuses it instead (docs/threat-model.md). Kubernetes keeps its own rule
 // (the state folder on the PVC, relative to the repo, is the only lasting place in a pod).
 import { realpathSync } from 'node:fs';
 import { posix } from 'node:path';

@@ -119,7 +119,7 @@ async function preflight(c: Ctx): Promise<Preflight<K8sData>> {
   const missing = c.apply ? kubectlMissing(c.io, 'apply the manifest') : null;
   const prev = c.prev?.kubernetes;
   const run = { argv: applyArgv(spec, n) };
-  const caveats = ['the cluster schedules the wakes: concurrencyPolicy Forbid, startingDeadlineSeconds, activeDeadlineSeconds, backoffLimit 0 (see README "Kubernetes")'];
+  const caveats = ['the cluster schedules the wakes: concurrencyPolicy Forbid, startingDeadlineSeconds, activeDeadlineSeconds, backoffLimit 0 (see docs/kubernetes.md)'];
   if (!spec.kubernetes!.pvc || spec.stateDir.startsWith('/')) caveats.push('the state folder (runtime.log, the wake counter) lasts one pod: use kubernetes.pvc and a relative stateDir to keep it');
   return {
     refusals: missing ? [missing] : [],
