@@ -49,7 +49,8 @@ test('stand-in systemctl: the panel names repo, billing, hours, interval, timeou
   const o = r.out;
   for (const want of [
     `  repo       ${h.repo}`,
-    "  billing    not checked (custom command); no API key in the agent's environment",
+    "  billing    not checked (custom command): hbgen cannot ask this program who pays; no API key in the agent's environment",
+    '  cap        none: it wakes at every fire until stopped',
     '  hours      08:00–23:00 Europe/Berlin, every day',
     '  interval   every 30m: fires at :07 and :37 past each hour, in the window 08:00–23:00 Europe/Berlin, every day',
     '  timeout    10m, then TERM, and KILL 30s later',

@@ -35,6 +35,7 @@ import { type State, readState, specHash, statePath, writeState } from '../host/
 import { toolsPresent } from '../host/proc/tools.ts';
 import { type SeedLook, seedLook } from '../host/install/seed-checks.ts';
 import { isRuntimeFile } from '../host/audit/upgrade.ts';
+import { registryCaveats } from '../host/install/agent-may.ts';
 import { type ExcludePlan, applyExclude, excludeLines, excludePlan } from '../host/install/exclude.ts';
 import { type Names, names } from '../names.ts';
 import { type RenderResult, renderSpec } from '../pipeline.ts';
@@ -278,7 +279,7 @@ function showPanel(p: InstallPlan): string {
     stateFiles: p.stateFiles,
     statePath: statePath(p.names.stateDir),
     pre: p.pre,
-    caveats: [...p.notes, ...p.facts.caveats, ...p.pre.caveats, ...p.render.warnings, ...p.seeds.caveats, ...(p.argv.forceEmptyHeart && heartRefusal(p.spec.repo) ? [`HEART.md holds no mission (installed with --force-empty-heart): every wake works from the prompt alone`] : [])],
+    caveats: [...p.notes, ...p.facts.caveats, ...p.pre.caveats, ...p.render.warnings, ...p.seeds.caveats, ...registryCaveats(p.spec), ...(p.argv.forceEmptyHeart && heartRefusal(p.spec.repo) ? [`HEART.md holds no mission (installed with --force-empty-heart): every wake works from the prompt alone`] : [])],
     seeds: p.seeds.rows,
     removes: p.others.flatMap((l) => l.plan.found.map((f) => `${l.id}: ${f}`)),
     oldRuntimes: oldRuntimes(p),

@@ -11,7 +11,8 @@ import { mode4 } from '../fsx.ts';
 import { SMOKE_ARGV } from './smoke.ts';
 import { NOTIFY_AFTER_DEFAULT } from '../../../generators/notify.ts';
 import { pingOf } from '../../notify.ts';
-import { jailLines } from '../../jail.ts';
+import { jailLines, jailOn } from '../../jail.ts';
+import { capRow, toolsRow } from './agent-may.ts';
 import { limitsLine } from '../../limits.ts';
 import { FACTS } from '../../scheduler-facts.ts';
 import { type SpecChange, changeLines } from '../../spec-diff.ts';
@@ -109,7 +110,7 @@ export function modelCaveats(agent: Spec['agent']): string[] {
 
 /** How the agent bills, as its client said at this install, and that the wrapper asks again. */
 function billingRow(b: BillingRecord): string {
-  if (b.result !== 'subscription') return "not checked (custom command); no API key in the agent's environment";
+  if (b.result !== 'subscription') return "not checked (custom command): hbgen cannot ask this program who pays; no API key in the agent's environment";
   return `${b.identity}, as \`${shownArgv(b.command ?? [])}\` says in the agent's environment${b.clientVersion ? ` (${b.clientVersion})` : ''}; asked again before every wake`;
 }
 
@@ -138,6 +139,8 @@ export function panel(p: PanelInput): string {
     ['interval', `every ${spec.schedule.every}: ${p.summary}`],
     ['timeout', `${spec.timeout}, then TERM, and KILL ${spec.killAfter} later`],
     ['budget', budgetRow(spec)],
+    capRow(spec),
+    ...((t) => (t ? [t] : []))(toolsRow(spec, jailOn(spec))),
     ...(spec.until ? ([['until', `${spec.until.replace('T', ' ')} ${h.timezone}: the job ends then; later fires log skip-ended, run no agent and count no wake`]] as [string, string][]) : []),
     ...otherRuns(spec),
     ['scheduler', `${spec.schedule.scheduler} (${ids})`],
