@@ -402,7 +402,10 @@ function recordedDrift(s: State, n: Names, hostFiles: string[], f: Findings, ins
       // Put back, but someone wrote hbgen's own file: that is a problem, not a note.
       add(f, 'tampered', `tampered: ${r.path} differed from what hbgen installed (${fix.was}); hbgen put the installed bytes back, but only a process with your rights could have changed it (an agent's process left running, another program): find out which, then run \`hbgen install\` to clear this`);
       out.repairs.push({ path: r.path, at: f.checkedAt });
-      if (!done) out.write.push(fix), planned.set(r.path, fix);
+      if (!done) {
+        out.write.push(fix);
+        planned.set(r.path, fix);
+      }
     } else if (problem) {
       add(f, 'drift', problem);
       out.drifted.add(r.path);
@@ -426,8 +429,8 @@ function driftOf(r: Recorded, n: Names, planned: FileRepair | undefined): string
 
 /**
  * The state folder and its host/ must be real folders: the wrapper refuses a state folder
- * that is a link (every wake exits 78), and status never repairs through one (repair,
- * recordHealth), so each is a problem to fix by hand, never healed.
+ * that is a link (every wake exits 78), and status never repairs through one (repairOf,
+ * healthRecord plan no write there), so each is a problem to fix by hand, never healed.
  */
 function folderLinks(n: Names, f: Findings): void {
   const top = linkOnTheWay(n.stateDir, n.stateDir);
