@@ -13,8 +13,6 @@ import { names } from '../names.ts';
 import { labelOf } from '../status-labels.ts';
 import { line, loadFor } from './common.ts';
 
-export { type Findings, type Problem, isoIn, problemOf, wakeWithoutOutcome } from '../host/audit/audit.ts';
-
 export async function status(argv: { spec: string; json?: boolean }, io: HostIO): Promise<number> {
   let f: Findings;
   try {
@@ -47,6 +45,7 @@ async function auditAndRepair(argv: { spec: string }, io: HostIO): Promise<Findi
   return again.findings;
 }
 
+/** The findings as the panel a person reads: the header, what the install is, each row under its label, the count. */
 function report(io: HostIO, f: Findings): void {
   const c = palette(colourOn(io));
   line(io, f.header);
