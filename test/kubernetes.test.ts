@@ -545,6 +545,21 @@ test('status against the kubectl stand-in: kubectl get cronjob,jobs -l, last sch
   assert.match(r.stdout, /problem {2}duplicate: the cluster also holds the CronJob hbgen-docs-3/);
 });
 
+test('status puts back a removed manifest, and its cluster check reads the manifest as put back: the same findings as before the audit planned its repairs', () => {
+  const c = cliCase();
+  assert.is(c.run('install', '--apply', '--yes').code, 0);
+  const jobs = objectsOf(manifestOf(c.spec).yaml).slice(1);
+  const items = jobs.map((j) => ({ kind: 'CronJob', metadata: { name: j.metadata.name }, spec: j.spec, status: { lastScheduleTime: '2027-03-01T12:07:00Z', active: [] } }));
+  writeFileSync(join(c.tools, 'state', 'get.json'), JSON.stringify({ apiVersion: 'v1', items }));
+  const installed = readFileSync(c.manifest, 'utf8');
+  rmSync(c.manifest);
+  const r = c.run('status');
+  assert.is(r.code, 1, r.stdout);
+  assert.ok(r.stdout.includes(`problem  tampered: ${c.manifest} differed from what hbgen installed (missing); hbgen put the installed bytes back`), r.stdout);
+  assert.match(r.stdout, /ok {7}the CronJob hbgen-docs-2 fires "7,37 9-17 \* \* 1-5" America\/Santiago; last scheduled 2027-03-01T12:07:00Z; 0 active jobs/);
+  assert.is(readFileSync(c.manifest, 'utf8'), installed);
+});
+
 test('status --json: the kubernetes backend audits through the common status, so a script gets the same document as on a host', () => {
   const c = cliCase();
   assert.is(c.run('install', '--apply', '--yes').code, 0);

@@ -4,7 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseLog } from '../src/formats.ts';
 import { failStreak, farPauses, wakes } from '../src/host/audit/health.ts';
-import { wakeWithoutOutcome } from '../src/commands/status.ts';
+import { wakeWithoutOutcome } from '../src/host/audit/audit.ts';
 
 const log = (...rows: string[]) => parseLog(rows.map((r, i) => `2026-12-01T0${Math.floor(i / 6)}:${String((i % 6) * 10).padStart(2, '0')}:00Z hbgen docs ${r}`).join('\n'), 'docs');
 

@@ -8,7 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { problemOf, isoIn } from '../src/commands/status.ts';
+import { problemOf, isoIn } from '../src/host/audit/audit.ts';
 import { names } from '../src/names.ts';
 import { plan } from '../src/schedule.ts';
 import { type Host, hb, makeHost } from './helpers/lifecycle.ts';

@@ -28,6 +28,11 @@ export interface Ctx {
    * kubernetes' kubectl) runs them itself instead. The other backends never see it set.
    */
   apply?: boolean;
+  /**
+   * status: the state-folder files its audit plans to put back (src/host/audit/audit.ts), by
+   * path, with the bytes they will hold; a backend's audit reads such a file so, not as it is.
+   */
+  planned?: ReadonlyMap<string, string>;
 }
 
 export interface FilePlan {

@@ -11,7 +11,7 @@
 //   SHELL= makes cron run the line with another program than /bin/sh;
 // - everywhere: variables read before the entry's first word (the dynamic loader's, and
 //   bash's when it is /bin/sh), which no script can undo (ENTRY_ENV below).
-// Every message starts with "tampered:", the code status gives it (src/commands/status.ts).
+// Every message starts with "tampered:", the code status gives it (src/host/audit/audit.ts problemOf).
 import { readdirSync } from 'node:fs';
 import { posix } from 'node:path';
 import { lstatOrNull, readOrNull } from '../fsx.ts';

@@ -122,13 +122,14 @@ function withRows(rows: [string, string][], own: [string, string][]): [string, s
   return out;
 }
 
-export function panel(p: PanelInput): string {
+/** The panel's rows, label and text, in the order they are read. */
+function panelRows(p: PanelInput): [string, string][] {
   const { spec, names: n, pre } = p;
   const h = spec.schedule.hours;
   const days = h.days ? h.days.join(' ') : 'every day';
   const bin = p.bin.realpath !== spec.agent.bin ? `${spec.agent.bin} → ${p.bin.realpath}` : spec.agent.bin;
   const ids = Object.values(pre.ids).join(', ');
-  const rows: [string, string][] = [
+  return [
     ['repo', spec.repo],
     ['agent', `${spec.agent.harness}: ${bin}${p.bin.interpreter ? ` (run by ${p.bin.interpreter})` : ''}; ${SANDBOX_MODES.includes(p.permissionMode) ? 'sandbox' : 'permission mode'} ${p.permissionMode}`],
     argsRow(spec),
@@ -146,6 +147,11 @@ export function panel(p: PanelInput): string {
     ['scheduler', `${spec.schedule.scheduler} (${ids})`],
     ['state', n.stateDir],
   ];
+}
+
+export function panel(p: PanelInput): string {
+  const { spec, names: n, pre } = p;
+  const rows = panelRows(p);
   // What changed comes first: on a re-install it is what the person consents to anew.
   const out: string[] = [`hbgen ${p.verb}: "${spec.name}" from ${p.specFile}`, ...(p.changes ? changeLines(p.changes.list, p.changes.since) : [])];
   for (const [k, v] of withRows(rows, pre.rows ?? [])) out.push(`  ${k.padEnd(10)} ${v}`);

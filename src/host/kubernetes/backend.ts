@@ -242,7 +242,9 @@ async function audit(c: Ctx, s: State) {
   const m = kubectlMissing(io, 'ask the cluster how the CronJob runs');
   if (m) return { problems: [m], info, present: false };
   // The manifest as installed (status reports its drift from state.json and from the spec file).
-  const installed = readOrNull(posix.join(c.names.stateDir, manifestPath(spec.name)));
+  const manifest = posix.join(c.names.stateDir, manifestPath(spec.name));
+  const put = c.planned?.get(manifest);
+  const installed = put !== undefined ? Buffer.from(put) : readOrNull(manifest);
   const get = getArgv(spec);
   const res = await kubectl(io, get);
   let items: K8sItem[] | null = null;
