@@ -51,10 +51,10 @@ export async function doctor(argv: { spec: string }, io: HostIO): Promise<number
   else if (listing.ok) {
     // Installed by another hbgen: the smoke runs the wrapper as installed (state.json's bytes;
     // the scheduler's entry checks its own pin before it runs it), not this hbgen's render.
-    const installed = readOrNull(n.wrapper);
+    const installed = upgrade ? readOrNull(n.wrapper) : null;
     const rec = s.files.find((f) => f.path === n.wrapper);
-    if (upgrade && installed && rec && sha256(installed) === rec.sha256) checks.push(...(await scheduledSmoke(spec, n, io, facts.home, installed.toString('utf8'), file)));
-    else checks.push(...(await scheduledSmoke(spec, n, io, facts.home, rendered.content, file)));
+    const wrapper = installed && rec && sha256(installed) === rec.sha256 ? installed.toString('utf8') : rendered.content;
+    checks.push(...(await scheduledSmoke(spec, n, io, facts.home, wrapper, file)));
   }
   line(io, `hbgen doctor: "${spec.name}" (${spec.schedule.scheduler}), installed at ${s.installedAt ?? s.time}; the install's checks again, nothing of the install changed:`);
   if (upgrade) line(io, `  note  ${upgrade}`);

@@ -12,9 +12,9 @@ import { readOrNull, sha256 } from '../host/fsx.ts';
 import { homeOf, type HostIO } from '../host/io.ts';
 import { SCHEDULERS } from '../schedulers.ts';
 import { codeInRepoProblems, stateInRepoProblem } from '../host/install/reach.ts';
-import { readState, statePath, specHash } from '../host/state.ts';
+import { readState, statePath } from '../host/state.ts';
 import { wrapperRefusal } from '../host/install/wrapper-check.ts';
-import { pendingUpgrade } from '../host/audit/upgrade.ts';
+import { specChanged, upgradeFrom } from '../host/audit/upgrade.ts';
 import { names } from '../names.ts';
 import { renderSpec } from '../pipeline.ts';
 import { loadFor } from './common.ts';
@@ -45,9 +45,9 @@ export async function wake(argv: { spec: string }, io: HostIO): Promise<number> 
   let refusal = rendered ? wrapperRefusal(n.wrapper, rendered.content, argv.spec) : `${argv.spec} no longer renders (${r0.errors[0]}), so hbgen will not run ${n.wrapper}; fix the spec, then run \`hbgen install\``;
   // Installed by another hbgen: this one renders its own runtime, so the check above cannot
   // vouch for the installed wrapper (the scheduler's fires still run it, pinned by its entry).
-  const upgrade = refusal ? pendingUpgrade(s) : null;
-  if (upgrade) refusal = `${upgrade.replace(/, and until then .*$/, '')}; hbgen wake runs only a wrapper this hbgen renders, so run \`hbgen install\` first (the scheduler's own fires run the installed one meanwhile)`;
-  else if (refusal && rendered && specHash(spec) !== s.specHash) refusal = `${argv.spec} was edited since install, so the installed wrapper is not the one it renders now and hbgen will not run it; run \`hbgen install\` to apply the edit, then \`hbgen wake\``;
+  const upgrade = refusal ? upgradeFrom(s) : null;
+  if (upgrade) refusal = `${upgrade}: \`hbgen install\` upgrades it; hbgen wake runs only a wrapper this hbgen renders, so run \`hbgen install\` first (the scheduler's own fires run the installed one meanwhile)`;
+  else if (refusal && rendered && specChanged(spec, s)) refusal = `${argv.spec} was edited since install, so the installed wrapper is not the one it renders now and hbgen will not run it; run \`hbgen install\` to apply the edit, then \`hbgen wake\``;
   if (refusal) throw new UserError([refusal], REFUSED);
   if (s.status === 'stopped') io.err(`hbgen: note: "${s.name}" is stopped; running one heartbeat by hand anyway\n`);
   const from = sizeOf(n.log);

@@ -20,15 +20,22 @@ export function installedRuntime(s: State): { path: string; sha256: string } | n
 }
 
 /**
- * The sentence status says when `s` was installed by another hbgen, or null when this
- * hbgen installed it (its version and runtime are this hbgen's own).
+ * Who installed `s` and what this hbgen ships instead ("installed by hbgen X (runtime sha
+ * …); this hbgen is Y (runtime sha …)"), or null when this hbgen installed it (its version
+ * and runtime are this hbgen's own).
  */
-export function pendingUpgrade(s: State): string | null {
+export function upgradeFrom(s: State): string | null {
   const rt = runtime();
   const was = installedRuntime(s);
   if (s.hbgenVersion === VERSION && was?.sha256 === rt.sha256) return null;
   const old = was ? `runtime sha256 ${was.sha256.slice(0, 12)}…` : 'no separate runtime';
-  return `installed by hbgen ${s.hbgenVersion} (${old}); this hbgen is ${VERSION} (runtime sha256 ${rt.sha256.slice(0, 12)}…): \`hbgen install\` upgrades it, and until then every wake runs the runtime installed`;
+  return `installed by hbgen ${s.hbgenVersion} (${old}); this hbgen is ${VERSION} (runtime sha256 ${rt.sha256.slice(0, 12)}…)`;
+}
+
+/** The sentence status says of an install another hbgen made, or null (upgradeFrom). */
+export function pendingUpgrade(s: State): string | null {
+  const from = upgradeFrom(s);
+  return from && `${from}: \`hbgen install\` upgrades it, and until then every wake runs the runtime installed`;
 }
 
 /**
