@@ -97,6 +97,16 @@ function changes(zone: string, from: number, to: number): DstChange[] {
     });
 }
 
+/**
+ * Whether the spec's until (a wall-clock time of the working zone, "YYYY-MM-DDTHH:MM") has
+ * come at UTC ms `t`: as the wrapper compares it, on the wall clock, so a clock change
+ * cannot move it.
+ */
+export function untilReached(spec: Pick<Spec, 'schedule' | 'until'>, t: number): boolean {
+  const zone = spec.schedule.hours.timezone;
+  return spec.until !== undefined && new Date(t + offsetAt(zone, t) * MIN).toISOString().slice(0, 16) >= spec.until;
+}
+
 export function week(input: WeekInput): Week {
   const { spec, scheduler } = input;
   const workZone = spec.schedule.hours.timezone;
@@ -120,8 +130,7 @@ export function week(input: WeekInput): Week {
   // The wrapper skips a wake with less than minRun of its window left: it wakes only when the
   // window is still open at the last whole minute of that run (the window is one stretch).
   const last = Math.ceil(seconds(spec.minRun) / 60) * MIN - MIN;
-  // After the spec's until (a wall-clock time of the working zone) the wrapper wakes no agent.
-  const ended = (t: number) => spec.until !== undefined && new Date(t + offsetAt(workZone, t) * MIN).toISOString().slice(0, 16) >= spec.until;
+  const ended = (t: number) => untilReached(spec, t);
   const fire = (t: number): Fire =>
     !want.has(t) ? { t, wake: false, skip: 'gate' } : ended(t) ? { t, wake: false, skip: 'ended' } : inWindow(t + last) ? { t, wake: true } : { t, wake: false, skip: 'minRun' };
   const zones = [...new Set([workZone, input.hostZone])];

@@ -6,6 +6,7 @@
 // installed files against state.json and against a fresh render; also orphans, duplicates,
 // a missing binary, a stale lock, the last outcome (or the wake that ended without one) and
 // the next fire time.
+import { untilReached } from '../../week.ts';
 import { jailLines, jailPolicy } from '../../jail.ts';
 import { type LimitsFindings, limitsFindings, limitsLine } from '../../limits.ts';
 import { posix } from 'node:path';
@@ -580,7 +581,7 @@ function about(spec: Spec, n: Names, s: State, drifted: Set<string>, w: Wake | u
     ['limits', limitsLine(spec)],
   ];
   if (spec.until) {
-    const ended = isoIn(new Date(f.checkedAt), h.timezone).slice(0, 16) >= spec.until;
+    const ended = untilReached(spec, Date.parse(f.checkedAt));
     out.push(['until', `${spec.until.replace('T', ' ')} ${h.timezone}${ended ? ': the job has ended, its fires log skip-ended and run no agent; `hbgen stop` removes its entry' : ': the job ends then'}`]);
   }
   if (w) {

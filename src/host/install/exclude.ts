@@ -109,14 +109,24 @@ export function applyExclude(p: ExcludePlan): () => void {
   try {
     lstatSync(info);
   } catch {
-    writeInfoDir(info);
+    mkdirSync(info, { mode: 0o755 });
     made = true;
   }
   const mode = p.before ? lstatSync(p.path).mode & 0o777 : 0o644;
   writeAtomic(p.path, p.after, mode);
   return () => {
     if (p.before) writeAtomic(p.path, p.before, mode);
-    else removeFile(p.path, made ? info : null);
+    else {
+      rmSync(p.path, { force: true });
+      // The folder install made goes too, unless something else put a file there meanwhile.
+      if (made) {
+        try {
+          rmdirSync(info);
+        } catch {
+          // not empty: left as it is
+        }
+      }
+    }
   };
 }
 
@@ -134,19 +144,4 @@ export function removeExclude(path: string, name: string): boolean {
   if (!r.found) return false;
   writeAtomic(path, r.text, st.mode & 0o777);
   return true;
-}
-
-function writeInfoDir(info: string): void {
-  mkdirSync(info, { mode: 0o755 });
-}
-
-function removeFile(path: string, dir: string | null): void {
-  rmSync(path, { force: true });
-  if (dir) {
-    try {
-      rmdirSync(dir);
-    } catch {
-      // not empty: something else put a file there meanwhile
-    }
-  }
 }
