@@ -3,9 +3,8 @@
 // start-up (see docs/SPEED.md). Anything else, including every mistake, goes to the
 // full yargs command line in cli.ts, which gives the same results for these forms
 // (test/cli.test.ts runs both and compares).
-import { existsSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { fastParse } from './fastparse.ts';
-import { NAME_PATTERN } from './formats.ts';
 import { runCommand } from './errors.ts';
 import { VERSION } from './version.ts';
 
@@ -30,14 +29,16 @@ process.once('exit', (code) => {
   if (code === 0) process.exitCode = 74;
 });
 
+const isFile = (p: string) => statSync(p, { throwIfNoEntry: false })?.isFile() === true;
+
 async function main(args: string[]): Promise<number> {
   if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
     process.stdout.write(`${VERSION}\n`);
     return 0;
   }
   const fast = fastParse(args);
-  // An install's name for SPEC (src/spec-arg.ts) is looked up by the full command line.
-  if (fast && (existsSync(fast.spec) || !NAME_PATTERN.test(fast.spec))) {
+  // An install's name, a folder or a missing file as SPEC (src/spec-arg.ts) goes to the full command line.
+  if (fast && isFile(fast.spec)) {
     const { renderCmd, checkCmd } = await import('./commands/render.ts');
     return fast.cmd === 'render' ? runCommand(renderCmd, fast) : runCommand(checkCmd, fast);
   }

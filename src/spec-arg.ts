@@ -4,7 +4,7 @@
 // installs (src/host/inventory.ts); its spec file is the one its state.json records, and
 // is taken only when that file still exists and still names this install (the same name
 // and state folder), since state.json is a record, not a source of paths to trust.
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { posix } from 'node:path';
 import { UserError } from './errors.ts';
 import { NAME_PATTERN } from './formats.ts';
@@ -24,9 +24,44 @@ async function installDir(io: HostIO, name: string): Promise<string> {
   return dirs[0]!;
 }
 
-/** The spec file SPEC names: the file itself, or the recorded spec file of the install named SPEC. */
+/** A folder as SPEC is its hbgen.json, the file `hbgen init FOLDER` writes; anything else is itself. */
+function folderSpec(io: HostIO, arg: string): string {
+  let dir = false;
+  try {
+    dir = statSync(posix.resolve(io.cwd, arg)).isDirectory();
+  } catch {
+    return arg;
+  }
+  if (!dir) return arg;
+  const file = posix.join(arg, 'hbgen.json');
+  if (existsSync(posix.resolve(io.cwd, file))) return file;
+  throw new UserError([`${arg}: is a folder with no hbgen.json in it; pass the spec file's path, or create one there with \`hbgen init ${arg}\``]);
+}
+
+/**
+ * A spec path that names no file: the installs this host has are named, since the likeliest
+ * reason is a command run from another folder than the spec's (`hbgen status NAME` works
+ * from anywhere). With no install, the plain sentence.
+ */
+async function missingSpec(io: HostIO, arg: string): Promise<never> {
+  const { listInstalls } = await import('./host/audit/inventory.ts');
+  let found: string[] = [];
+  try {
+    found = [...new Set((await listInstalls(io, homeOf(io))).rows.map((r) => r.name))];
+  } catch {
+    found = [];
+  }
+  const create = 'or create one with `hbgen init`';
+  if (found.length === 0) throw new UserError([`${arg}: no such file; pass the path of your spec (default ./hbgen.json) ${create}`]);
+  const shown = found.length > 5 ? `${found.slice(0, 5).join(', ')} and ${found.length - 5} more (\`hbgen list\`)` : found.join(', ');
+  throw new UserError([`${arg}: no such file; this host has ${found.length === 1 ? 'the install' : 'the installs'} ${shown}: name one (\`hbgen status ${found[0]}\`), pass the path of your spec, ${create}`]);
+}
+
+/** The spec file SPEC names: the file itself (a folder's hbgen.json), or the recorded spec file of the install named SPEC. */
 export async function resolveSpecArg(io: HostIO, arg: string): Promise<string> {
-  if (!NAME_PATTERN.test(arg) || existsSync(posix.resolve(io.cwd, arg))) return arg;
+  arg = folderSpec(io, arg);
+  if (existsSync(posix.resolve(io.cwd, arg))) return arg;
+  if (!NAME_PATTERN.test(arg)) return missingSpec(io, arg);
   const dir = await installDir(io, arg);
   const r = recordedSpec(arg, dir);
   const forget = `\`hbgen forget ${arg}\` removes its state folder once it is stopped`;
@@ -66,6 +101,7 @@ export function recordedSpec(name: string, dir: string): { file: string | null; 
  * a spec file. The install is looked up once.
  */
 export async function specForStop(io: HostIO, arg: string): Promise<{ file: string } | { spec: Spec; note: string }> {
+  arg = folderSpec(io, arg);
   if (!NAME_PATTERN.test(arg) || existsSync(posix.resolve(io.cwd, arg))) return { file: arg };
   const dir = await installDir(io, arg);
   const r = recordedSpec(arg, dir);

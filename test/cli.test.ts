@@ -87,7 +87,8 @@ test('usage errors exit 2 with one line', () => {
 });
 
 test('render: SPEC defaults to ./hbgen.json and says what to do when it is missing', () => {
-  const r = hbgen(['render'], { cwd: tmp });
+  const home = mkdtempSync(join(tmpdir(), 'hbgen-nohome-'));
+  const r = hbgen(['render'], { cwd: tmp, env: { ...process.env, HOME: home } });
   assert.is(r.code, 1);
   assert.is(r.stderr, 'hbgen: ./hbgen.json: no such file; pass the path of your spec (default ./hbgen.json) or create one with `hbgen init`\n');
   copyFileSync(join(ROOT, EXAMPLE), join(tmp, 'hbgen.json'));
@@ -96,10 +97,38 @@ test('render: SPEC defaults to ./hbgen.json and says what to do when it is missi
   assert.match(ok.stdout, /^==> heartbeat\.sh <==\n#!\/bin\/sh\n/);
 });
 
-test('render: a folder or unreadable file as SPEC is one clear line', () => {
-  const r = hbgen(['render', tmp]);
-  assert.is(r.code, 1);
-  assert.is(r.stderr, `hbgen: ${tmp}: is a folder, not a spec file; pass the path of the JSON spec\n`);
+test('a folder as SPEC is its hbgen.json, for render (the fast path), check and plan; a folder without one is one clear line', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hbgen-folder-'));
+  const none = hbgen(['render', dir]);
+  assert.is(none.code, 1);
+  assert.is(none.stderr, `hbgen: ${dir}: is a folder with no hbgen.json in it; pass the spec file's path, or create one there with \`hbgen init ${dir}\`\n`);
+  copyFileSync(join(ROOT, EXAMPLE), join(dir, 'hbgen.json'));
+  const byFile = hbgen(['render', join(dir, 'hbgen.json')]);
+  for (const args of [['render', dir], ['render', dir, '--scheduler', 'cron'], ['plan', dir]]) {
+    const r = hbgen(args);
+    assert.is(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
+    if (args.length === 2 && args[0] === 'render') assert.ok(r.stdout === byFile.stdout, 'the folder renders its hbgen.json');
+  }
+  const out = join(dir, 'out');
+  assert.is(hbgen(['render', dir, '--out', out]).code, 0);
+  assert.is(hbgen(['check', dir, out]).code, 0);
+  assert.is(hbgen(['check', out], { cwd: dir }).code, 0);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('a missing spec file names the installs this host has and how to reach one by name', () => {
+  const home = mkdtempSync(join(tmpdir(), 'hbgen-home-'));
+  const state = join(home, '.local/state/hbgen/nightly');
+  mkdirSync(state, { recursive: true });
+  const spec = JSON.parse(readFileSync(join(ROOT, EXAMPLE), 'utf8'));
+  writeFileSync(join(state, 'state.json'), JSON.stringify({ format: 1, name: 'nightly', scheduler: 'cron', status: 'stopped', files: [], hostFiles: [], spec: { ...spec, name: 'nightly' } }));
+  const env = { ...process.env, HOME: home, PATH: '/usr/bin:/bin' };
+  for (const cmd of ['status', 'render', 'log']) {
+    const r = hbgen([cmd], { cwd: tmp, env });
+    assert.is(r.code, 1, `${cmd}: ${r.stderr}`);
+    assert.is(r.stderr, "hbgen: ./hbgen.json: no such file; this host has the install nightly: name one (`hbgen status nightly`), pass the path of your spec, or create one with `hbgen init`\n", cmd);
+  }
+  rmSync(home, { recursive: true, force: true });
 });
 
 test('render: every file under a ==> path <== header, sorted, summary on stderr', () => {
