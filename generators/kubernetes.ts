@@ -14,7 +14,7 @@
 import { posix } from 'node:path';
 import { LOG_MAX_BYTES } from '../src/formats.ts';
 import { type Names, within } from '../src/names.ts';
-import { seconds, type Spec } from '../src/spec.ts';
+import { durations, type Spec } from '../src/spec.ts';
 import { cronTimes } from './cron.ts';
 import type { Generator, RenderedFile, SchedulerContext } from './types.ts';
 import { yamlDocument } from './manifest-yaml.ts';
@@ -105,7 +105,7 @@ function volumes(spec: Spec, n: Names): { volumes: Obj[]; mounts: Obj[]; initMou
 
 /** The state folder's own emptyDir: both generations of runtime.log and of agent.log (4 × logMaxBytes) and 32 MiB for the rest, in whole MiB. */
 export function stateSizeLimit(spec: Spec): string {
-  return `${Math.ceil((4 * (spec.logMaxBytes ?? LOG_MAX_BYTES)) / 1048576) + 32}Mi`;
+  return `${Math.ceil((4 * spec.logMaxBytes) / 1048576) + 32}Mi`;
 }
 
 /** The main container's requests and limits (requests = limits), or undefined when the spec names none. */
@@ -170,7 +170,7 @@ function podSpec(spec: Spec, n: Names): Obj {
     restartPolicy: 'Never',
     // A deleted pod or the Job's deadline sends TERM: the wrapper then needs killAfter to end
     // the agent's group and log the outcome before the kubelet's KILL.
-    terminationGracePeriodSeconds: seconds(spec.killAfter) + 15,
+    terminationGracePeriodSeconds: durations(spec).killAfter + 15,
     ...(k.serviceAccountName ? { serviceAccountName: k.serviceAccountName } : { automountServiceAccountToken: false }),
     // fsGroup makes the volumes writable; OnRootMismatch skips the recursive chown of a PVC that already has it.
     securityContext: { runAsNonRoot: true, runAsUser: POD_UID, runAsGroup: POD_UID, fsGroup: POD_UID, fsGroupChangePolicy: 'OnRootMismatch', seccompProfile: { type: 'RuntimeDefault' } },
@@ -187,7 +187,7 @@ function metadata(spec: Spec, name: string): Obj {
 /** The manifest's objects, in order: the ConfigMap, then the CronJobs. */
 export function manifestObjects(ctx: SchedulerContext, scripts: RenderedFile[]): Obj[] {
   const { spec, names: n, plan } = ctx;
-  const every = seconds(spec.schedule.every);
+  const every = durations(spec).every;
   const data: Obj = {};
   for (const f of scripts) data[f.path] = f.content;
   const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: metadata(spec, `hbgen-${spec.name}`), data };
@@ -209,7 +209,7 @@ export function manifestObjects(ctx: SchedulerContext, scripts: RenderedFile[]):
         metadata: { labels: labels(spec) },
         spec: {
           backoffLimit: 0,
-          activeDeadlineSeconds: seconds(spec.timeout) + seconds(spec.killAfter),
+          activeDeadlineSeconds: durations(spec).wake,
           ttlSecondsAfterFinished: 3 * 86400,
           template: {
             // The wrapper's SHA-256: a changed script is a changed pod template, visible in `kubectl diff`.

@@ -1,7 +1,7 @@
 // The plan's limit: what the wrapper's steps 3b (the pause check, partial
 // heartbeat/35-limit) and 8b (recognising the client's limit message, heartbeat/85-limit)
 // read from the spec. Which message forms count depends on the harness, known at render.
-import { seconds } from '../src/spec.ts';
+import { durations } from '../src/spec.ts';
 import { PAUSE_MAX_SECONDS } from '../src/formats.ts';
 import type { RenderContext } from './types.ts';
 
@@ -10,9 +10,6 @@ import type { RenderContext } from './types.ts';
  * successful wake between, is not believed (heartbeat/85-limit, hb_limitfar), and
  * `hbgen status` reports two in a row (src/host/audit/health.ts farPauses). */
 export const LIMIT_FAR = 86400;
-
-/** limitBackoff when the spec leaves it out. */
-export const LIMIT_BACKOFF_DEFAULT = '1h';
 
 export interface LimitContext {
   /** Claude Code's forms ("You've hit your session limit · resets 4:20am (Europe/Warsaw)"). */
@@ -33,16 +30,17 @@ export interface LimitContext {
 
 export function limitContext(ctx: RenderContext): LimitContext {
   const h = ctx.spec.agent.harness;
-  const backoff = ctx.spec.limitBackoff ?? LIMIT_BACKOFF_DEFAULT;
+  const backoff = ctx.spec.limitBackoff;
+  const s = durations(ctx.spec).limitBackoff;
   return {
     limitClaude: h === 'claude-code',
     limitCodex: h === 'codex',
     limitCommand: h === 'command',
-    limitBackoff: Math.min(seconds(backoff), PAUSE_MAX_SECONDS),
+    limitBackoff: Math.min(s, PAUSE_MAX_SECONDS),
     limitBackoffText: backoff,
     limitMaxPause: PAUSE_MAX_SECONDS,
     limitFar: LIMIT_FAR,
-    limitDistrust: Math.min(seconds(backoff), LIMIT_FAR),
-    limitDistrustText: seconds(backoff) > LIMIT_FAR ? '1d' : backoff,
+    limitDistrust: Math.min(s, LIMIT_FAR),
+    limitDistrustText: s > LIMIT_FAR ? '1d' : backoff,
   };
 }

@@ -2,10 +2,9 @@
 // heartbeat/17-notify) reads from heartbeat.sh's values. Without notify and ping the values
 // are absent and hb_tell is never called, so that such a wake costs nothing extra.
 import { pingOf } from '../src/notify.ts';
+import { NOTIFY_AFTER_DEFAULT } from '../src/spec.ts';
 import type { RenderContext } from './types.ts';
 
-/** notifyAfter when the spec leaves it out: the third failing wake in a row, as status counts. */
-export const NOTIFY_AFTER_DEFAULT = 3;
 /** Seconds the notify program gets before it is stopped (TERM, then KILL a second later). */
 export const NOTIFY_SECONDS = 10;
 /** curl's -m and wget's -T for one ping, and the bound the wrapper keeps around either. */
@@ -38,6 +37,8 @@ export function notifyContext(ctx: RenderContext): NotifyContext {
     notifyOn: argv.length > 0,
     notifyArgv: argv,
     notifyHasEq: (argv[0] ?? '').includes('='),
+    // validateSpec fills it in wherever notify is set; without notify it is never read,
+    // and written all the same so that every heartbeat.sh holds the same lines.
     notifyAfter: ctx.spec.notifyAfter ?? NOTIFY_AFTER_DEFAULT,
     notifySeconds: NOTIFY_SECONDS,
     pingOn: ping !== '',

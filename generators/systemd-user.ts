@@ -5,7 +5,7 @@ import { DAY_NAMES, pad2 } from '../src/formats.ts';
 import { renderSystemdService, renderSystemdTimer } from '../src/gen/templates.ts';
 import type { CalEntry } from '../src/schedule.ts';
 import { systemdArg } from '../src/escape.ts';
-import { catchUpOf, limitsOf, seconds } from '../src/spec.ts';
+import { durations, limitsOf } from '../src/spec.ts';
 import { rangeList } from './calendar.ts';
 import { entryLine } from './entry.ts';
 import type { Generator } from './types.ts';
@@ -43,11 +43,11 @@ export const generator: Generator = {
       execStart: entryLine(ctx, systemdArg),
       // A second net under the wrapper's own timeout: systemd kills the whole cgroup.
       // It fires a minute after the wrapper's own TERM→KILL sequence should have ended.
-      timeoutStartSec: seconds(spec.timeout) + seconds(spec.killAfter) + 60,
+      timeoutStartSec: durations(spec).wake + 60,
       onCalendar: plan.zoneEntries.map((e) => onCalendar(e, spec.schedule.hours.timezone)),
       service: names.service,
       documentation: documentationUri(names.wrapper),
-      persistent: catchUpOf(spec) === 'once',
+      persistent: spec.catchUp === 'once',
       limits: limitsOf(spec) !== null,
       tasksMax: limitsOf(spec)?.tasks ?? 0,
       memoryMax: limitsOf(spec)?.memory ?? '',

@@ -12,10 +12,10 @@ import { STATUS_ARGV, billingClient, billingFiles, billingKeyNames, billingTimeo
 import { harnessArgs, promptSeparator } from '../src/harness.ts';
 import { openDays } from '../src/schedule.ts';
 import { offsetAt, repeatsWallClock, transitions } from '../src/zone-offsets.ts';
-import { catchUpOf, clockMinutes, limitsOf, memoryBytes, memoryText, seconds } from '../src/spec.ts';
+import { clockMinutes, durations, limitsOf, memoryBytes, memoryText } from '../src/spec.ts';
 import { factsOf } from '../src/scheduler-facts.ts';
 import { sh } from '../src/escape.ts';
-import { LOCK_OWNER_PRINTF, LOG_DATE_FORMAT, LOG_MAX_BYTES, LOG_PRINTF, lockStaleAfter, pad2 } from '../src/formats.ts';
+import { LOCK_OWNER_PRINTF, LOG_DATE_FORMAT, LOG_MAX_BYTES, LOG_PRINTF, pad2 } from '../src/formats.ts';
 import { JAIL_PLACEHOLDERS, REPO_DENY, jailOn, jailPolicy, jailSettings } from '../src/jail.ts';
 import type { RenderContext, RenderedFile } from './types.ts';
 import { SHA256_TOOLS } from './entry.ts';
@@ -67,7 +67,7 @@ export interface GateContext {
 
 /** The mkdir lock (heartbeat.sh step 4, and every claim of claim.sh). */
 export interface LockContext {
-  /** A lock older than this (src/formats.ts lockStaleAfter: timeout + killAfter, seconds) belongs to a wake that must already be over. */
+  /** A lock older than this (the spec's wake bound, timeout + killAfter, seconds: src/spec.ts durations) belongs to a wake that must already be over. */
   staleAfter: number;
   /** staleAfter in whole minutes, rounded up, for find -mmin (folder age without an owner record). */
   staleMinutes: number;
@@ -248,8 +248,8 @@ function environmentContext(ctx: RenderContext): EnvironmentContext {
     wakesPath: names.wakes,
     heartPath: posix.join(names.stateDir, 'heart.sum'),
     sha256Tools: SHA256_TOOLS.map((cmd) => ({ path: cmd.split(' ').find((w) => w.startsWith('/') && !w.endsWith('/env'))!, cmd })),
-    timeout: seconds(spec.timeout),
-    killAfter: seconds(spec.killAfter),
+    timeout: durations(spec).timeout,
+    killAfter: durations(spec).killAfter,
     cap: spec.cap ?? 0,
     lock: spec.lock,
     logPrintf: LOG_PRINTF,
@@ -269,7 +269,7 @@ function gateContext(ctx: RenderContext): GateContext {
 }
 
 function lockContext(ctx: RenderContext): LockContext {
-  const staleAfter = lockStaleAfter(seconds(ctx.spec.timeout), seconds(ctx.spec.killAfter));
+  const staleAfter = durations(ctx.spec).wake;
   return { staleAfter, staleMinutes: Math.ceil(staleAfter / 60), lockOwnerPrintf: LOCK_OWNER_PRINTF };
 }
 
@@ -290,7 +290,7 @@ function wakeContext(ctx: RenderContext): WakeContext {
 
 function billingContext(ctx: RenderContext): BillingContext {
   const client = billingClient(ctx.spec.agent);
-  const t = billingTimeout(seconds(ctx.spec.timeout));
+  const t = billingTimeout(durations(ctx.spec).timeout);
   const none = { billingFiles: [], billingKeys: '', billingFileFix: '', billingManagedDir: false, billingVerdictAwk: '', billingFilesAwk: '', billingTokenAwk: '', billingTokenRefusal: '' };
   if (!client) return { billingCheck: false, billingClientName: '', billingArgv: [], billingTimeout: t, billingTimedOut: '', billingNotPlan: '', billingSetupToken: false, ...none };
   return {
@@ -332,7 +332,7 @@ function jailContext(ctx: RenderContext): JailContext {
 }
 
 function rotateContext(ctx: RenderContext): RotateContext {
-  const max = ctx.spec.logMaxBytes ?? LOG_MAX_BYTES;
+  const max = ctx.spec.logMaxBytes;
   return { logMaxBytes: max, logMaxDigits: String(max).length };
 }
 
@@ -370,7 +370,7 @@ function windowEndContext(ctx: RenderContext): WindowEndContext {
   }
   const wholeDay = clockMinutes(h.start) === 0 && clockMinutes(h.end) === 1440;
   return {
-    minRun: seconds(ctx.spec.minRun),
+    minRun: durations(ctx.spec).minRun,
     minRunText: ctx.spec.minRun,
     wholeDay,
     neverEnds: wholeDay && openDays(ctx.spec).length === 7,
@@ -428,7 +428,7 @@ export function windowContext(ctx: RenderContext): WindowContext {
     // Only where the host clock is in another zone does the scheduler fire off the grid.
     grid: plan.widened,
     // catchUp "skip": the wrapper checks a scheduled wake against the grid (heartbeat/32-late).
-    lateSkip: catchUpOf(ctx.spec) === 'skip',
+    lateSkip: ctx.spec.catchUp === 'skip',
     hostTimezone: plan.hostTimezone,
     gridHourly,
     everyMinutes: plan.everyMinutes,

@@ -359,13 +359,4 @@ export function parseAgentRecord(text: string): { pid: number; pgid: number | nu
   return m ? { pid: Number(m[1]), pgid: m[2] ? Number(m[2]) : null } : null;
 }
 
-// ------------------------------------------------------------------ the lock's bound
 
-/**
- * A lock held longer than this (seconds) belongs to a wake that must already be over: its
- * agent had `timeout` and then `killAfter` before KILL. The wrapper takes such a mkdir lock
- * over; `hbgen status` calls it stale (no owner) or overdue.
- */
-export function lockStaleAfter(timeoutSeconds: number, killAfterSeconds: number): number {
-  return timeoutSeconds + killAfterSeconds;
-}

@@ -4,7 +4,7 @@ import { posix } from 'node:path';
 import * as z from 'zod';
 import { credential, forgeToken, looksSecret, whyItBills } from './credentials.ts';
 import { carrierIssue } from './billing-rules.ts';
-import { DAYS, NAME_PATTERN, pad2 } from './formats.ts';
+import { DAYS, LOG_MAX_BYTES, NAME_PATTERN, pad2 } from './formats.ts';
 import { meantFirst } from './error-order.ts';
 import { ALL_EFFORTS, EFFORTS, bypassArgs } from './harness.ts';
 import { SCHEDULER_IDS, factsOf } from './scheduler-facts.ts';
@@ -32,6 +32,9 @@ export function seconds(d: string): number {
   const n = Number(d.slice(0, -1));
   return n * { s: 1, m: 60, h: 3600 }[d.slice(-1) as 's' | 'm' | 'h']!;
 }
+
+/** How long the wakes pause after a limit whose reset time the client does not name. */
+export const LIMIT_BACKOFF_DEFAULT = '1h';
 
 /** Minutes after midnight of "HH:MM" ("24:00" is 1440). */
 export function clockMinutes(t: string): number {
@@ -753,7 +756,7 @@ export const SpecSchema = z
     // left is skipped (skip-window). The default is in minRunDefault.
     minRun: duration('the shortest run worth starting, below timeout').optional(),
     // A fire missed while the machine slept: run once late, or skip it (skip-late).
-    catchUp: z.enum(['skip', 'once'], { error: (i) => `must be "skip" or "once"${typeof i.input === 'string' ? didYouMean(i.input, ['skip', 'once']) : ''}` }).optional(),
+    catchUp: z.enum(['skip', 'once'], { error: (i) => `must be "skip" or "once"${typeof i.input === 'string' ? didYouMean(i.input, ['skip', 'once']) : ''}` }).default('once'),
     env,
     stateDir: stateDir.optional(),
     lock: z.enum(['auto', 'flock', 'mkdir'], { error: (i) => `must be one of auto flock mkdir${typeof i.input === 'string' ? didYouMean(i.input, ['auto', 'flock', 'mkdir']) : ''}` }).optional(),
@@ -761,7 +764,7 @@ export const SpecSchema = z
     // Tokens a day: nine digits at most, within the wrapper's 32-bit arithmetic (mksh).
     budget: z.number({ error: 'must be a whole number of tokens a day, e.g. 5000000' }).int({ error: 'must be a whole number of tokens a day, e.g. 5000000' }).min(1, { error: 'must be at least 1 token a day; leave the field out for no budget' }).max(999_999_999, { error: 'must be at most 999999999 tokens a day; leave the field out for no budget' }).optional(),
     // 512 MiB at most: nine digits, so the wrapper compares sizes within 32-bit shell arithmetic (mksh).
-    logMaxBytes: z.number({ error: 'must be a whole number of bytes, e.g. 10485760 (10 MiB)' }).int({ error: 'must be a whole number of bytes, e.g. 10485760 (10 MiB)' }).min(65536, { error: 'must be at least 65536 (64 KiB); the default is 10485760 (10 MiB)' }).max(536870912, { error: 'must be at most 536870912 (512 MiB); the default is 10485760 (10 MiB)' }).optional(),
+    logMaxBytes: z.number({ error: 'must be a whole number of bytes, e.g. 10485760 (10 MiB)' }).int({ error: 'must be a whole number of bytes, e.g. 10485760 (10 MiB)' }).min(65536, { error: 'must be at least 65536 (64 KiB); the default is 10485760 (10 MiB)' }).max(536870912, { error: 'must be at most 536870912 (512 MiB); the default is 10485760 (10 MiB)' }).default(LOG_MAX_BYTES),
     gate: z
       .array(text('an argument'), { error: 'must be an argv array such as ["/usr/bin/on_ac_power"]' })
       .min(1, { error: 'must hold at least the program; leave the field out for no gate' })
@@ -779,7 +782,7 @@ export const SpecSchema = z
     limits: limits.optional(),
     // How long the wakes pause when the agent's client says the plan's limit is reached
     // but names no reset time; default 1h, at most 8 days are used.
-    limitBackoff: duration('how long to pause after a limit whose reset time is unknown, e.g. "1h"').optional(),
+    limitBackoff: duration('how long to pause after a limit whose reset time is unknown, e.g. "1h"').default(LIMIT_BACKOFF_DEFAULT),
     kubernetes: z.strictObject(kubernetes.shape, { error: 'must be an object {image, namespace?, secretName?, secretKeys?, git | pvc, serviceAccountName?, resources?, sizeLimits?}' }).optional(),
     // Being told when the wakes stop working: a program run at the notifyAfter-th
     // failing wake in a row and at the success after it, and a healthchecks-style URL.
@@ -885,8 +888,40 @@ export function defaultStateDir(s: { name?: unknown; env?: unknown; schedule?: u
   return posix.join(base, 'hbgen', name);
 }
 
-/** What a fire missed while the machine slept does (docs/spec.md "A fire missed while asleep"): "once" unless the spec says "skip". */
-export const catchUpOf = (s: Pick<Spec, 'catchUp'>): 'skip' | 'once' => s.catchUp ?? 'once';
+/** notify runs at this failing wake in a row when the spec names no notifyAfter. */
+export const NOTIFY_AFTER_DEFAULT = 3;
+
+/** Every duration of a spec in seconds, parsed once, and the bounds derived from them. */
+export interface Durations {
+  timeout: number;
+  killAfter: number;
+  every: number;
+  minRun: number;
+  limitBackoff: number;
+  /**
+   * The longest one wake can take: the timeout, then TERM, then killAfter before KILL.
+   * Each scheduler's own bound adds its margin to this (systemd's TimeoutStartSec, the
+   * Job's activeDeadlineSeconds, the lock's staleness, install's wait for a first wake).
+   */
+  wake: number;
+}
+
+const DURATIONS = new WeakMap<Spec, Durations>();
+
+/**
+ * The spec's durations in seconds. Keyed by the spec object itself, so a spec built anew
+ * from another (a spread with another timeout) is read afresh, never from a stale copy.
+ */
+export function durations(spec: Spec): Durations {
+  let d = DURATIONS.get(spec);
+  if (!d) {
+    const timeout = seconds(spec.timeout);
+    const killAfter = seconds(spec.killAfter);
+    d = { timeout, killAfter, every: seconds(spec.schedule.every), minRun: seconds(spec.minRun), limitBackoff: seconds(spec.limitBackoff), wake: timeout + killAfter };
+    DURATIONS.set(spec, d);
+  }
+  return d;
+}
 
 /**
  * minRun when the spec names none: 5m, or the timeout itself when that is 5m or shorter,
@@ -982,6 +1017,7 @@ export function validateSpec(raw: unknown): { spec: Spec; errors?: undefined } |
     agent: { ...s.agent, args: s.agent.args ?? [] },
     env: s.env as Record<string, string>,
     killAfter: s.killAfter ?? '30s',
+    ...(s.notify ? { notifyAfter: s.notifyAfter ?? NOTIFY_AFTER_DEFAULT } : {}),
     minRun: s.minRun ?? minRunDefault(s.timeout),
     stateDir: s.stateDir ?? defaultStateDir(s),
     lock: s.lock ?? 'auto',

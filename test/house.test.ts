@@ -144,6 +144,15 @@ test('each format that crosses the sh/TypeScript boundary is defined once, in sr
   assert.equal(filesMatching(/\/\^\(\\d\+\) \(\\d\+\)\$\//), only, 'the lock owner "PID EPOCH"');
 });
 
+test("a validated spec's durations are read through durations() (src/spec.ts), parsed once; seconds() only where no validated spec exists yet", () => {
+  // spec.ts validates; schedule.ts and week.ts also serve the validation of a spec still being
+  // checked (its schedule alone); init.ts reads a typed answer.
+  assert.equal(filesMatching(/\bseconds\(/).sort(), ['src/commands/init.ts', 'src/schedule.ts', 'src/spec.ts', 'src/week.ts']);
+  // The longest a wake can take is written once: timeout plus killAfter nowhere else.
+  const sum = SOURCES.filter((f) => !f.endsWith('src/spec.ts') && /\.timeout\)? \+ [\w.(]*killAfter/.test(code(readFileSync(f, 'utf8')))).map(rel);
+  assert.equal(sum, []);
+});
+
 test("the wrapper finds this wake's output (the lines after its start line) in one helper, which the limit scan and the model check share", () => {
   const readers = TEMPLATES.filter((f) => readFileSync(f, 'utf8').includes('{{startLineSh}}')).map(rel);
   assert.equal(readers, ['templates/partials/heartbeat/51-wake-output.hbs']);

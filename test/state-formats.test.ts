@@ -20,7 +20,6 @@ import {
   AGENT_RECORD_PRINTF,
   AGENT_FILE,
   formatPause,
-  lockStaleAfter,
   parseLockOwner,
   parseLog,
   parseLogLine,
@@ -34,6 +33,11 @@ import {
   type LogLine,
 } from '../src/formats.ts';
 import { activePause } from '../src/host/audit/pause.ts';
+import { durations } from '../src/spec.ts';
+import { loadFixtureSpec } from './helpers/fixtures.ts';
+
+// The wake bound of a spec with timeout 50s and killAfter 20s, as validateSpec and durations() give it.
+const WAKE_50_20 = durations({ ...loadFixtureSpec('example'), timeout: '50s', killAfter: '20s' }).wake;
 import { wakesDone } from '../src/host/audit/runtime-log.ts';
 import { SHELLS, makeCase, run, waitFor, type Case } from './helpers/wrapper.ts';
 
@@ -157,9 +161,9 @@ for (const sh of SHELLS) {
     assert.equal(parseWakeDetail(l[6]!.detail), { n: 3, byHand: false, jail: false });
   });
 
-  test(`${sh.name}: the mkdir lock's staleness bound is lockStaleAfter for the wrapper too`, async () => {
+  test(`${sh.name}: the mkdir lock's staleness bound is the spec's wake bound for the wrapper too`, async () => {
     const c = makeCase({ spec: { lock: 'mkdir', timeout: '50s', killAfter: '20s' } });
-    const bound = lockStaleAfter(50, 20);
+    const bound = WAKE_50_20;
     const lockd = join(c.state, 'heartbeat.lock.d');
     // A lock folder without an owner record (a wrapper killed between mkdir and the write):
     // only its age decides. Younger than the bound: held; older (a minute of find's rounding
@@ -178,11 +182,11 @@ for (const sh of SHELLS) {
   });
 }
 
-test('the rendered scripts carry lockStaleAfter; no template writes an outcome word of its own', () => {
+test('the rendered scripts carry the wake bound; no template writes an outcome word of its own', () => {
   const c = makeCase({ spec: { shared: true, timeout: '50s', killAfter: '20s' }, install: false });
-  assert.match(c.files['claim.sh']!, new RegExp(`\\ncl_stale=${lockStaleAfter(50, 20)}\\n`));
-  // The runtime computes the same from heartbeat.sh's hb_timeout and hb_kill (lockStaleAfter: their sum).
-  assert.equal(lockStaleAfter(50, 20), 70);
+  assert.match(c.files['claim.sh']!, new RegExp(`\\ncl_stale=${WAKE_50_20}\\n`));
+  // The runtime computes the same from heartbeat.sh's hb_timeout and hb_kill: their sum.
+  assert.equal(WAKE_50_20, 70);
   assert.match(c.files['heartbeat.sh']!, /\nhb_timeout=50\nhb_timeout_text='50s'\nhb_kill=20\n/);
   const rt = Object.entries(c.files).find(([k]) => k.startsWith('runtime-'))![1];
   assert.match(rt, /lk_old "\$hb_lockd" \$\(\(\(hb_timeout \+ hb_kill \+ 59\) \/ 60\)\)\n/);

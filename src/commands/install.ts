@@ -286,7 +286,8 @@ function showPanel(p: InstallPlan): string {
     exclude: p.exclude ? excludeLines(p.exclude) : [],
     edits: p.edits,
     smokeLines: smokePanelLines(p.spec.schedule.scheduler, p.names, p.ctx.io.uid),
-    changes: p.prev && typeof p.prev.spec === 'object' ? { list: specChanges(p.prev.spec, p.spec), since: p.prev.installedAt ?? p.prev.time } : undefined,
+    // The installed spec completed again by this hbgen: a default an upgrade added is no change of the person's.
+    changes: p.prev && typeof p.prev.spec === 'object' ? { list: specChanges(validateSpec(p.prev.spec).spec ?? p.prev.spec, p.spec), since: p.prev.installedAt ?? p.prev.time } : undefined,
   });
 }
 

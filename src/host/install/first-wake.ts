@@ -9,7 +9,7 @@
 // (git status and HEAD before and after; without git, the outcome's own ok/quiet).
 import { gitLayoutProblem, safeGit } from '../proc/git.ts';
 import type { Names } from '../../names.ts';
-import { type Spec, seconds } from '../../spec.ts';
+import { type Spec, durations } from '../../spec.ts';
 import type { HostIO } from '../io.ts';
 import { askConsent } from './prompt.ts';
 import { logLinesFrom } from './smoke.ts';
@@ -62,7 +62,7 @@ export async function firstWake(spec: Spec, n: Names, io: HostIO, home: string, 
   }
   const before = repoNow(spec.repo);
   const started = Date.now();
-  const limit = (seconds(spec.timeout) + seconds(spec.killAfter) + 60) * 1000;
+  const limit = (durations(spec).wake + 60) * 1000;
   const { route, from, run } = startOnce(spec, n, io, home, 'wake', 'install first wake', limit);
   say(`first wake: started through ${route.argv ? 'the scheduler' : `the scheduler's environment (${spec.schedule.scheduler} cannot start a job on demand)`}; waiting up to ${spec.timeout} for its outcome`);
   const tick = setInterval(() => say(`  … ${Math.round((Date.now() - started) / 1000)} s`), 15_000);

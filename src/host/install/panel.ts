@@ -9,7 +9,6 @@ import type { BinFacts } from './facts.ts';
 import { shownArgv, shownWord } from '../../escape.ts';
 import { mode4 } from '../fsx.ts';
 import { SMOKE_ARGV } from './smoke.ts';
-import { NOTIFY_AFTER_DEFAULT } from '../../../generators/notify.ts';
 import { pingOf } from '../../notify.ts';
 import { jailLines, jailOn } from '../../jail.ts';
 import { capRow, toolsRow } from './agent-may.ts';
@@ -66,7 +65,7 @@ export function argsRow(spec: Spec): [string, string] {
 export function otherRuns(spec: Spec): [string, string][] {
   return [
     ['gate', spec.gate ? `${shownArgv(spec.gate)}, before every wake` : 'none'],
-    ['notify', spec.notify ? `${shownArgv(spec.notify)}, at the ${ordinal(spec.notifyAfter ?? NOTIFY_AFTER_DEFAULT)} failing wake in a row and at the success after it` : 'none'],
+    ['notify', spec.notify ? `${shownArgv(spec.notify)}, at the ${ordinal(spec.notifyAfter!)} failing wake in a row and at the success after it` : 'none'],
     ['ping', pingRow(spec.ping)],
   ];
 }

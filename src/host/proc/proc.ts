@@ -12,9 +12,9 @@
 // started before the lock was taken, else the lock is stale and nothing is signalled.
 import { rmSync, statSync } from 'node:fs';
 import { posix } from 'node:path';
-import { parseLockOwner, sleep, lockStaleAfter } from '../../formats.ts';
+import { parseLockOwner, sleep } from '../../formats.ts';
 import type { Names } from '../../names.ts';
-import { seconds, type Spec } from '../../spec.ts';
+import { durations, type Spec } from '../../spec.ts';
 import { lstatOrNull, readSoft } from '../fsx.ts';
 import type { HostIO } from '../io.ts';
 import { pidRunning } from './lock.ts';
@@ -48,7 +48,7 @@ async function ownerProof(io: HostIO, n: Names, pid: number, epoch: number, sour
 }
 
 export async function lockInfo(io: HostIO, spec: Spec, n: Names, source: ProcSource = 'auto'): Promise<LockInfo> {
-  const staleAfter = lockStaleAfter(seconds(spec.timeout), seconds(spec.killAfter));
+  const staleAfter = durations(spec).wake;
   const nowS = Math.floor(io.now().getTime() / 1000);
   const base = { overdue: false };
   const d = lstatOrNull(n.lockDir);
@@ -139,7 +139,7 @@ export async function endHeartbeats(io: HostIO, spec: Spec, running: Running[], 
   }
   // The wrapper itself sends KILL to the agent's group killAfter after TERM; hbgen's KILL
   // is the backstop, a moment later.
-  const deadline = Date.now() + seconds(spec.killAfter) * 1000 + 2000;
+  const deadline = Date.now() + durations(spec).killAfter * 1000 + 2000;
   const anyAlive = () => targets.some((t) => [t.wrapper, ...t.tree].some((p) => pidRunning(p.pid)));
   while (anyAlive() && Date.now() < deadline) await sleep(100);
   if (!anyAlive()) return said;

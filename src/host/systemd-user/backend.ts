@@ -28,7 +28,6 @@ import {
 } from '../backend.ts';
 import { systemdArg } from '../../escape.ts';
 import { NAME_PATTERN } from '../../formats.ts';
-import { catchUpOf } from '../../spec.ts';
 import { lstatOrNull, namesIn, readOrNull, readSoft } from '../fsx.ts';
 import { reachesRepo } from '../install/reach.ts';
 import { managerEnvProblems, systemdOverrides } from '../audit/tamper.ts';
@@ -248,7 +247,7 @@ export const backend: Backend<SystemdData> = {
     const rearm = !enabled || !active || timerChanged;
     const forget = rearm && (enabled || active || (reachable && (await held(c))));
     // Persistent=true keeps the last fire on disk: cleared before a start (planCommands).
-    const clean = rearm && catchUpOf(c.spec) === 'once';
+    const clean = rearm && c.spec.catchUp === 'once';
     const enableLinger = l.value === 'no';
     const commands = planCommands(c, { changed, rearm, forget, clean, enableLinger });
     const caveats = [
