@@ -5,6 +5,8 @@ import * as z from 'zod';
 import { credential, forgeToken, looksSecret, whyItBills } from './credentials.ts';
 import { carrierIssue } from './billing-rules.ts';
 import { DAYS, LOG_MAX_BYTES, NAME_PATTERN, pad2 } from './formats.ts';
+import { CONTROL, SHELL_KEYS, text } from './spec-text.ts';
+import { kubernetesBlock, kubernetesIssues } from './host/kubernetes/spec.ts';
 import { meantFirst } from './error-order.ts';
 import { ALL_EFFORTS, EFFORTS, bypassArgs } from './harness.ts';
 import { SCHEDULER_IDS, factsOf } from './scheduler-facts.ts';
@@ -39,51 +41,6 @@ export const LIMIT_BACKOFF_DEFAULT = '1h';
 /** Minutes after midnight of "HH:MM" ("24:00" is 1440). */
 export function clockMinutes(t: string): number {
   return Number(t.slice(0, 2)) * 60 + Number(t.slice(3, 5));
-}
-
-// Control characters break every target language in its own way: a newline injects a
-// systemd directive or a crontab line, a CR becomes LF in XML, NUL cannot be an argv
-// byte. C1 controls (U+0080–U+009F) are refused too.
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
-const CONTROL_BUT_NEWLINE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
-// A lone surrogate cannot be encoded as UTF-8; systemd ignores a non-UTF-8 assignment.
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-// Unicode's 66 non-characters (U+FDD0–U+FDEF and the last two code points of every plane)
-// are valid UTF-8 but not text: systemd calls a unit line holding one "not UTF-8 clean"
-// and ignores it (the ExecStart is dropped), and XML readers refuse U+FFFE and U+FFFF in
-// a plist. Refused in every string so that a spec renders for every scheduler.
-const NON_CHARACTER = new RegExp(
-  `[\\u{FDD0}-\\u{FDEF}${Array.from({ length: 17 }, (_, p) => `\\u{${(p * 0x10000 + 0xfffe).toString(16)}}\\u{${(p * 0x10000 + 0xffff).toString(16)}}`).join('')}]`,
-  'u',
-);
-
-/** Why a string cannot be carried by every target, or undefined. */
-function unicodeProblem(v: string): string | undefined {
-  if (LONE_SURROGATE.test(v)) return 'is not valid Unicode; remove the broken character';
-  const m = NON_CHARACTER.exec(v);
-  if (m) {
-    const cp = m[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
-    return `contains the Unicode non-character U+${cp}, which scheduler files cannot carry (systemd drops the line); remove it`;
-  }
-  return undefined;
-}
-
-function text(what: string, allowNewline = false) {
-  return z.string({ error: (i) => (i.input === undefined ? `required: ${what}` : `must be a string (${what})`) }).check((ctx) => {
-    const v = ctx.value;
-    if ((allowNewline ? CONTROL_BUT_NEWLINE : CONTROL).test(v)) {
-      ctx.issues.push({
-        code: 'custom',
-        input: v,
-        message: allowNewline
-          ? 'contains a control character other than newline; remove it'
-          : 'contains a control character (newline, tab, …); remove it',
-      });
-    } else {
-      const why = unicodeProblem(v);
-      if (why) ctx.issues.push({ code: 'custom', input: v, message: why });
-    }
-  });
 }
 
 function absPath(what: string) {
@@ -176,10 +133,6 @@ const oneOf = <T extends readonly [string, ...string[]]>(values: T, what: string
         ? `required: ${what}, one of ${values.join(' ')}`
         : `must be one of ${values.join(' ')}, got ${JSON.stringify(i.input)}${typeof i.input === 'string' ? didYouMean(i.input, values) : ''}`,
   });
-
-// Variables the wrapper's own shell reads at start-up or while it runs: in the spec env
-// they would change how heartbeat.sh itself splits words, changes folders or traces.
-const SHELL_KEYS = new Set(['IFS', 'PPID', 'ENV', 'BASH_ENV', 'CDPATH', 'SHELLOPTS', 'BASHOPTS', 'PS4', 'OPTIND', 'OPTARG', '_']);
 
 const envKey = z.string().check((ctx) => {
   const k = ctx.value;
@@ -402,85 +355,6 @@ const stateDir = text('the state folder').check((ctx) => {
   }
 });
 
-// The kubernetes block (schedule.scheduler "kubernetes"): the pod that runs the same
-// wrapper in a cluster. Object names follow Kubernetes' own rules (RFC 1123 labels and
-// subdomains); hbgen never reads the Secret, it only names it and the keys that reach the agent.
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const k8sName = (what: string, label: boolean) =>
-  text(what).check((ctx) => {
-    const v = ctx.value;
-    const max = label ? 63 : 253;
-    if (CONTROL.test(v)) return;
-    if (v.length > max || !(label ? DNS_LABEL : DNS_SUBDOMAIN).test(v)) {
-      ctx.issues.push({ code: 'custom', input: v, message: `must be a Kubernetes ${label ? 'label name' : 'object name'}: lowercase letters, digits${label ? ' and dashes' : ', dashes and dots'}, starting and ending with a letter or digit, at most ${max} characters; got ${JSON.stringify(v)}` });
-    }
-  });
-// A resource quantity as Kubernetes writes one: "500m", "1", "2Gi", "1.5".
-const QUANTITY = /^(\d+(\.\d+)?|\.\d+)(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$/;
-const quantity = (what: string) =>
-  text(what).regex(QUANTITY, { error: (i) => `must be a Kubernetes quantity such as ${what === 'cpu' ? '"1" or "500m"' : '"2Gi" or "512Mi"'}, got ${JSON.stringify(i.input)}` });
-const secretKey = z.string().check((ctx) => {
-  const k = ctx.value;
-  // CLAUDE_CODE_OAUTH_TOKEN is the subscription's own token (`claude setup-token`); every other credential bills per token.
-  if (!/^[A-Z_][A-Z0-9_]*$/.test(k)) ctx.issues.push({ code: 'custom', input: k, message: `"${k}" is not an environment variable name hbgen passes on; name the Secret's keys with capital letters, digits and _` });
-  else if (credential(k)) ctx.issues.push({ code: 'custom', input: k, message: `${whyItBills(credential(k)!)}; remove it from the Secret and from secretKeys` });
-  else if (SHELL_KEYS.has(k) || k.startsWith('HBGEN_')) ctx.issues.push({ code: 'custom', input: k, message: `${k} is read or set by the wrapper itself; remove it` });
-});
-/**
- * What in a git URL may be a credential, or undefined. In a URL form, the userinfo before
- * "@": over http(s) and git:// a name alone is how a token is passed (https://<token>@host,
- * the way GitHub takes one), and a name without its password could only prompt, which a pod
- * cannot answer, so any userinfo is refused; over ssh:// a login name (git@) is no secret,
- * only "name:password@" is. A query string or fragment: git appends its own path and query
- * to the URL (…/info/refs?service=…), so one never works and may carry ?access_token=….
- */
-export function gitUrlSecret(url: string): string | undefined {
-  const m = /^([a-z]+):\/\/([^/?#]*)@/.exec(url);
-  if (m && (m[1] !== 'ssh' || m[2]!.includes(':'))) return m[1] === 'ssh' ? 'carries a password before "@" (ssh://user:password@…)' : `carries a user name, token or password before "@" (${m[1]}://<token>@…)`;
-  if (/^[a-z]+:\/\/[^?#]*[?#]/.test(url)) return 'carries a query string or fragment (?… or #…), which git cannot clone from and which may hold a token';
-  return undefined;
-}
-
-const kubernetes = z.strictObject({
-  image: text('the container image that holds the agent CLI, git and a POSIX sh, e.g. "ghcr.io/acme/agent:1.2"').check((ctx) => {
-    if (!CONTROL.test(ctx.value) && !/^[^\s]+$/.test(ctx.value)) ctx.issues.push({ code: 'custom', input: ctx.value, message: `must be an image reference without spaces, such as "ghcr.io/acme/agent:1.2", got ${JSON.stringify(ctx.value)}` });
-  }),
-  namespace: k8sName('a namespace', true).optional(),
-  secretName: k8sName('a Secret name', false).optional(),
-  secretKeys: z
-    .array(secretKey, { error: 'must be an array of variable names, e.g. ["CLAUDE_CODE_OAUTH_TOKEN"]' })
-    .min(1, { error: 'must name at least one key; leave the field out for none' })
-    .refine((k) => new Set(k).size === k.length, { error: 'names a key twice; list each once' })
-    .optional(),
-  git: z
-    .strictObject(
-      {
-        url: text('the repository URL the init container clones').check((ctx) => {
-          const v = ctx.value;
-          if (CONTROL.test(v)) return;
-          if (!/^(https?|ssh|git):\/\/[^\s]+$|^[A-Za-z0-9._-]+@[^\s:]+:[^\s]+$/.test(v)) ctx.issues.push({ code: 'custom', input: v, message: `must be a git URL such as "https://github.com/acme/docs.git" or "git@github.com:acme/docs.git", got ${JSON.stringify(v)}` });
-          else {
-            const why = gitUrlSecret(v);
-            if (why) ctx.issues.push({ code: 'custom', input: v, message: `${why}, which would be stored in the manifest and shown in the clone container's command line; remove it, and give the clone its credentials from the Secret (kubernetes.secretName: the clone container gets its keys, for a credential helper in the image such as \`gh auth git-credential\`) or clone over ssh` });
-          }
-        }),
-        branch: text('a branch name').regex(/^[A-Za-z0-9._/-]+$/, { error: 'must be a branch name such as "main"' }).refine((b) => !b.startsWith('-'), { error: 'must not start with "-"' }).optional(),
-      },
-      { error: 'must be an object {url, branch?}' },
-    )
-    .optional(),
-  pvc: k8sName('a PersistentVolumeClaim name', false).optional(),
-  serviceAccountName: k8sName('a ServiceAccount name', false).optional(),
-  resources: z
-    .strictObject({ cpu: quantity('cpu').optional(), memory: quantity('memory').optional() }, { error: 'must be an object {cpu?, memory?}' })
-    .optional(),
-  // The emptyDirs' sizeLimit (defaults in generators/kubernetes.ts EMPTYDIR_SIZE): a pod past it is evicted, not the node's disk filled.
-  sizeLimits: z
-    .strictObject({ repo: quantity('size').optional(), home: quantity('size').optional(), tmp: quantity('size').optional() }, { error: 'must be an object {repo?, home?, tmp?}, each a size such as "4Gi"' })
-    .optional(),
-});
-
 /** sandbox.allowRead names only what the jail hides by default (SECRET_PATHS under env.HOME): anything else is readable already, or hidden by sandbox.denyRead on purpose. */
 function allowReadIssues(s: Record<string, any>, ctx: z.RefinementCtx): void {
   const list = typeof s.sandbox === 'object' && s.sandbox !== null && Array.isArray(s.sandbox.allowRead) ? s.sandbox.allowRead : [];
@@ -495,7 +369,6 @@ function allowReadIssues(s: Record<string, any>, ctx: z.RefinementCtx): void {
   });
 }
 
-/** The kubernetes block against the rest of the spec: present for this scheduler only, and what a pod can mount. */
 // Claude Code's client (a Bun executable, 2.1.x) aborts before it prints its version under
 // an RLIMIT_DATA of 512M and starts at 576M (measured): under rlimits, where limits.memory
 // bounds each process's data, a smaller bound leaves no wake that can run.
@@ -519,49 +392,6 @@ function limitsIssues(s: Record<string, any>, ctx: z.RefinementCtx): void {
   }
 }
 
-function kubernetesIssues(s: Record<string, any>, ctx: z.RefinementCtx): void {
-  const sch = typeof s.schedule === 'object' && s.schedule !== null ? s.schedule : {};
-  const k = s.kubernetes;
-  if (sch.scheduler === 'kubernetes' && s.sandbox !== undefined && s.sandbox !== false) {
-    ctx.addIssue({ code: 'custom', path: ['sandbox'], message: 'does not apply to schedule.scheduler "kubernetes": the pod is the agent\'s boundary there (see docs/kubernetes.md); remove it' });
-  }
-  if (sch.scheduler === 'kubernetes' && s.limits !== undefined) {
-    ctx.addIssue({ code: 'custom', path: ['limits'], message: 'does not apply to schedule.scheduler "kubernetes": the pod is bounded by kubernetes.resources (see docs/kubernetes.md); remove it and set kubernetes.resources.memory instead' });
-  }
-  if (sch.scheduler !== 'kubernetes') {
-    if (k !== undefined) ctx.addIssue({ code: 'custom', path: ['kubernetes'], message: `applies to schedule.scheduler "kubernetes" only; remove it, or set the scheduler to "kubernetes"` });
-    return;
-  }
-  if (k === undefined) {
-    ctx.addIssue({ code: 'custom', path: ['kubernetes'], message: 'required for schedule.scheduler "kubernetes": at least {image, git or pvc}; see docs/kubernetes.md' });
-    return;
-  }
-  if (typeof k !== 'object' || k === null) return;
-  if ((k.git === undefined) === (k.pvc === undefined)) {
-    ctx.addIssue({ code: 'custom', path: ['kubernetes'], message: 'needs exactly one of git (a fresh clone for every wake) and pvc (an existing PersistentVolumeClaim holding the repo); name one' });
-  }
-  if (sch.hostTimezone !== undefined) {
-    ctx.addIssue({ code: 'custom', path: ['schedule', 'hostTimezone'], message: 'does not apply to kubernetes: the CronJob fires in hours.timezone itself (spec.timeZone); remove it' });
-  }
-  if (k.secretKeys !== undefined && k.secretName === undefined) {
-    ctx.addIssue({ code: 'custom', path: ['kubernetes', 'secretKeys'], message: 'names keys of a Secret, but kubernetes.secretName names none; add secretName' });
-  }
-  const env = typeof s.env === 'object' && s.env !== null ? s.env : {};
-  for (const [i, key] of (Array.isArray(k.secretKeys) ? k.secretKeys : []).entries()) {
-    if (typeof key === 'string' && Object.hasOwn(env, key)) ctx.addIssue({ code: 'custom', path: ['kubernetes', 'secretKeys', i], message: `${key} is also in env; keep it in one place (the Secret, for a token)` });
-  }
-  // The pod mounts the repo, HOME and an outside state folder as volumes: none may be "/", or where the scripts are mounted.
-  for (const [path, v] of [[['repo'], s.repo], [['env', 'HOME'], env.HOME]] as const) {
-    if (typeof v === 'string' && (v === '/' || v === '/hbgen' || v.startsWith('/hbgen/'))) {
-      ctx.addIssue({ code: 'custom', path: [...path], message: `is where the pod mounts a volume, so it cannot be "/" or under /hbgen (the scripts' mount); choose another folder such as ${path[0] === 'repo' ? '"/work/repo"' : '"/home/agent"'}` });
-    }
-  }
-  // A cap counts wakes in the state folder: it must outlive the pod.
-  const st = typeof s.stateDir === 'string' ? s.stateDir : undefined;
-  if (s.cap !== undefined && !(k.pvc !== undefined && st !== undefined && !st.startsWith('/'))) {
-    ctx.addIssue({ code: 'custom', path: ['cap'], message: 'counts wakes in the state folder, which on kubernetes lasts only one pod unless it is on the PersistentVolumeClaim: set kubernetes.pvc and a stateDir relative to repo (e.g. ".hbgen"), or remove cap' });
-  }
-}
 
 /**
  * Secrets that bill nothing in env (src/credentials.ts forgeToken, looksSecret): env is
@@ -783,7 +613,7 @@ export const SpecSchema = z
     // How long the wakes pause when the agent's client says the plan's limit is reached
     // but names no reset time; default 1h, at most 8 days are used.
     limitBackoff: duration('how long to pause after a limit whose reset time is unknown, e.g. "1h"').default(LIMIT_BACKOFF_DEFAULT),
-    kubernetes: z.strictObject(kubernetes.shape, { error: 'must be an object {image, namespace?, secretName?, secretKeys?, git | pvc, serviceAccountName?, resources?, sizeLimits?}' }).optional(),
+    kubernetes: z.strictObject(kubernetesBlock.shape, { error: 'must be an object {image, namespace?, secretName?, secretKeys?, git | pvc, serviceAccountName?, resources?, sizeLimits?}' }).optional(),
     // Being told when the wakes stop working: a program run at the notifyAfter-th
     // failing wake in a row and at the success after it, and a healthchecks-style URL.
     notify: z

@@ -119,8 +119,14 @@ test('the floors point down: facts import nothing, spec/schedule/state never rea
   const hostToCommands = [...g].filter(([k]) => k.startsWith('src/host/')).flatMap(([k, deps]) => deps.filter((d) => d.startsWith('src/commands/')).map((d) => `${k} -> ${d}`));
   assert.equal(hostToCommands, []);
   // Rendering never reaches a backend or the host: generators/ sit beside src/host, not on it.
-  const genToHost = [...g].filter(([k]) => k.startsWith('generators/')).flatMap(([k]) => [...reach(g, k)].filter((d) => d.startsWith('src/host/') && !d.endsWith('/facts.ts')).map((d) => `${k} -> ${d}`));
+  // A scheduler's facts and its block of the spec (src/host/<id>/spec.ts) are pure leaves kept
+  // in its folder: they reach nothing of src/host.
+  const leaf = (d: string) => /^src\/host\/[^/]+\/(facts|spec)\.ts$/.test(d);
+  const genToHost = [...g].filter(([k]) => k.startsWith('generators/')).flatMap(([k]) => [...reach(g, k)].filter((d) => d.startsWith('src/host/') && !leaf(d)).map((d) => `${k} -> ${d}`));
   assert.equal(genToHost, []);
+  const specBlocks = [...g.keys()].filter((k) => /^src\/host\/[^/]+\/spec\.ts$/.test(k));
+  assert.ok(specBlocks.includes('src/host/kubernetes/spec.ts'), specBlocks.join(' '));
+  for (const k of specBlocks) assert.equal([...reach(g, k)].filter((d) => d.startsWith('src/host/')), [], `${k} reaches nothing of src/host`);
 });
 
 test.run();
