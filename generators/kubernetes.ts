@@ -1,5 +1,11 @@
-// kubernetes: one manifest, host/hbgen-<name>.cronjob.yaml, holding a ConfigMap with the
-// same rendered scripts and one CronJob per cron line of the plan. The CronJob carries the
+// kubernetes: two manifests. host/hbgen-<name>.cronjob.yaml holds a ConfigMap with the
+// spec's rendered scripts (heartbeat.sh, window.sh, claim.sh) and one CronJob per cron line
+// of the plan; host/hbgen-runtime-<version>.configmap.yaml holds the runtime, once, in a
+// ConfigMap of its own named by version (hbgen-runtime-<version>), which every spec of the
+// namespace rendered by this hbgen shares. The pod mounts both as one projected volume at
+// /hbgen, so the runtime lies beside heartbeat.sh, where heartbeat.sh looks for it. The
+// per-spec manifest carries the runtime only as its pins (in heartbeat.sh and window.sh) and
+// the ConfigMap's name: an upgrade that changes only the runtime changes the pin lines. The CronJob carries the
 // working zone (spec.timeZone, stable since Kubernetes 1.27), so its lines are the plan's
 // zone entries, exact like systemd's: no widening, no gate-side grid.
 //
@@ -15,7 +21,9 @@ import { posix } from 'node:path';
 import { LOG_MAX_BYTES } from '../src/formats.ts';
 import { type Names, within } from '../src/names.ts';
 import { durations, type Spec } from '../src/spec.ts';
+import { runtimeManifestName } from '../src/version.ts';
 import { cronTimes } from './cron.ts';
+import { runtime } from './runtime.ts';
 import type { Generator, RenderedFile, SchedulerContext } from './types.ts';
 import { yamlDocument } from './manifest-yaml.ts';
 
@@ -51,6 +59,30 @@ export function manifestPath(name: string): string {
   return `host/hbgen-${name}.cronjob.yaml`;
 }
 
+/** The runtime's own ConfigMap: the label on it says its version, the annotation its SHA-256. */
+export const RUNTIME_LABEL = 'hbgen.dev/runtime';
+export const RUNTIME_SHA256 = 'hbgen.dev/runtime-sha256';
+
+/**
+ * The runtime's ConfigMap, one per hbgen version in a namespace (hbgen-runtime-0.2.0):
+ * every install of that version mounts it. Named by version and not by SHA-256, so that
+ * each CronJob names it in a line a runtime-only change leaves alone; heartbeat.sh's pin
+ * still refuses any other bytes under that name.
+ */
+export function runtimeConfigMapName(version: string): string {
+  return `hbgen-runtime-${labelValue(version)}`;
+}
+
+/** The runtime's manifest in the rendered tree (host/hbgen-runtime-<version>.configmap.yaml). */
+export function runtimeManifestPath(version: string): string {
+  return `host/${runtimeManifestName(version)}`;
+}
+
+/** A version as a label value and a name part: lower case, [a-z0-9.-] (a release's version already is). */
+function labelValue(version: string): string {
+  return version.toLowerCase().replace(/[^a-z0-9.-]/g, '-');
+}
+
 /** The CronJobs' names: hbgen-<name>, then hbgen-<name>-2, … (a CronJob name may have 52 characters; a spec name has at most 40). */
 export function cronJobName(name: string, i: number): string {
   return i === 0 ? `hbgen-${name}` : `hbgen-${name}-${i + 1}`;
@@ -77,7 +109,12 @@ function volumes(spec: Spec, n: Names): { volumes: Obj[]; mounts: Obj[]; initMou
   const k = spec.kubernetes!;
   const home = spec.env.HOME!;
   const size = { ...EMPTYDIR_SIZE, ...k.sizeLimits };
-  const vols: Obj[] = [{ name: 'hbgen', configMap: { name: `hbgen-${spec.name}`, defaultMode: 0o555 } }];
+  // The spec's scripts and the runtime, side by side at /hbgen: heartbeat.sh finds the runtime
+  // beside itself. The runtime's source is optional, so that a pod whose runtime ConfigMap is
+  // missing still starts and heartbeat.sh says so (exit 78, `error runtime changed`) instead
+  // of a pod stuck in ContainerCreating until the Job's deadline; the pin decides either way.
+  const sources: Obj[] = [{ configMap: { name: `hbgen-${spec.name}` } }, { configMap: { name: runtimeConfigMapName(runtime().version), optional: true } }];
+  const vols: Obj[] = [{ name: 'hbgen', projected: { defaultMode: 0o555, sources } }];
   const mounts: Obj[] = [{ name: 'hbgen', mountPath: SCRIPTS_MOUNT, readOnly: true }];
   vols.push(k.pvc ? { name: 'repo', persistentVolumeClaim: { claimName: k.pvc } } : { name: 'repo', emptyDir: { sizeLimit: size.repo } });
   mounts.push({ name: 'repo', mountPath: spec.repo });
@@ -184,12 +221,12 @@ function metadata(spec: Spec, name: string): Obj {
   return { name, namespace: spec.kubernetes!.namespace ?? 'default', labels: labels(spec) };
 }
 
-/** The manifest's objects, in order: the ConfigMap, then the CronJobs. */
+/** The manifest's objects, in order: the ConfigMap of the spec's scripts (not the runtime: it has a ConfigMap of its own), then the CronJobs. */
 export function manifestObjects(ctx: SchedulerContext, scripts: RenderedFile[]): Obj[] {
   const { spec, names: n, plan } = ctx;
   const every = durations(spec).every;
   const data: Obj = {};
-  for (const f of scripts) data[f.path] = f.content;
+  for (const f of scripts) if (f.path !== runtime().name) data[f.path] = f.content;
   const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: metadata(spec, `hbgen-${spec.name}`), data };
   const jobs = plan.zoneEntries.map((e, i) => ({
     apiVersion: 'batch/v1',
@@ -212,8 +249,10 @@ export function manifestObjects(ctx: SchedulerContext, scripts: RenderedFile[]):
           activeDeadlineSeconds: durations(spec).wake,
           ttlSecondsAfterFinished: 3 * 86400,
           template: {
-            // The wrapper's SHA-256: a changed script is a changed pod template, visible in `kubectl diff`.
-            metadata: { labels: labels(spec), annotations: { 'hbgen.dev/wrapper-sha256': ctx.wrapperSha256 } },
+            // No checksum of the scripts here: a pod reads them from the ConfigMaps when it
+            // starts, so a changed script is a changed ConfigMap (what `kubectl diff` shows),
+            // and a runtime-only upgrade leaves every CronJob as it was.
+            metadata: { labels: labels(spec) },
             spec: podSpec(spec, n),
           },
         },
@@ -221,6 +260,27 @@ export function manifestObjects(ctx: SchedulerContext, scripts: RenderedFile[]):
     },
   }));
   return [configMap, ...jobs];
+}
+
+/**
+ * The runtime's ConfigMap: the runtime's text under its file name, the same bytes for every
+ * spec of the namespace. It carries no spec's name label, so that stopping one spec (which
+ * deletes by that label) never takes it from the others.
+ */
+export function runtimeObject(namespace: string): Obj {
+  const rt = runtime();
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: runtimeConfigMapName(rt.version), namespace, labels: { [MANAGED_BY]: 'hbgen', [RUNTIME_LABEL]: labelValue(rt.version) }, annotations: { [RUNTIME_SHA256]: rt.sha256 } },
+    data: { [rt.name]: rt.text },
+  };
+}
+
+/** The runtime manifest's first comment: no spec's name, since every spec of the namespace renders the same file. */
+export function runtimeHeader(version: string): string {
+  // manifestYaml puts a blank after the first line's `#`; the second line brings its own.
+  return `Generated by hbgen ${version}: its runtime, the same bytes for every spec, as a ConfigMap of its own\n that the CronJobs of every spec hbgen ${version} renders in this namespace mount. Do not edit.`;
 }
 
 /** The objects as one multi-document YAML file, the generated-by line first. */
@@ -238,6 +298,10 @@ export const generator: Generator = {
     return [];
   },
   files(ctx) {
-    return [{ path: manifestPath(ctx.spec.name), content: manifestYaml(ctx.header, manifestObjects(ctx, ctx.scripts)), mode: 0o644 }];
+    const version = runtime().version;
+    return [
+      { path: manifestPath(ctx.spec.name), content: manifestYaml(ctx.header, manifestObjects(ctx, ctx.scripts)), mode: 0o644 },
+      { path: runtimeManifestPath(version), content: manifestYaml(runtimeHeader(version), [runtimeObject(ctx.spec.kubernetes!.namespace ?? 'default')]), mode: 0o644 },
+    ];
   },
 };

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Document, parseAllDocuments } from 'yaml';
-import { manifestObjects, manifestYaml } from '../generators/kubernetes.ts';
+import { manifestObjects, manifestYaml, runtimeHeader, runtimeManifestPath, runtimeObject } from '../generators/kubernetes.ts';
+import { runtime } from '../generators/runtime.ts';
 import { yamlDocument } from '../generators/manifest-yaml.ts';
 import { scriptFiles } from '../generators/wrapper.ts';
 import { generatedBy } from '../src/formats.ts';
@@ -72,6 +73,22 @@ for (const name of specNames()) {
     assert.is(rendered, libraryYaml(ctx.header, objects));
   });
 }
+
+test('the runtime\'s own manifest reads back under YAML 1.2 and 1.1 as its ConfigMap, the runtime byte for byte', () => {
+  const spec = asKubernetes('kubernetes');
+  const r = renderNow(spec);
+  const rt = runtime();
+  const rendered = r.files.find((f) => f.path === runtimeManifestPath(rt.version))!.content;
+  const objects = [runtimeObject(spec.kubernetes!.namespace ?? 'default')];
+  assert.is(manifestYaml(runtimeHeader(rt.version), objects), rendered, 'the pipeline writes this');
+  for (const v of ['1.2', '1.1'] as const) {
+    const back = readBack(rendered, v) as { data: Record<string, string> }[];
+    assert.equal(back, objects);
+    assert.is(back[0]!.data[rt.name], rt.text);
+  }
+  // Not compared with libraryYaml: the writer quotes the label "0.2.0", which the library leaves plain (both read back the same).
+  assert.match(rendered, /\n {4}hbgen\.dev\/runtime: "0\.2\.0"\n/);
+});
 
 // Strings a spec can carry into the manifest (env values, paths, image names, prompts inside
 // the scripts) that YAML treats specially: indicators, comments, other types under 1.2 or

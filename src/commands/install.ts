@@ -34,7 +34,6 @@ import { firstWake } from '../host/install/first-wake.ts';
 import { type State, readState, specHash, statePath, writeState } from '../host/state.ts';
 import { toolsPresent } from '../host/proc/tools.ts';
 import { type SeedLook, seedLook } from '../host/install/seed-checks.ts';
-import { isRuntimeFile } from '../host/audit/upgrade.ts';
 import { registryCaveats } from '../host/install/agent-may.ts';
 import { type ExcludePlan, applyExclude, excludeLines, excludePlan } from '../host/install/exclude.ts';
 import { type Names, names } from '../names.ts';
@@ -42,7 +41,7 @@ import { type RenderResult, renderSpec } from '../pipeline.ts';
 import { FACTS, factsOf } from '../scheduler-facts.ts';
 import { SCHEDULERS } from '../schedulers.ts';
 import { type Spec, validateSpec } from '../spec.ts';
-import { VERSION } from '../version.ts';
+import { VERSION, holdsRuntime } from '../version.ts';
 import { checkApply, line, loadFor, specPath } from './common.ts';
 import { chooseOnTerminal } from './install-menu.ts';
 import { ownershipRecord, writeEntrySum } from './install-extras.ts';
@@ -444,10 +443,11 @@ function removeOldRuntimes(p: InstallPlan): void {
   for (const path of oldRuntimes(p)) rmSync(path, { force: true });
 }
 
-/** The earlier install's runtimes (state.json) in the state folder that the new wrapper does not pin. */
+/** The earlier install's runtimes (state.json) in the state folder, and a manifest under host/ that carries one, that the new wrapper does not pin. */
 function oldRuntimes(p: InstallPlan): string[] {
   const kept = new Set(p.stateFiles.map((f) => f.path));
-  return (p.prev?.files ?? []).map((r) => r.path).filter((path) => isRuntimeFile(path) && posix.dirname(path) === p.names.stateDir && !kept.has(path));
+  const dirs = [p.names.stateDir, posix.join(p.names.stateDir, 'host')];
+  return (p.prev?.files ?? []).map((r) => r.path).filter((path) => holdsRuntime(path) && dirs.includes(posix.dirname(path)) && !kept.has(path));
 }
 
 /** The state folder, state.json as an intent, then the backend's host files and scheduler. */

@@ -1,12 +1,13 @@
 // render, check, runtime and schema: the commands that never touch the host.
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RenderedFile } from '../pipeline.ts';
 import { UserError } from '../errors.ts';
 import { loadSpec } from '../load.ts';
 import { renderSpec } from '../pipeline.ts';
 import type { SchedulerId } from '../schedulers.ts';
+import { holdsRuntime } from '../version.ts';
 
 export async function renderCmd(argv: { spec: string; out?: string; scheduler?: SchedulerId }): Promise<void> {
   // An empty --out (`--out ''`, or `--out` with no value) would write into the working
@@ -46,8 +47,9 @@ export async function checkCmd(argv: { spec: string; dir: string }): Promise<voi
 
 /**
  * When the committed tree differs from a fresh render only by the runtime (its pin in
- * heartbeat.sh and window.sh, the wrapper's SHA-256 in the scheduler entry, the runtime
- * file itself), the one line that says so; null otherwise.
+ * heartbeat.sh and window.sh, the wrapper's SHA-256 in the scheduler entry, the runtime's
+ * name where a manifest mounts it, the files that hold the runtime's text: runtime-*.sh and
+ * a ConfigMap of its own under host/), the one line that says so; null otherwise.
  */
 async function runtimeOnly(dir: string, files: RenderedFile[], compareTree: (d: string, f: RenderedFile[]) => Promise<unknown[]>): Promise<string | null> {
   const oldHb = join(dir, 'heartbeat.sh');
@@ -60,12 +62,13 @@ async function runtimeOnly(dir: string, files: RenderedFile[], compareTree: (d: 
   if (!o.v || !o.sha || !n.v || !n.sha || o.sha === n.sha) return null;
   const sha = (t: string) => createHash('sha256').update(t, 'utf8').digest('hex');
   const [oldW, newW] = [sha(oldText), sha(newText)];
-  const oldRt = readdirSync(dir).filter((f) => /^runtime-.*\.sh$/.test(f));
+  const host = join(dir, 'host');
+  const oldRt = [...readdirSync(dir), ...(statSync(host, { throwIfNoEntry: false })?.isDirectory() ? readdirSync(host).map((f) => `host/${f}`) : [])].filter(holdsRuntime);
   // The fresh render with the old pin put back: nothing else may differ.
   const back = files
-    .filter((f) => !/^runtime-.*\.sh$/.test(f.path))
-    .map((f) => ({ ...f, content: f.content.split(`hb_rt_version='${n.v}'`).join(`hb_rt_version='${o.v}'`).split(n.sha!).join(o.sha!).split(newW).join(oldW).split(`runtime-${n.v}.sh`).join(`runtime-${o.v}.sh`) }));
-  for (const f of oldRt) back.push({ path: f, content: readFileSync(join(dir, f), 'utf8'), mode: 0o444 });
+    .filter((f) => !holdsRuntime(f.path))
+    .map((f) => ({ ...f, content: f.content.split(`hb_rt_version='${n.v}'`).join(`hb_rt_version='${o.v}'`).split(n.sha!).join(o.sha!).split(newW).join(oldW).split(`runtime-${n.v}`).join(`runtime-${o.v}`) }));
+  for (const f of oldRt) back.push({ path: f, content: readFileSync(join(dir, f), 'utf8'), mode: f.endsWith('.sh') ? 0o444 : 0o644 });
   if ((await compareTree(dir, back)).length !== 0) return null;
   return `runtime ${o.v} sha256 ${o.sha.slice(0, 4)}… → ${n.v} sha256 ${n.sha.slice(0, 4)}…; nothing else changed`;
 }

@@ -1,17 +1,24 @@
 // kubernetes: the heartbeat runs in a cluster, not on this host, and this backend goes
 // through the same install, stop, status and resume as the others. hbgen never talks to a
-// cluster by itself: install writes the manifest (in the rendered tree, into the state
-// folder's path on this machine), records it in state.json and prints the exact
-// `kubectl apply -f`; with --apply (Ctx.apply, this backend's option) it runs `kubectl` from
-// PATH after the panel and the one question, and records what it applied. stop prints (or
-// with --apply runs) the `kubectl delete` of this name's objects, found by their labels;
-// status asks `kubectl get cronjob,jobs -l hbgen.dev/name=<name> -o json`.
+// cluster by itself: install writes the manifests (in the rendered tree, into the state
+// folder's path on this machine: the spec's, and the runtime's ConfigMap of its own),
+// records them in state.json and prints the exact `kubectl apply -f`; with --apply
+// (Ctx.apply, this backend's option) it runs `kubectl` from PATH after the panel and the one
+// question, and records what it applied. stop prints (or with --apply runs) the `kubectl
+// delete` of this name's objects, found by their labels; status asks `kubectl get
+// cronjob,jobs -l hbgen.dev/name=<name> -o json`, and for the runtime's ConfigMap by name.
+//
+// The runtime's ConfigMap (hbgen-runtime-<version>) is shared by every install of that hbgen
+// version in the namespace and carries no spec's name label, so stop's delete by label never
+// takes it. With --apply, stop (and an install that moved to another runtime or namespace)
+// deletes it only when no CronJob of the namespace that hbgen manages mounts it any more.
 //
 // The host-wide looks (list, stop of a spec now on another scheduler) find nothing here and
 // never run kubectl.
 import { posix } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { MANAGED_BY, NAME_LABEL, cronJobName, manifestPath } from '../../../generators/kubernetes.ts';
+import { MANAGED_BY, NAME_LABEL, cronJobName, manifestPath, runtimeConfigMapName, runtimeManifestPath } from '../../../generators/kubernetes.ts';
+import { runtime } from '../../../generators/runtime.ts';
 import { UserError } from '../../errors.ts';
 import { shownArgv } from '../../escape.ts';
 import { names, type Names } from '../../names.ts';
@@ -34,6 +41,8 @@ export interface KubernetesRecord {
   objects: string[];
   /** The last `kubectl apply` hbgen ran (install --apply), or null when the user applies it. */
   applied: { time: string; argv: string[]; manifestSha256: string; said: string } | null;
+  /** The runtime's ConfigMap the CronJobs mount, its manifest here and the SHA-256 heartbeat.sh pins (absent: an install from before the runtime had a ConfigMap of its own). */
+  runtime?: { configMap: string; manifest: string; sha256: string };
 }
 
 declare module '../state.ts' {
@@ -51,8 +60,22 @@ export function selector(spec: Spec): string {
   return `${NAME_LABEL}=${spec.name},${MANAGED_BY}=hbgen`;
 }
 
+/** The runtime's manifest first: the CronJobs mount its ConfigMap. */
 export function applyArgv(spec: Spec, n: Names): string[] {
-  return ['kubectl', 'apply', '-f', posix.join(n.stateDir, manifestPath(spec.name))];
+  return ['kubectl', 'apply', '-f', posix.join(n.stateDir, runtimeManifestPath(runtime().version)), '-f', posix.join(n.stateDir, manifestPath(spec.name))];
+}
+
+/** The CronJobs of a namespace that hbgen manages (any spec's): who still mounts a runtime's ConfigMap. */
+export function managedCronJobsArgv(namespace: string): string[] {
+  return ['kubectl', 'get', 'cronjob', '--namespace', namespace, '--selector', `${MANAGED_BY}=hbgen`, '--output', 'json'];
+}
+
+export function runtimeGetArgv(namespace: string, configMap: string): string[] {
+  return ['kubectl', 'get', 'configmap', configMap, '--namespace', namespace, '--ignore-not-found', '--output', 'json'];
+}
+
+export function runtimeDeleteArgv(namespace: string, configMap: string): string[] {
+  return ['kubectl', 'delete', 'configmap', configMap, '--namespace', namespace, '--ignore-not-found'];
 }
 
 export function deleteArgv(spec: Spec): string[] {
@@ -88,7 +111,7 @@ function kubectlSaid(r: ToolResult): string {
 }
 
 /** The panel rows that differ on a cluster: the repo and the agent are in the pod, the login in its Secret. */
-function rows(spec: Spec, n: Names, objects: string[]): [string, string][] {
+function rows(spec: Spec, n: Names, objects: string[], rt: string): [string, string][] {
   const k = spec.kubernetes!;
   return [
     ['repo', `${spec.repo} in the pod: ${k.git ? `a fresh clone of ${k.git.url}${k.git.branch ? ` (${k.git.branch})` : ''} for every wake` : `the PersistentVolumeClaim ${k.pvc}`}`],
@@ -98,7 +121,7 @@ function rows(spec: Spec, n: Names, objects: string[]): [string, string][] {
     ['secret', k.secretName ? `${k.secretName} (never read by hbgen)${k.secretKeys ? `; the agent gets ${k.secretKeys.join(', ')}` : ''}` : 'none'],
     ['timeout', `${spec.timeout}, then TERM, and KILL ${spec.killAfter} later; the Job ends at ${spec.timeout} + ${spec.killAfter} whatever happens`],
     ...otherRuns(spec),
-    ['scheduler', `kubernetes, namespace ${namespaceOf(spec)}: ${objects.join(', ')}`],
+    ['scheduler', `kubernetes, namespace ${namespaceOf(spec)}: ${objects.join(', ')}; and configmap/${rt}, the runtime, shared with every install of hbgen ${runtime().version} in the namespace`],
     ['state', `${n.stateDir} (in the pod; on this machine it holds the manifest and state.json)`],
   ];
 }
@@ -108,6 +131,8 @@ interface K8sData {
   manifest: string;
   content: string;
   objects: string[];
+  /** The runtime's ConfigMap this install mounts. */
+  runtimeConfigMap: string;
 }
 
 /** Every check before the panel: the rendered manifest, kubectl for --apply, what apply would change. */
@@ -116,11 +141,15 @@ async function preflight(c: Ctx): Promise<Preflight<K8sData>> {
   const content = c.files.find((f) => f.path === manifestPath(spec.name))!.content;
   const objects = objectsOf(content);
   const manifest = posix.join(n.stateDir, manifestPath(spec.name));
+  const rt = runtime();
+  const runtimeConfigMap = runtimeConfigMapName(rt.version);
   const missing = c.apply ? kubectlMissing(c.io, 'apply the manifest') : null;
   const prev = c.prev?.kubernetes;
   const run = { argv: applyArgv(spec, n) };
   const caveats = ['the cluster schedules the wakes: concurrencyPolicy Forbid, startingDeadlineSeconds, activeDeadlineSeconds, backoffLimit 0 (see docs/kubernetes.md)'];
   if (!spec.kubernetes!.pvc || spec.stateDir.startsWith('/')) caveats.push('the state folder (runtime.log, the wake counter) lasts one pod: use kubernetes.pvc and a relative stateDir to keep it');
+  const was = prev?.runtime && (prev.runtime.configMap !== runtimeConfigMap || prev.namespace !== namespaceOf(spec)) ? prev.runtime.configMap : null;
+  if (was && !c.apply) caveats.push(`the earlier install's runtime, configmap/${was} in namespace ${prev!.namespace}, stays in the cluster: \`hbgen install --apply\` deletes it once no CronJob there mounts it`);
   return {
     refusals: missing ? [missing] : [],
     caveats,
@@ -132,9 +161,11 @@ async function preflight(c: Ctx): Promise<Preflight<K8sData>> {
     // Without --apply the cluster is the person's to change; with it, the same manifest applied last time is in place.
     unchanged: !c.apply || (c.prev?.status === 'installed' && prev?.applied?.manifestSha256 === sha256(Buffer.from(content)) && prev.namespace === namespaceOf(spec)),
     ids: Object.fromEntries(objects.map((o) => [o, o.slice(o.indexOf('/') + 1)])),
-    rows: rows(spec, n, objects),
-    data: { manifest, content, objects },
-    stateExtra: { kubernetes: { namespace: namespaceOf(spec), manifest, objects, applied: prev?.applied ?? null } },
+    rows: rows(spec, n, objects, runtimeConfigMap),
+    data: { manifest, content, objects, runtimeConfigMap },
+    stateExtra: {
+      kubernetes: { namespace: namespaceOf(spec), manifest, objects, applied: prev?.applied ?? null, runtime: { configMap: runtimeConfigMap, manifest: posix.join(n.stateDir, runtimeManifestPath(rt.version)), sha256: rt.sha256 } },
+    },
   };
 }
 
@@ -150,6 +181,12 @@ async function apply(c: Ctx, p: Preflight<K8sData>): Promise<void> {
     throw new UserError([`kubectl apply failed (${kubectlSaid(res)}); what kubectl applied before it failed, if anything, is in the cluster: check with \`${shownArgv(getArgv(spec))}\``]);
   }
   for (const l of res.stdout.trim().split('\n').filter(Boolean)) say(`  ${l}`);
+  // The runtime's ConfigMap held other bytes under this version's name: another build of the
+  // same version applied its own (or someone edited it). Installs that pin those now stop at
+  // their pin check (exit 78) until they are installed again with this hbgen.
+  if (new RegExp(`^configmap/${p.data.runtimeConfigMap.replace(/\./g, '\\.')} configured$`, 'm').test(res.stdout)) {
+    say(`  warning: configmap/${p.data.runtimeConfigMap} held another runtime than this hbgen's (another build of hbgen ${runtime().version}, or an edit); any other install in namespace ${namespaceOf(spec)} that pins that one refuses its wakes (exit 78, runtime changed) until \`hbgen install --apply\` installs it again with this hbgen`);
+  }
   // Objects of the earlier install that this one no longer has (fewer cron lines, or all of
   // them when the namespace changed): apply does not remove them. Only names derived from the spec name.
   const prev = c.prev?.kubernetes;
@@ -162,8 +199,43 @@ async function apply(c: Ctx, p: Preflight<K8sData>): Promise<void> {
     const d = await kubectl(io, del);
     if (d.code !== 0) say(`  warning: ${kubectlSaid(d)}; delete ${gone.join(', ')} by hand`);
   }
+  // The earlier install's runtime, when this one mounts another (an upgrade) or moved: gone once nothing mounts it.
+  const was = prev?.runtime?.configMap;
+  if (was && (moved || was !== p.data.runtimeConfigMap)) await pruneRuntime(io, oldNs, was, say);
   // The record install writes as state.json is this very object (the state spreads stateExtra).
   p.stateExtra.kubernetes!.applied = { time: io.now().toISOString(), argv: run, manifestSha256: sha256(Buffer.from(p.data.content)), said: res.stdout.trim() };
+}
+
+/** Whether a CronJob's pods mount the ConfigMap `name` (as a volume of its own or a projected volume's source). */
+function mountsConfigMap(cj: K8sItem, name: string): boolean {
+  const vols = cj.spec?.jobTemplate?.spec?.template?.spec?.volumes ?? [];
+  return vols.some((v) => v.configMap?.name === name || (v.projected?.sources ?? []).some((x) => x.configMap?.name === name));
+}
+
+/**
+ * Deletes the runtime's ConfigMap `name` of `namespace` when no CronJob there that hbgen
+ * manages mounts it; else keeps it and says which do. Said, never fatal: a runtime left over
+ * costs its bytes, not a wake. (A CronJob applied between the look and the delete finds its
+ * runtime missing: its wakes stop at the pin check until its install is applied again.)
+ */
+async function pruneRuntime(io: HostIO, namespace: string, name: string, say: (l: string) => void): Promise<void> {
+  const get = managedCronJobsArgv(namespace);
+  say(`running: ${shownArgv(get)}`);
+  const r = await kubectl(io, get);
+  let items: K8sItem[] | null = null;
+  try {
+    items = r.code === 0 ? ((JSON.parse(r.stdout) as { items?: K8sItem[] }).items ?? []) : null;
+  } catch {
+    items = null;
+  }
+  if (!items) return say(`  warning: ${r.code === 0 ? 'kubectl answered no JSON' : kubectlSaid(r)}, so hbgen cannot tell whether a CronJob still mounts configmap/${name}; kept (delete it by hand once none does: \`${shownArgv(runtimeDeleteArgv(namespace, name))}\`)`);
+  const users = items.filter((cj) => mountsConfigMap(cj, name)).map((cj) => cj.metadata?.name ?? '?');
+  if (users.length) return say(`  kept configmap/${name}: ${users.join(', ')} in namespace ${namespace} still mount${users.length === 1 ? 's' : ''} it`);
+  const del = runtimeDeleteArgv(namespace, name);
+  say(`running: ${shownArgv(del)}`);
+  const d = await kubectl(io, del);
+  if (d.code !== 0) return say(`  warning: ${kubectlSaid(d)}; delete configmap/${name} by hand`);
+  for (const l of d.stdout.trim().split('\n').filter(Boolean)) say(`  ${l}`);
 }
 
 /** A CronJob name derived from the spec name (hbgen-<name> or hbgen-<name>-<n>): the only kind stop and install ever delete by name. */
@@ -180,13 +252,22 @@ async function planStop(c: Ctx, s: State | null) {
     return nothingToStop(`no host entry: "${spec.name}" on ${facts.id} runs in the cluster`, note);
   }
   const del = deleteArgv(spec);
+  const ns = namespaceOf(spec);
+  // The runtime this install mounts: as recorded; none for an install whose ConfigMap carried it; without state.json, this hbgen's.
+  const rt = s?.kubernetes ? s.kubernetes.runtime?.configMap : runtimeConfigMapName(runtime().version);
   if (!c.apply) {
     return {
       ...nothingToStop(''),
       printed: [
         `hbgen: "${spec.name}" runs in the cluster; hbgen does not talk to it without --apply. Remove its CronJobs and ConfigMap (running Jobs go with their CronJob) with:`,
         `  ${shownArgv(del)}`,
-        'or run `hbgen stop` with this spec and --apply, which runs it and marks the install stopped',
+        ...(rt
+          ? [
+              `The runtime's ConfigMap ${rt} is shared by every install of its hbgen version in namespace ${ns}: once no CronJob there mounts it, remove it with:`,
+              `  ${shownArgv(runtimeDeleteArgv(ns, rt))}`,
+            ]
+          : []),
+        `or run \`hbgen stop\` with this spec and --apply, which runs ${rt ? 'these (the second only if no other CronJob mounts it)' : 'it'} and marks the install stopped`,
       ],
     };
   }
@@ -194,7 +275,10 @@ async function planStop(c: Ctx, s: State | null) {
   if (m) return nothingToStop('', [], [m]);
   return {
     refusals: [],
-    found: [`the CronJobs and ConfigMap labelled "${spec.name}" in namespace ${namespaceOf(spec)} (running Jobs go with their CronJob)`],
+    found: [
+      `the CronJobs and ConfigMap labelled "${spec.name}" in namespace ${ns} (running Jobs go with their CronJob)`,
+      ...(rt ? [`then the runtime's configmap/${rt}, unless another CronJob of namespace ${ns} still mounts it`] : []),
+    ],
     notes: [],
     absent: '',
     async run(say: (l: string) => void) {
@@ -203,15 +287,22 @@ async function planStop(c: Ctx, s: State | null) {
       if (r.code !== 0) throw new UserError([`kubectl delete failed (${kubectlSaid(r)}); check your cluster context, then run \`hbgen stop --apply\` with this spec again`]);
       const said = r.stdout.trim();
       for (const l of said.split('\n').filter(Boolean)) say(`  ${l}`);
-      if (!said || /^No resources found/.test(said)) say(`the cluster held no object of "${spec.name}" in namespace ${namespaceOf(spec)} (already removed)`);
+      if (!said || /^No resources found/.test(said)) say(`the cluster held no object of "${spec.name}" in namespace ${ns} (already removed)`);
+      if (rt) await pruneRuntime(c.io, ns, rt, say);
     },
   };
+}
+
+interface K8sVolume {
+  configMap?: { name?: string };
+  projected?: { sources?: { configMap?: { name?: string } }[] };
 }
 
 interface K8sItem {
   kind?: string;
   metadata?: { name?: string; creationTimestamp?: string; labels?: Record<string, string> };
-  spec?: { schedule?: string; timeZone?: string; suspend?: boolean };
+  spec?: { schedule?: string; timeZone?: string; suspend?: boolean; jobTemplate?: { spec?: { template?: { spec?: { volumes?: K8sVolume[] } } } } };
+  data?: Record<string, string>;
   status?: {
     lastScheduleTime?: string;
     lastSuccessfulTime?: string;
@@ -256,8 +347,35 @@ async function audit(c: Ctx, s: State) {
     }
   }
   if (!items) problems.push(`\`${shownArgv(get)}\` failed (${kubectlSaid(res)}); check your cluster context (kubectl config current-context)`);
-  else if (installed) clusterFindings(spec, installed.toString('utf8'), items, problems, info);
+  else {
+    if (installed) clusterFindings(spec, installed.toString('utf8'), items, problems, info);
+    // With no CronJob there (an orphan), applying the manifests is the one fix: the runtime is not asked after.
+    if (s.kubernetes?.runtime && items.some((i) => i.kind === 'CronJob')) await runtimeFindings(io, s.kubernetes.namespace ?? namespaceOf(spec), s.kubernetes.runtime, problems, info);
+  }
   return { problems, info, present: (items ?? []).some((i) => i.kind === 'CronJob') };
+}
+
+/** The runtime's ConfigMap as the cluster holds it: there, and the runtime heartbeat.sh pins (its data's SHA-256, not its annotation). */
+async function runtimeFindings(io: HostIO, namespace: string, rt: NonNullable<KubernetesRecord['runtime']>, problems: string[], info: string[]): Promise<void> {
+  const get = runtimeGetArgv(namespace, rt.configMap);
+  const res = await kubectl(io, get);
+  let cm: K8sItem | null | undefined;
+  try {
+    cm = res.code !== 0 ? undefined : res.stdout.trim() === '' ? null : (JSON.parse(res.stdout) as K8sItem);
+  } catch {
+    cm = undefined;
+  }
+  if (cm === undefined) return void problems.push(`\`${shownArgv(get)}\` failed (${kubectlSaid(res)}); check your cluster context (kubectl config current-context)`);
+  const fix = 'apply the manifests again (`hbgen install --apply`, or the `kubectl apply` install printed)';
+  if (cm === null || cm.kind !== 'ConfigMap') return void problems.push(`missing: the cluster lacks the runtime's configmap/${rt.configMap} in namespace ${namespace}, so every wake stops at its pin check (exit 78, runtime changed); ${fix}`);
+  const text = Object.entries(cm.data ?? {}).find(([k]) => /^runtime-.*\.sh$/.test(k))?.[1];
+  const got = text === undefined ? null : sha256(Buffer.from(text, 'utf8'));
+  if (got !== rt.sha256) {
+    return void problems.push(
+      `drift: configmap/${rt.configMap} holds ${got ? `another runtime (sha256 ${got.slice(0, 12)}…)` : 'no runtime'} than heartbeat.sh pins (sha256 ${rt.sha256.slice(0, 12)}…): another build of the same hbgen version applied its own, or it was edited; every wake stops at its pin check (exit 78) until you ${fix}`,
+    );
+  }
+  info.push(`the runtime's configmap/${rt.configMap} holds the runtime heartbeat.sh pins (sha256 ${rt.sha256.slice(0, 12)}…)`);
 }
 
 /** What the cluster's CronJobs and Jobs say: present and as rendered, not suspended, the last schedule, active jobs, the last job's outcome. */
@@ -308,8 +426,9 @@ export const backend: Backend<K8sData> = {
   apply,
   async listed(c) {
     const manifest = posix.join(c.names.stateDir, manifestPath(c.spec.name));
-    if (!c.apply) return { ok: true, observed: `${manifest} is written; the cluster runs it once you apply it (hbgen ran no kubectl)` };
-    return { ok: true, observed: `kubectl apply took ${manifest} (namespace ${namespaceOf(c.spec)})` };
+    const rt = posix.join(c.names.stateDir, runtimeManifestPath(runtime().version));
+    if (!c.apply) return { ok: true, observed: `${manifest} and ${rt} are written; the cluster runs them once you apply them (hbgen ran no kubectl)` };
+    return { ok: true, observed: `kubectl apply took ${rt} and ${manifest} (namespace ${namespaceOf(c.spec)})` };
   },
   hostPaths() {
     return { files: [], dirs: [] };
