@@ -301,7 +301,7 @@ export function jailHoldsLine(harness: Spec['agent']['harness']): string {
       : harness === 'codex'
         ? "codex runs with --sandbox danger-full-access because its own sandbox cannot start inside the jail"
         : "the command's own permission rules, if any, only filter what it asks for";
-  return `a harness allowlist is not a jail: ${own}; the jail (srt) around the whole agent process tree is what holds, for every process it starts (subagents, hooks, MCP servers, test runs inherit it)`;
+  return `a harness allowlist is not a jail: ${own}; the jail (srt) around the whole agent process tree is what holds`;
 }
 
 /**

@@ -133,11 +133,55 @@ export function policyLines(p: JailPolicy): string[] {
   ];
 }
 
+/** Paths under `base` written relative to it, the rest as given. */
+function under(base: string, paths: string[]): { inside: string[]; outside: string[] } {
+  const inside = paths.filter((x) => x.startsWith(`${base}/`)).map((x) => x.slice(base.length + 1));
+  return { inside, outside: paths.filter((x) => !x.startsWith(`${base}/`)) };
+}
+
+/** `a/{b,c}` for paths that share a folder, so that a list reads in a line or two. */
+function grouped(paths: string[]): string[] {
+  const byDir = new Map<string, string[]>();
+  for (const x of paths) {
+    const i = x.lastIndexOf('/');
+    const dir = i > 0 ? x.slice(0, i) : '';
+    byDir.set(dir, [...(byDir.get(dir) ?? []), x.slice(i + 1)]);
+  }
+  return [...byDir].flatMap(([dir, names]) => (dir && names.length > 1 ? [`${dir}/{${names.join(',')}}`] : names.map((n) => (dir ? `${dir}/${n}` : n))));
+}
+
+/**
+ * The policy as the settings panel shows it, in a few lines: paths of the repo relative to
+ * it, paths of HOME as ~/…, what shares a folder grouped, the credential paths counted with
+ * their first few named (jail.json, which the panel lists, holds every path; `hbgen status`
+ * prints them all).
+ */
+export function policyPanelLines(spec: Spec, p: JailPolicy): string[] {
+  const home = spec.env.HOME && spec.env.HOME !== '/' ? spec.env.HOME.replace(/\/$/, '') : '';
+  const tilde = (x: string) => (home && x.startsWith(`${home}/`) ? `~${x.slice(home.length)}` : x);
+  const repo = under(spec.repo, p.denyWrite);
+  const never = [
+    ...(repo.inside.length ? [`${grouped(repo.inside).join(', ')} of the repo`] : []),
+    ...grouped(repo.outside.map((x) => (x === spec.stateDir ? 'the state folder' : tilde(x)))),
+    'your crontab',
+  ];
+  const secrets = p.denyRead.filter((x) => home && x.startsWith(`${home}/`));
+  const others = p.denyRead.filter((x) => !secrets.includes(x));
+  const named = secrets.slice(0, 4).map(tilde);
+  const read = secrets.length ? `${secrets.length} credential paths (${named.join(', ')}${secrets.length > named.length ? ', …' : ''}; sandbox.allowRead opens one)` : '';
+  return [
+    `write: ${p.write.map((x) => (x === spec.repo ? 'the repo' : tilde(x))).join(', ')}; never: ${never.join(', ')}`,
+    `read: everything except ${[read, ...others.map(tilde)].filter(Boolean).join(', ')} (other users' homes: by their own permissions)`,
+    `network: ${p.hosts.length ? p.hosts.join(', ') : 'none'}; nothing else; every process the agent starts is in the same jail`,
+  ];
+}
+
 /**
  * The jail as the panel and status show it: its first line says on or OFF (loud), the
- * next ones what it allows. `bin`: the srt found on this host, when known.
+ * next ones what it allows. `bin`: the srt found on this host, when known. `compact`: the
+ * panel's few lines (policyPanelLines) instead of status's full lists.
  */
-export function jailLines(spec: Spec, bin: string | null): string[] {
+export function jailLines(spec: Spec, bin: string | null, compact = false): string[] {
   const p = jailPolicy(spec);
   if (!p) {
     if (FACTS[spec.schedule.scheduler].offHost) return ['none of hbgen\'s: the pod is the boundary (see docs/kubernetes.md)'];
@@ -147,5 +191,5 @@ export function jailLines(spec: Spec, bin: string | null): string[] {
     ];
   }
   const how = p.platform === 'linux' ? 'bubblewrap, a seccomp filter and a proxy' : 'sandbox-exec and a proxy';
-  return [`on: ${bin ?? (p.bin || 'srt on env.PATH')} (${how}), settings in jail.json`, ...policyLines(p), jailHoldsLine(spec.agent.harness)];
+  return [`on: ${bin ?? (p.bin || 'srt on env.PATH')} (${how}), settings in jail.json`, ...(compact ? policyPanelLines(spec, p) : policyLines(p)), jailHoldsLine(spec.agent.harness)];
 }

@@ -31,7 +31,7 @@ test('instruction files: which name PROTOCOL.md and HEART.md; "never commit" aga
   assert.not.match(caveats(r2.out), /says not to commit/);
   // None at all.
   const h3 = makeHost('systemd-user');
-  assert.match(row((await hb(h3, 'install', { dryRun: true })).out, 'instructions')!, /^none \(no CLAUDE\.md, AGENTS\.md in the repo\)/);
+  assert.match(row((await hb(h3, 'install', { dryRun: true })).out, 'none')!, /\binstructions\b/);
 });
 
 test('claude-code: the model against Claude Code\'s aliases (listed, unverified full name, NOT listed with a caveat); settings that deny Edit are a caveat', async () => {
@@ -71,7 +71,7 @@ test('harness command: the model is unverified; the rows agent budget and token 
   const r = await hb(h, 'install', { dryRun: true });
   assert.is(r.code, 0, r.err);
   assert.is(row(r.out, 'models'), 'unverified (harness "command": hbgen knows no list of its models)');
-  assert.is(row(r.out, 'agent budget'), 'none: no daily token cap (set "budget", tokens per working day, to have one)');
+  assert.match(row(r.out, 'none')!, /(^|, )agent budget, /);
   assert.is(row(r.out, 'token policy'), 'the plan only (no metered key reaches the agent); fan-out only when parallelism helps, no recursive spawning (PROTOCOL.md); subagents on the cheapest fitting tier (fast, strong); scale down as the allowance tightens');
 });
 

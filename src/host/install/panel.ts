@@ -148,18 +148,37 @@ function panelRows(p: PanelInput): [string, string][] {
   ];
 }
 
+/**
+ * The rows that say nothing (a field left out: "none …") folded into one, after the rows
+ * that say something, so that what the person chose is what they read.
+ */
+export function foldedRows(rows: [string, string][]): [string, string][] {
+  const quiet = rows.filter(([, v]) => /^none\b/.test(v));
+  if (quiet.length < 2) return rows;
+  const out = rows.filter((r) => !quiet.includes(r));
+  out.splice(out.findIndex(([k]) => k === 'scheduler'), 0, ['none', `${quiet.map(([k]) => k).join(', ')} (not set; docs/spec.md says how to set each)`]);
+  return out;
+}
+
+/** A path under HOME as ~/…, for the panel's rows and file list (the commands keep theirs whole). */
+function tildeOf(spec: Spec): (s: string) => string {
+  const home = spec.env.HOME && spec.env.HOME !== '/' ? spec.env.HOME.replace(/\/$/, '') : '';
+  return (s) => (home ? s.split(`${home}/`).join('~/') : s);
+}
+
 export function panel(p: PanelInput): string {
   const { spec, names: n, pre } = p;
-  const rows = panelRows(p);
+  const tilde = tildeOf(spec);
+  const rows = foldedRows(withRows(panelRows(p), pre.rows ?? []));
   // What changed comes first: on a re-install it is what the person consents to anew.
   const out: string[] = [`hbgen ${p.verb}: "${spec.name}" from ${p.specFile}`, ...(p.changes ? changeLines(p.changes.list, p.changes.since) : [])];
-  for (const [k, v] of withRows(rows, pre.rows ?? [])) out.push(`  ${k.padEnd(10)} ${v}`);
-  out.push(...jailLines(spec, p.jailBin ?? null).map((l, i) => (i === 0 ? `  ${'jail'.padEnd(10)} ${l}` : `  ${''.padEnd(10)} ${l}`)));
+  for (const [k, v] of rows) out.push(`  ${k.padEnd(10)} ${k === 'repo' || k === 'state' ? tilde(v) : v}`);
+  out.push(...jailLines(spec, p.jailBin ?? null, true).map((l, i) => (i === 0 ? `  ${'jail'.padEnd(10)} ${l}` : `  ${''.padEnd(10)} ${l}`)));
   out.push(`  ${'limits'.padEnd(10)} ${limitsLine(spec)}`);
   const writes = [...p.stateFiles, ...pre.hostFiles].filter((f) => f.action !== 'same');
   const same = [...p.stateFiles, ...pre.hostFiles].length - writes.length;
   out.push('files it will write:');
-  out.push(...fileLines([...writes, { path: p.statePath, content: Buffer.alloc(0), mode: 0o600, prior: null, priorMode: 0, action: 'create' }]).map((l, i, a) => (i === a.length - 1 ? l.replace(/new$/, 'the record of this install') : l)));
+  out.push(...fileLines([...writes, { path: p.statePath, content: Buffer.alloc(0), mode: 0o600, prior: null, priorMode: 0, action: 'create' as const }].map((f) => ({ ...f, path: tilde(f.path) }))).map((l, i, a) => (i === a.length - 1 ? l.replace(/new$/, 'the record of this install') : l)));
   if (same) out.push(`  (${same} more already in place, unchanged)`);
   for (const l of p.exclude ?? []) out.push(`  ${l}`);
   for (const r of p.oldRuntimes ?? []) out.push(`  ${r}  removed once the check passed: the earlier runtime, which the new wrapper no longer pins (a wake running now reads on from its open copy)`);
