@@ -19,6 +19,7 @@ import { validateSpec } from '../src/spec.ts';
 import { HBGEN } from './helpers/cli.ts';
 import { makeStandIns } from './helpers/standins.ts';
 import { jsonSchema } from '../src/schema.ts';
+import { heartRefusal } from '../src/host/heart/mission.ts';
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'hbgen-init-')));
 test.after(() => rmSync(root, { recursive: true, force: true }));
@@ -336,6 +337,40 @@ test('terminal: "command" is a harness choice (then agent.bin and agent.args are
   assert.is(await init({}, t3.host), 0);
   assert.equal(specOf(join(root, `w${seq}`, 'repo')).schedule.hours, { start: '03:00', end: '18:00', timezone: 'America/Santiago' });
   assert.match(t3.err(), /\n {2}a\) 08:00\n {2}b\) 09:00\n {2}c\) 10:00\n {2}or type another time as HH:MM\n {2}\(a letter picks a choice; Enter: decide later\) > /);
+});
+
+test('terminal: HEART.md set up a question at a time fills init\'s template; its mission is one install accepts; an untouched template is set up again, an edited HEART.md never asked about', async () => {
+  const w = world();
+  program(join(w.bin, 'claude'));
+  const spec = ['b', 'a', '9', '17:30', 'b', 'a'];
+  const t = io(w, { tty: true, input: [...spec, 'a', 'A docs site that ops people trust.', 'Fix the broken links', 'Add a search page', '', 'Leave vendor/ alone', '', '', 'the site builds no more'] });
+  assert.is(await init({}, t.host), 0);
+  const repo = join(w.dir, 'repo');
+  const heart = readFileSync(join(repo, 'HEART.md'), 'utf8');
+  assert.match(t.err(), /HEART\.md \(.*HEART\.md\) says what the agent works for/);
+  assert.match(heart, /\n## Mission\n\nA docs site that ops people trust\.\n\n## Current priorities\n\n1\. Fix the broken links\n2\. Add a search page\n\n## Restrictions\n\n- Do not edit HEART\.md\.\n- Do not change anything outside this repository\.\n- Leave vendor\/ alone\n\n## External effects allowed\n\n<!--[\s\S]*?-->\n\n- None\.\n\n## Stop conditions\n\n- STATE\.md has nothing under Next that serves the current priorities\.\n- the site builds no more\n$/, heart);
+  assert.is(heartRefusal(repo), null, 'install takes this mission');
+  assert.match(t.out(), /wrote [^\n]*HEART\.md/);
+  assert.not.match(t.out(), /kept the existing [^\n]*HEART\.md/);
+
+  // "edit directly": the template is written, init waits for Enter.
+  const w2 = world();
+  program(join(w2.bin, 'claude'));
+  const t2 = io(w2, { tty: true, input: [...spec, 'b', ''] });
+  assert.is(await init({}, t2.host), 0);
+  assert.match(t2.err(), /wrote .*HEART\.md: write the mission and the priorities there, save it, and press Enter here > /);
+  assert.match(readFileSync(join(w2.dir, 'repo', 'HEART.md'), 'utf8'), /^# HEART: repo\n/);
+
+  // init's template as it was left is set up again (its spec removed, as after a fresh start); a HEART.md with the person's words is not.
+  rmSync(join(w2.dir, 'repo', 'hbgen.json'));
+  const t3 = io(w2, { tty: true, input: [...spec, 'a', 'Ship the handbook.', ''] });
+  assert.is(await init({}, t3.host), 0);
+  assert.match(readFileSync(join(w2.dir, 'repo', 'HEART.md'), 'utf8'), /\n## Mission\n\nShip the handbook\.\n/);
+  rmSync(join(w2.dir, 'repo', 'hbgen.json'));
+  const t4 = io(w2, { tty: true, input: [...spec, 'a', 'Something else.'] });
+  assert.is(await init({}, t4.host), 0);
+  assert.not.match(t4.err(), /says what the agent works for/);
+  assert.match(readFileSync(join(w2.dir, 'repo', 'HEART.md'), 'utf8'), /Ship the handbook\./);
 });
 
 test('a real terminal (script(1)) through the built CLI: questions on the terminal, a valid spec', () => {

@@ -6,7 +6,7 @@
 // validate until they are set, and says what to fill in. It never overwrites a file.
 import { GIT_SAFE_CONFIG } from '../host/proc/git.ts';
 import { bundledSrt, onPath } from '../host/install/jail-probe.ts';
-import { mkdirSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { posix } from 'node:path';
 import { UserError } from '../errors.ts';
 import { renderHeartMd, renderJournalTemplateMd, renderLogMd, renderProtocolMd, renderStateMd } from '../gen/templates.ts';
@@ -15,6 +15,7 @@ import { checkBin } from '../host/install/facts.ts';
 import { lstatOrNull } from '../host/fsx.ts';
 import { homeOf, type HostIO } from '../host/io.ts';
 import { ask, Lines } from '../host/install/prompt.ts';
+import { heartSetup } from '../host/heart/setup.ts';
 import { runTool } from '../host/proc/tools.ts';
 import { PRESET_PINS } from '../harness.ts';
 import type { SchedulerId } from '../schedulers.ts';
@@ -173,18 +174,54 @@ const chooseTimeout: Step = async ({ io, lines, c }) => {
   return timeout !== null;
 };
 
-/** The user's choices, asked one at a time on the terminal; the rest are left for later. */
-async function interview(io: HostIO, zone: string | undefined, agents: Agent[]): Promise<Choices> {
+/** HEART.md to set up after the spec's questions: where it goes, init's template, how to write it. */
+interface HeartToSetUp {
+  path: string;
+  template: string;
+  write: (text: string) => void;
+}
+
+/**
+ * The user's choices, asked one at a time on the terminal; the rest are left for later.
+ * Then, unless the input ended, HEART.md's setup (src/host/heart/setup.ts) when init is
+ * about to write it.
+ */
+async function interview(io: HostIO, zone: string | undefined, agents: Agent[], heart?: HeartToSetUp): Promise<Choices> {
   const a: Asking = { io, lines: new Lines(io.stdin), zone, agents, c: {} };
   try {
     io.err('hbgen init: a few choices for hbgen.json, one at a time (Enter leaves one for later).\n');
+    let ended = false;
     for (const step of [chooseAgent, chooseEvery, chooseStart, chooseEnd, chooseDays, chooseTimeout]) {
-      if (!(await step(a))) break;
+      if (!(await step(a))) {
+        ended = true;
+        break;
+      }
     }
+    if (heart && !ended) await heartSetup(io, a.lines, heart.path, heart.template, heart.write);
     return a.c;
   } finally {
     a.lines.close(io.stdin);
   }
+}
+
+/**
+ * HEART.md as init may set it up: none there, or init's template exactly as init wrote it
+ * (nothing of the person's to lose); null for any other file, which init keeps.
+ */
+function heartToSetUp(repo: string, files: ReturnType<typeof fileWriter>): HeartToSetUp | null {
+  const path = posix.join(repo, 'HEART.md');
+  const template = renderHeartMd({ name: specName(repo) });
+  const st = lstatOrNull(path);
+  const untouched = st?.isFile() && st.size === Buffer.byteLength(template) && readFileSync(path, 'utf8') === template;
+  if (st && !untouched) return null;
+  return {
+    path,
+    template,
+    write: (text) => {
+      if (untouched && lstatOrNull(path)) rmSync(path);
+      files.put('HEART.md', text);
+    },
+  };
 }
 
 // ------------------------------------------------------------------ the spec
@@ -278,6 +315,8 @@ function fileWriter(repo: string) {
   const wrote: string[] = [];
   const kept: string[] = [];
   const put = (rel: string, content: string) => {
+    // Written already this run (HEART.md by its setup): not "kept".
+    if (wrote.includes(rel)) return;
     const p = posix.join(repo, rel);
     if (lstatOrNull(p)) {
       kept.push(rel);
@@ -320,10 +359,11 @@ export async function init(argv: InitArgs, io: HostIO): Promise<number> {
 
   const specFile = posix.join(repo, 'hbgen.json');
   const specExists = lstatOrNull(specFile) !== null;
-  const choices = !specExists && io.stdin.isTTY ? await interview(io, host.zone, host.agents) : {};
+  const files = fileWriter(repo);
+  const heart = !specExists && io.stdin.isTTY ? heartToSetUp(repo, files) : null;
+  const choices = !specExists && io.stdin.isTTY ? await interview(io, host.zone, host.agents, heart ?? undefined) : {};
   const agent = choices.command ? undefined : (choices.agent ?? host.agents[0]);
 
-  const files = fileWriter(repo);
   writeControlPlane(repo, files, notes);
   const srt = typeof host.env.PATH === 'string' && onPath('srt', host.env.PATH) ? null : bundledSrt();
   if (srt) notes.push(`the jail's srt is not on PATH: hbgen.json's sandbox.bin names hbgen's own copy (${srt})`);
