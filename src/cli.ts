@@ -48,7 +48,7 @@ const consentOptions = (y: Argv, what: string) =>
 /** install's options: consent, and the first real wake it offers (resume offers none). */
 const installOptions = (y: Argv) =>
   consentOptions(y, 'install')
-    .option('first-wake', { type: 'boolean', describe: 'after the check, run one real wake through the scheduler without asking (default: ask, No)' })
+    .option('first-wake', { type: 'boolean', describe: 'after the check, run one real wake through the scheduler without asking (default: ask, Enter runs it)' })
     .option('force-empty-heart', { type: 'boolean', describe: 'install although HEART.md is empty or its Mission section says nothing (the prompt alone is the mission)' });
 
 /** render, check, schema and init: the commands that write no scheduler entry. */

@@ -165,17 +165,34 @@ test('first wake: --first-wake runs one real wake through systemctl --user start
   git('init', '-q');
   git('add', '-A');
   git('commit', '-qm', 'start');
-  // A STAND-IN agent that does one chunk: a commit, and a file left uncommitted.
-  writeFileSync(h.bin, `#!/bin/sh\n${subscriptionAnswers()}cd "$HBGEN_REPO" && echo chunk >> done.txt && git -c user.name=a -c user.email=a@example.com add done.txt && git -c user.name=a -c user.email=a@example.com commit -qm "agent: one chunk" && echo scratch > scratch.txt\n`);
+  // The person's own edit, uncommitted before the wake; the agent changes it again (LOG.md
+  // and STATE.md are out of git's sight: install keeps the control files in .git/info/exclude).
+  writeFileSync(join(h.repo, 'notes.txt'), 'mine\n');
+  // A STAND-IN agent that does one chunk: a commit, a file left uncommitted, the person's
+  // file changed again, and its memory: a LOG.md line in PROTOCOL.md's shape, STATE.md.
+  writeFileSync(h.bin, `#!/bin/sh\n${subscriptionAnswers()}cd "$HBGEN_REPO" && echo chunk >> done.txt && git -c user.name=a -c user.email=a@example.com add done.txt && git -c user.name=a -c user.email=a@example.com commit -qm "agent: one chunk" && echo scratch > scratch.txt && echo agent >> notes.txt && echo '2026-07-23 22:38 CEST — Curr: done: links fixed — next: search' >> LOG.md && echo 'Next: search' > STATE.md\n`);
   const r = await hb(h, 'install', { yes: true, firstWake: true });
   assert.is(r.code, 0, r.out + r.err);
   const after = r.out.slice(r.out.indexOf('hbgen: installed "docs"'));
   assert.match(after, /\nfirst wake: started through the scheduler; waiting up to 10m for its outcome\n/);
   assert.match(after, /\nfirst wake: ok after \d+ s\n/);
-  assert.match(after, /\n {2}in the repo: a new commit [0-9a-f]+ agent: one chunk; 1 file changed and not committed: scratch\.txt\n/);
+  assert.match(after, /\n {2}in the repo: a new commit [0-9a-f]+ agent: one chunk; 2 files changed and not committed: notes\.txt, scratch\.txt\n/);
+  assert.match(after, /\n {2}ok {4}the wake's outcome: ok\n {2}ok {4}the lock released\n {2}ok {4}runtime\.log: its start line and its outcome line\n {2}ok {4}LOG\.md: a new line in the shape PROTOCOL\.md asks\n {2}ok {4}STATE\.md updated\n {2}ok {4}the scheduler's entry: still armed\nfirst wake: all 6 checks passed\n/, after);
   assert.equal(h.tools.calls().filter((c) => c === 'systemctl --user start hbgen-docs.service').length, 2, 'the check and the first wake, both through the user manager');
   assert.ok(lines(names(h.spec).log).includes('hbgen docs start wake 1 by hand'), 'one wake counted');
   assert.not.ok(existsSync(join(names(h.spec).stateDir, 'wake.request')));
+
+  // On a terminal it is offered with Enter for yes; an agent that leaves no memory fails those checks, and the install stays.
+  const t = makeHost('systemd-user');
+  writeFileSync(t.bin, `#!/bin/sh\n${subscriptionAnswers()}exit 0\n`);
+  const y = await hb(t, 'install', { yes: true, tty: true, answer: '' });
+  assert.is(y.code, 0, y.out + y.err);
+  assert.match(y.err, /Run one real wake of "docs" now, through the scheduler, to see the agent work \(up to 10m, it spends your plan's allowance\)\? \[Y\/n\] /);
+  assert.match(y.out, /\n {2}FAIL {2}LOG\.md: no new line \(PROTOCOL\.md asks for one every wake\)\n {2}FAIL {2}STATE\.md unchanged[^\n]*\n {2}ok {4}the scheduler's entry: still armed\nfirst wake: 2 of 6 checks failed: /, y.out);
+  assert.ok(existsSync(names(t.spec).wrapper), 'the install stays');
+  const no = makeHost('systemd-user');
+  const nn = await hb(no, 'install', { yes: true, tty: true, answer: 'n' });
+  assert.match(nn.out, /\nfirst wake: not run; /, nn.out);
 
   const q = makeHost('systemd-user');
   const n = await hb(q, 'install', { yes: true });

@@ -412,7 +412,7 @@ async function applyAndCheck(p: InstallPlan, io: HostIO): Promise<number> {
     `\`hbgen status\` audits without doing work; \`hbgen stop\` keeps that state for \`hbgen resume\`.`,
   ])
     line(io, `  ${l}`);
-  if (p.verb === 'install' && !p.argv.upgrade) await firstWake(p.spec, p.names, io, p.ctx.home, p.argv.firstWake, (l) => line(io, l));
+  if (p.verb === 'install' && !p.argv.upgrade) await firstWake(p.spec, p.names, io, p.ctx.home, p.argv.firstWake, (l) => line(io, l), () => p.backend.listed({ ...p.ctx, prev: readState(p.names.stateDir) }));
   return 0;
 }
 

@@ -3,22 +3,36 @@
 // start command, or its environment where it cannot start a job), as by hand (a wake request: the working
 // hours are not asked, everything else is), so that a wrong argument, a client that needs a
 // terminal or a model the plan refuses shows now, not at the first fire. Asked with default
-// No; --first-wake runs it without asking; without a terminal and without the flag it is
-// skipped, and said. It reports only what it observed: the wake's outcome line, its
-// duration, the lines the wrapper wrote about it (usage, notes), and what changed in the repo
-// (git status and HEAD before and after; without git, the outcome's own ok/quiet).
+// Yes (Enter runs it: the proof includes the agent); --first-wake runs it without asking;
+// without a terminal and without the flag it is skipped, and said. It reports only what it
+// observed: the wake's outcome line, its duration, the lines the wrapper wrote about it
+// (usage, notes), what changed in the repo against a snapshot taken just before (HEAD, and
+// each changed file by its bytes, so a file already dirty that the agent changed again is
+// counted), and the checks a finished wake should pass: its outcome, the lock released,
+// runtime.log's start and outcome lines, a LOG.md line in PROTOCOL.md's shape, STATE.md
+// updated, and the scheduler's entry still armed.
+import { createHash } from 'node:crypto';
+import { posix } from 'node:path';
 import { gitLayoutProblem, safeGit } from '../proc/git.ts';
+import { readSoft } from '../fsx.ts';
+import { lockInfo } from '../proc/proc.ts';
 import type { Names } from '../../names.ts';
 import { type Spec, durations } from '../../spec.ts';
 import type { HostIO } from '../io.ts';
-import { askConsent } from './prompt.ts';
+import { askDefaultYes } from './prompt.ts';
 import { logLinesFrom } from './smoke.ts';
 import { startOnce } from './start-once.ts';
 
 interface Repo {
   head: string | null;
-  dirty: Set<string>;
+  /** Each changed file and what its bytes are now (a SHA-256, or '-' when it is gone). */
+  dirty: Map<string, string>;
 }
+
+const bytesOf = (repo: string, rel: string): string => {
+  const b = readSoft(posix.join(repo, rel), 64 << 20, { noFollow: true });
+  return b ? createHash('sha256').update(b).digest('hex') : '-';
+};
 
 /** HEAD and the changed files of the repo, when it is a git work tree (read-only git commands). */
 function repoNow(repo: string): Repo | null {
@@ -34,8 +48,8 @@ function repoNow(repo: string): Repo | null {
   try {
     head = git(['rev-parse', 'HEAD']).trim();
   } catch {}
-  const dirty = new Set(git(['status', '--porcelain', '--untracked-files=all', '--ignore-submodules=all']).split('\n').filter(Boolean).map((l) => l.slice(3)));
-  return { head, dirty };
+  const names = git(['status', '--porcelain', '--untracked-files=all', '--ignore-submodules=all']).split('\n').filter(Boolean).map((l) => l.slice(3));
+  return { head, dirty: new Map(names.map((f) => [f, bytesOf(repo, f)])) };
 }
 
 function changes(repo: string, before: Repo | null): string {
@@ -43,24 +57,65 @@ function changes(repo: string, before: Repo | null): string {
   const bad = gitLayoutProblem(repo);
   if (before && bad) return `git was not run on it: ${bad}`;
   if (!before || !after) return 'the repo is not a git work tree: the outcome line says whether a file changed (ok) or none did (quiet)';
-  const files = [...after.dirty].filter((f) => !before.dirty.has(f));
+  const files = [...after.dirty].filter(([f, sum]) => before.dirty.get(f) !== sum).map(([f]) => f);
   const parts: string[] = [];
   if (after.head && after.head !== before.head) {
     const subject = safeGit(repo, ['log', '-1', '--no-show-signature', '--format=%h %s']).trim();
     parts.push(`a new commit ${subject}`);
   }
   if (files.length) parts.push(`${files.length} file${files.length === 1 ? '' : 's'} changed and not committed: ${files.slice(0, 8).join(', ')}${files.length > 8 ? ', …' : ''}`);
+  const reverted = [...before.dirty.keys()].filter((f) => !after.dirty.has(f));
+  if (reverted.length) parts.push(`${reverted.length} file${reverted.length === 1 ? '' : 's'} changed before the wake now as committed: ${reverted.slice(0, 8).join(', ')}`);
   return parts.length ? parts.join('; ') : 'nothing (no new commit, no changed file)';
 }
 
-/** Asks (or not) and runs the first wake; every line goes to io.out. */
-export async function firstWake(spec: Spec, n: Names, io: HostIO, home: string, flag: boolean | undefined, say: (l: string) => void): Promise<void> {
+/** The agent's own files as they are now (LOG.md's line count, STATE.md's bytes). */
+function memoryNow(repo: string): { logLines: string[]; state: string } {
+  const log = readSoft(posix.join(repo, 'LOG.md'), 8 << 20, { noFollow: true })?.toString('utf8') ?? '';
+  return { logLines: log.split('\n').filter(Boolean), state: bytesOf(repo, 'STATE.md') };
+}
+
+// PROTOCOL.md's LOG.md line: `<local time> — Curr: <state>…` (templates/LOG.md.hbs).
+const LOG_LINE = /^\d{4}-\d\d-\d\d \d\d:\d\d\S*(?: \S+)? — Curr: \S/;
+
+interface Checked {
+  ok: boolean;
+  what: string;
+}
+
+/** The checks of a finished first wake, each as observed. */
+async function afterChecks(spec: Spec, n: Names, io: HostIO, outcome: string | null, lines: string[], before: { logLines: string[]; state: string }, armed: () => Promise<{ ok: boolean; observed: string }>): Promise<Checked[]> {
+  const now = memoryNow(spec.repo);
+  const added = now.logLines.slice(before.logLines.length);
+  const lock = await lockInfo(io, spec, n);
+  let entry;
+  try {
+    entry = await armed();
+  } catch (e) {
+    entry = { ok: false, observed: (e as Error).message };
+  }
+  return [
+    { ok: !!outcome && /^(ok|quiet)\b/.test(outcome), what: `the wake's outcome: ${outcome ?? 'none logged'}` },
+    { ok: !lock.held, what: lock.held ? `the lock is still held (${lock.detail})` : 'the lock released' },
+    { ok: lines.some((l) => /^start wake \d+/.test(l)) && !!outcome, what: `runtime.log: ${lines.some((l) => /^start wake \d+/.test(l)) ? 'its start line' : 'no start line'} and ${outcome ? 'its outcome line' : 'no outcome line'}` },
+    { ok: added.some((l) => LOG_LINE.test(l)), what: added.length ? `LOG.md: ${added.some((l) => LOG_LINE.test(l)) ? 'a new line in the shape PROTOCOL.md asks' : `${added.length} new line${added.length === 1 ? '' : 's'}, none in the shape PROTOCOL.md asks ("<local time> — Curr: <state>: …")`}` : 'LOG.md: no new line (PROTOCOL.md asks for one every wake)' },
+    { ok: now.state !== before.state, what: now.state !== before.state ? 'STATE.md updated' : 'STATE.md unchanged (PROTOCOL.md asks the agent to record its chunk there)' },
+    { ok: entry.ok, what: `the scheduler's entry: ${entry.ok ? 'still armed' : entry.observed}` },
+  ];
+}
+
+/**
+ * Asks (or not) and runs the first wake; every line goes to io.out. `armed` asks the
+ * scheduler whether the entry is still in place (the backend's listing, as doctor does).
+ */
+export async function firstWake(spec: Spec, n: Names, io: HostIO, home: string, flag: boolean | undefined, say: (l: string) => void, armed: () => Promise<{ ok: boolean; observed: string }>): Promise<void> {
   if (!flag) {
-    const a = await askConsent(io, `Run one real wake of "${spec.name}" now, through the scheduler (up to ${spec.timeout}, it spends your plan's allowance)?`);
+    const a = await askDefaultYes(io, `Run one real wake of "${spec.name}" now, through the scheduler, to see the agent work (up to ${spec.timeout}, it spends your plan's allowance)?`);
     if (a === 'no-tty') return say('first wake: skipped (no terminal to ask; `--first-wake` runs one after the check); `hbgen wake` runs one by hand');
     if (a === 'no') return say('first wake: not run; the first scheduled fire runs it, or `hbgen wake` now');
   }
   const before = repoNow(spec.repo);
+  const memory = memoryNow(spec.repo);
   const started = Date.now();
   const limit = (durations(spec).wake + 60) * 1000;
   const { route, from, run } = startOnce(spec, n, io, home, 'wake', 'install first wake', limit);
@@ -80,4 +135,8 @@ export async function firstWake(spec: Spec, n: Names, io: HostIO, home: string, 
   say(`first wake: ${outcome ?? `no outcome line (${ran.code === null ? ran.stderr || 'it did not finish' : `exit ${ran.code}`})`} after ${secs} s`);
   for (const l of lines.slice(start + 1, end >= 0 ? end : undefined).filter((l) => /^(note|usage)\b/.test(l))) say(`  ${l}`);
   say(`  in the repo: ${changes(spec.repo, before)}`);
+  const checks = await afterChecks(spec, n, io, outcome, lines, memory, armed);
+  for (const c of checks) say(`  ${c.ok ? 'ok  ' : 'FAIL'}  ${c.what}`);
+  const failed = checks.filter((c) => !c.ok).length;
+  say(failed ? `first wake: ${failed} of ${checks.length} checks failed: \`hbgen log\` and the agent's own LOG.md and STATE.md say more; the install stays` : `first wake: all ${checks.length} checks passed`);
 }

@@ -46,6 +46,20 @@ export async function askConsent(io: HostIO, question: string): Promise<'yes' | 
   return answer !== null && /^\s*y(es)?\s*$/i.test(answer) ? 'yes' : 'no';
 }
 
+/**
+ * A question whose Enter means yes ("[Y/n]"): Enter, "y" or "yes" accepts, anything else
+ * declines, and so does end of input (nobody answered). Without a terminal there is no one to ask.
+ */
+export async function askDefaultYes(io: HostIO, question: string): Promise<'yes' | 'no' | 'no-tty'> {
+  if (!io.stdin.isTTY) return 'no-tty';
+  io.err(`${question} [Y/n] `);
+  const lines = new Lines(io.stdin);
+  const answer = await lines.next();
+  lines.close(io.stdin);
+  if (answer === null) io.err('\n');
+  return answer !== null && /^\s*(y(es)?)?\s*$/i.test(answer) ? 'yes' : 'no';
+}
+
 export interface Question {
   title: string;
   choices: { label: string; value: string }[];
