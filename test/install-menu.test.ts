@@ -57,7 +57,7 @@ test('pty: edit the schedule, the panel again with the new interval, install: th
     { expect: 'time zone \\(IANA\\) \\[Europe/Berlin\\]: $', send: '\n' },
     { expect: MENU, send: '1\n' },
     // Installed: the first real wake is offered, default No.
-    { expect: 'Run one real wake .*\\[y/N\\] $', send: 'n\n' },
+    { expect: 'Run one real wake .*\\[Y/n\\] $', send: 'n\n' },
   ]);
   assert.is(r.code, 0, r.out);
   // The menu offers the seed's five choices.
@@ -117,7 +117,7 @@ test('pty: "n", "5" and end of input cancel; "y" still installs as shown', () =>
   }
   const h = makeHost('systemd-user');
   const spec = readFileSync(h.specFile, 'utf8');
-  const r = onPty(h, ['install', 'hbgen.json'], [{ expect: MENU, send: 'y\n' }, { expect: 'Run one real wake .*\\[y/N\\] $', send: 'n\n' }]);
+  const r = onPty(h, ['install', 'hbgen.json'], [{ expect: MENU, send: 'y\n' }, { expect: 'Run one real wake .*\\[Y/n\\] $', send: 'n\n' }]);
   assert.is(r.code, 0, r.out);
   assert.match(r.out, /hbgen: installed "docs"/);
   assert.is(readFileSync(h.specFile, 'utf8'), spec, 'no edit, no write');
