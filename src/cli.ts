@@ -135,7 +135,12 @@ function hostCommands(y: Argv, run: Run): Argv {
     .command(
       'log [spec]',
       'the wake history from runtime.log: per day the wakes started, ok, quiet, fail, timeout, skipped by kind, errors and missed fires; then the last wakes',
-      (y) => y.positional('spec', specArg).option('days', { type: 'number', default: 7, describe: 'how many days back, today included' }).option('json', { type: 'boolean', describe: 'one JSON document (fields in docs/commands.md)' }),
+      (y) =>
+        y
+          .positional('spec', specArg)
+          .option('days', { type: 'number', default: 7, describe: 'how many days back, today included' })
+          .option('json', { type: 'boolean', describe: 'one JSON document (fields in docs/commands.md)' })
+          .option('digest', { type: 'string', describe: 'one day in a few lines: wakes, skips, missed fires, commits, tokens, what status flags (yesterday, today or YYYY-MM-DD)' }),
       run(lifecycle('log')),
     )
     .command(

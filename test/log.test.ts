@@ -5,6 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import { log as logCmd, type LogReport } from '../src/commands/log.ts';
 import { dailyCounts, dayStart, historyLines } from '../src/host/audit/history.ts';
@@ -215,6 +216,35 @@ test('status reads the rotated generation: the last outcome is found in runtime.
   const st = await hb(h, 'status');
   assert.match(st.out, /last outcome: quiet at /, st.out);
   assert.match(st.out, /last wake {2}1 by hand at /, st.out);
+});
+
+test('hbgen log --digest: one day in a few lines (wakes and outcomes, skips by reason, commits on their branch, tokens, what status flags); today, yesterday or a date; --json', async () => {
+  const h = makeHost('systemd-user');
+  const git = (...a: string[]) => spawnSync('git', ['-C', h.repo, '-c', 'user.name=t', '-c', 'user.email=t@example.com', ...a], { encoding: 'utf8' });
+  git('init', '-q', '-b', 'main');
+  git('add', '-A');
+  git('commit', '-qm', 'the start of the day');
+  assert.is((await hb(h, 'install', { yes: true })).code, 0);
+  // Two wakes by hand (the stand-in agent changes nothing: quiet), and a skip the wrapper would write.
+  for (let i = 0; i < 2; i++) assert.is((await hb(h, 'wake')).code, 0);
+  const n = names(h.spec);
+  writeFileSync(n.log, `${readFileSync(n.log, 'utf8')}${iso(Math.floor(Date.now() / 1000) * 1000)} hbgen ${h.spec.name} skip-gate /usr/bin/on_ac_power exit 1\n`);
+  const r = await hb(h, 'log', { digest: 'today' });
+  assert.is(r.code, 0, r.err);
+  const today = new Intl.DateTimeFormat('en-CA', { timeZone: h.spec.schedule.hours.timezone }).format(new Date());
+  const out = r.out.split('\n');
+  assert.match(out[0]!, new RegExp(`^hbgen digest: "docs", \\w{3} ${today} \\(${h.spec.schedule.hours.timezone.replace('/', '\\/')}\\)$`));
+  assert.match(r.out, /\n {2}wakes {5}2 wakes ran: 2 quiet\n/, r.out);
+  assert.match(r.out, /\n {2}skipped {3}1 fire: 1 gate\n/, r.out);
+  assert.match(r.out, /\n {2}commits {3}1 commit: [0-9a-f]+ \(HEAD -> main\) the start of the day\n/, r.out);
+  assert.match(r.out, /\n {2}status {4}nothing to look at\n/, r.out);
+  const j = await hb(h, 'log', { digest: 'yesterday', json: true });
+  const doc = JSON.parse(j.out);
+  assert.is(doc.day.started, 0);
+  assert.equal(doc.commits, []);
+  const bad = await hb(h, 'log', { digest: '2020-01-01' });
+  assert.is(bad.code, 2);
+  assert.match(bad.err, /^hbgen: --digest takes "yesterday" \(the default\), "today" or a date YYYY-MM-DD of the last 366 days in /);
 });
 
 test('logMaxBytes: a whole number from 65536 to 536870912', () => {

@@ -4,7 +4,10 @@
 // the scheduler's fires that left no line; then the last wakes. Read-only; exit 0.
 import { UserError } from '../errors.ts';
 import { sleepFacts } from '../host/audit/asleep.ts';
-import { type DayCounts, SKIP_KINDS, dailyCounts, historyLines, lastWakes, localParts, type WakeRow } from '../host/audit/history.ts';
+import { type DayCounts, SKIP_KINDS, dailyCounts, dayStart, historyLines, lastDates, lastWakes, localParts, type WakeRow } from '../host/audit/history.ts';
+import { digestLines } from '../host/audit/digest.ts';
+import { audit } from '../host/audit/audit.ts';
+import { gitLayoutProblem, safeGit } from '../host/proc/git.ts';
 import { schedulerClock } from '../host/audit/health.ts';
 import type { Usage } from '../formats.ts';
 import type { HostIO } from '../host/io.ts';
@@ -33,7 +36,57 @@ export interface LogReport {
   lastWakes: (WakeRow & { startLocal: string })[];
 }
 
-export async function log(argv: { spec: string; days?: number; json?: boolean }, io: HostIO): Promise<number> {
+/** The local date --digest names: "yesterday" (also a bare --digest), "today", or YYYY-MM-DD within the last 366 days. */
+function digestDate(arg: string, now: number, zone: string): { date: string; days: number } {
+  const dates = lastDates(now, zone, 366);
+  const today = dates[dates.length - 1]!;
+  const date = arg === '' || arg === 'yesterday' ? dates[dates.length - 2]! : arg === 'today' ? today : arg;
+  const at = dates.indexOf(date);
+  if (!/^\d{4}-\d\d-\d\d$/.test(date) || at < 0) throw new UserError([`--digest takes "yesterday" (the default), "today" or a date YYYY-MM-DD of the last 366 days in ${zone} (today is ${today}), got ${JSON.stringify(arg)}`], 2);
+  return { date, days: dates.length - at };
+}
+
+/** The commits of one local day on any branch, "HASH (REFS) SUBJECT"; null where git may not run. */
+function commitsOf(repo: string, from: number, to: number): string[] | null {
+  if (gitLayoutProblem(repo)) return null;
+  try {
+    const out = safeGit(repo, ['log', '--all', '--no-show-signature', `--since=${new Date(from).toISOString()}`, `--until=${new Date(to - 1000).toISOString()}`, '--format=%h%d %s']);
+    return out.split('\n').filter(Boolean);
+  } catch {
+    return null;
+  }
+}
+
+/** `hbgen log --digest [DAY]`: one day in a few lines (src/host/audit/digest.ts). */
+async function digest(argv: { spec: string; digest: string; json?: boolean }, io: HostIO): Promise<number> {
+  const loaded = loadFor(io, argv.spec);
+  const n = names(loaded.spec);
+  const state = readStateOrNote(n);
+  const { spec } = trustedSpec(state.s, loaded.spec);
+  const zone = spec.schedule.hours.timezone;
+  const now = io.now().getTime();
+  const { date, days } = digestDate(argv.digest, now, zone);
+  const lines = historyLines(logHistory(n.log), loaded.spec.name);
+  const s = state.s;
+  const expected = s?.status === 'installed' && factsOf(s.scheduler) && !factsOf(s.scheduler)!.offHost ? { clock: schedulerClock(plan(spec), zone, factsOf(s.scheduler)!.hostClock), since: Date.parse(s.installedAt ?? s.time) } : null;
+  const day = dailyCounts({ lines, zone, now, days, expected, sleep: sleepFacts(now) }).find((d) => d.date === date)!;
+  const { findings } = await audit(loaded, state, io);
+  const from = dayStart(date, zone);
+  const input = {
+    name: loaded.spec.name,
+    timezone: zone,
+    day,
+    commits: commitsOf(spec.repo, from, dayStart(lastDates(from + 36 * 3600_000, zone, 1)[0]!, zone)),
+    problems: findings.problems.map((p) => p.message),
+    tokens: day.tokens.total || day.tokens.cost !== null ? tokenText(day.tokens) : null,
+  };
+  if (argv.json) line(io, JSON.stringify(input, null, 2));
+  else for (const l of digestLines(input)) line(io, l);
+  return 0;
+}
+
+export async function log(argv: { spec: string; days?: number; json?: boolean; digest?: string }, io: HostIO): Promise<number> {
+  if (argv.digest !== undefined) return digest({ ...argv, digest: argv.digest }, io);
   const days = argv.days ?? 7;
   if (!Number.isInteger(days) || days < 1 || days > 366) throw new UserError([`--days must be a whole number of days from 1 to 366${Number.isNaN(days) ? '' : `, got ${days}`}`], 2);
   const { spec: fileSpec } = loadFor(io, argv.spec);
