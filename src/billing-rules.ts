@@ -111,10 +111,10 @@ function filesScans(): { begin: string; line: string } {
 /**
  * VERDICT_AWK, with -v rc=EXIT -v which=ID (the preset's id) -v tok=0|1 (the agent's env sets
  * CLAUDE_CODE_OAUTH_TOKEN) and the operands STDOUT-FILE STDERR-FILE: prints one line,
- * "ok METHOD PROVIDER IDENTITY" on the plan, else "no WHAT-IT-SAW". claude: the JSON of
- * `claude auth status` on stdout; the plan is claude.ai with a subscriptionType and no
- * apiKeySource, or oauth_token with tok=1, both on firstParty with exit 0. codex: the
- * "Logged in using ChatGPT" line of `codex login status` (stdout or stderr) with exit 0.
+ * "ok METHOD PROVIDER IDENTITY" on the plan, else "no WHAT-IT-SAW". The rules of each client
+ * are its descriptor's billing.verdict (src/harness/<id>/index.ts), put together by
+ * verdictRules: claude, the JSON of `claude auth status` on stdout; codex, the "Logged in
+ * using ChatGPT" line of `codex login status`.
  * Values repeated in a verdict keep only [A-Za-z0-9 ._@/:+*-] (others become "?"), at most 80.
  */
 export const VERDICT_AWK = String.raw`
@@ -160,9 +160,8 @@ ${verdictRules()}`;
  * backslash escape; a header or base-URL variable (HEADER_VARS, URL_VARS) whose value
  * carries a credential header or another host by carrierIssue's rules, or is not a plain
  * JSON string (a number, an object, an escape other than \n \r \t \/ \\ \"); a file over
- * 1 MiB is a hit in itself. codex (TOML): experimental_bearer_token, env_key,
- * openai_base_url, chatgpt_base_url, or model_provider with any value other than "openai",
- * bare, quoted or dotted; a quoted key with an escape. A missing or unreadable file is skipped.
+ * 1 MiB is a hit in itself. A preset whose files are not JSON scans them its own way, per line
+ * (its descriptor's billing.filesScan: codex's TOML). A missing or unreadable file is skipped.
  */
 export const FILES_AWK = String.raw`
     function shown(v) {
