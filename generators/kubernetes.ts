@@ -17,11 +17,11 @@
 // Built as data and written by generators/manifest-yaml.ts (never by template): every
 // map's keys are in the order written here and the writer's output depends on nothing
 // else, so the render stays byte-deterministic.
-import { posix } from 'node:path';
 import { LOG_MAX_BYTES } from '../src/formats.ts';
 import { type Names, within } from '../src/names.ts';
 import { durations, type Spec } from '../src/spec.ts';
 import { runtimeManifestName } from '../src/version.ts';
+import { presetOf, type HarnessPreset } from '../src/harness/registry.ts';
 import { cronTimes } from './cron.ts';
 import { runtime } from './runtime.ts';
 import type { Generator, RenderedFile, SchedulerContext } from './types.ts';
@@ -94,9 +94,9 @@ function labels(spec: Spec): Obj {
   return { [MANAGED_BY]: 'hbgen', [NAME_LABEL]: spec.name };
 }
 
-/** The folder codex keeps auth.json in: CODEX_HOME, else ~/.codex (of the spec's HOME). */
-function codexHome(spec: Spec): string {
-  return spec.env.CODEX_HOME && spec.env.CODEX_HOME.startsWith('/') ? spec.env.CODEX_HOME : posix.join(spec.env.HOME!, '.codex');
+/** The preset's login file the pod copies from the Secret (its descriptor's podLogin), when the spec names a Secret. */
+function podLogin(spec: Spec): HarnessPreset['podLogin'] {
+  return spec.kubernetes?.secretName ? presetOf(spec.agent.harness)?.podLogin : undefined;
 }
 
 /**
@@ -133,8 +133,9 @@ function volumes(spec: Spec, n: Names): { volumes: Obj[]; mounts: Obj[]; initMou
   // claim.sh where the wake prompt says it is (the state folder), from the ConfigMap.
   if (spec.shared) mounts.push({ name: 'hbgen', mountPath: n.claim, subPath: 'claim.sh', readOnly: true });
   const initMounts = mounts.filter((m) => m.name !== 'hbgen');
-  if (spec.agent.harness === 'codex' && k.secretName) {
-    vols.push({ name: 'login', secret: { secretName: k.secretName, items: [{ key: 'auth.json', path: 'auth.json' }], defaultMode: 0o400 } });
+  const login = podLogin(spec);
+  if (login && k.secretName) {
+    vols.push({ name: 'login', secret: { secretName: k.secretName, items: [{ key: login.key, path: login.key }], defaultMode: 0o400 } });
     initMounts.push({ name: 'login', mountPath: LOGIN_MOUNT, readOnly: true });
   }
   return { volumes: vols, mounts, initMounts };
@@ -177,12 +178,13 @@ function initContainers(spec: Spec, initMounts: Obj[]): Obj[] {
     const argv = ['git', 'clone', '--quiet', ...(k.git.branch ? ['--branch', k.git.branch, '--single-branch'] : []), '--', k.git.url, spec.repo];
     out.push({ name: 'clone', ...base(argv, k.secretName ? [{ secretRef: { name: k.secretName } }] : undefined) });
   }
-  if (spec.agent.harness === 'codex' && k.secretName) {
-    // codex refreshes its login in auth.json: it needs a writable copy, not the Secret's read-only file.
-    const dir = codexHome(spec);
+  const login = podLogin(spec);
+  if (login) {
+    // The client refreshes its login in that file: it needs a writable copy, not the Secret's read-only file.
+    const dir = login.dir(spec.env, spec.env.HOME!);
     out.push({
-      name: 'codex-login',
-      ...base(['/bin/sh', '-c', 'umask 077 && mkdir -p -- "$1" && cp -- "$2" "$1/auth.json"', 'codex-login', dir, `${LOGIN_MOUNT}/auth.json`]),
+      name: login.init,
+      ...base(['/bin/sh', '-c', `umask 077 && mkdir -p -- "$1" && cp -- "$2" "$1/${login.key}"`, login.init, dir, `${LOGIN_MOUNT}/${login.key}`]),
     });
   }
   return out;

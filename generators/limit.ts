@@ -3,6 +3,7 @@
 // read from the spec. Which message forms count depends on the harness, known at render.
 import { durations } from '../src/spec.ts';
 import { PAUSE_MAX_SECONDS } from '../src/formats.ts';
+import { COMMAND, presetOf } from '../src/harness/registry.ts';
 import type { RenderContext } from './types.ts';
 
 /** A pause whose reset is further away than this is "far": only a weekly limit needs one
@@ -12,10 +13,12 @@ import type { RenderContext } from './types.ts';
 export const LIMIT_FAR = 86400;
 
 export interface LimitContext {
-  /** Claude Code's forms ("You've hit your session limit · resets 4:20am (Europe/Warsaw)"). */
-  limitClaude: boolean;
-  /** Codex's forms ("You’ve hit your usage limit. Try again at 4:20 PM."). */
-  limitCodex: boolean;
+  /**
+   * The runtime's grammar of the preset client's limit message (its descriptor's `limit`:
+   * Claude Code's "You've hit your session limit · resets 4:20am (Europe/Warsaw)", codex's
+   * "You’ve hit your usage limit. Try again at 4:20 PM."); '' for a command.
+   */
+  limitGrammar: string;
   /** A `command` agent asks for a pause itself: exit 75, last line `retry-after: …`. */
   limitCommand: boolean;
   /** Seconds to pause when the message names no reset time. */
@@ -30,12 +33,12 @@ export interface LimitContext {
 
 export function limitContext(ctx: RenderContext): LimitContext {
   const h = ctx.spec.agent.harness;
+  const grammar = presetOf(h)?.limit;
   const backoff = ctx.spec.limitBackoff;
   const s = durations(ctx.spec).limitBackoff;
   return {
-    limitClaude: h === 'claude-code',
-    limitCodex: h === 'codex',
-    limitCommand: h === 'command',
+    limitGrammar: grammar ?? '',
+    limitCommand: h === COMMAND,
     limitBackoff: Math.min(s, PAUSE_MAX_SECONDS),
     limitBackoffText: backoff,
     limitMaxPause: PAUSE_MAX_SECONDS,

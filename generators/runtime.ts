@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { renderRuntimeSh } from '../src/gen/templates.ts';
 import { FILES_AWK, TOKEN_AWK, TOKEN_REFUSAL, VERDICT_AWK } from '../src/billing-rules.ts';
 import { STATUS_ARGV, billingKeyNames, fileHitFix, notPlan, timedOut } from '../src/billing.ts';
-import { REFUSALS } from '../src/model-fallback.ts';
+import { PRESETS } from '../src/harness/registry.ts';
 import { JAIL_PLACEHOLDERS, REPO_DENY } from '../src/jail.ts';
 import { LOCK_OWNER_PRINTF, LOG_DATE_FORMAT, LOG_PRINTF, OUTCOME_WORDS, PAUSE_PRINTF, SMOKE_DETAIL, TAMPERED_GIT, UNTIL_WORD, WAKES_PRINTF, AGENT_RECORD_PRINTF, ASIDE_DIR, PAUSE_MAX_SECONDS, logLineShell, wakeDetailShell } from '../src/formats.ts';
 import { LIMIT_FAR } from './limit.ts';
@@ -23,6 +23,8 @@ export interface RuntimeClient {
   notPlan: string;
   fileFix: string;
   refusals: string[];
+  /** The runtime's parser of its event stream (hb_stream): the descriptor's `stream`. */
+  stream: string;
 }
 
 export interface RuntimeContext {
@@ -64,14 +66,15 @@ export { runtimeName };
 
 function runtimeContext(): RuntimeContext {
   const wakeDetailSh = wakeDetailShell('hb_n', 'hb_now', false);
-  const clients = (['claude-code', 'codex'] as const).map((c) => ({
-    name: c,
-    argvText: STATUS_ARGV[c].join(' '),
+  const clients = PRESETS.map(({ id, model, stream }) => ({
+    name: id,
+    argvText: STATUS_ARGV[id].join(' '),
     // "<command> did not answer within N s": the command, N filled in at wake time.
-    command: timedOut(c, 0).replace(/ did not answer within 0 s$/, ''),
-    notPlan: notPlan(c),
-    fileFix: fileHitFix(c),
-    refusals: REFUSALS[c],
+    command: timedOut(id, 0).replace(/ did not answer within 0 s$/, ''),
+    notPlan: notPlan(id),
+    fileFix: fileHitFix(id),
+    refusals: [...model.refusals],
+    stream,
   }));
   return {
     version: VERSION,

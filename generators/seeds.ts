@@ -2,7 +2,7 @@
 // block and the model fallback. Fields another change adds to the spec (`budget`, issue
 // 24) are read defensively, so this file works with or without them.
 import { sh } from '../src/escape.ts';
-import { REFUSALS } from '../src/model-fallback.ts';
+import { presetOf } from '../src/harness/registry.ts';
 import type { RenderContext } from './types.ts';
 
 export interface SeedsContext {
@@ -51,12 +51,12 @@ function agentWords(args: string[], presetLength: number, fallback: boolean): st
 
 export function seedsContext(ctx: RenderContext, agentArgs: string[], presetLength: number): SeedsContext {
   const a = ctx.spec.agent;
-  const preset = a.harness === 'claude-code' || a.harness === 'codex' ? a.harness : null;
-  const fallback = preset !== null && !!a.fallbackModel && !!a.model;
+  const preset = presetOf(a.harness);
+  const fallback = preset !== undefined && !!a.fallbackModel && !!a.model;
   return {
     budget: budgetOf(ctx.spec),
-    modelWatch: preset !== null,
-    refusals: preset ? REFUSALS[preset] : [],
+    modelWatch: preset !== undefined,
+    refusals: preset ? [...preset.model.refusals] : [],
     model: a.model ?? '',
     fallbackModel: fallback ? a.fallbackModel! : '',
     agentWords: agentWords(agentArgs, presetLength, fallback),

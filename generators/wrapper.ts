@@ -10,6 +10,7 @@ import { runtime } from './runtime.ts';
 import { logDateShell } from './formats.ts';
 import { STATUS_ARGV, billingClient, billingFiles, billingKeyNames, billingTimeout, fileHitFix, hasSetupToken, notPlan, timedOut } from '../src/billing.ts';
 import { harnessArgs, promptSeparator } from '../src/harness.ts';
+import { presetOf } from '../src/harness/registry.ts';
 import { openDays } from '../src/schedule.ts';
 import { offsetAt, repeatsWallClock, transitions } from '../src/zone-offsets.ts';
 import { clockMinutes, durations, limitsOf, memoryBytes, memoryText } from '../src/spec.ts';
@@ -304,7 +305,7 @@ function billingContext(ctx: RenderContext): BillingContext {
     billingFiles: billingFiles(ctx.spec),
     billingKeys: ` ${billingKeyNames().join(' ')} `,
     billingFileFix: fileHitFix(client),
-    billingManagedDir: client === 'claude-code',
+    billingManagedDir: presetOf(client)?.billing.filesDir !== undefined,
     billingVerdictAwk: '',
     billingFilesAwk: '',
     billingTokenAwk: '',
@@ -357,7 +358,8 @@ function boundsContext(ctx: RenderContext): BoundsContext {
 }
 function streamContext(ctx: RenderContext): StreamContext {
   const h = ctx.spec.agent.harness;
-  const kind = h === 'claude-code' ? 'claude' : h === 'codex' ? 'codex' : '';
+  // The runtime's parser of the client's event stream (its descriptor's `stream`); none for a command.
+  const kind = presetOf(h)?.stream ?? '';
   return { stream: kind !== '', streamKind: kind, budget: kind ? (ctx.spec.budget ?? 0) : 0 };
 }
 

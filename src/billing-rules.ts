@@ -4,6 +4,7 @@
 // fileHit), so the same client output or settings file gets the same verdict in both
 // places. awk because the wrapper is POSIX sh; the programs stay within POSIX awk (mawk,
 // gawk, busybox and macOS awk all run them). See src/billing.ts for what the clients print.
+import { PRESETS } from './harness/registry.ts';
 
 // ---- What a variable or setting carries ------------------------------------------------
 // Beside the credential list (src/credentials.ts, judged by name), some variables and
@@ -56,9 +57,6 @@ export const URL_VARS: Readonly<Record<string, string>> = {
 /** Claude Code settings whose value is a command it runs for a credential or the headers it sends. */
 export const HELPER_KEYS: readonly string[] = ['apiKeyHelper', 'awsAuthRefresh', 'awsCredentialExport', 'gcpAuthRefresh', 'otelHeadersHelper', 'proxyAuthHelper'];
 
-/** codex config keys that re-point its built-in provider (and the ChatGPT token) elsewhere, whatever their value. */
-export const CODEX_URL_KEYS: readonly string[] = ['openai_base_url', 'chatgpt_base_url'];
-
 const credentialHeader = new RegExp(CREDENTIAL_HEADER);
 
 /**
@@ -87,13 +85,36 @@ export function helperIssue(key: string): string | undefined {
 
 const awkList = (l: readonly string[]) => ` ${l.join(' ')} `;
 
+/** `text`'s lines indented by `n` spaces (the presets' fragments are written unindented). */
+const indent = (text: string, n: number) => text.split('\n').map((l) => (l ? ' '.repeat(n) + l : l)).join('\n');
+
 /**
- * VERDICT_AWK, with -v rc=EXIT -v which=claude-code|codex -v tok=0|1 (the agent's env sets
+ * VERDICT_AWK's part from the presets (src/harness/registry.ts): each one's rules, then the
+ * END that prints the verdict: every preset's but the first under `if (which == "<id>")`,
+ * the last registered first, then the first's, which the others fall through to.
+ */
+function verdictRules(): string {
+  const [first, ...others] = PRESETS;
+  const guarded = [...others].reverse().map((p) => `      if (which == "${p.id}") {\n${indent(p.billing.verdict.end, 8)}\n      }\n`);
+  return `${PRESETS.map((p) => indent(p.billing.verdict.rule, 4)).join('\n')}\n    END {\n${guarded.join('')}${indent(first!.billing.verdict.end, 6)}\n    }`;
+}
+
+/** FILES_AWK's per-line scans of the presets whose files are not JSON (their `billing.filesScan`), each under `if (which == "<id>")`. */
+function filesScans(): { begin: string; line: string } {
+  const own = PRESETS.filter((p) => p.billing.filesScan);
+  return {
+    begin: own.map((p) => `${indent(p.billing.filesScan!.begin, 6)}\n`).join(''),
+    line: own.map((p) => `          if (which == "${p.id}") {\n${indent(p.billing.filesScan!.line, 12)}\n            continue\n          }\n`).join(''),
+  };
+}
+
+/**
+ * VERDICT_AWK, with -v rc=EXIT -v which=ID (the preset's id) -v tok=0|1 (the agent's env sets
  * CLAUDE_CODE_OAUTH_TOKEN) and the operands STDOUT-FILE STDERR-FILE: prints one line,
- * "ok METHOD PROVIDER IDENTITY" on the plan, else "no WHAT-IT-SAW". claude: the JSON of
- * `claude auth status` on stdout; the plan is claude.ai with a subscriptionType and no
- * apiKeySource, or oauth_token with tok=1, both on firstParty with exit 0. codex: the
- * "Logged in using ChatGPT" line of `codex login status` (stdout or stderr) with exit 0.
+ * "ok METHOD PROVIDER IDENTITY" on the plan, else "no WHAT-IT-SAW". The rules of each client
+ * are its descriptor's billing.verdict (src/harness/<id>/index.ts), put together by
+ * verdictRules: claude, the JSON of `claude auth status` on stdout; codex, the "Logged in
+ * using ChatGPT" line of `codex login status`.
  * Values repeated in a verdict keep only [A-Za-z0-9 ._@/:+*-] (others become "?"), at most 80.
  */
 export const VERDICT_AWK = String.raw`
@@ -129,62 +150,18 @@ export const VERDICT_AWK = String.raw`
       v = val(k)
       return substr(v, 1, 1) == "s" ? substr(v, 2) : ""
     }
-    FILENAME == ARGV[1] && which == "claude-code" { t = t $0 "\n"; next }
-    which == "codex" {
-      l = $0
-      sub(/[\r \t]+$/, "", l)
-      if (l == "Logged in using ChatGPT") chat = 1
-      if (l ~ /^Not logged in/) notin = 1
-      if (!hassaid && (l ~ /^Logged in using / || l ~ /^API key configured/)) {
-        # "API key configured - sk-t***-key" shows part of the key: only its first words are repeated.
-        said = l
-        if (l ~ /^API key configured/) said = "API key configured"
-        hassaid = 1
-      }
-    }
-    END {
-      if (which == "codex") {
-        cmd = "codex login status"
-        if (rc == 0 && chat) { print "ok chatgpt openai ChatGPT login"; exit }
-        if (notin) { print "no " cmd " says not logged in"; exit }
-        if (hassaid) { print "no " cmd " says \"" shown(said) "\"" (rc != 0 ? " (exit " rc ")" : ""); exit }
-        print "no " cmd " printed no status hbgen can read (exit " rc ")"
-        exit
-      }
-      cmd = "claude auth status"
-      x = t
-      sub(/^[ \t\r\n]+/, "", x)
-      sub(/[ \t\r\n]+$/, "", x)
-      if (substr(x, 1, 1) != "{" || substr(x, length(x), 1) != "}" || substr(val("authMethod"), 1, 1) != "s") {
-        print "no " cmd " printed no status hbgen can read (exit " rc ")"
-        exit
-      }
-      m = str("authMethod"); p = str("apiProvider"); src = str("apiKeySource"); sb = str("subscriptionType")
-      if (m == "none" || val("loggedIn") == "lfalse") { print "no " cmd " says not logged in"; exit }
-      if (rc == 0 && p == "firstParty" && src == "") {
-        if (m == "claude.ai" && sb != "") { print "ok claude.ai firstParty Claude subscription login (" shown(sb) ")"; exit }
-        if (m == "oauth_token" && tok) { print "ok oauth_token firstParty Claude subscription token (CLAUDE_CODE_OAUTH_TOKEN)"; exit }
-      }
-      s = cmd " says authMethod \"" shown(m) "\""
-      if (m == "oauth_token" && !tok && rc == 0 && p == "firstParty" && src == "") s = s " with no CLAUDE_CODE_OAUTH_TOKEN in the agent's env (an ANTHROPIC_AUTH_TOKEN, billed per token, is reported so too)"
-      if (src != "") s = s ", apiKeySource \"" shown(src) "\""
-      if (p != "firstParty") s = s ", apiProvider \"" shown(p) "\""
-      if (m == "claude.ai" && sb == "" && src == "") s = s ", no subscriptionType"
-      if (rc != 0) s = s " (exit " rc ")"
-      print "no " s
-    }`;
+${verdictRules()}`;
 
 /**
- * FILES_AWK, with -v which=claude-code|codex -v keys=" NAME NAME ... " (the credential
+ * FILES_AWK, with -v which=ID (the preset's id) -v keys=" NAME NAME ... " (the credential
  * names) and the files as operands: prints the first key that moves the run off the plan
  * and, on the next line, its file; nothing when none does. claude: any JSON object key that
  * is a credential helper (HELPER_KEYS), a credential name, any NAME_API_KEY, or has a
  * backslash escape; a header or base-URL variable (HEADER_VARS, URL_VARS) whose value
  * carries a credential header or another host by carrierIssue's rules, or is not a plain
  * JSON string (a number, an object, an escape other than \n \r \t \/ \\ \"); a file over
- * 1 MiB is a hit in itself. codex (TOML): experimental_bearer_token, env_key,
- * openai_base_url, chatgpt_base_url, or model_provider with any value other than "openai",
- * bare, quoted or dotted; a quoted key with an escape. A missing or unreadable file is skipped.
+ * 1 MiB is a hit in itself. A preset whose files are not JSON scans them its own way, per line
+ * (its descriptor's billing.filesScan: codex's TOML). A missing or unreadable file is skipped.
  */
 export const FILES_AWK = String.raw`
     function shown(v) {
@@ -236,31 +213,11 @@ export const FILES_AWK = String.raw`
       hdre = "${CREDENTIAL_HEADER}"
       urls = "${awkList(Object.entries(URL_VARS).map(([k, v]) => `${k}=${v}`))}"
       helpers = "${awkList(HELPER_KEYS)}"
-      re = "(^|[ \t{,." q "\"])(experimental_bearer_token|env_key|${CODEX_URL_KEYS.join('|')}|model_provider)[" q "\"]?[ \t]*="
-      esc = "\"[^\"=]*\\\\[^\"=]*\"[ \t]*="
-      for (i = 1; i < ARGC; i++) {
+${filesScans().begin}      for (i = 1; i < ARGC; i++) {
         f = ARGV[i]
         t = ""
         while ((getline l < f) > 0) {
-          if (which == "codex") {
-            sub(/\r$/, "", l)
-            if (l ~ esc) found("a key with an escape", f)
-            while (match(l, re)) {
-              k = substr(l, RSTART, RLENGTH)
-              l = substr(l, RSTART + RLENGTH)
-              sub(/^[^a-z]*/, "", k)
-              sub(/[^a-z_]*$/, "", k)
-              if (k != "model_provider") found(k, f)
-              v = l
-              sub(/^[ \t]*/, "", v)
-              c = substr(v, 1, 1)
-              if (c != "\"" && c != q) found(k, f)
-              v = substr(v, 2)
-              if (substr(v, 1, 7) != "openai" c) found(k, f)
-            }
-            continue
-          }
-          t = t l "\n"
+${filesScans().line}          t = t l "\n"
           if (length(t) > 1048576) found("(the file, larger than 1 MiB)", f)
         }
         close(f)

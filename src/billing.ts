@@ -28,29 +28,25 @@ import { join } from 'node:path';
 import { childProcess, os } from './lazy-builtins.ts';
 import { FILES_AWK, TOKEN_AWK, VERDICT_AWK } from './billing-rules.ts';
 import { knownCredentials } from './credentials.ts';
+import { PRESETS, presetOf, type HarnessPreset, type PresetId } from './harness/registry.ts';
 import type { Spec } from './spec.ts';
 
-export type BillingClient = 'claude-code' | 'codex';
+/** A client whose status command hbgen knows: a preset (src/harness/registry.ts). */
+export type BillingClient = PresetId;
 
-/** The status command each client answers, after its binary. */
-export const STATUS_ARGV: Record<BillingClient, readonly string[]> = {
-  'claude-code': ['auth', 'status'],
-  codex: ['login', 'status'],
-};
+const of = (client: BillingClient): HarnessPreset => presetOf(client)!;
 
-/** How each client's user gets onto the plan, said after a refusal. */
-export const BILLING_FIX: Record<BillingClient, string> = {
-  'claude-code': 'run `claude`, then /login with your Claude subscription (or `claude setup-token` for a token of it)',
-  codex: 'run `codex logout && codex login` and sign in with ChatGPT',
-};
+/** The status command each client answers, after its binary (its descriptor's billing.statusArgv). */
+export const STATUS_ARGV = Object.fromEntries(PRESETS.map((p) => [p.id, p.billing.statusArgv])) as Record<BillingClient, readonly string[]>;
 
-const COMMAND: Record<BillingClient, string> = { 'claude-code': 'claude auth status', codex: 'codex login status' };
+/** The status command as the user would type it: "claude auth status". */
+const command = (client: BillingClient) => `${of(client).detect.command} ${of(client).billing.statusArgv.join(' ')}`;
 
 export type Verdict = { ok: true; method: string; provider: string; identity: string; plan?: string } | { ok: false; saw: string };
 
 /** The client a harness is checked with; `command` runs a program hbgen does not know. */
 export function billingClient(agent: Spec['agent']): BillingClient | null {
-  return agent.harness === 'command' ? null : agent.harness;
+  return presetOf(agent.harness)?.id ?? null;
 }
 
 /** How long the wrapper lets the status command run: 20 s, or half the timeout when that is shorter. */
@@ -89,7 +85,7 @@ export function verdict(client: BillingClient, stdout: string, stderr: string, c
     const ok = /^ok (\S+) (\S+) (.+)$/.exec(line);
     if (ok) return { ok: true, method: ok[1]!, provider: ok[2]!, identity: ok[3]! };
     if (line.startsWith('no ')) return { ok: false, saw: line.slice(3) };
-    return { ok: false, saw: `${COMMAND[client]} got no verdict from awk` };
+    return { ok: false, saw: `${command(client)} got no verdict from awk` };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -113,12 +109,12 @@ export function hasSetupToken(env: Record<string, string | undefined>): boolean 
 
 /** What was seen when the command did not end in time. */
 export function timedOut(client: BillingClient, seconds: number): string {
-  return `${COMMAND[client]} did not answer within ${seconds} s`;
+  return `${command(client)} did not answer within ${seconds} s`;
 }
 
 /** The refusal's tail, after what was seen: the same words in install's refusal and the wrapper's log line. */
 export function notPlan(client: BillingClient): string {
-  return `not a ${client === 'codex' ? 'ChatGPT' : 'subscription'} login, so the agent is not run on it; ${BILLING_FIX[client]}`;
+  return `not a ${of(client).billing.plan} login, so the agent is not run on it; ${of(client).billing.fix}`;
 }
 
 // ---- What the agent can change between wakes -------------------
@@ -133,39 +129,9 @@ export function notPlan(client: BillingClient): string {
 // scan is by key name, wherever the key stands (fail closed), by FILES_AWK
 // (src/billing-rules.ts), in the wrapper and at install.
 
-/** Managed (policy) settings Claude Code reads on Linux and macOS; the agent cannot write them unless it runs as root. */
-export const CLAUDE_MANAGED = ['/etc/claude-code/managed-settings.json', '/Library/Application Support/ClaudeCode/managed-settings.json'] as const;
-/** Drop-in folders of managed settings (every *.json in them). */
-export const CLAUDE_MANAGED_DIRS = ['/etc/claude-code/managed-settings.d'] as const;
-
-/** The user's Claude Code folder as the agent's env gives it. */
-function claudeDir(env: Record<string, string | undefined>): string {
-  return env.CLAUDE_CONFIG_DIR?.startsWith('/') ? env.CLAUDE_CONFIG_DIR : `${env.HOME ?? ''}/.claude`;
-}
-
-/** codex's home as the agent's env gives it. */
-function codexHome(env: Record<string, string | undefined>): string {
-  return env.CODEX_HOME?.startsWith('/') ? env.CODEX_HOME : `${env.HOME ?? ''}/.codex`;
-}
-
-const join2 = (a: string, b: string) => `${a.replace(/\/+$/, '')}/${b}`;
-
-/** The files checked before every wake for a harness (existing or not; order = report order). */
+/** The files checked before every wake for a harness (existing or not; order = report order): its descriptor's billing.files. */
 export function billingFiles(spec: Pick<Spec, 'repo' | 'env' | 'agent'>): string[] {
-  const client = billingClient(spec.agent);
-  if (client === 'codex') {
-    const args = spec.agent.args;
-    // A --profile NAME layers $CODEX_HOME/NAME.config.toml on top of config.toml.
-    const profiles = args.flatMap((a, i) => (a === '-p' || a === '--profile' ? [args[i + 1]] : a.startsWith('--profile=') ? [a.slice(10)] : [])).filter((p): p is string => !!p && !p.includes('/'));
-    return [join2(codexHome(spec.env), 'config.toml'), ...profiles.map((p) => join2(codexHome(spec.env), `${p}.config.toml`)), join2(spec.repo, '.codex/config.toml')];
-  }
-  if (client === 'claude-code') {
-    const args = spec.agent.args;
-    const given = args.flatMap((a, i) => (a === '--settings' ? [args[i + 1]] : a.startsWith('--settings=') ? [a.slice('--settings='.length)] : []));
-    const files = given.filter((f): f is string => !!f && !f.trimStart().startsWith('{')).map((f) => (f.startsWith('/') ? f : join2(spec.repo, f)));
-    return [join2(spec.repo, '.claude/settings.json'), join2(spec.repo, '.claude/settings.local.json'), join2(claudeDir(spec.env), 'settings.json'), ...files, ...CLAUDE_MANAGED];
-  }
-  return [];
+  return presetOf(spec.agent.harness)?.billing.files(spec) ?? [];
 }
 
 /** The variable names whose presence as a key is a hit (the credential list; any other NAME_API_KEY too). */
@@ -195,7 +161,5 @@ export function fileHitMessage(client: BillingClient, hit: FileHit): string {
 
 /** What to do about a hit, after "FILE: KEY ...": the same words in install and the wrapper. */
 export function fileHitFix(client: BillingClient): string {
-  return client === 'codex'
-    ? 'codex would bill another provider or an API key instead of your ChatGPT login; remove the key (the preset pins model_provider="openai")'
-    : 'Claude Code applies it to itself and would bill an API key or another provider instead of your subscription; remove the key';
+  return of(client).billing.fileFix;
 }

@@ -23,8 +23,10 @@
 //   Azure provider) and AWS_BEARER_TOKEN_BEDROCK or the AWS keys (its Amazon Bedrock
 //   provider); only "Logged in using ChatGPT" is the plan.
 
+import { PRESETS, type PresetId } from './harness/registry.ts';
+
 /** A client whose own login hbgen knows (the presets' names). */
-export type Client = 'claude-code' | 'codex';
+export type Client = PresetId;
 
 export interface Credential {
   name: string;
@@ -32,43 +34,35 @@ export interface Credential {
   what: string;
   /** Why it bills, one clause: "Claude Code uses it before your subscription login and bills every token to the API account". */
   bills: string;
-  /** The clients that read it on their own; empty when only some other program would. */
+  /** The clients that read it on their own (the presets whose descriptor lists it); empty when only some other program would. */
   readBy: readonly Client[];
 }
 
-type Entry = Omit<Credential, 'name'>;
-const CLAUDE: readonly Client[] = ['claude-code'];
-const CODEX: readonly Client[] = ['codex'];
-const BOTH: readonly Client[] = ['claude-code', 'codex'];
+type Entry = Omit<Credential, 'name' | 'readBy'>;
 
 const claudeProvider = (provider: string): Entry => ({
   what: `Claude Code's switch to ${provider}`,
   bills: `Claude Code then sends every request there and bills it per token to that account instead of your subscription`,
-  readBy: CLAUDE,
 });
 
 const claudeKey = (what: string): Entry => ({
   what,
   bills: 'Claude Code signs in with it instead of your subscription login and bills every token to that account',
-  readBy: CLAUDE,
 });
 
 const AWS: Entry = {
   what: 'an AWS credential',
   bills: 'Claude Code on Amazon Bedrock and codex with its Amazon Bedrock provider bill every token to the AWS account with it instead of your plan',
-  readBy: BOTH,
 };
 
 const EXACT: Record<string, Entry> = {
   ANTHROPIC_API_KEY: {
     what: 'an Anthropic API key',
     bills: 'Claude Code uses it before your subscription login and bills every token to the API account',
-    readBy: CLAUDE,
   },
   ANTHROPIC_AUTH_TOKEN: {
     what: 'a bearer token for the Anthropic API or an LLM gateway',
     bills: 'Claude Code sends it instead of your subscription login and every token is billed to that account',
-    readBy: CLAUDE,
   },
   ANTHROPIC_FOUNDRY_API_KEY: claudeKey('a Microsoft Foundry API key'),
   ANTHROPIC_FOUNDRY_AUTH_TOKEN: claudeKey('a Microsoft Foundry bearer token'),
@@ -86,27 +80,22 @@ const EXACT: Record<string, Entry> = {
   OPENAI_API_KEY: {
     what: 'an OpenAI API key',
     bills: 'codex bills every token to the API account with it instead of your ChatGPT plan',
-    readBy: CODEX,
   },
   CODEX_API_KEY: {
     what: 'an OpenAI API key for codex',
     bills: '`codex exec` uses it before your ChatGPT login and bills every token to the API account',
-    readBy: CODEX,
   },
   CODEX_ACCESS_TOKEN: {
     what: 'a codex access token',
     bills: 'codex signs in with it instead of your ChatGPT login, and its use is billed to the account the token belongs to instead of your plan',
-    readBy: CODEX,
   },
   OPENAI_IDENTITY_TOKEN_FILE: {
     what: 'the path of a workload-identity token for an OpenAI API organization',
     bills: 'codex signs in with it instead of your ChatGPT login and bills every token to that organization',
-    readBy: CODEX,
   },
   AZURE_OPENAI_API_KEY: {
     what: 'an Azure OpenAI API key',
     bills: "codex's Azure provider bills every token to the Azure account with it instead of your ChatGPT plan",
-    readBy: CODEX,
   },
   AWS_ACCESS_KEY_ID: AWS,
   AWS_SECRET_ACCESS_KEY: AWS,
@@ -115,17 +104,14 @@ const EXACT: Record<string, Entry> = {
   GOOGLE_APPLICATION_CREDENTIALS: {
     what: 'the path of a Google Cloud service-account key',
     bills: 'Claude Code on Vertex AI and codex on Vertex bill every token to the Google Cloud project with it instead of your plan',
-    readBy: BOTH,
   },
   AZURE_CLIENT_SECRET: {
     what: 'an Azure client secret',
     bills: 'Claude Code on Microsoft Foundry signs in to Azure with it and bills every token to that account instead of your subscription',
-    readBy: CLAUDE,
   },
   AZURE_CLIENT_CERTIFICATE_PATH: {
     what: 'the path of an Azure client certificate',
     bills: 'Claude Code on Microsoft Foundry signs in to Azure with it and bills every token to that account instead of your subscription',
-    readBy: CLAUDE,
   },
 };
 
@@ -134,19 +120,18 @@ const EXACT: Record<string, Entry> = {
 const ANY_API_KEY: Entry = {
   what: 'an API key',
   bills: 'an agent that reads it bills every token to that provider instead of a subscription',
-  readBy: [],
 };
 
 /** The credential a variable name carries, or undefined when it carries none. Names are case-sensitive, as the clients read them. */
 export function credential(name: string): Credential | undefined {
   const e = Object.hasOwn(EXACT, name) ? EXACT[name] : /._API_KEY$/.test(name) ? ANY_API_KEY : undefined;
-  return e && { name, ...e };
+  return e && { name, ...e, readBy: PRESETS.filter((p) => p.credentials.includes(name)).map((p) => p.id) };
 }
 
 /** The named credentials the given client reads (for the record of what install checked). */
 export function knownCredentials(client?: Client): string[] {
   return Object.keys(EXACT)
-    .filter((k) => client === undefined || EXACT[k]!.readBy.includes(client))
+    .filter((k) => client === undefined || PRESETS.some((p) => p.id === client && p.credentials.includes(k)))
     .sort();
 }
 

@@ -8,8 +8,9 @@ import { DAYS, LOG_MAX_BYTES, NAME_PATTERN, pad2 } from './formats.ts';
 import { CONTROL, SHELL_KEYS, text } from './spec-text.ts';
 import { kubernetesBlock, kubernetesIssues } from './host/kubernetes/spec.ts';
 import { meantFirst } from './error-order.ts';
-import { ALL_EFFORTS, EFFORTS, bypassArgs } from './harness.ts';
+import { ALL_EFFORTS, bypassArgs } from './harness.ts';
 import { SCHEDULER_IDS, factsOf } from './scheduler-facts.ts';
+import { COMMAND, PRESET_IDS, presetList, presetOf, type PresetId } from './harness/registry.ts';
 import { fallbackIssues } from './model-fallback.ts';
 import { didYouMean } from './suggest.ts';
 import { legacyZoneAdvice, zoneSuggestion } from './zone-advice.ts';
@@ -24,7 +25,8 @@ z.config({ jitless: true });
 
 export const EVERY = ['5m', '10m', '15m', '20m', '30m', '1h', '2h', '3h', '4h', '6h', '8h', '12h', '24h'] as const;
 export { DAYS };
-export const HARNESSES = ['claude-code', 'codex', 'command'] as const;
+/** agent.harness: the presets (src/harness/registry.ts, one line each), then `command` for any other program. */
+export const HARNESSES = [...PRESET_IDS, COMMAND] as unknown as readonly [PresetId | typeof COMMAND, ...(PresetId | typeof COMMAND)[]];
 
 /** A duration: a whole number of seconds, minutes or hours, at least 1s. */
 export const DURATION = /^[1-9][0-9]*[smh]$/;
@@ -369,10 +371,6 @@ function allowReadIssues(s: Record<string, any>, ctx: z.RefinementCtx): void {
   });
 }
 
-// Claude Code's client (a Bun executable, 2.1.x) aborts before it prints its version under
-// an RLIMIT_DATA of 512M and starts at 576M (measured): under rlimits, where limits.memory
-// bounds each process's data, a smaller bound leaves no wake that can run.
-const CLAUDE_MEMORY_MIN = '1G';
 
 function notifyIssues(s: Record<string, any>, ctx: z.RefinementCtx): void {
   if (Array.isArray(s.notify) && typeof s.notify[0] === 'string' && !s.notify[0].startsWith('/')) {
@@ -385,10 +383,12 @@ function notifyIssues(s: Record<string, any>, ctx: z.RefinementCtx): void {
 
 function limitsIssues(s: Record<string, any>, ctx: z.RefinementCtx): void {
   const m = typeof s.limits === 'object' && s.limits !== null ? s.limits.memory : undefined;
-  if (s.agent?.harness !== 'claude-code' || typeof m !== 'string' || !MEMORY.test(m)) return;
+  // The least memory a preset's client starts with (its descriptor's memoryMin).
+  const p = presetOf(s.agent?.harness);
+  if (!p?.memoryMin || typeof m !== 'string' || !MEMORY.test(m)) return;
   const bytes = memoryBytes(m);
-  if (bytes !== null && bytes < memoryBytes(CLAUDE_MEMORY_MIN)!) {
-    ctx.addIssue({ code: 'custom', path: ['limits', 'memory'], message: `must be at least "${CLAUDE_MEMORY_MIN}" for harness "claude-code": its client does not start with less memory to a process, got ${JSON.stringify(m)}` });
+  if (bytes !== null && bytes < memoryBytes(p.memoryMin)!) {
+    ctx.addIssue({ code: 'custom', path: ['limits', 'memory'], message: `must be at least "${p.memoryMin}" for harness "${p.id}": its client does not start with less memory to a process, got ${JSON.stringify(m)}` });
   }
 }
 
@@ -554,14 +554,15 @@ function agentIssues(s: { agent?: unknown }, ctx: z.RefinementCtx): void {
   const a = (typeof s.agent === 'object' && s.agent) || {};
   const { harness, effort, args } = a as { harness?: unknown; effort?: unknown; args?: unknown };
   if (typeof effort === 'string' && (ALL_EFFORTS as readonly string[]).includes(effort)) {
-    if (harness === 'command') {
-      ctx.addIssue({ code: 'custom', path: ['agent', 'effort'], message: 'applies to the claude-code and codex presets only; for harness "command" put your client\'s own effort flag in agent.args' });
-    } else if ((harness === 'claude-code' || harness === 'codex') && !(EFFORTS[harness] as readonly string[]).includes(effort)) {
-      ctx.addIssue({ code: 'custom', path: ['agent', 'effort'], message: `"${effort}" is not an effort level of ${harness}; use one of ${EFFORTS[harness].join(' ')}` });
+    const p = presetOf(harness);
+    if (harness === COMMAND) {
+      ctx.addIssue({ code: 'custom', path: ['agent', 'effort'], message: `applies to the ${presetList()} presets only; for harness "command" put your client's own effort flag in agent.args` });
+    } else if (p && !p.efforts.includes(effort)) {
+      ctx.addIssue({ code: 'custom', path: ['agent', 'effort'], message: `"${effort}" is not an effort level of ${p.id}; use one of ${p.efforts.join(' ')}` });
     }
   }
   if (harness === 'command' && (s as { budget?: unknown }).budget !== undefined) {
-    ctx.addIssue({ code: 'custom', path: ['budget'], message: 'counts the usage the claude-code and codex presets read from their client\'s stream; remove it for harness "command"' });
+    ctx.addIssue({ code: 'custom', path: ['budget'], message: `counts the usage the ${presetList()} presets read from their client's stream; remove it for harness "command"` });
   }
   if (strings(args)) for (const p of bypassArgs(args)) ctx.addIssue({ code: 'custom', path: ['agent', 'args', p.index], message: p.message });
   for (const i of fallbackIssues(a)) ctx.addIssue({ code: 'custom', path: ['agent', 'fallbackModel'], message: i });

@@ -1,6 +1,6 @@
 // The layout rules of docs/ARCHITECTURE.md, checked on the source tree
 // itself: short functions, short template partials, one definition of each scheduler list
-// and each cross-language format, generators free of side effects, and no reference to
+// and each cross-language format, no scheduler or harness preset named outside its folder, generators free of side effects, and no reference to
 // notes that are not shipped with the project.
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -113,6 +113,38 @@ test('a scheduler is named only in its own folder and renderer (and the spec for
   // descriptions): the spec format names it, as the README does, not a branch on a scheduler.
   const block = (m: string) => /^src\/(spec|schema)\.ts: ['"`]?kubernetes['"`]?:?$/.test(m);
   assert.equal(bad.filter((m) => !block(m)), []);
+});
+
+// The harness presets, as their folders say (src/harness/<id>/index.ts), not as the registry lists them.
+const PRESETS = readdirSync(join(ROOT, 'src/harness'))
+  .filter((e) => statSync(join(ROOT, 'src/harness', e)).isDirectory() && readdirSync(join(ROOT, 'src/harness', e)).includes('index.ts'))
+  .sort();
+
+/** Where `text` names a preset in code: a string that is its id (as a value, a key or a case label), or a bare object key of its name. */
+export function presetMentions(text: string, ids: string[]): string[] {
+  const alt = ids.map((i) => i.replace(/[-]/g, '\\-')).join('|');
+  const literal = new RegExp(`(['"\`])(${alt})\\1`, 'g');
+  const key = new RegExp(`(?:^|[{,])\\s*(${alt})\\s*:(?!:)`, 'gm');
+  return [...code(text).matchAll(literal)].map((m) => m[0]).concat([...code(text).matchAll(key)].map((m) => `${m[1]}:`));
+}
+
+test('the preset finder sees a preset named in code, not in a path or a comment (control)', () => {
+  const ids = ['claude-code', 'codex'];
+  assert.equal(presetMentions("if (a.harness === 'codex') x();", ids), ["'codex'"]);
+  assert.equal(presetMentions('const r = {\n  "claude-code": 1,\n  codex: 2,\n};', ids), ['"claude-code"', 'codex:']);
+  assert.equal(presetMentions("const r = { 'claude-code': 1, codex: 2 };", ids), ["'claude-code'", 'codex:']);
+  assert.equal(presetMentions("switch (h) {\n  case `claude-code`:\n}", ids), ['`claude-code`']);
+  assert.equal(presetMentions("import { preset } from './codex/index.ts';\n// the 'codex' preset\nconst w = 'codex exec', v = \"run codex: now\";", ids), []);
+});
+
+test('a harness preset is named only in its own folder (src/harness/<id>/): everything else asks the registry, the spec enum included', () => {
+  assert.ok(PRESETS.length >= 2, `the preset folders (found ${PRESETS.join(', ')})`);
+  const bad = SOURCES.map(rel).flatMap((f) =>
+    presetMentions(readFileSync(join(ROOT, f), 'utf8'), PRESETS)
+      .filter((m) => !f.startsWith(`src/harness/${m.replace(/^['"`]|['"`]?:?$/g, '')}/`))
+      .map((m) => `${f}: ${m}`),
+  );
+  assert.equal(bad, []);
 });
 
 // src/host/'s root holds only what its folders share; everything else sits in the folder of

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { SCHEDULER_IDS } from '../src/scheduler-facts.ts';
+import { PRESET_IDS } from '../src/harness/registry.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const DPDM = join(ROOT, 'node_modules/.bin/dpdm');
@@ -107,7 +108,7 @@ test("no import circle either with the registry's edges to every generators/<id>
   assert.equal(circles(graph()), []);
 });
 
-test('the floors point down: facts import nothing, spec/schedule/state never reach the registry, src/host never imports src/commands', () => {
+test('the floors point down: facts (the schedulers\' and the presets\') import nothing, spec/schedule/state never reach the registry, src/host never imports src/commands', () => {
   const g = graph();
   const facts = ['src/scheduler-facts.ts', ...SCHEDULER_IDS.map((id) => `src/host/${id}/facts.ts`)];
   assert.equal([...reach(g, 'src/scheduler-facts.ts')].sort(), facts.slice(1).sort(), 'the facts leaf imports only the facts of each scheduler');
@@ -116,6 +117,10 @@ test('the floors point down: facts import nothing, spec/schedule/state never rea
   for (const low of ['src/spec.ts', 'src/schedule.ts', 'src/host/state.ts', 'src/jail.ts']) {
     assert.equal([...reach(g, low)].filter(upper), [], `${low} reaches only lower floors`);
   }
+  // The harness presets' registry is a facts leaf too: it reaches only the descriptors and
+  // the one helper they share (src/harness/argv.ts), so every floor may ask it.
+  const descriptors = PRESET_IDS.map((id) => `src/harness/${id}/index.ts`);
+  assert.equal([...reach(g, 'src/harness/registry.ts')].sort(), [...descriptors, 'src/harness/argv.ts'].sort(), 'the presets registry imports only the descriptors, which import only argv.ts');
   const hostToCommands = [...g].filter(([k]) => k.startsWith('src/host/')).flatMap(([k, deps]) => deps.filter((d) => d.startsWith('src/commands/')).map((d) => `${k} -> ${d}`));
   assert.equal(hostToCommands, []);
   // Rendering never reaches a backend or the host: generators/ sit beside src/host, not on it.

@@ -18,6 +18,7 @@ import { ask, Lines } from '../host/install/prompt.ts';
 import { heartSetup } from '../host/heart/setup.ts';
 import { runTool } from '../host/proc/tools.ts';
 import { PRESET_PINS } from '../harness.ts';
+import { PRESET_IDS, presetOf } from '../harness/registry.ts';
 import type { SchedulerId } from '../schedulers.ts';
 import { jsonSchema } from '../schema.ts';
 import { DAYS, DURATION, EVERY, paddedClock, seconds, validateSpec } from '../spec.ts';
@@ -236,8 +237,9 @@ export function initSpec(d: { repo: string; agent?: Agent; git: boolean; schedul
     // A pinned model and effort (PRODUCT §8): the client's own default may change.
     agent.model = PRESET_PINS[d.agent.harness].model;
     agent.effort = PRESET_PINS[d.agent.harness].effort;
-    // codex exec refuses a folder outside a git repository unless told it is fine.
-    if (d.agent.harness === 'codex' && !d.git) agent.args = ['--skip-git-repo-check'];
+    // A client that refuses a folder outside a git repository unless told it is fine (its descriptor's outsideGit).
+    const outside = presetOf(d.agent.harness)?.outsideGit;
+    if (outside && !d.git) agent.args = [...outside.args];
   }
   agent.prompt = INIT_PROMPT;
   const hours: Record<string, unknown> = {};
@@ -395,7 +397,8 @@ function detected(d: { repo: string; inGit: boolean; agent: Agent | undefined; h
     out.push(`  model      ${PRESET_PINS[agent.harness].model}, effort ${PRESET_PINS[agent.harness].effort}: pinned in agent.model and agent.effort (change them there)`);
     if (agent.note) notes.push(agent.note);
     for (const o of host.agents.filter((a) => a !== agent)) notes.push(`${o.label} is installed too (${o.bin}); to run it instead, set agent.harness to "${o.harness}" and agent.bin to that path`);
-    if (agent.harness === 'codex' && !inGit) notes.push('codex exec refuses a folder outside a git repository, so agent.args holds --skip-git-repo-check; run `git init` and remove it if you prefer');
+    const outside = presetOf(agent.harness)?.outsideGit;
+    if (outside && !inGit) notes.push(outside.note);
     notes.push(...checkBin(agent.bin, 'agent.bin', host.path, d.io).problems);
   } else if (d.command) {
     out.push('  agent      another program (harness "command"), as you chose');
@@ -427,7 +430,7 @@ function todo(spec: Record<string, unknown>, agent: Agent | undefined, command: 
   const hrs = sch.hours as Record<string, unknown>;
   const want: string[] = [];
   if (command) want.push('"agent.bin", the absolute path of the program to run, and "agent.args", its arguments before the prompt (harness "command" adds none of its own)');
-  else if (!agent) want.push('"agent.harness" ("claude-code", "codex", or "command" for any other program) and "agent.bin", the absolute path of the real executable (`command -v claude`, then `realpath` of it)');
+  else if (!agent) want.push(`"agent.harness" (${PRESET_IDS.map((id) => `"${id}"`).join(', ')}, or "command" for any other program) and "agent.bin", the absolute path of the real executable (\`command -v claude\`, then \`realpath\` of it)`);
   if (!sch.every) want.push(`"schedule.every": how often the agent wakes, one of ${EVERY.join(' ')}`);
   if (!hrs.start || !hrs.end) want.push('"schedule.hours": "start" and "end" as "HH:MM" (end "24:00" for midnight; an end before the start crosses midnight), optionally "days": ["mon", …]');
   if (!hrs.timezone) want.push('"schedule.hours.timezone": your IANA time zone, e.g. "Europe/Berlin"');

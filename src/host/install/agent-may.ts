@@ -5,6 +5,7 @@
 import { existsSync } from 'node:fs';
 import { posix } from 'node:path';
 import { harnessArgs } from '../../harness.ts';
+import { presetOf } from '../../harness/registry.ts';
 import { jailPolicy } from '../../jail.ts';
 import type { Spec } from '../../spec.ts';
 
@@ -20,12 +21,8 @@ export function toolsRow(spec: Spec, jailed: boolean): [string, string] | null {
     const i = args.indexOf(flag);
     return i >= 0 ? args.slice(i, i + 1 + n).join(' ') : '';
   };
-  if (spec.agent.harness === 'claude-code') {
-    const allowed = pick('--allowedTools');
-    return ['tools', `${pick('--permission-mode')}${allowed ? ` ${allowed}` : ''}: edits${allowed ? ' and every shell command' : ''} without asking${allowed ? ' (the jail bounds what they reach)' : '; a shell command the client would ask about is refused'}; your own permissions.deny rules still apply`];
-  }
-  if (spec.agent.harness === 'codex') return ['tools', `${pick('--sandbox')}, approval never: commands run inside codex's own sandbox without asking`];
-  return null;
+  const p = presetOf(spec.agent.harness);
+  return p ? ['tools', p.tools((flag) => pick(flag))] : null;
 }
 
 /** Dependency files at the repo's top, and the hosts their package manager fetches from. */

@@ -6,6 +6,7 @@
 import { STATUS_ARGV, billingClient, hasSetupToken, namesSetupToken, notPlan, timedOut, verdict } from '../../billing.ts';
 import { TOKEN_REFUSAL } from '../../billing-rules.ts';
 import type { Spec } from '../../spec.ts';
+import { presetOf } from '../../harness/registry.ts';
 
 /** What state.json records of the check (and status shows). */
 export interface BillingRecord {
@@ -60,14 +61,11 @@ export async function checkBilling(spec: Spec, now: string): Promise<{ record: B
   if (!client) return { record: { result: 'not checked' } };
   const version = await run(spec, ['--version']);
   const clientVersion = version.code === 0 ? version.stdout.trim().split('\n')[0]!.slice(0, 80) : '';
-  if (client === 'claude-code') {
-    // A client from before `claude auth status` would read "auth status" as a prompt: its
-    // help must list the command before the command is asked.
-    const help = await run(spec, ['auth', '--help']);
-    if (help.code !== 0 || !/^\s*status\b/m.test(help.stdout)) {
-      return {
-        refusal: `billing: ${shownCmd(spec, ['auth', '--help'])} does not list a "status" command${clientVersion ? ` (${clientVersion})` : ''}, so hbgen cannot verify that it runs on your subscription; update Claude Code (\`claude update\`, or npm install -g @anthropic-ai/claude-code), then install again`,
-      };
+  const pre = presetOf(client)!.billing.precheck;
+  if (pre) {
+    const help = await run(spec, pre.argv);
+    if (help.code !== 0 || !pre.stdout.test(help.stdout)) {
+      return { refusal: `billing: ${shownCmd(spec, pre.argv)} ${pre.refusal.replace('{version}', clientVersion ? ` (${clientVersion})` : '')}` };
     }
   }
   const args = STATUS_ARGV[client];
@@ -77,10 +75,10 @@ export async function checkBilling(spec: Spec, now: string): Promise<{ record: B
   if (!v.ok) {
     return { refusal: `billing: ${v.saw}, run in the agent's environment (the spec's env, in the repo): ${notPlan(client)}; then install again` };
   }
-  if (client === 'claude-code' && v.method === 'oauth_token') {
-    // `auth status` says oauth_token for an ANTHROPIC_AUTH_TOKEN (billed per token) too; only
-    // --text names the variable in use (Claude Code 2.1.197). The wrapper asks it too.
-    const text = await run(spec, ['auth', 'status', '--text']);
+  if (v.method === presetOf(client)!.billing.tokenMethod) {
+    // The status says so for a token billed per token too; only --text names the variable in
+    // use (src/harness/claude-code/index.ts billing.tokenMethod). The wrapper asks it too.
+    const text = await run(spec, [...args, '--text']);
     if (!namesSetupToken(text.stdout)) {
       return { refusal: `billing: ${TOKEN_REFUSAL}, run in the agent's environment (the spec's env, in the repo): ${notPlan(client)}; then install again` };
     }

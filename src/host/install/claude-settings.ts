@@ -14,7 +14,9 @@
 // preset's explicit --permission-mode acceptEdits still wins over their defaultMode.
 import { readFileSync, readdirSync } from 'node:fs';
 import { posix } from 'node:path';
-import { CLAUDE_MANAGED, billingClient, billingFiles, fileHit, fileHitMessage } from '../../billing.ts';
+import { billingClient, billingFiles, fileHit, fileHitMessage } from '../../billing.ts';
+import { CLAUDE_MANAGED } from '../../harness/claude-code/index.ts';
+import { presetOf } from '../../harness/registry.ts';
 import { claudeSettingsIssues } from '../../harness.ts';
 import type { Spec } from '../../spec.ts';
 import { lstatOrNull } from '../fsx.ts';
@@ -65,9 +67,9 @@ export function billingFilesRefusal(spec: Spec): string | undefined {
   const client = billingClient(spec.agent);
   if (!client) return undefined;
   const paths = billingFiles(spec);
-  if (client === 'claude-code') {
+  const d = presetOf(client)?.billing.filesDir;
+  if (d) {
     try {
-      const d = '/etc/claude-code/managed-settings.d';
       for (const f of readdirSync(d).sort()) if (f.endsWith('.json')) paths.push(posix.join(d, f));
     } catch {
       // no drop-in folder

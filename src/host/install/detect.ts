@@ -6,9 +6,10 @@ import { posix } from 'node:path';
 import { isKnownZone } from '../../zones.ts';
 import type { HostIO } from '../io.ts';
 import { findOnPath } from '../proc/tools.ts';
+import { PRESETS, type HarnessPreset, type PresetId } from '../../harness/registry.ts';
 import { SCHEDULER_IDS, SCHEDULERS, type SchedulerId } from '../../schedulers.ts';
 
-export type Harness = 'claude-code' | 'codex';
+export type Harness = PresetId;
 
 export interface Agent {
   harness: Harness;
@@ -19,22 +20,17 @@ export interface Agent {
   note?: string;
 }
 
-const AGENTS: { harness: Harness; label: string; command: string }[] = [
-  { harness: 'claude-code', label: 'Claude Code', command: 'claude' },
-  { harness: 'codex', label: 'Codex', command: 'codex' },
-];
 
 // A path component that names a release: the real file behind a self-updating install
 // (e.g. ~/.local/share/claude/versions/2.1.197) disappears at the next update.
 const VERSIONED = /\/(versions?|releases?)\/|\/v?\d+\.\d+(\.\d+)?([-+][^/]*)?(\/|$)/;
 
-/** Where `command` is: on PATH, else (for claude) the old local installer's place. */
-function locate(command: string, io: HostIO, home: string): { onPath: string; note?: string } | null {
-  const onPath = findOnPath(command, io.env.PATH);
+/** Where the preset's command is: on PATH, else where an old installer put it (its descriptor's detect.offPath: Claude Code's local installer). */
+function locate(p: HarnessPreset, io: HostIO, home: string): { onPath: string; note?: string } | null {
+  const onPath = findOnPath(p.detect.command, io.env.PATH);
   if (onPath) return { onPath };
-  if (command !== 'claude') return null;
-  // Claude Code's old local installer put the binary here and only an alias on PATH.
-  const local = posix.join(home, '.claude/local/claude');
+  if (!p.detect.offPath) return null;
+  const local = posix.join(home, p.detect.offPath);
   if (!findOnPath(local, '')) return null;
   return { onPath: local, note: `${local} (not on PATH; your shell may reach it through an alias, which schedulers do not have)` };
 }
@@ -42,8 +38,8 @@ function locate(command: string, io: HostIO, home: string): { onPath: string; no
 /** The agent binaries on PATH, each resolved to its real file (walking PATH, no shell). */
 export function findAgents(io: HostIO, home: string): Agent[] {
   const out: Agent[] = [];
-  for (const a of AGENTS) {
-    const found = locate(a.command, io, home);
+  for (const a of PRESETS) {
+    const found = locate(a, io, home);
     if (!found) continue;
     const { onPath, note } = found;
     let real = onPath;
@@ -52,7 +48,7 @@ export function findAgents(io: HostIO, home: string): Agent[] {
     } catch {
       continue;
     }
-    const agent: Agent = { harness: a.harness, label: a.label, bin: real };
+    const agent: Agent = { harness: a.id, label: a.label, bin: real };
     if (real !== onPath) {
       agent.via = onPath;
       if (VERSIONED.test(real) && !VERSIONED.test(onPath)) {

@@ -10,6 +10,7 @@ import { harnessArgs } from '../../harness.ts';
 import { names } from '../../names.ts';
 import { FACTS } from '../../scheduler-facts.ts';
 import { credential, knownCredentials, type Credential } from '../../credentials.ts';
+import { COMMAND, presetOf } from '../../harness/registry.ts';
 import type { Spec } from '../../spec.ts';
 import { billingFilesRefusal, claudeSettingsRefusals } from './claude-settings.ts';
 import { lstatOrNull } from '../fsx.ts';
@@ -114,13 +115,13 @@ export function checkBin(bin: string, field: string, pathForInterp: string, io: 
  */
 export function meteredInShell(spec: Spec, io: HostIO): { found: Credential[]; checked: string[] } {
   const h = spec.agent.harness;
-  const relevant = (c: Credential | undefined): c is Credential => !!c && (h === 'command' || c.readBy.includes(h));
+  const relevant = (c: Credential | undefined): c is Credential => !!c && (h === COMMAND || c.readBy.includes(h));
   const found = Object.keys(io.env)
     .filter((k) => (io.env[k] ?? '') !== '')
     .sort()
     .map(credential)
     .filter(relevant);
-  const known = h === 'command' ? [...knownCredentials(), '*_API_KEY'] : knownCredentials(h);
+  const known = h === COMMAND ? [...knownCredentials(), '*_API_KEY'] : knownCredentials(h);
   return { found, checked: [...new Set([...known, ...found.map((c) => c.name)])].sort() };
 }
 
@@ -192,7 +193,8 @@ const TCC_DIRS = ['Documents', 'Desktop', 'Downloads', 'Library/Mobile Documents
  * for Claude only when the fuller check found nothing (it names the same keys).
  */
 function settingsRefusals(spec: Spec): string[] {
-  const claude = spec.agent.harness !== 'codex' ? claudeSettingsRefusals(spec) : [];
+  const p = presetOf(spec.agent.harness);
+  const claude = !p || p.billing.claudeSettings ? claudeSettingsRefusals(spec) : [];
   const hit = claude.length ? undefined : billingFilesRefusal(spec);
   return hit ? [...claude, hit] : claude;
 }

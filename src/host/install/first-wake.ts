@@ -75,8 +75,9 @@ function memoryNow(repo: string): { logLines: string[]; state: string } {
   return { logLines: log.split('\n').filter(Boolean), state: bytesOf(repo, 'STATE.md') };
 }
 
-// PROTOCOL.md's LOG.md line: `<local time> — Curr: <state>…` (templates/LOG.md.hbs).
-const LOG_LINE = /^\d{4}-\d\d-\d\d \d\d:\d\d\S*(?: \S+)? — Curr: \S/;
+// PROTOCOL.md's LOG.md line: `<local time> — Curr: <state>…` (templates/LOG.md.hbs); the dash
+// written \u2014, as the bundle stays ASCII (esbuild leaves a regular expression as written).
+const LOG_LINE = /^\d{4}-\d\d-\d\d \d\d:\d\d\S*(?: \S+)? \u2014 Curr: \S/;
 
 interface Checked {
   ok: boolean;

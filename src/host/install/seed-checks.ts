@@ -8,26 +8,15 @@ import { spawnSync } from 'node:child_process';
 import { posix } from 'node:path';
 import type { Spec } from '../../spec.ts';
 import { readSoft } from '../fsx.ts';
+import { presetOf } from '../../harness/registry.ts';
 
 export interface SeedLook {
   rows: [string, string][];
   caveats: string[];
 }
 
-/**
- * Claude Code's model aliases: "default" and the list its 2.1.197 bundle checks a name
- * against (sonnet, opus, haiku, fable, best, sonnet[1m], opus[1m], fable[1m], opusplan);
- * https://docs.anthropic.com/en/docs/claude-code/model-config lists the released ones.
- * A full model name (claude-…) is on no list the client prints.
- */
-export const CLAUDE_ALIASES = ['default', 'best', 'sonnet', 'opus', 'haiku', 'fable', 'sonnet[1m]', 'opus[1m]', 'fable[1m]', 'opusplan'];
-
-/** The instruction files each client reads from the repo. */
-const INSTRUCTION_FILES: Record<Spec['agent']['harness'], string[]> = {
-  'claude-code': ['CLAUDE.md', '.claude/CLAUDE.md', 'CLAUDE.local.md'],
-  codex: ['AGENTS.md', 'AGENTS.override.md'],
-  command: ['CLAUDE.md', 'AGENTS.md'],
-};
+/** The instruction files the client reads from the repo: its descriptor's, or for a command the two common ones. */
+const instructionFiles = (spec: Spec): readonly string[] => presetOf(spec.agent.harness)?.instructionFiles ?? ['CLAUDE.md', 'AGENTS.md'];
 
 const MAX = 256 * 1024;
 const text = (path: string): string | null => readSoft(path, MAX, { noFollow: true })?.toString('utf8') ?? null;
@@ -61,7 +50,7 @@ function instructions(spec: Spec): { row: string; caveats: string[] } {
   const protocol = ['PROTOCOL.md', 'HEART.md'].map((f) => text(posix.join(spec.repo, f)) ?? '').join('\n');
   const parts: string[] = [];
   const caveats: string[] = [];
-  for (const f of INSTRUCTION_FILES[spec.agent.harness]) {
+  for (const f of instructionFiles(spec)) {
     const t = text(posix.join(spec.repo, f));
     if (t === null) continue;
     const named = ['PROTOCOL.md', 'HEART.md'].filter((x) => t.includes(x));
@@ -71,13 +60,12 @@ function instructions(spec: Spec): { row: string; caveats: string[] } {
       if (m && c.when(protocol)) caveats.push(`${posix.join(spec.repo, f)} ${c.why} ("${m[0]}"); change one of them`);
     }
   }
-  return { row: parts.length ? parts.join('; ') : `none (no ${INSTRUCTION_FILES[spec.agent.harness].join(', ')} in the repo): the wake prompt and PROTOCOL.md are all it reads`, caveats };
+  return { row: parts.length ? parts.join('; ') : `none (no ${instructionFiles(spec).join(', ')} in the repo): the wake prompt and PROTOCOL.md are all it reads`, caveats };
 }
 
-/** Claude Code's permissions.deny rules that stop what the protocol needs, from the settings files it reads. */
-function claudeSettings(spec: Spec): string[] {
-  if (spec.agent.harness !== 'claude-code') return [];
-  const files = [posix.join(spec.repo, '.claude/settings.json'), posix.join(spec.repo, '.claude/settings.local.json'), posix.join(spec.env.HOME, '.claude/settings.json')];
+/** The client's permissions.deny rules that stop what the protocol needs, from the settings files it reads (its descriptor's denyRuleFiles). */
+function denyRules(spec: Spec): string[] {
+  const files = presetOf(spec.agent.harness)?.denyRuleFiles?.(spec.repo, spec.env.HOME) ?? [];
   const out: string[] = [];
   for (const f of files) {
     let deny: unknown;
@@ -98,29 +86,32 @@ function claudeSettings(spec: Spec): string[] {
 function catalog(spec: Spec, bin: string): { row: string; caveats: string[] } {
   const a = spec.agent;
   const asked = [a.model, a.fallbackModel, ...Object.values(a.models ?? {})].filter((m): m is string => !!m);
-  if (a.harness === 'command') return { row: 'unverified (harness "command": hbgen knows no list of its models)', caveats: [] };
+  const p = presetOf(a.harness);
+  if (!p) return { row: 'unverified (harness "command": hbgen knows no list of its models)', caveats: [] };
   if (asked.length === 0) return { row: "the client's default (nothing to check)", caveats: [] };
-  const known = a.harness === 'codex' ? codexCatalog(spec, bin) : { list: CLAUDE_ALIASES, from: "Claude Code's aliases" };
+  const c = p.model.catalog;
+  const known = 'argv' in c ? printedCatalog(spec, bin, c) : c;
+  const fullName = 'argv' in c ? undefined : c.fullName;
   if ('why' in known) return { row: `unverified (${known.why})`, caveats: [] };
   const caveats: string[] = [];
   const said = [...new Set(asked)].map((m) => {
     if (known.list.includes(m)) return `${m} listed`;
-    if (a.harness === 'claude-code' && /^claude-[a-z0-9.-]+(\[1m\])?$/.test(m)) return `${m} unverified (a full model name: Claude Code lists none; the first wake's output says)`;
+    if (fullName?.test(m)) return `${m} unverified (a full model name: ${p.label} lists none; the first wake's output says)`;
     caveats.push(`the model ${JSON.stringify(m)} is not in ${known.from} (${known.list.join(', ')}); the client will likely refuse it: check the name`);
     return `${m} NOT listed`;
   });
   return { row: `${said.join(', ')} (by ${known.from})`, caveats };
 }
 
-/** The slugs of `codex debug models --bundled`: the catalog shipped with the binary, read offline. */
-function codexCatalog(spec: Spec, bin: string): { list: string[]; from: string } | { why: string } {
-  const r = spawnSync(bin, ['debug', 'models', '--bundled'], { env: { HOME: spec.env.HOME, PATH: spec.env.PATH }, cwd: spec.repo, encoding: 'utf8', timeout: 20_000, maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
+/** The slugs of the catalog the client prints (`codex debug models --bundled`: the one shipped with the binary, read offline). */
+function printedCatalog(spec: Spec, bin: string, c: { argv: readonly string[]; from: string }): { list: readonly string[]; from: string } | { why: string } {
+  const r = spawnSync(bin, [...c.argv], { env: { HOME: spec.env.HOME, PATH: spec.env.PATH }, cwd: spec.repo, encoding: 'utf8', timeout: 20_000, maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
   try {
     const models = (JSON.parse(r.stdout) as { models?: { slug?: unknown }[] }).models ?? [];
     const list = models.map((m) => m.slug).filter((s): s is string => typeof s === 'string');
-    if (list.length) return { list, from: '`codex debug models --bundled`' };
+    if (list.length) return { list, from: c.from };
   } catch {}
-  return { why: `\`codex debug models --bundled\` gave no catalog${r.error ? `: ${r.error.message}` : r.status !== 0 ? ` (exit ${r.status})` : ''}` };
+  return { why: `${c.from} gave no catalog${r.error ? `: ${r.error.message}` : r.status !== 0 ? ` (exit ${r.status})` : ''}` };
 }
 
 /** The two rows of the seed, "agent budget" and "token policy". `budget` is read defensively (a state.json of an older hbgen has none). */
@@ -140,6 +131,6 @@ export function seedLook(spec: Spec, bin: string): SeedLook {
   const cat = catalog(spec, bin);
   return {
     rows: [...budgetRows(spec), ['instructions', ins.row], ['models', cat.row]],
-    caveats: [...ins.caveats, ...claudeSettings(spec), ...cat.caveats],
+    caveats: [...ins.caveats, ...denyRules(spec), ...cat.caveats],
   };
 }
