@@ -145,7 +145,7 @@ test('jail on unless "sandbox": false; the presets widen only when jailed', () =
   const codex = { harness: 'codex' as const, bin: 'codex', prompt: 'p', args: [] };
   assert.equal(harnessArgs(codex, true).slice(0, 3), ['exec', '--sandbox', 'danger-full-access']);
   assert.equal(harnessArgs(codex, false).slice(0, 3), ['exec', '--sandbox', 'workspace-write']);
-  assert.match(jailHoldsLine('claude-code'), /allowlist is not a jail.*subagents/);
+  assert.match(jailHoldsLine('claude-code'), /allowlist is not a jail.*around the whole agent process tree is what holds/);
   assert.match(jailOffLine('claude-code'), /shell command .* refused unattended.*"sandbox": false/);
   assert.match(jailOffLine('codex'), /no network/);
 });
