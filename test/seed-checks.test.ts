@@ -65,6 +65,16 @@ clientTest(found)('codex: the model against the REAL codex\'s `codex debug model
   }
 });
 
+test('status: the agent row is the model map (model, effort, tiers, fallback), the permission mode and the token policy; for harness command, what the args decide', async () => {
+  const h = makeHost('systemd-user');
+  rewriteSpec(h, { agent: { harness: 'claude-code', bin: h.bin, prompt: 'x', model: 'sonnet', effort: 'high', models: { fast: 'haiku', strong: 'opus' }, fallbackModel: 'haiku' } as never, budget: 5000000 } as never);
+  assert.is((await hb(h, 'install', { yes: true })).code, 0);
+  assert.is(row((await hb(h, 'status')).out, 'agent'), 'claude-code: model sonnet, effort high; tiers fast=haiku, strong=opus, fallback haiku; permission mode acceptEdits; a budget of 5,000,000 tokens a day');
+  const c = makeHost('systemd-user');
+  assert.is((await hb(c, 'install', { yes: true })).code, 0);
+  assert.is(row((await hb(c, 'status')).out, 'agent'), `command: ${c.spec.agent.bin}; model and permissions: your args decide`);
+});
+
 test('harness command: the model is unverified; the rows agent budget and token policy', async () => {
   const h = makeHost('systemd-user');
   rewriteSpec(h, { agent: { harness: 'command', bin: h.bin, prompt: 'Do one chunk.', models: { fast: 'haiku', strong: 'opus' } } });

@@ -7,7 +7,8 @@
 // a missing binary, a stale lock, the last outcome (or the wake that ended without one) and
 // the next fire time.
 import { untilReached } from '../../week.ts';
-import { jailLines, jailPolicy } from '../../jail.ts';
+import { jailLines, jailOn, jailPolicy } from '../../jail.ts';
+import { COMMAND } from '../../harness/registry.ts';
 import { type LimitsFindings, limitsFindings, limitsLine } from '../../limits.ts';
 import { posix } from 'node:path';
 import { UserError } from '../../errors.ts';
@@ -17,7 +18,7 @@ import { failStreak, farPauses, schedulerClock, wakeSeconds, wakes, missedSince 
 import { localText, nextFire } from './next.ts';
 import { offsetAt } from '../../zone-offsets.ts';
 import type { Ctx, HostPaths } from '../backend.ts';
-import { checkBin } from '../install/facts.ts';
+import { checkBin, permissionMode } from '../install/facts.ts';
 import { READ_MAX, linkOnTheWay, lstatOrNull, mode4, readOrNull, readSoft, sha256, takeSkipped } from '../fsx.ts';
 import { homeOf, type HostIO } from '../io.ts';
 import { heartRemoved } from '../heart/mission.ts';
@@ -576,6 +577,7 @@ function about(spec: Spec, n: Names, s: State, drifted: Set<string>, w: Wake | u
     ['repo', spec.repo],
     ['hours', `${h.start}–${h.end} ${h.timezone}, ${h.days ? h.days.join(' ') : 'every day'}; every ${spec.schedule.every}, timeout ${spec.timeout}`],
     ['wrapper', drifted.has(n.wrapper) ? 'changed since install (see below)' : `${n.wrapper}, as installed`],
+    ['agent', agentText(spec)],
     ['billing', billingText(f.billing)],
     ...jailLines(spec, null).map((l, i): [string, string] => [i === 0 ? 'jail' : '', l]),
     ['limits', limitsLine(spec)],
@@ -612,6 +614,20 @@ function heartOf(spec: Spec, n: Names): Findings['heart'] {
   const sum = readSoft(posix.join(n.stateDir, 'heart.sum'), 4096, { noFollow: true })?.toString('utf8').trim();
   // The wrapper keeps HEART.md's SHA-256 hex (a CRC could be matched by a rewrite).
   return { changed: sum ? sum !== sha256(heart) : null };
+}
+
+/**
+ * The agent as the wakes run it: the harness, the model and effort, the tiers and the
+ * fallback model (the model map the wake prompt names), the permission mode its command line
+ * sets, and the token policy (the day's budget, or that usage is only logged).
+ */
+function agentText(spec: Spec): string {
+  const a = spec.agent;
+  const mode = `permission mode ${permissionMode(a, jailOn(spec))}`;
+  if (a.harness === COMMAND) return `${a.harness}: ${a.bin}; model and ${mode.replace(/^permission mode not set by hbgen \(harness "command": your args decide\)$/, 'permissions: your args decide')}`;
+  const tiers = a.models ? `; tiers ${Object.entries(a.models).map(([k, v]) => `${k}=${v}`).join(', ')}` : '';
+  const budget = spec.budget === undefined ? 'no daily budget (usage logged)' : `a budget of ${spec.budget.toLocaleString('en-US')} tokens a day`;
+  return `${a.harness}: model ${a.model ?? "the client's default"}, effort ${a.effort ?? "the client's default"}${tiers}${a.fallbackModel ? `, fallback ${a.fallbackModel}` : ''}; ${mode}; ${budget}`;
 }
 
 /** The billing row, from the findings' record (billingOf): what the client said of its login at install; the wrapper asks again before every wake (a refusal is an `error billing` line). */
