@@ -67,6 +67,18 @@ export function secretsHidden(home: string, allowRead: readonly string[]): strin
   return SECRET_PATHS.map((d) => posix.join(home, d)).filter((p) => !open.has(p));
 }
 
+/**
+ * The jail's private tmp, <cache>/hbgen/NAME/tmp: XDG's cache folder
+ * (https://specifications.freedesktop.org/basedir-spec/latest/#variables) when the spec's env
+ * sets it, else ~/.cache (~/Library/Caches for launchd). From the spec alone, jail on or off.
+ */
+export function jailTmp(spec: Spec): string {
+  const home = spec.env.HOME!.replace(/(.)\/$/, '$1');
+  const macos = FACTS[spec.schedule.scheduler].macOS === true;
+  const cache = spec.env.XDG_CACHE_HOME?.startsWith('/') ? posix.normalize(spec.env.XDG_CACHE_HOME) : posix.join(home, macos ? 'Library/Caches' : '.cache');
+  return posix.join(cache, 'hbgen', spec.name, 'tmp');
+}
+
 /** The jail's policy, or null when the jail is off. */
 export function jailPolicy(spec: Spec): JailPolicy | null {
   if (!jailOn(spec)) return null;
@@ -75,8 +87,7 @@ export function jailPolicy(spec: Spec): JailPolicy | null {
   const n = names(spec);
   const macos = FACTS[spec.schedule.scheduler].macOS === true;
   const need = clientNeeds(spec.agent.harness, home, spec.env);
-  const cache = spec.env.XDG_CACHE_HOME?.startsWith('/') ? posix.normalize(spec.env.XDG_CACHE_HOME) : posix.join(home, macos ? 'Library/Caches' : '.cache');
-  const tmp = posix.join(cache, 'hbgen', spec.name, 'tmp');
+  const tmp = jailTmp(spec);
   // Other users' homes: root's is hidden. The folder holding HOME cannot be hidden with
   // HOME shown again: srt 0.0.83 binds an allowRead back read-only over the writable
   // folders below it (the private tmp, the client's folders), so the other homes under

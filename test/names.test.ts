@@ -4,7 +4,7 @@
 // every file of its state folder, asks once (or --yes), and removes it (--keep-logs keeps the
 // log). Through the built CLI, the stand-in systemctl first on PATH, from a folder without
 // any hbgen.json.
-import { existsSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -75,9 +75,15 @@ test('a stopped install whose spec file was renamed: list suggests `hbgen forget
   f = cli(h, ['forget', 'docs', '--dry-run']);
   assert.is(f.code, 0);
   assert.ok(existsSync(join(dir, 'state.json')));
+  // The jail's private tmp of a wake (<cache>/hbgen/docs/tmp) goes with it.
+  const cache = join(h.home, '.cache/hbgen/docs');
+  mkdirSync(join(cache, 'tmp'), { recursive: true });
+  writeFileSync(join(cache, 'tmp', 'left-by-a-test-run'), 'x');
   f = cli(h, ['forget', 'docs', '--yes']);
   assert.is(f.code, 0, f.stderr);
+  assert.match(f.stdout, new RegExp(`\\nand the jail's private tmp ${cache.replace(/[.]/g, '\\.')} \\(1 files, made again by every wake\\)\\n`));
   assert.not.ok(existsSync(dir), 'the state folder is gone');
+  assert.not.ok(existsSync(cache), "the jail's tmp is gone");
   assert.match(cli(h, ['list']).stdout, /^no hbgen install found/);
 });
 

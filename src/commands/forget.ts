@@ -12,6 +12,8 @@ import { homeOf, type HostIO } from '../host/io.ts';
 import { type InstallRow, listInstalls } from '../host/audit/inventory.ts';
 import { askConsent } from '../host/install/prompt.ts';
 import { readState } from '../host/state.ts';
+import { jailTmp } from '../jail.ts';
+import { validateSpec } from '../spec.ts';
 import { line } from './common.ts';
 
 const LOGS = new Set(['runtime.log', 'runtime.log.1', 'agent.log', 'agent.log.1']);
@@ -31,6 +33,21 @@ function entries(dir: string): { path: string; size: number; folder: boolean }[]
   };
   walk(dir);
   return out;
+}
+
+/**
+ * The jail's private tmp of this install, <cache>/hbgen/NAME (src/jail.ts), made again by every
+ * wake: when it is a real folder, it goes with the install (a link is never followed).
+ */
+function jailCache(spec: unknown, name: string): string | null {
+  const v = validateSpec(spec).spec;
+  const tmp = v && v.name === name && v.env.HOME ? jailTmp(v) : undefined;
+  const dir = tmp ? posix.dirname(tmp) : null;
+  try {
+    return dir && posix.basename(dir) === name && lstatSync(dir).isDirectory() ? dir : null;
+  } catch {
+    return null;
+  }
 }
 
 /** The stopped install named `name`, or a refusal saying what it is instead. */
@@ -56,6 +73,8 @@ export async function forget(argv: { name: string; keepLogs?: boolean; yes?: boo
   line(io, `it removes${keep.length ? '' : ' the folder and'} these files:`);
   for (const e of go) line(io, `  ${posix.relative(dir, e.path)}  (${e.size} bytes)${LOGS.has(posix.basename(e.path)) ? '  the wake history; --keep-logs keeps it' : ''}`);
   if (keep.length) line(io, `it keeps: ${keep.map((e) => posix.basename(e.path)).join(', ')} in ${dir}`);
+  const cache = jailCache(s.spec, argv.name);
+  if (cache) line(io, `and the jail's private tmp ${cache} (${entries(cache).filter((e) => !e.folder).length} files, made again by every wake)`);
   if (argv.dryRun) {
     line(io, '--dry-run: nothing was removed');
     return 0;
@@ -68,6 +87,7 @@ export async function forget(argv: { name: string; keepLogs?: boolean; yes?: boo
   if (keep.length) {
     for (const e of all.filter((x) => !keep.includes(x))) rmSync(e.path, { recursive: true, force: true });
   } else rmSync(dir, { recursive: true, force: true });
+  if (cache) rmSync(cache, { recursive: true, force: true });
   line(io, `removed ${go.length} file${go.length === 1 ? '' : 's'}${keep.length ? `; kept ${keep.map((e) => e.path).join(', ')}` : ` and ${dir}`}`);
   return 0;
 }
