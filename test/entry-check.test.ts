@@ -1,4 +1,4 @@
-// Every wake the scheduler starts checks, cheaply and without repairing, that the
+// Every fire the scheduler makes, inside the working hours or not, checks, cheaply and without repairing, that the
 // entry that started it is hbgen's own (the files as installed, one entry) and logs a `note`
 // otherwise. Installed with stand-in systemctl / crontab, then the REAL installed wrapper
 // run as the scheduler runs it (/bin/sh, empty environment).
@@ -44,6 +44,22 @@ test('systemd (stand-in systemctl): no note for the entry as installed; a change
   const before = lines(n.log).length;
   spawnSync('/bin/sh', [n.wrapper, '--now'], { env: {}, cwd: '/', encoding: 'utf8', timeout: 60_000 });
   assert.not.ok(lines(n.log).slice(before).some((l) => l.includes(' note ')));
+});
+
+test('outside the working hours too: a fire in a closed window checks its entry (a note), then skips', async () => {
+  // A window of one hour, twelve hours from now in the zone: this fire is outside it.
+  const hour = (Number(new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Berlin', hour: '2-digit', hourCycle: 'h23' }).format(new Date())) + 12) % 24;
+  const hh = String(hour).padStart(2, '0');
+  const h = makeHost('systemd-user', { schedule: { scheduler: 'systemd-user', every: '30m', minute: 7, hours: { start: `${hh}:00`, end: `${hh}:59`, timezone: 'Europe/Berlin' } } });
+  const r = await hb(h, 'install', { yes: true });
+  assert.is(r.code, 0, r.err + r.out);
+  assert.equal(scheduledWake(h).map((l) => l.split(' ').slice(0, 3).join(' ')), ['hbgen docs skip-window'], 'as installed: only the skip');
+  const unit = join(h.home, '.config/systemd/user/hbgen-docs.service');
+  appendFileSync(unit, 'Environment=X=1\n');
+  const w = scheduledWake(h);
+  assert.is(w[0], `hbgen docs note scheduler entry not as installed: ${unit} differs from what hbgen installed (nothing repaired; hbgen status, then hbgen install)`);
+  assert.match(w[1]!, /^hbgen docs skip-window/);
+  assert.is(w.length, 2, w.join('\n'));
 });
 
 test('cron (stand-in crontab): no note as installed; a doubled block and an edited block are notes', async () => {
