@@ -50,13 +50,12 @@ test('stand-in systemctl: the panel names repo, billing, hours, interval, timeou
   for (const want of [
     `  repo       ${h.repo}`,
     "  billing    not checked (custom command): hbgen cannot ask this program who pays; no API key in the agent's environment",
-    '  cap        none: it wakes at every fire until stopped',
+    // The fields left out, on one row.
+    '  none       args, agent budget, instructions, budget, cap, gate, notify, ping (not set; docs/spec.md says how to set each)',
     '  hours      08:00–23:00 Europe/Berlin, every day',
     '  interval   every 30m: fires at :07 and :37 past each hour, in the window 08:00–23:00 Europe/Berlin, every day',
     '  timeout    10m, then TERM, and KILL 30s later',
     '  scheduler  systemd-user (hbgen-docs.service, hbgen-docs.timer)',
-    `${unitDir(h)}/hbgen-docs.service  0644  new`,
-    `${unitDir(h)}/hbgen-docs.timer    0644  new`,
     `${stateDir(h)}/heartbeat.sh`,
     '  systemctl --user daemon-reload\n  systemctl --user clean --what=state hbgen-docs.timer   (so that a fire missed while it was off is not replayed now)\n  systemctl --user enable --now hbgen-docs.timer\n  loginctl enable-linger ada\n',
     `  systemctl --user start hbgen-docs.service   (through the user manager, the installed unit unchanged; ${stateDir(h)}/smoke.request makes that run a smoke run`,
@@ -67,6 +66,8 @@ test('stand-in systemctl: the panel names repo, billing, hours, interval, timeou
   ]) {
     assert.ok(o.includes(want), `panel lacks ${JSON.stringify(want)}:\n${o}`);
   }
+  // A path under HOME is written ~/…, in the column of the file list.
+  assert.match(o, /\n {2}~\/\.config\/systemd\/user\/hbgen-docs\.service +0644 {2}new\n {2}~\/\.config\/systemd\/user\/hbgen-docs\.timer +0644 {2}new\n/, o);
 });
 
 test('stand-in systemctl: --yes installs the units, runs exactly these commands, checks itself and records state.json', async () => {
