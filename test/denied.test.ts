@@ -7,8 +7,9 @@
 // refused ("This command requires approval"), touch allowed; its result event carries
 // permission_denials with both. The codex stream is NOT a capture:
 // test/streams/codex-documented-declined.jsonl follows codex exec --json's documented item
-// shape (command_execution and file_change items whose status is "declined"), since no
-// refusal could be provoked offline from codex 0.171.0 here.
+// shape (command_execution and file_change items whose status is "declined"): no real codex
+// 0.171.0 refusal was recorded (the tests have no stand-in of the Responses API to ask for
+// a command with).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync, writeFileSync } from 'node:fs';
