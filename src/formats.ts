@@ -77,6 +77,8 @@ export const OUTCOME_WORDS = {
   start: 'start',
   ok: 'ok',
   quiet: 'quiet',
+  /** The agent ended as ok or quiet would, but its client refused tool calls: a failure. */
+  denied: 'denied',
   fail: 'fail',
   timeout: 'timeout',
   skipWindow: 'skip-window',
@@ -99,11 +101,11 @@ export const OUTCOMES: readonly Outcome[] = Object.values(OUTCOME_WORDS);
 // The outcomes by what they mean, each list typed by Outcome so that a respelling does not
 // compile; every reader (status, log, list, wake, health, history) asks these.
 /** The outcome lines that end a wake that started (its `start wake` line before it). */
-export const WAKE_ENDS = ['ok', 'quiet', 'fail', 'timeout', 'error', 'limit'] as const satisfies readonly Outcome[];
+export const WAKE_ENDS = ['ok', 'quiet', 'denied', 'fail', 'timeout', 'error', 'limit'] as const satisfies readonly Outcome[];
 /** A wake that worked: its agent exited 0. */
 export const SUCCEEDED = ['ok', 'quiet'] as const satisfies readonly Outcome[];
-/** A wake that failed; a run of them is the failing streak. */
-export const FAILED = ['fail', 'timeout', 'error'] as const satisfies readonly Outcome[];
+/** A wake that failed; a run of them is the failing streak. `denied N (TOOLS): …`: the client refused tool calls (heartbeat/80-outcome). */
+export const FAILED = ['denied', 'fail', 'timeout', 'error'] as const satisfies readonly Outcome[];
 /** Lines of the wrapper's that are no outcome at all: a wake's start, notes, usage, its length. */
 export const NOT_OUTCOMES = ['start', 'note', 'usage', 'took'] as const satisfies readonly Outcome[];
 /** Whether `o` is one of `list` (a log line's outcome is a plain string when read). */

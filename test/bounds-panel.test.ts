@@ -46,7 +46,7 @@ test('wakes stopped by a bound count toward the failing streak, and status names
   const detail = 'limits.tasks reached (4096 tasks of the user, inferred); raise limits.tasks in the spec';
   for (const [i, s] of [[1, 300], [2, 200], [3, 100]] as const) appendFileSync(names(h.spec).log, `${at(s)} hbgen docs start wake ${i}\n${at(s - 5)} hbgen docs fail 1 ${detail}\n`);
   const r = await hb(h, 'status');
-  assert.match(r.out, new RegExp(`failing: the last 3 wakes in a row ended fail, timeout or error \\(latest: fail 1 ${detail.replace(/[().]/g, '\\$&')} at `), r.out);
+  assert.match(r.out, new RegExp(`failing: the last 3 wakes in a row ended fail, denied, timeout or error \\(latest: fail 1 ${detail.replace(/[().]/g, '\\$&')} at `), r.out);
   assert.match(r.out, new RegExp(`last outcome: fail 1 ${detail.replace(/[().]/g, '\\$&')}`), r.out);
   assert.is.not(r.code, 0);
 });

@@ -58,7 +58,7 @@ async function forged(h: Host, fail: string, forge: string, late = true): Promis
 
   const st = await hb(h, 'status');
   assert.is(st.code, 1, st.out + st.err);
-  assert.match(st.out, /failing: the last 5 wakes in a row ended fail, timeout or error \(latest: fail 1 at /, st.out);
+  assert.match(st.out, /failing: the last 5 wakes in a row ended fail, denied, timeout or error \(latest: fail 1 at /, st.out);
   // The agent's last lines are shown as its own, from agent.log, each escaped (JSON).
   assert.match(st.out, /its agent's last output \(\S+\/agent\.log\): "/, st.out);
   assert.not.match(st.out, /last outcome: ok/);

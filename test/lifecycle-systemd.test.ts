@@ -534,7 +534,7 @@ test('stand-in systemctl: status exits 1 after three failing wakes in a row, nam
   assert.is((await hb(h, 'wake')).code, 1);
   st = await hb(h, 'status');
   assert.is(st.code, 1, st.out);
-  assert.match(st.out, /problem {2}failing: the last 3 wakes in a row ended fail, timeout or error \(latest: fail 1 at [^)]+\); its agent's last output \(\S+\/agent\.log\): "Not logged in · Please run \/login"; see .*runtime\.log, fix it, then check with `hbgen wake`/);
+  assert.match(st.out, /problem {2}failing: the last 3 wakes in a row ended fail, denied, timeout or error \(latest: fail 1 at [^)]+\); its agent's last output \(\S+\/agent\.log\): "Not logged in · Please run \/login"; see .*runtime\.log, fix it, then check with `hbgen wake`/);
   writeFileSync(h.bin, '#!/bin/sh\necho fine\n');
   assert.is((await hb(h, 'wake')).code, 0);
   assert.is((await hb(h, 'status')).code, 0);

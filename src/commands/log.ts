@@ -130,10 +130,10 @@ function human(io: HostIO, r: LogReport, days: number): void {
   line(io, `hbgen log: "${r.name}", the last ${days} day${days === 1 ? '' : 's'} in ${r.timezone} (${read})`);
   for (const k of r.skipped) line(io, `  note: ${k}`);
   const kinds = [...SKIP_KINDS, ...[...new Set(r.days.flatMap((d) => Object.keys(d.skipped)))].filter((k) => !(SKIP_KINDS as readonly string[]).includes(k)).sort()];
-  const head = ['day', 'started', 'ok', 'quiet', 'fail', 'timeout', 'limit', 'error', ...kinds, 'missed', 'asleep'];
+  const head = ['day', 'started', 'ok', 'quiet', 'denied', 'fail', 'timeout', 'limit', 'error', ...kinds, 'missed', 'asleep'];
   const rows = r.days.map((d) => {
     const wd = new Date(`${d.date}T12:00:00Z`).toUTCString().slice(0, 3);
-    return [`${wd} ${d.date}`, ...[d.started, d.ok, d.quiet, d.fail, d.timeout, d.limit, d.error, ...kinds.map((k) => d.skipped[k] ?? 0)].map(String), d.missed === null ? '-' : String(d.missed), d.asleep === null ? '-' : String(d.asleep)];
+    return [`${wd} ${d.date}`, ...[d.started, d.ok, d.quiet, d.denied, d.fail, d.timeout, d.limit, d.error, ...kinds.map((k) => d.skipped[k] ?? 0)].map(String), d.missed === null ? '-' : String(d.missed), d.asleep === null ? '-' : String(d.asleep)];
   });
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((x) => x[i]!.length)));
   const fmt = (cells: string[]) => `  ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')}`;

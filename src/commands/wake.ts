@@ -109,13 +109,13 @@ const epochOf = (t: string): number => Date.parse(t) / 1000;
 
 /**
  * One line from this wake's log lines: its number, outcome, detail and duration. After a
- * fail or a timeout it also names agent.log (`agentLog`), where the agent's own words are:
+ * fail, a timeout or denied tools it also names agent.log (`agentLog`), where the agent's own words are:
  * runtime.log holds only the wrapper's.
  */
 export function wakeLine(lines: LogLine[], log: string, code: number, agentLog?: string): string {
   const start = lines.find((l) => l.outcome === 'start');
   const end = [...lines].reverse().find((l) => !isOneOf(NOT_OUTCOMES, l.outcome));
-  const failed = end?.outcome === 'fail' || end?.outcome === 'timeout';
+  const failed = end?.outcome === 'fail' || end?.outcome === 'timeout' || end?.outcome === 'denied';
   const see = `(see ${log}${failed && agentLog ? `; the agent's output is in ${agentLog}` : ''})`;
   if (!end) return `wake: the wrapper exited ${code} and logged no outcome ${see}`;
   const what = `${end.outcome}${end.detail ? ` ${end.detail}` : ''}`;

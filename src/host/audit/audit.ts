@@ -507,7 +507,7 @@ function wakeHealth(spec: Spec, n: Names, s: State, when: Plan, present: boolean
     add(
       f,
       'failing',
-      `failing: the last ${streak.count} wakes in a row ended fail, timeout or error (latest: ${l.outcome}${l.detail ? ` ${l.detail}` : ''} at ${l.time})${tail.length ? `; its agent's last output (${n.agentLog}): ${tail.map((t) => JSON.stringify(t)).join(' ')}` : ''}; see ${n.log}, fix it, then check with \`hbgen wake\``,
+      `failing: the last ${streak.count} wakes in a row ended fail, denied, timeout or error (latest: ${l.outcome}${l.detail ? ` ${l.detail}` : ''} at ${l.time})${tail.length ? `; its agent's last output (${n.agentLog}): ${tail.map((t) => JSON.stringify(t)).join(' ')}` : ''}; see ${n.log}, fix it, then check with \`hbgen wake\``,
     );
   }
   // A jailed wake that left git a program to run outside the jail (heartbeat/81-gitcheck):

@@ -50,7 +50,7 @@ export function wakeSeconds(w: Wake): number | null {
 const failed = (l?: LogLine): boolean => !!l && isOneOf(FAILED, l.outcome);
 
 /**
- * How many of the latest wakes ended fail, timeout or error, in a row, and the latest of
+ * How many of the latest wakes ended fail, denied, timeout or error (FAILED), in a row, and the latest of
  * them. A wake ends with the outcome line after its `start wake` line, or with an `error`
  * line wherever it stands: a fault before the wake started (the repo missing, the billing
  * check, the lock) stops the heartbeat as surely as a failing agent. A wake that hit the

@@ -21,6 +21,8 @@ export interface DayCounts {
   started: number;
   ok: number;
   quiet: number;
+  /** Wakes whose client refused tool calls (`denied N (TOOLS): …`): failures, with a remedy of their own (permissions), so apart from fail. */
+  denied: number;
   fail: number;
   timeout: number;
   /** Wakes that ended at the plan's usage limit (`limit until …`). */
@@ -150,7 +152,7 @@ export function dailyCounts(h: HistoryInput): DayCounts[] {
   const from = dayStart(dates[0]!, h.zone);
   const byDate = new Map<string, DayCounts>();
   for (const date of dates) {
-    byDate.set(date, { date, started: 0, ok: 0, quiet: 0, fail: 0, timeout: 0, limit: 0, error: 0, skipped: Object.fromEntries(SKIP_KINDS.map((k) => [k, 0])), missed: h.expected ? 0 : null, asleep: h.expected ? 0 : null, tokens: noUsage() });
+    byDate.set(date, { date, started: 0, ok: 0, quiet: 0, denied: 0, fail: 0, timeout: 0, limit: 0, error: 0, skipped: Object.fromEntries(SKIP_KINDS.map((k) => [k, 0])), missed: h.expected ? 0 : null, asleep: h.expected ? 0 : null, tokens: noUsage() });
   }
   // Tokens count on the day their wake started (the wrapper's budget counts the same way).
   for (const [start, u] of usageOfWakes(h.lines)) {
