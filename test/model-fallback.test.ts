@@ -130,7 +130,9 @@ test('hbgen status says the wakes run the fallback, after a wake the scheduler s
   rewriteSpec(h, { agent: { harness: 'claude-code', bin: h.bin, prompt: 'Do one chunk.', model: 'opus', fallbackModel: 'sonnet' } });
   assert.is((await hb(h, 'install', { yes: true })).code, 0);
   let s = await hb(h, 'status');
-  assert.not.match(s.out, /fallback/);
+  // The agent row names the fallback the spec sets; no line says the wakes run it.
+  assert.match(s.out, /\n {2}agent +claude-code: model opus, [^\n]*, fallback sonnet; /);
+  assert.not.match(s.out, /run the fallback/);
   const n = names(h.spec);
   const w = spawnSync('/bin/sh', [n.wrapper], { env: {}, cwd: '/', encoding: 'utf8', timeout: 60_000 });
   assert.is(w.status, 1, w.stderr);
