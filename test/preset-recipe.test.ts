@@ -16,6 +16,7 @@ import { credential } from '../src/credentials.ts';
 import { PRESETS, PRESET_IDS } from '../src/harness/registry.ts';
 import { HARNESSES } from '../src/spec.ts';
 import { makeHost } from './helpers/lifecycle.ts';
+import { copySource, runner, snapshot } from './helpers/recipe.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const COPY = mkdtempSync(join(tmpdir(), 'hbgen-preset-recipe-'));
@@ -70,30 +71,10 @@ export const preset = {
 } as const satisfies HarnessPreset<'dummy'>;
 `;
 
-/** Every file below `dir` (relative to it) with its bytes, without the generated and built ones. */
-function snapshot(dir: string): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (d: string) => {
-    for (const e of readdirSync(d)) {
-      const p = join(d, e);
-      const r = relative(dir, p);
-      if (r === 'node_modules' || r === 'dist' || r === 'src/gen') continue;
-      if (statSync(p).isDirectory()) walk(p);
-      else out.set(r, readFileSync(p, 'latin1'));
-    }
-  };
-  walk(dir);
-  return out;
-}
-
-const run = (cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) => {
-  const r = spawnSync(cmd, args, { cwd: opts.cwd ?? COPY, env: opts.env ?? process.env, encoding: 'utf8', timeout: 600_000 });
-  return { code: r.status, out: `${r.stdout}${r.stderr}` };
-};
+const run = runner(COPY);
 
 test('the recipe: its folder and one registry line, nothing else', () => {
-  for (const e of ['src', 'generators', 'templates', 'bin', 'package.json', 'tsconfig.json']) cpSync(join(ROOT, e), join(COPY, e), { recursive: true });
-  symlinkSync(join(ROOT, 'node_modules'), join(COPY, 'node_modules'));
+  copySource(ROOT, COPY);
   const before = snapshot(COPY);
   mkdirSync(join(COPY, 'src/harness/dummy'));
   writeFileSync(join(COPY, 'src/harness/dummy/index.ts'), PRESET);

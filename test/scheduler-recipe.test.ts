@@ -12,6 +12,7 @@ import { join, relative } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { makeHost } from './helpers/lifecycle.ts';
+import { copySource, runner, snapshot } from './helpers/recipe.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const COPY = mkdtempSync(join(tmpdir(), 'hbgen-recipe-'));
@@ -112,30 +113,10 @@ export const backend: Backend = {
 };
 `;
 
-/** Every file below `dir` (relative to it) with its bytes, without the generated and built ones. */
-function snapshot(dir: string): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (d: string) => {
-    for (const e of readdirSync(d)) {
-      const p = join(d, e);
-      const r = relative(dir, p);
-      if (r === 'node_modules' || r === 'dist' || r === 'src/gen') continue;
-      if (statSync(p).isDirectory()) walk(p);
-      else out.set(r, readFileSync(p, 'latin1'));
-    }
-  };
-  walk(dir);
-  return out;
-}
-
-const run = (cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) => {
-  const r = spawnSync(cmd, args, { cwd: opts.cwd ?? COPY, env: opts.env ?? process.env, encoding: 'utf8', timeout: 600_000 });
-  return { code: r.status, out: `${r.stdout}${r.stderr}` };
-};
+const run = runner(COPY);
 
 test('the recipe: its folder, its renderer, its template and one registry line, nothing else', () => {
-  for (const e of ['src', 'generators', 'templates', 'bin', 'package.json', 'tsconfig.json']) cpSync(join(ROOT, e), join(COPY, e), { recursive: true });
-  symlinkSync(join(ROOT, 'node_modules'), join(COPY, 'node_modules'));
+  copySource(ROOT, COPY);
   const before = snapshot(COPY);
   mkdirSync(join(COPY, 'src/host/dummy'));
   writeFileSync(join(COPY, 'src/host/dummy/facts.ts'), FACTS);

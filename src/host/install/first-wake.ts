@@ -19,7 +19,7 @@ import { lockInfo } from '../proc/proc.ts';
 import type { Names } from '../../names.ts';
 import { type Spec, durations } from '../../spec.ts';
 import type { HostIO } from '../io.ts';
-import { askDefaultYes } from './prompt.ts';
+import { askConsent } from './prompt.ts';
 import { logLinesFrom } from './smoke.ts';
 import { startOnce } from './start-once.ts';
 
@@ -111,7 +111,7 @@ async function afterChecks(spec: Spec, n: Names, io: HostIO, outcome: string | n
  */
 export async function firstWake(spec: Spec, n: Names, io: HostIO, home: string, flag: boolean | undefined, say: (l: string) => void, armed: () => Promise<{ ok: boolean; observed: string }>): Promise<void> {
   if (!flag) {
-    const a = await askDefaultYes(io, `Run one real wake of "${spec.name}" now, through the scheduler, to see the agent work (up to ${spec.timeout}, it spends your plan's allowance)?`);
+    const a = await askConsent(io, `Run one real wake of "${spec.name}" now, through the scheduler, to see the agent work (up to ${spec.timeout}, it spends your plan's allowance)?`, true);
     if (a === 'no-tty') return say('first wake: skipped (no terminal to ask; `--first-wake` runs one after the check); `hbgen wake` runs one by hand');
     if (a === 'no') return say('first wake: not run; the first scheduled fire runs it, or `hbgen wake` now');
   }

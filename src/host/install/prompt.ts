@@ -34,30 +34,18 @@ export class Lines {
   }
 }
 
-// The one consent question. Default No: only "y" or "yes" installs; anything else, an
-// empty line or end of input, does not. Without a terminal there is no one to ask.
-export async function askConsent(io: HostIO, question: string): Promise<'yes' | 'no' | 'no-tty'> {
+// A yes/no question. Default No (the one consent question): only "y" or "yes" accepts;
+// anything else, an empty line or end of input, does not. `enterIsYes` ("[Y/n]"): Enter
+// accepts too; anything else, and end of input (nobody answered), still declines. Without
+// a terminal there is no one to ask.
+export async function askConsent(io: HostIO, question: string, enterIsYes = false): Promise<'yes' | 'no' | 'no-tty'> {
   if (!io.stdin.isTTY) return 'no-tty';
-  io.err(`${question} [y/N] `);
+  io.err(`${question} ${enterIsYes ? '[Y/n]' : '[y/N]'} `);
   const lines = new Lines(io.stdin);
   const answer = await lines.next();
   lines.close(io.stdin);
   if (answer === null) io.err('\n');
-  return answer !== null && /^\s*y(es)?\s*$/i.test(answer) ? 'yes' : 'no';
-}
-
-/**
- * A question whose Enter means yes ("[Y/n]"): Enter, "y" or "yes" accepts, anything else
- * declines, and so does end of input (nobody answered). Without a terminal there is no one to ask.
- */
-export async function askDefaultYes(io: HostIO, question: string): Promise<'yes' | 'no' | 'no-tty'> {
-  if (!io.stdin.isTTY) return 'no-tty';
-  io.err(`${question} [Y/n] `);
-  const lines = new Lines(io.stdin);
-  const answer = await lines.next();
-  lines.close(io.stdin);
-  if (answer === null) io.err('\n');
-  return answer !== null && /^\s*(y(es)?)?\s*$/i.test(answer) ? 'yes' : 'no';
+  return answer !== null && (enterIsYes ? /^\s*(y(es)?)?\s*$/i : /^\s*y(es)?\s*$/i).test(answer) ? 'yes' : 'no';
 }
 
 export interface Question {
