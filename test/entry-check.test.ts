@@ -29,13 +29,22 @@ test('systemd (stand-in systemctl): no note for the entry as installed; a change
   assert.match(readFileSync(join(names(h.spec).stateDir, 'entry.sum'), 'utf8'), /^sum \d+ \d+ .*hbgen-docs\.service\nsum \d+ \d+ .*hbgen-docs\.timer\nrefs 1 - .*\/systemd\/user\n$/);
   assert.equal(scheduledWake(h), ['hbgen docs start wake 1', 'hbgen docs quiet']);
   const unitDir = join(h.home, '.config/systemd/user');
+  const original = readFileSync(join(unitDir, 'hbgen-docs.service'));
   appendFileSync(join(unitDir, 'hbgen-docs.service'), 'Environment=X=1\n');
   const changed = readFileSync(join(unitDir, 'hbgen-docs.service'));
   let w = scheduledWake(h);
   assert.is(w.length, 3, w.join('\n'));
   assert.is(w[0], `hbgen docs note scheduler entry not as installed: ${join(unitDir, 'hbgen-docs.service')} differs from what hbgen installed (nothing repaired; hbgen status, then hbgen install)`);
   assert.equal(w.slice(1), ['hbgen docs start wake 2', 'hbgen docs quiet'], 'the wake goes on');
+  // status tells what the latest fire found of its entry.
+  const st = await hb(h, 'status');
+  assert.match(st.out, new RegExp(`\\n {2}warn {5}the fire of \\S+ found its scheduler entry not as installed: ${join(unitDir, 'hbgen-docs.service').replace(/[.]/g, '\\.')} differs from what hbgen installed; \`hbgen install\` puts it back\\n`), st.out);
   assert.ok(readFileSync(join(unitDir, 'hbgen-docs.service')).equals(changed), 'nothing repaired');
+  // A later fire that finds it as installed again: status no longer says so.
+  writeFileSync(join(unitDir, 'hbgen-docs.service'), original);
+  assert.equal(scheduledWake(h), ['hbgen docs start wake 3', 'hbgen docs quiet']);
+  assert.not.match((await hb(h, 'status')).out, /found its scheduler entry/);
+  writeFileSync(join(unitDir, 'hbgen-docs.service'), changed);
   copyFileSync(join(unitDir, 'hbgen-docs.service'), join(unitDir, 'hbgen-copy.service'));
   w = scheduledWake(h);
   assert.match(w[0]!, /differs from what hbgen installed, 2 files in \S+\/systemd\/user run this wrapper where hbgen installed 1 \(nothing repaired/);

@@ -14,7 +14,7 @@ import { posix } from 'node:path';
 import { UserError } from '../../errors.ts';
 import { WAKE_ENDS, isOneOf, type LogLine, pad2, parseLog, parseWakeDetail, SMOKE_DETAIL, TAMPERED_GIT } from '../../formats.ts';
 import { hostZone, hostZoneProblem, wakesMissedIn } from './clock.ts';
-import { failStreak, farPauses, schedulerClock, wakeSeconds, wakes, missedSince } from './health.ts';
+import { failStreak, farPauses, lastFireEntryNote, schedulerClock, wakeSeconds, wakes, missedSince } from './health.ts';
 import { localText, nextFire } from './next.ts';
 import { offsetAt } from '../../zone-offsets.ts';
 import type { Ctx, HostPaths } from '../backend.ts';
@@ -212,6 +212,9 @@ function recordedFindings(spec: Spec, n: Names, s: State, io: HostIO, f: Finding
   f.usage = usageFindings(parseLog(text, s.name), spec.schedule.hours.timezone, io.now(), spec.budget);
   const ul = usageLine(f.usage);
   if (ul) f.info.push(ul);
+  // What the latest fire found of its own scheduler entry (it looks at every fire).
+  const entry = lastFireEntryNote(parseLog(text, s.name), s.installedAt ?? s.time);
+  if (entry) note(f, 'warn', `the fire of ${entry.time} found its scheduler entry not as installed: ${entry.detail.replace(/ \(nothing repaired; hbgen status, then hbgen install\)$/, '')}; \`hbgen install\` puts it back`);
   return { text, last };
 }
 

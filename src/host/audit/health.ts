@@ -5,7 +5,7 @@ import { WRAPPER_CHANGED } from '../../../generators/entry.ts';
 import type { CalEntry, Plan } from '../../schedule.ts';
 import { offsetAt } from '../../zone-offsets.ts';
 import { LIMIT_FAR } from '../../../generators/limit.ts';
-import { FAILED, type LogLine, SUCCEEDED, WAKE_ENDS, isOneOf, isWakeStart, parseTookDetail, parseUntilDetail } from '../../formats.ts';
+import { FAILED, type LogLine, OUTCOME_WORDS, SUCCEEDED, WAKE_ENDS, isOneOf, isWakeStart, parseTookDetail, parseUntilDetail } from '../../formats.ts';
 
 const MIN = 60_000;
 
@@ -173,3 +173,24 @@ export function missedSince(lines: LogLine[], clock: { entries: CalEntry[]; zone
   const after = recovered.length ? fired.find((x) => x >= recovered.at(-1)! + MIN) ?? last.at : null;
   return { open: missed.filter((t) => t > last!.fire), recovered, recoveredAt: after };
 }
+
+/**
+ * What the latest scheduled fire since `since` (ISO) found of its own scheduler entry: the
+ * wrapper checks it at every fire (runtime step 6b) and logs `note scheduler entry not as
+ * installed: …` before the fire's first line. null when that fire found it as installed,
+ * or no fire came since.
+ */
+export function lastFireEntryNote(lines: LogLine[], since: string): { time: string; detail: string } | null {
+  let pending: LogLine | null = null;
+  let found: LogLine | null = null;
+  for (const l of lines) {
+    if (l.time < since) continue;
+    if (l.outcome === OUTCOME_WORDS.note && l.detail.startsWith('scheduler entry not as installed')) pending = l;
+    else if ((l.outcome === OUTCOME_WORDS.start && !/by hand|smoke/.test(l.detail)) || l.outcome.startsWith('skip-')) {
+      found = pending;
+      pending = null;
+    }
+  }
+  return found ? { time: found.time, detail: found.detail.replace(/^scheduler entry not as installed: /, '') } : null;
+}
+
