@@ -21,13 +21,15 @@ test('LOG.md and PROTOCOL.md give the seed shape, with the zone abbreviation and
   assert.match(protocol, /as the context block's `Local time`\s+gives it \(with its zone abbreviation\)/);
 });
 
-test('PROTOCOL.md has the fan-out and tier rules and reads the Allowance line', () => {
+test('PROTOCOL.md has the fan-out and tier rules (the strong tier once a wake), asks to verify finished work, and reads the Allowance line', () => {
   const flat = protocol.replace(/\s+/g, ' ');
   for (const rule of [
     /## Subagents and tiers/,
     /Delegate only when parallelism helps/,
     /No recursive spawning: a subagent you start must not start subagents of its own .*unless HEART\.md explicitly allows it/,
     /cheapest tier of `Model tiers` that can do its job well; keep the strongest tier for the hard reasoning/,
+    /keep the strongest tier for the hard reasoning, and use it at most once per wake unless HEART\.md allows more/,
+    /Before you record it as done, verify it: run the tests or the check that shows it works, and record `partial` with what failed/,
     /Scale down as the allowance tightens/,
     /`Allowance`: the minutes left in this wake .* how much of it is left today/,
   ]) assert.match(flat, rule);
