@@ -223,8 +223,6 @@ export interface BoundedContext {
   boundedOn: boolean;
 }
 
-export type WrapperContext = SeedsContext & JailContext & WindowContext & EnvironmentContext & GateContext & LockContext & WakeContext & BillingContext & OutcomeContext & WindowEndContext & LimitContext & RotateContext & NotifyContext & FormatsContext & StreamContext & BoundedContext & BoundsContext;
-
 export interface ClaimContext extends LockContext {
   header: string;
   claimsDir: string;
