@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import { log as logCmd, type LogReport } from '../src/commands/log.ts';
+import { digestLines } from '../src/host/audit/digest.ts';
 import { dailyCounts, dayStart, historyLines } from '../src/host/audit/history.ts';
 import type { HostIO } from '../src/host/io.ts';
 import { names } from '../src/names.ts';
@@ -242,6 +243,9 @@ test('hbgen log --digest: one day in a few lines (wakes and outcomes, skips by r
   const doc = JSON.parse(j.out);
   assert.is(doc.day.started, 0);
   assert.equal(doc.commits, []);
+  // Every way a wake ends is named, a denied one too (pure lines of the counts).
+  const day = { ...doc.day, started: 3, ok: 1, denied: 1, fail: 1 };
+  assert.match(digestLines({ ...doc, day, commits: null }).join('\n'), /\n {2}wakes {5}3 wakes ran: 1 ok, 1 denied, 1 fail\n[\s\S]*\n {2}commits {3}not read \(the repo is no git work tree hbgen may read\)\n/);
   const bad = await hb(h, 'log', { digest: '2020-01-01' });
   assert.is(bad.code, 2);
   assert.match(bad.err, /^hbgen: --digest takes "yesterday" \(the default\), "today" or a date YYYY-MM-DD of the last 366 days in /);
