@@ -5,10 +5,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeStub } from './helpers/crontab.ts';
-import { hb, lines, makeHost, type Host } from './helpers/lifecycle.ts';
+import { hb, lines, makeHost, rewriteSpec, type Host } from './helpers/lifecycle.ts';
 import { names } from '../src/names.ts';
 
 const ALL_DAY = { start: '00:00', end: '24:00', timezone: 'Europe/Berlin' };
@@ -53,6 +53,33 @@ test('systemd (stand-in systemctl): no note for the entry as installed; a change
   const before = lines(n.log).length;
   spawnSync('/bin/sh', [n.wrapper, '--now'], { env: {}, cwd: '/', encoding: 'utf8', timeout: 60_000 });
   assert.not.ok(lines(n.log).slice(before).some((l) => l.includes(' note ')));
+});
+
+test('notify is told of a scheduler problem once, when the next fire still finds it; not again at the fires after; a problem gone is forgotten', async () => {
+  const h = makeHost('systemd-user', { schedule: { scheduler: 'systemd-user', every: '30m', minute: 7, hours: ALL_DAY } });
+  const told = join(h.root, 'told');
+  const prog = join(h.root, 'notify.sh');
+  writeFileSync(prog, `#!/bin/sh\nprintf '%s %s\\n' "$HBGEN_EVENT" "$HBGEN_OUTCOME" >> ${told}\n`, { mode: 0o755 });
+  rewriteSpec(h, { notify: [prog] });
+  assert.is((await hb(h, 'install', { yes: true })).code, 0);
+  const unit = join(h.home, '.config/systemd/user/hbgen-docs.service');
+  const original = readFileSync(unit);
+  appendFileSync(unit, 'Environment=X=1\n');
+  const calls = () => (existsSync(told) ? readFileSync(told, 'utf8').split('\n').filter(Boolean) : []);
+  scheduledWake(h);
+  assert.equal(calls(), [], 'one fire: a note, no one told yet');
+  scheduledWake(h);
+  assert.equal(calls(), [`scheduler note scheduler entry not as installed: ${unit} differs from what hbgen installed`], 'the next fire still finds it: told');
+  scheduledWake(h);
+  assert.is(calls().length, 1, 'not again');
+  // Gone, then back: a new problem, told again at its second fire.
+  writeFileSync(unit, original);
+  scheduledWake(h);
+  appendFileSync(unit, 'Environment=X=1\n');
+  scheduledWake(h);
+  assert.is(calls().length, 1);
+  scheduledWake(h);
+  assert.is(calls().length, 2);
 });
 
 test('outside the working hours too: a fire in a closed window checks its entry (a note), then skips', async () => {
