@@ -4,12 +4,14 @@
 // the scheduler's fires that left no line; then the last wakes. Read-only; exit 0.
 import { UserError } from '../errors.ts';
 import { sleepFacts } from '../host/audit/asleep.ts';
-import { type DayCounts, SKIP_KINDS, dailyCounts, dayStart, historyLines, lastDates, lastWakes, localParts, type WakeRow } from '../host/audit/history.ts';
+import { type DayCounts, type HistoryInput, SKIP_KINDS, dailyCounts, dayStart, historyLines, lastDates, lastWakes, localParts, nextDate, type WakeRow } from '../host/audit/history.ts';
 import { digestLines } from '../host/audit/digest.ts';
 import { audit } from '../host/audit/audit.ts';
 import { gitLayoutProblem, safeGit } from '../host/proc/git.ts';
 import { schedulerClock } from '../host/audit/health.ts';
-import type { Usage } from '../formats.ts';
+import type { LogLine, Usage } from '../formats.ts';
+import type { State } from '../host/state.ts';
+import type { Spec } from '../spec.ts';
 import type { HostIO } from '../host/io.ts';
 import { lstatOrNull, takeSkipped } from '../host/fsx.ts';
 import { logHistory } from '../host/audit/runtime-log.ts';
@@ -57,6 +59,17 @@ function commitsOf(repo: string, from: number, to: number): string[] | null {
   }
 }
 
+/** The fires the scheduler was due to make, to count the missed ones: null when not installed on this host. */
+function expectedFires(s: State | null, spec: Spec, lines: LogLine[]): HistoryInput['expected'] {
+  // Off this host (a cluster) the log is in the pod: no fire can be judged from here.
+  if (s?.status !== 'installed' || !factsOf(s.scheduler) || factsOf(s.scheduler)!.offHost) return null;
+  const installed = Date.parse(s.installedAt ?? s.time);
+  // Fires before the oldest line kept (a rotated-away generation) cannot be judged.
+  const first = lines.length ? Math.min(...lines.map((l) => Date.parse(l.time))) - 60_000 : installed;
+  const since = Math.max(installed, first);
+  return Number.isFinite(since) ? { clock: schedulerClock(plan(spec), spec.schedule.hours.timezone, factsOf(s.scheduler)!.hostClock), since } : null;
+}
+
 /** `hbgen log --digest [DAY]`: one day in a few lines (src/host/audit/digest.ts). */
 async function digest(argv: { spec: string; digest: string; json?: boolean }, io: HostIO): Promise<number> {
   const loaded = loadFor(io, argv.spec);
@@ -67,16 +80,14 @@ async function digest(argv: { spec: string; digest: string; json?: boolean }, io
   const now = io.now().getTime();
   const { date, days } = digestDate(argv.digest, now, zone);
   const lines = historyLines(logHistory(n.log), loaded.spec.name);
-  const s = state.s;
-  const expected = s?.status === 'installed' && factsOf(s.scheduler) && !factsOf(s.scheduler)!.offHost ? { clock: schedulerClock(plan(spec), zone, factsOf(s.scheduler)!.hostClock), since: Date.parse(s.installedAt ?? s.time) } : null;
-  const day = dailyCounts({ lines, zone, now, days, expected, sleep: sleepFacts(now) }).find((d) => d.date === date)!;
+  const day = dailyCounts({ lines, zone, now, days, expected: expectedFires(state.s, spec, lines), sleep: sleepFacts(now) }).find((d) => d.date === date)!;
   const { findings } = await audit(loaded, state, io);
   const from = dayStart(date, zone);
   const input = {
     name: loaded.spec.name,
     timezone: zone,
     day,
-    commits: commitsOf(spec.repo, from, dayStart(lastDates(from + 36 * 3600_000, zone, 1)[0]!, zone)),
+    commits: commitsOf(spec.repo, from, dayStart(nextDate(date), zone)),
     problems: findings.problems.map((p) => p.message),
     tokens: day.tokens.total || day.tokens.cost !== null ? tokenText(day.tokens) : null,
   };
@@ -99,15 +110,7 @@ export async function log(argv: { spec: string; days?: number; json?: boolean; d
   const lines = historyLines(text, fileSpec.name);
   const zone = spec.schedule.hours.timezone;
   const now = io.now().getTime();
-  let expected = null;
-  // Off this host (a cluster) the log is in the pod: no fire can be judged from here.
-  if (s?.status === 'installed' && factsOf(s.scheduler) && !factsOf(s.scheduler)!.offHost) {
-    const installed = Date.parse(s.installedAt ?? s.time);
-    // Fires before the oldest line kept (a rotated-away generation) cannot be judged.
-    const first = lines.length ? Math.min(...lines.map((l) => Date.parse(l.time))) - 60_000 : installed;
-    const since = Math.max(installed, first);
-    if (Number.isFinite(since)) expected = { clock: schedulerClock(plan(spec), zone, factsOf(s.scheduler)!.hostClock), since };
-  }
+  const expected = expectedFires(s, spec, lines);
   const report: LogReport = {
     name: fileSpec.name,
     files: [`${n.log}.1`, n.log].filter((f) => lstatOrNull(f)?.isFile()),

@@ -126,7 +126,8 @@ export function lastDates(now: number, zone: string, days: number): string[] {
   return Array.from({ length: days }, (_, i) => new Date(base - (days - 1 - i) * DAY).toISOString().slice(0, 10));
 }
 
-const nextDate = (date: string): string => new Date(Date.parse(`${date}T12:00:00Z`) + DAY).toISOString().slice(0, 10);
+/** The local date after `date` (YYYY-MM-DD). */
+export const nextDate = (date: string): string => new Date(Date.parse(`${date}T12:00:00Z`) + DAY).toISOString().slice(0, 10);
 
 const isInstallCheck = (all: LogLine[], i: number): boolean => {
   const l = all[i]!;
