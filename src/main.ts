@@ -29,7 +29,14 @@ process.once('exit', (code) => {
   if (code === 0) process.exitCode = 74;
 });
 
-const isFile = (p: string) => statSync(p, { throwIfNoEntry: false })?.isFile() === true;
+/** A regular file at `p`; anything else (missing, a folder, unreadable) goes to the full command line, which says which. */
+function isFile(p: string): boolean {
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
 
 async function main(args: string[]): Promise<number> {
   if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {

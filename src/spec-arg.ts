@@ -30,12 +30,23 @@ function folderSpec(io: HostIO, arg: string): string {
   try {
     dir = statSync(posix.resolve(io.cwd, arg)).isDirectory();
   } catch {
-    return arg;
+    // Not there, or not reachable (ENOTDIR, EACCES): the file's own reading says which.
   }
   if (!dir) return arg;
   const file = posix.join(arg, 'hbgen.json');
   if (existsSync(posix.resolve(io.cwd, file))) return file;
   throw new UserError([`${arg}: is a folder with no hbgen.json in it; pass the spec file's path, or create one there with \`hbgen init ${arg}\``]);
+}
+
+/** Nothing at `p` (ENOENT, ENOTDIR); an entry hbgen may not look at (EACCES) is left to loadSpec to name. */
+function noEntry(p: string): boolean {
+  try {
+    statSync(p);
+    return false;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR';
+  }
 }
 
 /**
@@ -61,7 +72,7 @@ async function missingSpec(io: HostIO, arg: string): Promise<never> {
 export async function resolveSpecArg(io: HostIO, arg: string): Promise<string> {
   arg = folderSpec(io, arg);
   if (existsSync(posix.resolve(io.cwd, arg))) return arg;
-  if (!NAME_PATTERN.test(arg)) return missingSpec(io, arg);
+  if (!NAME_PATTERN.test(arg)) return noEntry(posix.resolve(io.cwd, arg)) ? missingSpec(io, arg) : arg;
   const dir = await installDir(io, arg);
   const r = recordedSpec(arg, dir);
   const forget = `\`hbgen forget ${arg}\` removes its state folder once it is stopped`;
