@@ -12,10 +12,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { sh } from '../src/escape.ts';
 import { names } from '../src/names.ts';
-import { HBGEN } from './helpers/cli.ts';
+import { HBGEN, ROOT } from './helpers/cli.ts';
 import { subscriptionAnswers } from './helpers/clients.ts';
 import { makeStub } from './helpers/crontab.ts';
-import { type Host, hb, lines, makeHost } from './helpers/lifecycle.ts';
+import { type Host, hb, lines, makeHost, rewriteSpec } from './helpers/lifecycle.ts';
 
 /** This host's zone, as hbgen reads it (/etc/localtime's target, else /etc/timezone). */
 function hostZone(): string {
@@ -193,6 +193,15 @@ test('first wake: --first-wake runs one real wake through systemctl --user start
   const no = makeHost('systemd-user');
   const nn = await hb(no, 'install', { yes: true, tty: true, answer: 'n' });
   assert.match(nn.out, /\nfirst wake: not run; /, nn.out);
+
+  // A first wake whose client refused tool calls (a recorded real stream): its outcome is named, and it does not pass.
+  const d = makeHost('systemd-user');
+  rewriteSpec(d, { agent: { harness: 'claude-code', bin: d.bin, prompt: 'Do one chunk.', model: 'sonnet' } });
+  writeFileSync(d.bin, `#!/bin/sh\n${subscriptionAnswers()}cat '${join(ROOT, 'test/streams/claude-2.1.332-denied.jsonl')}'\n`);
+  const dr = await hb(d, 'install', { yes: true, firstWake: true });
+  assert.is(dr.code, 0, dr.out + dr.err);
+  assert.match(dr.out, /\nfirst wake: denied 2 \(Bash\): the client refused these tool calls; [^\n]* after \d+ s\n/, dr.out);
+  assert.match(dr.out, /\n {2}FAIL {2}the wake's outcome: denied 2 \(Bash\)/);
 
   const q = makeHost('systemd-user');
   const n = await hb(q, 'install', { yes: true });

@@ -11,10 +11,10 @@
 // counted), and the checks a finished wake should pass: its outcome, the lock released,
 // runtime.log's start and outcome lines, a LOG.md line in PROTOCOL.md's shape, STATE.md
 // updated, and the scheduler's entry still armed.
-import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
+import { SUCCEEDED, WAKE_ENDS, isOneOf } from '../../formats.ts';
 import { gitLayoutProblem, safeGit } from '../proc/git.ts';
-import { readSoft } from '../fsx.ts';
+import { readSoft, sha256 } from '../fsx.ts';
 import { lockInfo } from '../proc/proc.ts';
 import type { Names } from '../../names.ts';
 import { type Spec, durations } from '../../spec.ts';
@@ -31,7 +31,7 @@ interface Repo {
 
 const bytesOf = (repo: string, rel: string): string => {
   const b = readSoft(posix.join(repo, rel), 64 << 20, { noFollow: true });
-  return b ? createHash('sha256').update(b).digest('hex') : '-';
+  return b ? sha256(b) : '-';
 };
 
 /** HEAD and the changed files of the repo, when it is a git work tree (read-only git commands). */
@@ -88,6 +88,8 @@ interface Checked {
 async function afterChecks(spec: Spec, n: Names, io: HostIO, outcome: string | null, lines: string[], before: { logLines: string[]; state: string }, armed: () => Promise<{ ok: boolean; observed: string }>): Promise<Checked[]> {
   const now = memoryNow(spec.repo);
   const added = now.logLines.slice(before.logLines.length);
+  const shaped = added.some((l) => LOG_LINE.test(l));
+  const started = lines.some((l) => /^start wake \d+/.test(l));
   const lock = await lockInfo(io, spec, n);
   let entry;
   try {
@@ -96,10 +98,10 @@ async function afterChecks(spec: Spec, n: Names, io: HostIO, outcome: string | n
     entry = { ok: false, observed: (e as Error).message };
   }
   return [
-    { ok: !!outcome && /^(ok|quiet)\b/.test(outcome), what: `the wake's outcome: ${outcome ?? 'none logged'}` },
+    { ok: !!outcome && isOneOf(SUCCEEDED, outcome.split(' ')[0]!), what: `the wake's outcome: ${outcome ?? 'none logged'}` },
     { ok: !lock.held, what: lock.held ? `the lock is still held (${lock.detail})` : 'the lock released' },
-    { ok: lines.some((l) => /^start wake \d+/.test(l)) && !!outcome, what: `runtime.log: ${lines.some((l) => /^start wake \d+/.test(l)) ? 'its start line' : 'no start line'} and ${outcome ? 'its outcome line' : 'no outcome line'}` },
-    { ok: added.some((l) => LOG_LINE.test(l)), what: added.length ? `LOG.md: ${added.some((l) => LOG_LINE.test(l)) ? 'a new line in the shape PROTOCOL.md asks' : `${added.length} new line${added.length === 1 ? '' : 's'}, none in the shape PROTOCOL.md asks ("<local time> — Curr: <state>: …")`}` : 'LOG.md: no new line (PROTOCOL.md asks for one every wake)' },
+    { ok: started && !!outcome, what: `runtime.log: ${started ? 'its start line' : 'no start line'} and ${outcome ? 'its outcome line' : 'no outcome line'}` },
+    { ok: shaped, what: added.length ? `LOG.md: ${shaped ? 'a new line in the shape PROTOCOL.md asks' : `${added.length} new line${added.length === 1 ? '' : 's'}, none in the shape PROTOCOL.md asks ("<local time> — Curr: <state>: …")`}` : 'LOG.md: no new line (PROTOCOL.md asks for one every wake)' },
     { ok: now.state !== before.state, what: now.state !== before.state ? 'STATE.md updated' : 'STATE.md unchanged (PROTOCOL.md asks the agent to record its chunk there)' },
     { ok: entry.ok, what: `the scheduler's entry: ${entry.ok ? 'still armed' : entry.observed}` },
   ];
@@ -130,7 +132,8 @@ export async function firstWake(spec: Spec, n: Names, io: HostIO, home: string, 
   }
   const lines = logLinesFrom(n.log, from, spec.name);
   const start = lines.findIndex((l) => /^start wake \d+/.test(l));
-  const end = lines.findIndex((l, i) => i > start && /^(ok|quiet|fail|timeout|error|limit)\b/.test(l));
+  // Any line that ends a wake (formats.ts WAKE_ENDS), a denied one too.
+  const end = lines.findIndex((l, i) => i > start && isOneOf(WAKE_ENDS, l.split(' ')[0]!));
   const outcome = end >= 0 ? lines[end]! : lines.find((l) => /^(error|skip-)/.test(l)) ?? null;
   const secs = Math.round((Date.now() - started) / 1000);
   say(`first wake: ${outcome ?? `no outcome line (${ran.code === null ? ran.stderr || 'it did not finish' : `exit ${ran.code}`})`} after ${secs} s`);
