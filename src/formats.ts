@@ -268,6 +268,13 @@ export const isWakeStart = (l: LogLine): boolean => l.outcome === OUTCOME_WORDS.
  */
 export const TAMPERED_GIT = 'tampered git';
 
+/**
+ * The note a fire logs when its scheduler entry is not as install left it (runtime step 6b):
+ * `note scheduler entry not as installed: WHAT (nothing repaired; …)`. status reads WHAT.
+ */
+export const ENTRY_NOTE = 'scheduler entry not as installed';
+export const ENTRY_NOTE_TAIL = ' (nothing repaired; hbgen status, then hbgen install)';
+
 /** The detail of the `took N s` line before a wake's outcome: N, or null when garbled. */
 export function parseTookDetail(detail: string): number | null {
   const m = /^(\d{1,9}) s$/.exec(detail);

@@ -214,7 +214,7 @@ function recordedFindings(spec: Spec, n: Names, s: State, io: HostIO, f: Finding
   if (ul) f.info.push(ul);
   // What the latest fire found of its own scheduler entry (it looks at every fire).
   const entry = lastFireEntryNote(parseLog(text, s.name), s.installedAt ?? s.time);
-  if (entry) note(f, 'warn', `the fire of ${entry.time} found its scheduler entry not as installed: ${entry.detail.replace(/ \(nothing repaired; hbgen status, then hbgen install\)$/, '')}; \`hbgen install\` puts it back`);
+  if (entry) note(f, 'warn', `the fire of ${entry.time} found its scheduler entry not as installed: ${entry.detail}; \`hbgen install\` puts it back`);
   return { text, last };
 }
 

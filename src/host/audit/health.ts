@@ -5,7 +5,7 @@ import { WRAPPER_CHANGED } from '../../../generators/entry.ts';
 import type { CalEntry, Plan } from '../../schedule.ts';
 import { offsetAt } from '../../zone-offsets.ts';
 import { LIMIT_FAR } from '../../../generators/limit.ts';
-import { FAILED, type LogLine, OUTCOME_WORDS, SUCCEEDED, WAKE_ENDS, isOneOf, isWakeStart, parseTookDetail, parseUntilDetail } from '../../formats.ts';
+import { FAILED, type LogLine, OUTCOME_WORDS, SUCCEEDED, WAKE_ENDS, isOneOf, isWakeStart, ENTRY_NOTE, ENTRY_NOTE_TAIL, parseTookDetail, parseUntilDetail, parseWakeDetail } from '../../formats.ts';
 
 const MIN = 60_000;
 
@@ -185,12 +185,14 @@ export function lastFireEntryNote(lines: LogLine[], since: string): { time: stri
   let found: LogLine | null = null;
   for (const l of lines) {
     if (l.time < since) continue;
-    if (l.outcome === OUTCOME_WORDS.note && l.detail.startsWith('scheduler entry not as installed')) pending = l;
-    else if ((l.outcome === OUTCOME_WORDS.start && !/by hand|smoke/.test(l.detail)) || l.outcome.startsWith('skip-')) {
+    if (l.outcome === OUTCOME_WORDS.note && l.detail.startsWith(`${ENTRY_NOTE}: `)) pending = l;
+    else if ((isWakeStart(l) && !parseWakeDetail(l.detail)!.byHand) || l.outcome.startsWith('skip-')) {
       found = pending;
       pending = null;
     }
   }
-  return found ? { time: found.time, detail: found.detail.replace(/^scheduler entry not as installed: /, '') } : null;
+  if (!found) return null;
+  const what = found.detail.slice(ENTRY_NOTE.length + 2);
+  return { time: found.time, detail: what.endsWith(ENTRY_NOTE_TAIL) ? what.slice(0, -ENTRY_NOTE_TAIL.length) : what };
 }
 
