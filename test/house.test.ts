@@ -174,7 +174,7 @@ test('each format that crosses the sh/TypeScript boundary is defined once, in sr
   assert.equal(filesMatching(/padStart\(2, '0'\)/), only, 'two-digit padding');
   assert.equal(filesMatching(/new Promise\(\(r\) => setTimeout\(r/), only, 'sleep');
   assert.equal(filesMatching(/\/\^\(\\d\+\) \(\\d\+\)\$\//), only, 'the lock owner "PID EPOCH"');
-  assert.equal(filesMatching(/scheduler entry not as installed/), only, "a fire's note on its scheduler entry");
+  assert.equal(filesMatching(/'scheduler entry not as installed'/), only, "a fire's note on its scheduler entry");
   assert.equal(TEMPLATES.filter((f) => readFileSync(f, 'utf8').includes('scheduler entry not as installed')).map(rel), [], 'the runtime writes the note from {{entryNote}}');
 });
 
