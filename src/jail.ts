@@ -161,6 +161,12 @@ function grouped(paths: string[]): string[] {
   return [...byDir].flatMap(([dir, names]) => (dir && names.length > 1 ? [`${dir}/{${names.join(',')}}`] : names.map((n) => (dir ? `${dir}/${n}` : n))));
 }
 
+/** A path under the spec's HOME written ~/…, as the panel shows paths; any other path as it is. */
+export function tildeOf(spec: Spec): (path: string) => string {
+  const home = spec.env.HOME && spec.env.HOME !== '/' ? spec.env.HOME.replace(/\/$/, '') : '';
+  return (x) => (home && x.startsWith(`${home}/`) ? `~${x.slice(home.length)}` : x);
+}
+
 /**
  * The policy as the settings panel shows it, in a few lines: paths of the repo relative to
  * it, paths of HOME as ~/…, what shares a folder grouped, the credential paths counted with
@@ -168,15 +174,14 @@ function grouped(paths: string[]): string[] {
  * prints them all).
  */
 export function policyPanelLines(spec: Spec, p: JailPolicy): string[] {
-  const home = spec.env.HOME && spec.env.HOME !== '/' ? spec.env.HOME.replace(/\/$/, '') : '';
-  const tilde = (x: string) => (home && x.startsWith(`${home}/`) ? `~${x.slice(home.length)}` : x);
+  const tilde = tildeOf(spec);
   const repo = under(spec.repo, p.denyWrite);
   const never = [
     ...(repo.inside.length ? [`${grouped(repo.inside).join(', ')} of the repo`] : []),
     ...grouped(repo.outside.map((x) => (x === spec.stateDir ? 'the state folder' : tilde(x)))),
     'your crontab',
   ];
-  const secrets = p.denyRead.filter((x) => home && x.startsWith(`${home}/`));
+  const secrets = p.denyRead.filter((x) => tilde(x).startsWith('~/'));
   const others = p.denyRead.filter((x) => !secrets.includes(x));
   const named = secrets.slice(0, 4).map(tilde);
   const read = secrets.length ? `${secrets.length} credential paths (${named.join(', ')}${secrets.length > named.length ? ', …' : ''}; sandbox.allowRead opens one)` : '';

@@ -10,7 +10,7 @@ import { shownArgv, shownWord } from '../../escape.ts';
 import { mode4 } from '../fsx.ts';
 import { SMOKE_ARGV } from './smoke.ts';
 import { pingOf } from '../../notify.ts';
-import { jailLines, jailOn } from '../../jail.ts';
+import { jailLines, jailOn, tildeOf } from '../../jail.ts';
 import { capRow, toolsRow } from './agent-may.ts';
 import { limitsLine } from '../../limits.ts';
 import { FACTS } from '../../scheduler-facts.ts';
@@ -158,12 +158,6 @@ export function foldedRows(rows: [string, string][]): [string, string][] {
   const out = rows.filter((r) => !quiet.includes(r));
   out.splice(out.findIndex(([k]) => k === 'scheduler'), 0, ['none', `${quiet.map(([k]) => k).join(', ')} (not set; docs/spec.md says how to set each)`]);
   return out;
-}
-
-/** A path under HOME as ~/…, for the panel's rows and file list (the commands keep theirs whole). */
-function tildeOf(spec: Spec): (s: string) => string {
-  const home = spec.env.HOME && spec.env.HOME !== '/' ? spec.env.HOME.replace(/\/$/, '') : '';
-  return (s) => (home ? s.split(`${home}/`).join('~/') : s);
 }
 
 export function panel(p: PanelInput): string {
