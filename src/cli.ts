@@ -11,7 +11,6 @@ const printing = () =>
     .filter((f) => f.printsCommand)
     .map((f) => `${f.id} (${f.printsCommand})`)
     .join(', ');
-import { VERSION } from './version.ts';
 
 const renderCmds = () => import('./commands/render.ts');
 
@@ -180,7 +179,10 @@ export async function main(argv: string[]): Promise<number> {
   await y
     .demandCommand(1, 'name a command')
     .strict()
-    .version(VERSION)
+    // bin/hbgen.cjs answers --version/-v wherever they stand, before the bundle loads: the
+    // option is declared here only so that --help lists it.
+    .version(false)
+    .option('version', { type: 'boolean', describe: 'Show version number' })
     .alias('h', 'help')
     .alias('v', 'version')
     .help()
