@@ -176,7 +176,7 @@ const agent = z.strictObject({
       { error: 'must be an object of tier: "model id" strings, e.g. {"fast": "haiku", "general": "sonnet", "strong": "opus"}' },
     )
     .refine((m) => Object.keys(m).length > 0, { error: 'must name at least one tier; leave the field out for none' })
-    .optional().describe('Optional model tiers, tier name → model id (e.g. {"fast": "haiku", "general": "sonnet", "strong": "opus"}): listed in the wake prompt so the agent routes subagents to the cheapest sufficient tier.'),
+    .optional().describe('Optional model tiers, tier name → model id (e.g. {"fast": "haiku", "general": "sonnet", "strong": "opus"}): listed in the wake prompt so the agent routes subagents to the cheapest sufficient tier. For claude-code a tier may be "inherit" (the subagent runs on the lead\'s model); `hbgen init` writes the tiers its client\'s catalog ranks.'),
 });
 
 // The OS jail around the agent's process tree (src/jail.ts): false turns it off;
@@ -569,6 +569,14 @@ function agentIssues(s: { agent?: unknown }, ctx: z.RefinementCtx): void {
   }
   if (strings(args)) for (const p of bypassArgs(args)) ctx.addIssue({ code: 'custom', path: ['agent', 'args', p.index], message: p.message });
   for (const i of fallbackIssues(a)) ctx.addIssue({ code: 'custom', path: ['agent', 'fallbackModel'], message: i });
+  // "inherit" (the subagent runs on the lead's model) only where the preset's client has it.
+  const models = (a as { models?: unknown }).models;
+  const p = presetOf(harness);
+  if (p && !p.model.inherit && typeof models === 'object' && models !== null) {
+    for (const [tier, id] of Object.entries(models)) {
+      if (id === 'inherit') ctx.addIssue({ code: 'custom', path: ['agent', 'models', tier], message: `"inherit" runs a subagent on the lead's own model, which ${p.label} has no way to say; name a model id of its catalog for this tier` });
+    }
+  }
 }
 
 export const SpecSchema = z
