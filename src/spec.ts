@@ -4,7 +4,7 @@ import { posix } from 'node:path';
 import * as z from 'zod';
 import { credential, forgeToken, looksSecret, whyItBills } from './credentials.ts';
 import { carrierIssue } from './billing-rules.ts';
-import { DAYS, LOG_MAX_BYTES, NAME_PATTERN, pad2 } from './formats.ts';
+import { DAYS, LOG_MAX_BYTES, NAME_PATTERN, PAUSE_AFTER_DEFAULT, pad2 } from './formats.ts';
 import { CONTROL, SHELL_KEYS, text } from './spec-text.ts';
 import { kubernetesBlock, kubernetesIssues } from './host/kubernetes/spec.ts';
 import { meantFirst } from './error-order.ts';
@@ -622,6 +622,10 @@ export const SpecSchema = z
       .min(1, { error: 'must hold at least the program; leave the field out for no notification' })
       .optional(),
     notifyAfter: z.number({ error: 'must be a whole number of wakes' }).int({ error: 'must be a whole number of wakes' }).min(1, { error: 'must be at least 1' }).optional(),
+    // The job pauses itself after this many failing wakes in a row (default 5); false: never.
+    pauseAfter: z
+      .union([z.literal(false), z.number().int().min(1)], { error: 'must be a whole number of failing wakes in a row, at least 1 (default 5), or false to never pause' })
+      .optional(),
     ping: z.union([pingUrl, z.strictObject({ url: pingUrl, body: z.boolean({ error: 'must be true or false' }).optional() })], { error: 'must be a URL such as "https://hc-ping.com/<uuid>", or an object {url, body}' }).optional(),
   }, { error: (i) => (i.code === 'invalid_type' ? 'must be a JSON object holding the spec; see `hbgen schema`' : undefined) })
   // Cross-field rules run even when some field is wrong, so that one run reports every
@@ -717,6 +721,11 @@ export function defaultStateDir(s: { name?: unknown; env?: unknown; schedule?: u
   const xdg = env.XDG_STATE_HOME;
   const base = typeof xdg === 'string' && xdg.startsWith('/') ? posix.normalize(xdg) : posix.join(home, '.local/state');
   return posix.join(base, 'hbgen', name);
+}
+
+/** The failing wakes in a row after which the job pauses itself; 0: never (pauseAfter false). */
+export function pauseAfterOf(s: Pick<Spec, 'pauseAfter'>): number {
+  return s.pauseAfter === false ? 0 : (s.pauseAfter ?? PAUSE_AFTER_DEFAULT);
 }
 
 /** notify runs at this failing wake in a row when the spec names no notifyAfter. */
