@@ -21,6 +21,9 @@ import { isLoopbackHost } from './loopback.ts';
 import { SECRET_PATHS, homePath } from './jail-secrets.ts';
 import { PRELOAD_VARS, pathsIn, preloadWordProblem } from './preload.ts';
 
+/** spec pauseAfter's one sentence for every wrong form (0 included: false is the word for never). */
+const PAUSE_AFTER_ERROR = 'must be a whole number of failing wakes in a row, at least 1 (default 5), or false to never pause';
+
 z.config({ jitless: true });
 
 export const EVERY = ['5m', '10m', '15m', '20m', '30m', '1h', '2h', '3h', '4h', '6h', '8h', '12h', '24h'] as const;
@@ -624,7 +627,7 @@ export const SpecSchema = z
     notifyAfter: z.number({ error: 'must be a whole number of wakes' }).int({ error: 'must be a whole number of wakes' }).min(1, { error: 'must be at least 1' }).optional(),
     // The job pauses itself after this many failing wakes in a row (default 5); false: never.
     pauseAfter: z
-      .union([z.literal(false), z.number().int().min(1)], { error: 'must be a whole number of failing wakes in a row, at least 1 (default 5), or false to never pause' })
+      .union([z.literal(false), z.number({ error: PAUSE_AFTER_ERROR }).int({ error: PAUSE_AFTER_ERROR }).min(1, { error: PAUSE_AFTER_ERROR })], { error: PAUSE_AFTER_ERROR })
       .optional(),
     ping: z.union([pingUrl, z.strictObject({ url: pingUrl, body: z.boolean({ error: 'must be true or false' }).optional() })], { error: 'must be a URL such as "https://hc-ping.com/<uuid>", or an object {url, body}' }).optional(),
   }, { error: (i) => (i.code === 'invalid_type' ? 'must be a JSON object holding the spec; see `hbgen schema`' : undefined) })
