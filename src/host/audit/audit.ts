@@ -29,6 +29,7 @@ import { hostEntries } from './inventory.ts';
 import { codeInRepoProblems, stateInRepoProblem } from '../install/reach.ts';
 import { agentLines, lastOutcome, logHistory, wakesDone } from './runtime-log.ts';
 import { activePause } from './pause.ts';
+import { activeFailPause } from './failpause.ts';
 import { allHostPaths, lookEverywhere, lostStateText, trustedSpec, untrustedRecords } from './found.ts';
 import { type UsageFindings, usageFindings, usageLine } from './usage.ts';
 import { pendingUpgrade, specChanged } from './upgrade.ts';
@@ -504,7 +505,16 @@ async function schedulerAudit(ctx: Ctx, s: State, when: Plan, f: Findings): Prom
 function wakeHealth(spec: Spec, n: Names, s: State, when: Plan, present: boolean, text: string, io: HostIO, f: Findings): void {
   const lines = parseLog(text, s.name);
   const streak = failStreak(lines);
-  if (streak.count >= FAILS_IN_A_ROW && streak.latest) {
+  // The job paused itself after failing wakes (heartbeat/19-failpause): said in place of
+  // `failing`, since its fires now cost nothing and wait for the person.
+  const fp = activeFailPause(n.stateDir);
+  if (fp) {
+    add(
+      f,
+      'paused-failing',
+      `paused after ${fp.count} failures since ${localText(new Date(fp.since), spec.schedule.hours.timezone)}: ${fp.last || 'no outcome line kept'}; hbgen resume --now (its fires log skip-paused and run no agent; an edit of HEART.md or a new install also ends the pause; see ${n.log})`,
+    );
+  } else if (streak.count >= FAILS_IN_A_ROW && streak.latest) {
     const l = streak.latest;
     const tail = outputOf(lines, n);
     add(
@@ -698,7 +708,7 @@ function likelyCause(id: SchedulerId): string {
  * runtime.log is lockAndLastOutcome's problem.
  */
 function stateFileShapes(n: Names, f: Findings): void {
-  for (const base of ['runtime.log', 'runtime.log.1', 'agent.log', 'agent.log.1', 'wake.marker', 'wakes', 'heart.sum', 'streak', 'paused', 'limits']) {
+  for (const base of ['runtime.log', 'runtime.log.1', 'agent.log', 'agent.log.1', 'wake.marker', 'wakes', 'heart.sum', 'streak', 'paused', 'failpause', 'limits']) {
     const p = posix.join(n.stateDir, base);
     const st = lstatOrNull(p);
     if (!st || (base === 'runtime.log' && st.isSymbolicLink())) continue;
