@@ -512,7 +512,7 @@ function wakeHealth(spec: Spec, n: Names, s: State, when: Plan, present: boolean
     add(
       f,
       'paused-failing',
-      `paused after ${fp.count} failure${fp.count === 1 ? "" : "s"} since ${localText(new Date(fp.since), spec.schedule.hours.timezone)}: ${fp.last || 'no outcome line kept'}; hbgen resume --now (its fires log skip-paused and run no agent; an edit of HEART.md or a new install also ends the pause; see ${n.log})`,
+      `paused after ${fp.count} failure${fp.count === 1 ? '' : 's'} since ${localText(new Date(fp.since), spec.schedule.hours.timezone)}: ${fp.last || 'no outcome line kept'}; hbgen resume --now (its fires log skip-paused and run no agent; an edit of HEART.md or the install of a changed spec also ends the pause; see ${n.log})`,
     );
   } else if (streak.count >= FAILS_IN_A_ROW && streak.latest) {
     const l = streak.latest;
