@@ -4,7 +4,7 @@ import { posix } from 'node:path';
 import * as z from 'zod';
 import { credential, forgeToken, looksSecret, whyItBills } from './credentials.ts';
 import { carrierIssue } from './billing-rules.ts';
-import { DAYS, LOG_MAX_BYTES, NAME_PATTERN, pad2 } from './formats.ts';
+import { DAYS, LOG_MAX_BYTES, NAME_PATTERN, PAUSE_AFTER_DEFAULT, pad2 } from './formats.ts';
 import { CONTROL, SHELL_KEYS, text } from './spec-text.ts';
 import { kubernetesBlock, kubernetesIssues } from './host/kubernetes/spec.ts';
 import { meantFirst } from './error-order.ts';
@@ -20,6 +20,9 @@ import { within } from './names.ts';
 import { isLoopbackHost } from './loopback.ts';
 import { SECRET_PATHS, homePath } from './jail-secrets.ts';
 import { PRELOAD_VARS, pathsIn, preloadWordProblem } from './preload.ts';
+
+/** spec pauseAfter's one sentence for every wrong form (0 included: false is the word for never). */
+const PAUSE_AFTER_ERROR = 'must be a whole number of failing wakes in a row, at least 1 (default 5), or false to never pause';
 
 z.config({ jitless: true });
 
@@ -631,8 +634,12 @@ export const SpecSchema = z
     notify: z
       .array(text('an argument'), { error: 'must be an argv array such as ["/usr/bin/notify-send", "hbgen"]' })
       .min(1, { error: 'must hold at least the program; leave the field out for no notification' })
-      .optional().describe('Argv of a program (absolute path first) run when notifyAfter wakes in a row ended fail, denied, timeout or error (HBGEN_EVENT=failing) and at the success after them (recovered); env: the spec\'s plus HBGEN_EVENT, HBGEN_STREAK, HBGEN_OUTCOME, HBGEN_LOG, HBGEN_NAME, HBGEN_REPO.'),
+      .optional().describe('Argv of a program (absolute path first) run when notifyAfter wakes in a row ended fail, denied, timeout or error (HBGEN_EVENT=failing) and at the success after them (recovered), and once when the job pauses itself after pauseAfter of them (paused); env: the spec\'s plus HBGEN_EVENT, HBGEN_STREAK, HBGEN_OUTCOME, HBGEN_LOG, HBGEN_NAME, HBGEN_REPO.'),
     notifyAfter: z.number({ error: 'must be a whole number of wakes' }).int({ error: 'must be a whole number of wakes' }).min(1, { error: 'must be at least 1' }).optional().describe('Failing wakes in a row before notify runs (default 3); only with notify.'),
+    // The job pauses itself after this many failing wakes in a row (default 5); false: never.
+    pauseAfter: z
+      .union([z.literal(false), z.number({ error: PAUSE_AFTER_ERROR }).int({ error: PAUSE_AFTER_ERROR }).min(1, { error: PAUSE_AFTER_ERROR })], { error: PAUSE_AFTER_ERROR })
+      .default(PAUSE_AFTER_DEFAULT).describe('After this many failing wakes in a row (fail, denied, timeout, error; default 5) the job pauses itself: later fires log skip-paused and run no agent until a success by hand (hbgen wake), hbgen resume --now, an edit of HEART.md or the install of a changed spec; false: never.'),
     ping: z.union([pingUrl, z.strictObject({ url: pingUrl.describe('The healthchecks-style URL, as for ping written alone.'), body: z.boolean({ error: 'must be true or false' }).optional().describe('false sends /fail with no body, so that no line of the agent\'s output leaves for the ping\'s host (default true).') })], { error: 'must be a URL such as "https://hc-ping.com/<uuid>", or an object {url, body}' }).optional().describe('A healthchecks-style URL (https; http only for 127.0.0.1 or localhost): URL/start before the agent, URL after a success, URL/fail after a failure, by curl or wget. Or {url, body}: body false sends /fail empty (by default it carries the wake\'s last 20 lines of agent output and hbgen\'s last 10 log lines to that host, which the jail does not gate).'),
   }, { error: (i) => (i.code === 'invalid_type' ? 'must be a JSON object holding the spec; see `hbgen schema`' : undefined) })
   // Cross-field rules run even when some field is wrong, so that one run reports every
@@ -728,6 +735,11 @@ export function defaultStateDir(s: { name?: unknown; env?: unknown; schedule?: u
   const xdg = env.XDG_STATE_HOME;
   const base = typeof xdg === 'string' && xdg.startsWith('/') ? posix.normalize(xdg) : posix.join(home, '.local/state');
   return posix.join(base, 'hbgen', name);
+}
+
+/** The failing wakes in a row after which the job pauses itself; 0: never (pauseAfter false). */
+export function pauseAfterOf(s: Pick<Spec, 'pauseAfter'>): number {
+  return s.pauseAfter === false ? 0 : (s.pauseAfter ?? PAUSE_AFTER_DEFAULT);
 }
 
 /** notify runs at this failing wake in a row when the spec names no notifyAfter. */
