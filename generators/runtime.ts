@@ -2,6 +2,8 @@
 // partials with no spec in it (the same bytes for every spec). Its context holds only
 // hbgen's own constants: the log's formats, the outcome words, the clients' words. Each
 // spec's heartbeat.sh holds the values and pins this file by version and SHA-256.
+import { WORKSPACE_COPIES } from '../src/workspace.ts';
+import { WORKSPACE_GIT_CONFIG } from '../src/host/proc/git.ts';
 import { createHash } from 'node:crypto';
 import { renderRuntimeSh } from '../src/gen/templates.ts';
 import { FILES_AWK, TOKEN_AWK, TOKEN_REFUSAL, VERDICT_AWK } from '../src/billing-rules.ts';
@@ -55,6 +57,9 @@ export interface RuntimeContext {
   startLineSh: string;
   jailed: string;
   jailPlaceholders: string[];
+  /** "workspace": "clone": the person's files copied into the clone before each wake, and the -c settings of the wrapper's git in the person's repo. */
+  workspaceCopies: string[];
+  workspaceGit: string[];
   billingKeys: string;
   billingVerdictAwk: string;
   billingFilesAwk: string;
@@ -104,6 +109,8 @@ function runtimeContext(): RuntimeContext {
     startLineSh: logLineShell('$hb_stamp', '$hb_name', `${OUTCOME_WORDS.start} ${wakeDetailSh}`),
     jailed: wakeDetailShell('x', 'y', true).slice(wakeDetailShell('x', 'y', false).length),
     jailPlaceholders: [...JAIL_PLACEHOLDERS, ...REPO_DENY],
+    workspaceCopies: WORKSPACE_COPIES,
+    workspaceGit: WORKSPACE_GIT_CONFIG,
     billingKeys: ` ${billingKeyNames().join(' ')} `,
     billingVerdictAwk: VERDICT_AWK,
     billingFilesAwk: FILES_AWK,

@@ -7,6 +7,7 @@ import { carrierIssue } from './billing-rules.ts';
 import { DAYS, LOG_MAX_BYTES, NAME_PATTERN, pad2 } from './formats.ts';
 import { CONTROL, SHELL_KEYS, text } from './spec-text.ts';
 import { kubernetesBlock, kubernetesIssues } from './host/kubernetes/spec.ts';
+import { WORKSPACES, workspaceDir, workspacePlaceProblem } from './workspace.ts';
 import { meantFirst } from './error-order.ts';
 import { ALL_EFFORTS, bypassArgs } from './harness.ts';
 import { SCHEDULER_IDS, factsOf } from './scheduler-facts.ts';
@@ -608,6 +609,9 @@ export const SpecSchema = z
       .regex(/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d$/, { error: 'must be a local date and time in hours.timezone, "YYYY-MM-DDTHH:MM", e.g. "2026-12-24T18:00"' })
       .refine((v) => !Number.isNaN(Date.parse(`${v}:00Z`)) && new Date(`${v}:00Z`).toISOString().slice(0, 16) === v, { error: 'is no such date (the month has fewer days); e.g. "2026-12-24T18:00"' })
       .optional(),
+    // Where the agent works: the person's checkout (default) or a clone of its own on its
+    // own branch (src/workspace.ts).
+    workspace: z.enum(WORKSPACES, { error: (i) => `must be "repo" (the default: the agent works in the repo itself) or "clone" (a checkout of its own on branch hbgen/<name>)${typeof i.input === 'string' ? didYouMean(i.input, [...WORKSPACES]) : ''}` }).optional(),
     controlFiles: z.enum(['exclude', 'commit'], { error: 'must be "exclude" (the default: kept out of git through .git/info/exclude) or "commit"' }).optional(),
     sandbox: sandbox.optional(),
     limits: limits.optional(),
@@ -678,6 +682,7 @@ export const SpecSchema = z
     agentIssues(s, ctx);
     commandLineIssues(s, ctx);
     kubernetesIssues(s, ctx);
+    workspaceIssues(s, ctx);
     envSecretIssues(s, ctx);
     allowReadIssues(s, ctx);
     limitsIssues(s, ctx);
@@ -717,6 +722,21 @@ export function defaultStateDir(s: { name?: unknown; env?: unknown; schedule?: u
   const xdg = env.XDG_STATE_HOME;
   const base = typeof xdg === 'string' && xdg.startsWith('/') ? posix.normalize(xdg) : posix.join(home, '.local/state');
   return posix.join(base, 'hbgen', name);
+}
+
+/** The clone of "workspace": "clone": on this host only, and never inside the repo or the state folder. */
+function workspaceIssues(s: Record<string, any>, ctx: z.RefinementCtx): void {
+  if (s.workspace !== 'clone') return;
+  const sch = typeof s.schedule === 'object' && s.schedule !== null ? s.schedule : {};
+  if (factsOf(sch.scheduler)?.offHost) {
+    ctx.addIssue({ code: 'custom', path: ['workspace'], message: `does not apply to schedule.scheduler "${sch.scheduler}": the pod works on a clone of its own already; remove it` });
+    return;
+  }
+  const env = typeof s.env === 'object' && s.env !== null ? s.env : {};
+  if (typeof s.name !== 'string' || typeof s.repo !== 'string' || !s.repo.startsWith('/') || typeof env.HOME !== 'string' || !factsOf(sch.scheduler)) return;
+  const state = typeof s.stateDir === 'string' ? (s.stateDir.startsWith('/') ? s.stateDir : posix.join(s.repo, s.stateDir)) : defaultStateDir(s);
+  const why = workspacePlaceProblem(workspaceDir({ name: s.name, env, schedule: { scheduler: sch.scheduler } }), s.repo, state);
+  if (why) ctx.addIssue({ code: 'custom', path: ['workspace'], message: why });
 }
 
 /** notify runs at this failing wake in a row when the spec names no notifyAfter. */

@@ -6,6 +6,7 @@
 // installed files against state.json and against a fresh render; also orphans, duplicates,
 // a missing binary, a stale lock, the last outcome (or the wake that ended without one) and
 // the next fire time.
+import { agentDir } from '../../workspace.ts';
 import { untilReached } from '../../week.ts';
 import { jailLines, jailOn, jailPolicy } from '../../jail.ts';
 import { COMMAND } from '../../harness/registry.ts';
@@ -595,7 +596,7 @@ function about(spec: Spec, n: Names, s: State, drifted: Set<string>, w: Wake | u
     out.push(['last wake', `${w.start.detail.replace(/^wake /, '')} at ${w.start.time}${took}`]);
   }
   if (f.heart) out.push(['HEART.md', f.heart.changed === null ? 'no wake has read it yet' : f.heart.changed ? 'changed since the last wake: the next one reads it' : 'unchanged since the last wake']);
-  const state = readSoft(posix.join(spec.repo, 'STATE.md'))?.toString('utf8');
+  const state = readSoft(posix.join(agentDir(spec), 'STATE.md'))?.toString('utf8');
   for (const [label, section] of [['next', 'Next'], ['blockers', 'Blockers']] as const) {
     const first = state ? firstLineOf(state, section) : undefined;
     if (first) out.push([label, `${first} (STATE.md)`]);
