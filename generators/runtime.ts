@@ -3,7 +3,7 @@
 // hbgen's own constants: the log's formats, the outcome words, the clients' words. Each
 // spec's heartbeat.sh holds the values and pins this file by version and SHA-256.
 import { WORKSPACE_COPIES } from '../src/workspace.ts';
-import { WORKSPACE_GIT_CONFIG } from '../src/host/proc/git.ts';
+import { WORKSPACE_GIT_CONFIG } from '../src/git-safe.ts';
 import { createHash } from 'node:crypto';
 import { renderRuntimeSh } from '../src/gen/templates.ts';
 import { FILES_AWK, TOKEN_AWK, TOKEN_REFUSAL, VERDICT_AWK } from '../src/billing-rules.ts';
