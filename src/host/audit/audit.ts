@@ -7,8 +7,9 @@
 // a missing binary, a stale lock, the last outcome (or the wake that ended without one) and
 // the next fire time.
 import { agentDir } from '../../workspace.ts';
+import { workspaceStatus, workspaceText } from './workspace.ts';
 import { untilReached } from '../../week.ts';
-import { jailLines, jailOn, jailPolicy } from '../../jail.ts';
+import { jailLines, jailOn, jailPolicy, tildeOf } from '../../jail.ts';
 import { COMMAND } from '../../harness/registry.ts';
 import { type LimitsFindings, limitsFindings, limitsLine } from '../../limits.ts';
 import { posix } from 'node:path';
@@ -595,6 +596,8 @@ function about(spec: Spec, n: Names, s: State, drifted: Set<string>, w: Wake | u
     const took = w.end ? `, ${w.end.outcome}${w.end.detail ? ` ${w.end.detail}` : ''}${secs === null ? ' (its length unknown: the clock was stepped during it)' : ` after ${secs} s`}` : ', no outcome yet';
     out.push(['last wake', `${w.start.detail.replace(/^wake /, '')} at ${w.start.time}${took}`]);
   }
+  const ws = workspaceStatus(spec);
+  if (ws) out.push(['workspace', `${tildeOf(spec)(ws.dir)}: ${workspaceText(ws)}`]);
   if (f.heart) out.push(['HEART.md', f.heart.changed === null ? 'no wake has read it yet' : f.heart.changed ? 'changed since the last wake: the next one reads it' : 'unchanged since the last wake']);
   const state = readSoft(posix.join(agentDir(spec), 'STATE.md'))?.toString('utf8');
   for (const [label, section] of [['next', 'Next'], ['blockers', 'Blockers']] as const) {
