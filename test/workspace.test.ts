@@ -21,6 +21,8 @@ import { applyWorkspace, workspacePlan } from '../src/host/install/workspace.ts'
 import { excludeBlock } from '../src/host/install/exclude.ts';
 import { jailPolicy } from '../src/jail.ts';
 import { workspaceDir } from '../src/workspace.ts';
+import { names } from '../src/names.ts';
+import { hb, makeHost, rewriteSpec } from './helpers/lifecycle.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const SRT = join(ROOT, 'node_modules', '.bin', 'srt');
@@ -301,6 +303,28 @@ test('the spec: "workspace" is "repo" or "clone", refused for kubernetes and for
   assert.match(validateSpec({ ...base, workspace: 'clone', env: { ...base.env, XDG_DATA_HOME: '/home/ada/src/x/data' } }).errors!.join('\n'), /workspace: the agent's clone would be \/home\/ada\/src\/x\/data\/hbgen\/workspaces\/wsx, inside the repo; set XDG_DATA_HOME/);
   assert.ok(validateSpec({ ...base, workspace: 'clone' }).spec);
   assert.ok(validateSpec({ ...base, workspace: 'repo' }).spec);
+});
+
+test('install with the jail on: its probe, the clone, the branch; a wake by hand commits in the clone and status shows the branch', async () => {
+  assert.is(MISSING, '', `the jail cannot run here: ${MISSING}`);
+  const h = makeHost('systemd-user');
+  git(h.repo, 'init', '-q', '-b', 'main');
+  git(h.repo, 'add', 'README');
+  git(h.repo, '-c', 'user.name=person', '-c', 'user.email=p@example.invalid', 'commit', '-q', '-m', 'the repo');
+  writeFileSync(join(h.home, '.gitconfig'), '[user]\n\tname = agent\n\temail = agent@example.invalid\n');
+  writeFileSync(h.bin, '#!/bin/sh\necho chunk >chunk.txt && git add -A && git commit -q -m "agent: chunk"\n', { mode: 0o755 });
+  rewriteSpec(h, { workspace: 'clone', sandbox: { bin: SRT }, env: { HOME: h.home, PATH: `${NODE_DIR}:/usr/bin:/bin` } });
+  const inst = await hb(h, 'install', { yes: true });
+  assert.is(inst.code, 0, inst.out + inst.err);
+  assert.match(inst.out, /write: its clone ~\/\.local\/share\/hbgen\/workspaces\/docs \(not the repo\)/, inst.out);
+  const w = await hb(h, 'wake');
+  assert.is(w.code, 0, w.out + w.err);
+  const log = readFileSync(join(names(h.spec).stateDir, 'runtime.log'), 'utf8');
+  assert.match(log, / start wake 1 by hand jail\n.*\n?.* note workspace: 1 commit on hbgen\/docs: [0-9a-f]{7}\n/, log);
+  assert.is(git(h.repo, 'log', '-1', '--format=%s', 'hbgen/docs'), 'agent: chunk\n');
+  assert.not.ok(existsSync(join(h.repo, 'chunk.txt')), 'the agent wrote the repo');
+  const st = await hb(h, 'status');
+  assert.match(st.out, /\n {2}workspace +~\/\.local\/share\/hbgen\/workspaces\/docs: branch hbgen\/docs: 1 commit ahead of main, last "agent: chunk"; merges cleanly onto main\n/, st.out);
 });
 
 test.after(() => {
