@@ -323,6 +323,11 @@ test('install with the jail on: its probe, the clone, the branch; a wake by hand
   assert.match(log, / start wake 1 by hand jail\n.*\n?.* note workspace: 1 commit on hbgen\/docs: [0-9a-f]{7}\n/, log);
   assert.is(git(h.repo, 'log', '-1', '--format=%s', 'hbgen/docs'), 'agent: chunk\n');
   assert.not.ok(existsSync(join(h.repo, 'chunk.txt')), 'the agent wrote the repo');
+  const doc = JSON.parse((await hb(h, 'status', { json: true })).out);
+  assert.is(doc.workspace.branch, 'hbgen/docs');
+  assert.is(doc.workspace.ahead, 1);
+  assert.is(doc.workspace.merges, true);
+  assert.equal(doc.workspace.unfetched, []);
   const st = await hb(h, 'status');
   assert.match(st.out, /\n {2}workspace +~\/\.local\/share\/hbgen\/workspaces\/docs: branch hbgen\/docs: 1 commit ahead of main, last "agent: chunk"; merges cleanly onto main\n/, st.out);
 });

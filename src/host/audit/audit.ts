@@ -7,7 +7,7 @@
 // a missing binary, a stale lock, the last outcome (or the wake that ended without one) and
 // the next fire time.
 import { agentDir } from '../../workspace.ts';
-import { workspaceStatus, workspaceText } from './workspace.ts';
+import { type WorkspaceStatus, workspaceStatus, workspaceText } from './workspace.ts';
 import { untilReached } from '../../week.ts';
 import { jailLines, jailOn, jailPolicy, tildeOf } from '../../jail.ts';
 import { COMMAND } from '../../harness/registry.ts';
@@ -104,6 +104,8 @@ export interface Findings {
   jail: { on: boolean; bin: string | null; write: string[]; denyWrite: string[]; denyRead: string[]; hosts: string[] };
   /** The wake's bounds (spec limits, src/limits.ts): on false with "limits": false or on kubernetes. */
   limits: LimitsFindings;
+  /** The agent's own workspace ("workspace": "clone"): its branch in the repo, or null without one. */
+  workspace: WorkspaceStatus | null;
   /** The wakes' tokens from their usage lines (src/host/audit/usage.ts). */
   usage: UsageFindings | null;
   checkedAt: string;
@@ -280,6 +282,7 @@ function blank(fileSpec: Spec, n: Names, s: State | null, now: Date): Findings {
     paused: null,
     jail: jailFindings(fileSpec),
     limits: limitsFindings(fileSpec),
+    workspace: workspaceStatus(fileSpec),
     usage: null,
     checkedAt: now.toISOString(),
   };
@@ -596,7 +599,7 @@ function about(spec: Spec, n: Names, s: State, drifted: Set<string>, w: Wake | u
     const took = w.end ? `, ${w.end.outcome}${w.end.detail ? ` ${w.end.detail}` : ''}${secs === null ? ' (its length unknown: the clock was stepped during it)' : ` after ${secs} s`}` : ', no outcome yet';
     out.push(['last wake', `${w.start.detail.replace(/^wake /, '')} at ${w.start.time}${took}`]);
   }
-  const ws = workspaceStatus(spec);
+  const ws = f.workspace;
   if (ws) out.push(['workspace', `${tildeOf(spec)(ws.dir)}: ${workspaceText(ws)}`]);
   if (f.heart) out.push(['HEART.md', f.heart.changed === null ? 'no wake has read it yet' : f.heart.changed ? 'changed since the last wake: the next one reads it' : 'unchanged since the last wake']);
   const state = readSoft(posix.join(agentDir(spec), 'STATE.md'))?.toString('utf8');
