@@ -53,7 +53,15 @@ test('install, wake, status, list, stop: the branch is shown with its commits; s
   git(h.repo, 'add', 'work.txt');
   git(h.repo, 'commit', '-q', '-m', 'person: work.txt');
   assert.match(cli(h, ['status', 'docs']).stdout, /branch hbgen\/docs: 1 commit ahead of main, last "agent: one chunk"; conflicts with main: merging needs your hand\n/);
-  assert.is(cli(h, ['stop', 'docs']).code, 0);
+  // A second install keeps the clone as it is: its memory and commits stay.
+  writeFileSync(join(ws, 'STATE.md'), 'the agent\'s state\n');
+  const again = hbgen(['install', h.specFile, '--yes'], { cwd: h.root, env: { ...h.env, PATH: `${stub.dir}:${h.env.PATH}` } });
+  assert.is(again.code, 0, again.stderr + again.stdout);
+  assert.is(readFileSync(join(ws, 'STATE.md'), 'utf8'), 'the agent\'s state\n');
+  assert.is(git(ws, 'log', '-1', '--format=%s'), 'agent: one chunk\n');
+  const stop = cli(h, ['stop', 'docs']);
+  assert.is(stop.code, 0, stop.stderr);
+  assert.match(stop.stdout, /kept the agent's clone .*workspaces\/docs and branch hbgen\/docs in the repo: `hbgen forget docs` removes the clone after showing what it holds and asking\n/, stop.stdout);
   assert.ok(existsSync(join(ws, '.git')), 'stop kept the clone');
   assert.is(git(h.repo, 'log', '-1', '--format=%s', 'hbgen/docs'), 'agent: one chunk\n', 'stop kept the branch');
   // forget shows the unmerged commit; --yes removes the clone, as it holds nothing the repo lacks.
