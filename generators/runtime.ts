@@ -10,7 +10,7 @@ import { FILES_AWK, TOKEN_AWK, TOKEN_REFUSAL, VERDICT_AWK } from '../src/billing
 import { STATUS_ARGV, billingKeyNames, fileHitFix, notPlan, timedOut } from '../src/billing.ts';
 import { PRESETS } from '../src/harness/registry.ts';
 import { JAIL_PLACEHOLDERS, REPO_DENY } from '../src/jail.ts';
-import { LOCK_OWNER_PRINTF, LOG_DATE_FORMAT, LOG_PRINTF, OUTCOME_WORDS, PAUSE_PRINTF, SMOKE_DETAIL, TAMPERED_GIT, ENTRY_NOTE, ENTRY_NOTE_TAIL, UNTIL_WORD, WAKES_PRINTF, AGENT_RECORD_PRINTF, ASIDE_DIR, PAUSE_MAX_SECONDS, logLineShell, wakeDetailShell } from '../src/formats.ts';
+import { LOCK_OWNER_PRINTF, LOG_DATE_FORMAT, LOG_PRINTF, OUTCOME_WORDS, PAUSE_PRINTF, SMOKE_DETAIL, TAMPERED_GIT, ENTRY_NOTE, WORKSPACE_NOTE, ENTRY_NOTE_TAIL, UNTIL_WORD, WAKES_PRINTF, AGENT_RECORD_PRINTF, ASIDE_DIR, PAUSE_MAX_SECONDS, logLineShell, wakeDetailShell } from '../src/formats.ts';
 import { LIMIT_FAR } from './limit.ts';
 import { NOTIFY_SECONDS, PING_BOUND, PING_SECONDS } from './notify.ts';
 import { logDateShell } from './formats.ts';
@@ -44,6 +44,7 @@ export interface RuntimeContext {
   untilWord: string;
   tamperedGit: string;
   entryNote: string;
+  workspaceNote: string;
   entryNoteTail: string;
   /** The scheduler entry's SHA-256 tools (generators/entry.ts): each one's program, tested with -x, and its command. */
   sha256Tools: { path: string; cmd: string }[];
@@ -98,6 +99,7 @@ function runtimeContext(): RuntimeContext {
     untilWord: UNTIL_WORD,
     tamperedGit: TAMPERED_GIT,
     entryNote: ENTRY_NOTE,
+    workspaceNote: WORKSPACE_NOTE,
     entryNoteTail: ENTRY_NOTE_TAIL,
     sha256Tools: SHA256_TOOLS.map((cmd) => ({ path: cmd.split(' ').find((w) => w.startsWith('/') && !w.endsWith('/env'))!, cmd })),
     limitMaxPause: PAUSE_MAX_SECONDS,

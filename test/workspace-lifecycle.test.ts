@@ -46,6 +46,8 @@ test('install, wake, status, list, stop: the branch is shown with its commits; s
   assert.is(git(h.repo, 'log', '-1', '--format=%s', 'hbgen/docs'), 'agent: one chunk\n');
   const st = cli(h, ['status', 'docs']);
   assert.match(st.stdout, /\n {2}workspace +~\/\.local\/share\/hbgen\/workspaces\/docs: branch hbgen\/docs: 1 commit ahead of main, last "agent: one chunk"; merges cleanly onto main\n/, st.stdout);
+  const lg = cli(h, ['log', 'docs']);
+  assert.match(lg.stdout, /\n {2}wake 1 \(by hand\) .* ok {2}\(workspace: 1 commit on hbgen\/docs: [0-9a-f]{7}\)\n/, lg.stdout);
   const l = cli(h, ['list']);
   assert.match(l.stdout, /\ndocs: branch hbgen\/docs: 1 commit ahead of main, last "agent: one chunk"; merges cleanly onto main\n/, l.stdout);
   // A commit of the person's own that touches the same line: the branch no longer merges cleanly.
