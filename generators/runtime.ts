@@ -2,13 +2,15 @@
 // partials with no spec in it (the same bytes for every spec). Its context holds only
 // hbgen's own constants: the log's formats, the outcome words, the clients' words. Each
 // spec's heartbeat.sh holds the values and pins this file by version and SHA-256.
+import { WORKSPACE_COPIES } from '../src/workspace.ts';
+import { WORKSPACE_GIT_CONFIG } from '../src/git-safe.ts';
 import { createHash } from 'node:crypto';
 import { renderRuntimeSh } from '../src/gen/templates.ts';
 import { FILES_AWK, TOKEN_AWK, TOKEN_REFUSAL, VERDICT_AWK } from '../src/billing-rules.ts';
 import { STATUS_ARGV, billingKeyNames, fileHitFix, notPlan, timedOut } from '../src/billing.ts';
 import { PRESETS } from '../src/harness/registry.ts';
 import { JAIL_PLACEHOLDERS, REPO_DENY } from '../src/jail.ts';
-import { LOCK_OWNER_PRINTF, LOG_DATE_FORMAT, LOG_PRINTF, OUTCOME_WORDS, PAUSE_PRINTF, FAIL_PAUSE_FILE, FAIL_PAUSE_PRINTF, SMOKE_DETAIL, TAMPERED_GIT, ENTRY_NOTE, ENTRY_NOTE_TAIL, UNTIL_WORD, WAKES_PRINTF, AGENT_RECORD_PRINTF, ASIDE_DIR, PAUSE_MAX_SECONDS, logLineShell, wakeDetailShell } from '../src/formats.ts';
+import { LOCK_OWNER_PRINTF, LOG_DATE_FORMAT, LOG_PRINTF, OUTCOME_WORDS, PAUSE_PRINTF, FAIL_PAUSE_FILE, FAIL_PAUSE_PRINTF, SMOKE_DETAIL, TAMPERED_GIT, ENTRY_NOTE, WORKSPACE_NOTE, ENTRY_NOTE_TAIL, UNTIL_WORD, WAKES_PRINTF, AGENT_RECORD_PRINTF, ASIDE_DIR, PAUSE_MAX_SECONDS, logLineShell, wakeDetailShell } from '../src/formats.ts';
 import { LIMIT_FAR } from './limit.ts';
 import { NOTIFY_SECONDS, PING_BOUND, PING_SECONDS } from './notify.ts';
 import { logDateShell } from './formats.ts';
@@ -44,6 +46,7 @@ export interface RuntimeContext {
   untilWord: string;
   tamperedGit: string;
   entryNote: string;
+  workspaceNote: string;
   entryNoteTail: string;
   /** The scheduler entry's SHA-256 tools (generators/entry.ts): each one's program, tested with -x, and its command. */
   sha256Tools: { path: string; cmd: string }[];
@@ -57,6 +60,9 @@ export interface RuntimeContext {
   startLineSh: string;
   jailed: string;
   jailPlaceholders: string[];
+  /** "workspace": "clone": the person's files copied into the clone before each wake, and the -c settings of the wrapper's git in the person's repo. */
+  workspaceCopies: string[];
+  workspaceGit: string[];
   billingKeys: string;
   billingVerdictAwk: string;
   billingFilesAwk: string;
@@ -97,6 +103,7 @@ function runtimeContext(): RuntimeContext {
     untilWord: UNTIL_WORD,
     tamperedGit: TAMPERED_GIT,
     entryNote: ENTRY_NOTE,
+    workspaceNote: WORKSPACE_NOTE,
     entryNoteTail: ENTRY_NOTE_TAIL,
     sha256Tools: SHA256_TOOLS.map((cmd) => ({ path: cmd.split(' ').find((w) => w.startsWith('/') && !w.endsWith('/env'))!, cmd })),
     limitMaxPause: PAUSE_MAX_SECONDS,
@@ -108,6 +115,8 @@ function runtimeContext(): RuntimeContext {
     startLineSh: logLineShell('$hb_stamp', '$hb_name', `${OUTCOME_WORDS.start} ${wakeDetailSh}`),
     jailed: wakeDetailShell('x', 'y', true).slice(wakeDetailShell('x', 'y', false).length),
     jailPlaceholders: [...JAIL_PLACEHOLDERS, ...REPO_DENY],
+    workspaceCopies: WORKSPACE_COPIES,
+    workspaceGit: WORKSPACE_GIT_CONFIG,
     billingKeys: ` ${billingKeyNames().join(' ')} `,
     billingVerdictAwk: VERDICT_AWK,
     billingFilesAwk: FILES_AWK,

@@ -2,6 +2,7 @@
 // (the working-hours check on its own) and, for shared folders, claim.sh (chunk claims).
 // All user data reaches them as single-quoted sh words. Each template's context is built
 // here from named steps, one per part of the script that reads it.
+import { workspaceBranch, workspaceDir, workspaceOn } from '../src/workspace.ts';
 import { type SeedsContext, seedsContext } from './seeds.ts';
 import { posix } from 'node:path';
 import { createHash } from 'node:crypto';
@@ -510,6 +511,8 @@ function heartbeatValues(ctx: RenderContext): string[] {
   return [
     assign('hb_name', env.name),
     assign('hb_repo', env.repo),
+    // The agent's own clone and branch ("workspace": "clone"): its working folder.
+    ...(workspaceOn(spec) ? [assign('hb_ws', workspaceDir(spec)), assign('hb_wsbranch', workspaceBranch(spec.name))] : []),
     assign('hb_state', env.stateDir),
     assign('hb_bin', env.bin),
     ...opt('hb_client', billing.billingClientName),

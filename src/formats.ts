@@ -277,6 +277,13 @@ export const TAMPERED_GIT = 'tampered git';
 export const ENTRY_NOTE = 'scheduler entry not as installed';
 export const ENTRY_NOTE_TAIL = ' (nothing repaired; hbgen status, then hbgen install)';
 
+/**
+ * The note after a wake with a workspace of its own ("workspace": "clone",
+ * heartbeat/48-workspace): `note workspace: N commits on BRANCH: SHA ...`, or why nothing was
+ * fetched; `hbgen log` shows it with its wake.
+ */
+export const WORKSPACE_NOTE = 'workspace:';
+
 /** The detail of the `took N s` line before a wake's outcome: N, or null when garbled. */
 export function parseTookDetail(detail: string): number | null {
   const m = /^(\d{1,9}) s$/.exec(detail);

@@ -8,6 +8,7 @@ import { jailHoldsLine, jailOffLine } from './harness.ts';
 import { clientNeeds } from './jail-clients.ts';
 import { SECRET_PATHS, homePath } from './jail-secrets.ts';
 import { names } from './names.ts';
+import { WORKSPACE_COPIES, workspaceDir, workspaceOn } from './workspace.ts';
 import { FACTS } from './scheduler-facts.ts';
 import type { Spec } from './spec.ts';
 
@@ -88,6 +89,11 @@ export function jailPolicy(spec: Spec): JailPolicy | null {
   const macos = FACTS[spec.schedule.scheduler].macOS === true;
   const need = clientNeeds(spec.agent.harness, home, spec.env);
   const tmp = jailTmp(spec);
+  // With a workspace of its own the agent writes its clone, never the repo: the person's
+  // working tree, index and .git stay read-only to it. The clone's own .git/config and hooks
+  // are denied besides GIT_DENY: the wrapper fetches from the clone outside the jail.
+  const ws = workspaceOn(spec) ? workspaceDir(spec) : null;
+  const work = ws ?? spec.repo;
   // Other users' homes: root's is hidden. The folder holding HOME cannot be hidden with
   // HOME shown again: srt 0.0.83 binds an allowRead back read-only over the writable
   // folders below it (the private tmp, the client's folders), so the other homes under
@@ -98,11 +104,11 @@ export function jailPolicy(spec: Spec): JailPolicy | null {
     bin: sb.bin ?? '',
     platform: macos ? 'macos' : 'linux',
     tmp,
-    write: uniq([spec.repo, tmp, ...need.write, ...need.writeFiles]),
+    write: uniq([work, tmp, ...need.write, ...need.writeFiles]),
     denyWrite: uniq([
       ...need.denyWrite,
-      ...REPO_DENY.map((f) => posix.join(spec.repo, f)),
-      ...GIT_DENY.map((f) => posix.join(spec.repo, f)),
+      ...(ws ? WORKSPACE_COPIES : REPO_DENY).map((f) => posix.join(work, f)),
+      ...(ws ? [...GIT_DENY, '.git/config', '.git/hooks'] : GIT_DENY).map((f) => posix.join(work, f)),
       n.stateDir,
       posix.join(home, '.config/systemd'),
       posix.join(home, 'Library/LaunchAgents'),
@@ -175,9 +181,10 @@ export function tildeOf(spec: Spec): (path: string) => string {
  */
 export function policyPanelLines(spec: Spec, p: JailPolicy): string[] {
   const tilde = tildeOf(spec);
-  const repo = under(spec.repo, p.denyWrite);
+  const work = workspaceOn(spec) ? workspaceDir(spec) : spec.repo;
+  const repo = under(work, p.denyWrite);
   const never = [
-    ...(repo.inside.length ? [`${grouped(repo.inside).join(', ')} of the repo`] : []),
+    ...(repo.inside.length ? [`${grouped(repo.inside).join(', ')} of ${work === spec.repo ? 'the repo' : 'its clone'}`] : []),
     ...grouped(repo.outside.map((x) => (x === spec.stateDir ? 'the state folder' : tilde(x)))),
     'your crontab',
   ];
@@ -186,7 +193,7 @@ export function policyPanelLines(spec: Spec, p: JailPolicy): string[] {
   const named = secrets.slice(0, 4).map(tilde);
   const read = secrets.length ? `${secrets.length} credential paths (${named.join(', ')}${secrets.length > named.length ? ', …' : ''}; sandbox.allowRead opens one)` : '';
   return [
-    `write: ${p.write.map((x) => (x === spec.repo ? 'the repo' : tilde(x))).join(', ')}; never: ${never.join(', ')}`,
+    `write: ${p.write.map((x) => (x === spec.repo ? 'the repo' : x === work ? `its clone ${tilde(x)} (not the repo)` : tilde(x))).join(', ')}; never: ${never.join(', ')}`,
     `read: everything except ${[read, ...others.map(tilde)].filter(Boolean).join(', ')} (other users' homes: by their own permissions)`,
     `network: ${p.hosts.length ? p.hosts.join(', ') : 'none'}; nothing else; every process the agent starts is in the same jail`,
   ];

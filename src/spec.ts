@@ -7,6 +7,7 @@ import { carrierIssue } from './billing-rules.ts';
 import { DAYS, LOG_MAX_BYTES, NAME_PATTERN, PAUSE_AFTER_DEFAULT, pad2 } from './formats.ts';
 import { CONTROL, SHELL_KEYS, text } from './spec-text.ts';
 import { kubernetesBlock, kubernetesIssues } from './host/kubernetes/spec.ts';
+import { WORKSPACES, workspaceDir, workspacePlaceProblem } from './workspace.ts';
 import { meantFirst } from './error-order.ts';
 import { ALL_EFFORTS, bypassArgs } from './harness.ts';
 import { SCHEDULER_IDS, factsOf, schedulerList } from './scheduler-facts.ts';
@@ -622,6 +623,9 @@ export const SpecSchema = z
       .regex(/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d$/, { error: 'must be a local date and time in hours.timezone, "YYYY-MM-DDTHH:MM", e.g. "2026-12-24T18:00"' })
       .refine((v) => !Number.isNaN(Date.parse(`${v}:00Z`)) && new Date(`${v}:00Z`).toISOString().slice(0, 16) === v, { error: 'is no such date (the month has fewer days); e.g. "2026-12-24T18:00"' })
       .optional().describe('The job\'s end, a local date and time in hours.timezone ("2026-12-24T18:00"): from then on every fire logs skip-ended, runs no agent and counts no wake; status says the job ended, plan draws no wakes after it.'),
+    // Where the agent works: the person's checkout (default) or a clone of its own on its
+    // own branch (src/workspace.ts).
+    workspace: z.enum(WORKSPACES, { error: (i) => `must be "repo" (the default: the agent works in the repo itself) or "clone" (a checkout of its own on branch hbgen/<name>)${typeof i.input === 'string' ? didYouMean(i.input, [...WORKSPACES]) : ''}` }).default('repo').describe('Where the agent works: "repo" (default) in the repo itself; "clone" in a clone of its own at install (~/.local/share/hbgen/workspaces/<name>, $XDG_DATA_HOME when env sets it) on branch hbgen/<name> from your HEAD at install, so that it never writes your working tree, index or other refs (the jail enforces it). After each wake the wrapper fetches that branch into the repo, fast-forward only; status and list show it; forget asks before removing the clone. HEART.md and PROTOCOL.md are copied from the repo before each wake; STATE.md, LOG.md and journal/ live in the clone.'),
     controlFiles: z.enum(['exclude', 'commit'], { error: 'must be "exclude" (the default: kept out of git through .git/info/exclude) or "commit"' }).optional().describe('What git sees of the control files (HEART.md, PROTOCOL.md, STATE.md, LOG.md, journal/): "exclude" (default) adds them to the repository\'s own .git/info/exclude at install (never to .gitignore, never committed; stop removes them), so that the agent\'s `git add -A` leaves them out; "commit" leaves them to git like any file.'),
     sandbox: sandbox.optional().describe('The OS jail around the agent and every process it starts (@anthropic-ai/sandbox-runtime: bubblewrap on Linux, sandbox-exec on macOS, a proxy with a host allowlist). On by default (omitted or an object); false runs the agent with all your rights. Needs bwrap, rg and socat on Linux (apt-get install bubblewrap ripgrep socat).'),
     limits: limits.optional().describe('Bounds on every wake, each applied by the host\'s own mechanism (systemd: TasksMax=/MemoryMax= of the service; cron on Linux: a transient systemd scope where a user manager runs, else rlimits; launchd: the plist\'s resource limits). On by default (omitted or an object); false lifts them. A wake stopped by one ends `fail N limits.tasks …` / `fail N limits.memory …` (docs/threat-model.md "Bounds on a wake"). Not for kubernetes (kubernetes.resources bound the pod).'),
@@ -696,6 +700,7 @@ export const SpecSchema = z
     agentIssues(s, ctx);
     commandLineIssues(s, ctx);
     kubernetesIssues(s, ctx);
+    workspaceIssues(s, ctx);
     envSecretIssues(s, ctx);
     allowReadIssues(s, ctx);
     limitsIssues(s, ctx);
@@ -740,6 +745,21 @@ export function defaultStateDir(s: { name?: unknown; env?: unknown; schedule?: u
 /** The failing wakes in a row after which the job pauses itself; 0: never (pauseAfter false). */
 export function pauseAfterOf(s: Pick<Spec, 'pauseAfter'>): number {
   return s.pauseAfter === false ? 0 : (s.pauseAfter ?? PAUSE_AFTER_DEFAULT);
+}
+
+/** The clone of "workspace": "clone": on this host only, and never inside the repo or the state folder. */
+function workspaceIssues(s: Record<string, any>, ctx: z.RefinementCtx): void {
+  if (s.workspace !== 'clone') return;
+  const sch = typeof s.schedule === 'object' && s.schedule !== null ? s.schedule : {};
+  if (factsOf(sch.scheduler)?.offHost) {
+    ctx.addIssue({ code: 'custom', path: ['workspace'], message: `does not apply to schedule.scheduler "${sch.scheduler}": the pod works on a clone of its own already; remove it` });
+    return;
+  }
+  const env = typeof s.env === 'object' && s.env !== null ? s.env : {};
+  if (typeof s.name !== 'string' || typeof s.repo !== 'string' || !s.repo.startsWith('/') || typeof env.HOME !== 'string' || !factsOf(sch.scheduler)) return;
+  const state = typeof s.stateDir === 'string' ? (s.stateDir.startsWith('/') ? s.stateDir : posix.join(s.repo, s.stateDir)) : defaultStateDir(s);
+  const why = workspacePlaceProblem(workspaceDir({ name: s.name, env, schedule: { scheduler: sch.scheduler } }), s.repo, state);
+  if (why) ctx.addIssue({ code: 'custom', path: ['workspace'], message: why });
 }
 
 /** notify runs at this failing wake in a row when the spec names no notifyAfter. */

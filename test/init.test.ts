@@ -398,4 +398,31 @@ test('a real terminal (script(1)) through the built CLI: questions on the termin
   assert.is(n.stderr, '');
 });
 
+test('terminal: where the agent works, asked last in a git repository: the clone recommended first when the repo has uncommitted changes; the answer is "workspace" in hbgen.json', async () => {
+  // A repo with a change of the person's: the clone comes first, and is recommended.
+  const w = world();
+  program(join(w.bin, 'claude'));
+  const repo = join(w.dir, 'repo');
+  writeFileSync(join(repo, 'draft.md'), 'half done\n');
+  const t = io(w, { tty: true, input: ['a', 'b', '9', '17:30', 'b', 'a', 'b', '', 'a'] });
+  assert.is(await init({}, t.host), 0);
+  assert.match(t.err(), /\nWhere should the agent work\?\n {2}a\) in a clone of its own, on branch hbgen\/<name> that you merge when you like \(recommended: the repo has 1 uncommitted change, e\.g\. draft\.md\)\n {2}b\) in the repo itself, in your working tree\n/, t.err());
+  const spec = specOf(repo);
+  assert.is(spec.workspace, 'clone');
+  assert.ok(validateSpec(spec).spec, JSON.stringify(validateSpec(spec).errors));
+  // A clean repo: the repo itself first; choosing it leaves the field out.
+  const w2 = world();
+  program(join(w2.bin, 'claude'));
+  const t2 = io(w2, { tty: true, input: ['a', 'b', '9', '17:30', 'b', 'a', 'b', '', 'a'] });
+  assert.is(await init({}, t2.host), 0);
+  assert.match(t2.err(), /\nWhere should the agent work\?\n {2}a\) in the repo itself, in your working tree\n {2}b\) in a clone of its own, on branch hbgen\/<name> that you merge when you like\n/, t2.err());
+  assert.is(specOf(join(w2.dir, 'repo')).workspace, undefined);
+  // Outside a git repository it is not asked.
+  const w3 = world({ git: false });
+  program(join(w3.bin, 'claude'));
+  const t3 = io(w3, { tty: true, input: ['a', 'b', '9', '17:30', 'b', 'a', 'b', '', 'a'] });
+  assert.is(await init({}, t3.host), 0);
+  assert.not.match(t3.err(), /Where should the agent work/);
+});
+
 test.run();

@@ -14,7 +14,7 @@ import { plan } from '../src/schedule.ts';
 import { type Host, hb, makeHost } from './helpers/lifecycle.ts';
 
 /** The document's fields, in order: docs/commands.md's list (a rename breaks scripts). */
-const FIELDS = ['format', 'name', 'scheduler', 'repo', 'stateDir', 'state', 'healthy', 'problems', 'info', 'lastWake', 'nextFire', 'wakes', 'cap', 'billing', 'heart', 'running', 'paused', 'jail', 'limits', 'usage', 'checkedAt'];
+const FIELDS = ['format', 'name', 'scheduler', 'repo', 'stateDir', 'state', 'healthy', 'problems', 'info', 'lastWake', 'nextFire', 'wakes', 'cap', 'billing', 'heart', 'running', 'paused', 'jail', 'limits', 'workspace', 'usage', 'checkedAt'];
 const ESC = /\u001b/;
 
 async function json(h: Host, opts: Parameters<typeof hb>[2] = {}) {

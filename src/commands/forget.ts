@@ -4,7 +4,8 @@
 // (default No; --yes for scripts). --keep-logs keeps runtime.log, agent.log and their .1 (and the
 // folder holding them) and removes the rest, state.json included, so `list` no longer shows
 // it. Only a folder whose state.json says stopped, under that name, with no scheduler entry
-// running its wrapper, is touched; a link is never followed.
+// running its wrapper, is touched; a link is never followed. The agent's clone ("workspace":
+// "clone") is shown with the commits it holds and goes only on a yes of its own.
 import { lstatSync, readdirSync, rmSync } from 'node:fs';
 import { posix } from 'node:path';
 import { UserError } from '../errors.ts';
@@ -12,6 +13,8 @@ import { homeOf, type HostIO } from '../host/io.ts';
 import { type InstallRow, listInstalls } from '../host/audit/inventory.ts';
 import { askConsent } from '../host/install/prompt.ts';
 import { readState } from '../host/state.ts';
+import { workspaceStatus } from '../host/audit/workspace.ts';
+import { safeGit } from '../host/proc/git.ts';
 import { jailTmp } from '../jail.ts';
 import { validateSpec } from '../spec.ts';
 import { line } from './common.ts';
@@ -50,6 +53,35 @@ function jailCache(spec: unknown, name: string): string | null {
   }
 }
 
+/**
+ * The agent's clone of this install ("workspace": "clone"), when it is there: what forget
+ * shows before asking (the branch's commits not merged into the person's branch, which stay
+ * on that branch in the repo; commits and changes only the clone holds, which go with it),
+ * and whether removing it loses anything.
+ */
+function workspaceOf(spec: unknown, name: string): { dir: string; branch: string; lines: string[]; loses: boolean } | null {
+  const v = validateSpec(spec).spec;
+  const w = v && v.name === name ? workspaceStatus(v) : null;
+  if (!v || !w || !w.present) return null;
+  const unmerged = w.tip ? gitOr(v.repo, ['log', '--no-show-signature', '--format=%h %s', `HEAD..${w.tip}`]).split('\n').filter(Boolean) : [];
+  const dirty = gitOr(w.dir, ['status', '--porcelain']).split('\n').filter(Boolean);
+  const lines = [`the agent's clone ${w.dir} (its memory STATE.md, LOG.md, journal/ goes with it):`];
+  lines.push(unmerged.length ? `  ${unmerged.length} commit${unmerged.length === 1 ? '' : 's'} on ${w.branch} not merged into ${w.onto}; they stay on that branch in the repo:` : `  every commit of ${w.branch} is merged into ${w.onto}`);
+  for (const c of unmerged.slice(0, 20)) lines.push(`    ${c}`);
+  if (unmerged.length > 20) lines.push(`    … and ${unmerged.length - 20} more (git log ${w.onto}..${w.branch})`);
+  if (w.unfetched.length) lines.push(`  ${w.unfetched.length} commit${w.unfetched.length === 1 ? '' : 's'} only the clone holds (never fetched into the repo), lost with it: ${w.unfetched.slice(0, 10).join(' ')}`);
+  if (dirty.length) lines.push(`  ${dirty.length} uncommitted change${dirty.length === 1 ? '' : 's'} in the clone, lost with it (first: ${dirty[0]!.slice(3)})`);
+  return { dir: w.dir, branch: w.branch, lines, loses: w.unfetched.length > 0 || dirty.length > 0 };
+}
+
+function gitOr(dir: string, args: string[]): string {
+  try {
+    return safeGit(dir, args).trim();
+  } catch {
+    return '';
+  }
+}
+
 /** The stopped install named `name`, or a refusal saying what it is instead. */
 async function stoppedInstall(io: HostIO, name: string): Promise<InstallRow> {
   const rows = (await listInstalls(io, homeOf(io))).rows.filter((r) => r.name === name);
@@ -75,6 +107,8 @@ export async function forget(argv: { name: string; keepLogs?: boolean; yes?: boo
   if (keep.length) line(io, `it keeps: ${keep.map((e) => posix.basename(e.path)).join(', ')} in ${dir}`);
   const cache = jailCache(s.spec, argv.name);
   if (cache) line(io, `and the jail's private tmp ${cache} (${entries(cache).filter((e) => !e.folder).length} files, made again by every wake)`);
+  const ws = workspaceOf(s.spec, argv.name);
+  if (ws) for (const l of ws.lines) line(io, l);
   if (argv.dryRun) {
     line(io, '--dry-run: nothing was removed');
     return 0;
@@ -84,10 +118,20 @@ export async function forget(argv: { name: string; keepLogs?: boolean; yes?: boo
     if (a === 'no-tty') throw new UserError([`there is no terminal to ask, so nothing was removed; read the list above, then run \`hbgen forget ${argv.name} --yes\``]);
     if (a === 'no') throw new UserError(['you did not confirm, so nothing was removed']);
   }
+  // The agent's clone goes only on a yes of its own; --yes alone removes it only when
+  // nothing in it would be lost (every commit is on the repo's branch, nothing uncommitted).
+  let wsGone = false;
+  if (ws) {
+    const a = argv.yes ? (ws.loses ? 'no-tty' : 'yes') : await askConsent(io, `Remove the agent's clone ${ws.dir} too${ws.loses ? ', with what only it holds (listed above)' : ''}?`);
+    if (a === 'yes') {
+      rmSync(ws.dir, { recursive: true, force: true });
+      wsGone = true;
+    } else line(io, `kept the agent's clone ${ws.dir}${a === 'no-tty' ? ' (--yes does not remove what only it holds; remove it by hand once you have what you need)' : ''}`);
+  }
   if (keep.length) {
     for (const e of all.filter((x) => !keep.includes(x))) rmSync(e.path, { recursive: true, force: true });
   } else rmSync(dir, { recursive: true, force: true });
   if (cache) rmSync(cache, { recursive: true, force: true });
-  line(io, `removed ${go.length} file${go.length === 1 ? '' : 's'}${keep.length ? `; kept ${keep.map((e) => e.path).join(', ')}` : ` and ${dir}`}`);
+  line(io, `removed ${go.length} file${go.length === 1 ? '' : 's'}${keep.length ? `; kept ${keep.map((e) => e.path).join(', ')}` : ` and ${dir}`}${wsGone && ws ? `, and the agent's clone ${ws.dir} (branch ${ws.branch} stays in the repo)` : ''}`);
   return 0;
 }

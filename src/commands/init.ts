@@ -5,6 +5,7 @@
 // asks for them one at a time; otherwise it leaves them out, so that the spec does not
 // validate until they are set, and says what to fill in. It never overwrites a file.
 import { GIT_SAFE_CONFIG } from '../host/proc/git.ts';
+import { CONTROL_FILES } from '../host/install/exclude.ts';
 import { bundledSrt, onPath } from '../host/install/jail-probe.ts';
 import { mkdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { posix } from 'node:path';
@@ -72,6 +73,8 @@ interface Choices {
   days?: string[];
   timeout?: string;
   agent?: Agent;
+  /** Where the agent works ("workspace"): asked in a git repository only. */
+  workspace?: 'repo' | 'clone';
 }
 
 /** What one question of the interview needs; `c` collects the answers so far. */
@@ -81,6 +84,8 @@ interface Asking {
   zone: string | undefined;
   agents: Agent[];
   c: Choices;
+  /** The repo's uncommitted changes (paths), or null outside a git repository (no workspace question then). */
+  dirty: string[] | null;
 }
 
 /** One question: records its answer in `a.c`; false when the input ended (stop asking). */
@@ -176,6 +181,22 @@ const chooseTimeout: Step = async ({ io, lines, c }) => {
   return timeout !== null;
 };
 
+// The agent's own clone ("workspace": "clone"), recommended first when the person has work
+// in progress in the repo: an agent's `git add -A` there would sweep it into its commit.
+const chooseWorkspace: Step = async ({ io, lines, c, dirty }) => {
+  if (dirty === null) return true;
+  const clone = { label: `in a clone of its own, on branch hbgen/<name> that you merge when you like${dirty.length ? ` (recommended: the repo has ${dirty.length} uncommitted change${dirty.length === 1 ? '' : 's'}, e.g. ${dirty[0]})` : ''}`, value: 'clone' };
+  const repo = { label: 'in the repo itself, in your working tree', value: 'repo' };
+  const a = await ask(io, lines, {
+    title: 'Where should the agent work?',
+    choices: dirty.length ? [clone, repo] : [repo, clone],
+    custom: '',
+    check: (v) => `"${v}" is not one of the places listed`,
+  });
+  if (a === 'clone' || a === 'repo') c.workspace = a;
+  return a !== null;
+};
+
 /** HEART.md to set up after the spec's questions: where it goes, init's template, how to write it. */
 interface HeartToSetUp {
   path: string;
@@ -188,8 +209,8 @@ interface HeartToSetUp {
  * Then, unless the input ended, HEART.md's setup (src/host/heart/setup.ts) when init is
  * about to write it.
  */
-async function interview(io: HostIO, zone: string | undefined, agents: Agent[], heart?: HeartToSetUp): Promise<Choices> {
-  const a: Asking = { io, lines: new Lines(io.stdin), zone, agents, c: {} };
+async function interview(io: HostIO, zone: string | undefined, agents: Agent[], dirty: string[] | null, heart?: HeartToSetUp): Promise<Choices> {
+  const a: Asking = { io, lines: new Lines(io.stdin), zone, agents, c: {}, dirty };
   try {
     io.err('hbgen init: a few choices for hbgen.json, one at a time (Enter leaves one for later).\n');
     let ended = false;
@@ -200,6 +221,8 @@ async function interview(io: HostIO, zone: string | undefined, agents: Agent[], 
       }
     }
     if (heart && !ended) await heartSetup(io, a.lines, heart.path, heart.template, heart.write);
+    // Last, so that the answers before it keep their places.
+    if (!ended) await chooseWorkspace(a);
     return a.c;
   } finally {
     a.lines.close(io.stdin);
@@ -260,6 +283,7 @@ export function initSpec(d: { repo: string; agent?: Agent; git: boolean; schedul
   spec.env = d.env;
   // The jail: srt on the spec's PATH needs no field; else hbgen's own copy.
   if (d.srt) spec.sandbox = { bin: d.srt };
+  if (c.workspace === 'clone') spec.workspace = 'clone';
   return spec;
 }
 
@@ -298,6 +322,13 @@ async function repoOf(io: HostIO, dir: string): Promise<{ repo: string; inGit: b
   const top = git.code === 0 ? git.stdout.trim() : '';
   const inGit = top.startsWith('/');
   return { repo: inGit ? realpathSync(top) : dir, inGit };
+}
+
+/** The repo's uncommitted changes, as paths (init's own files left out: it is about to write them). */
+async function uncommitted(io: HostIO, repo: string): Promise<string[]> {
+  const r = await runTool(io, 'git', [...GIT_SAFE_CONFIG.flatMap((kv) => ['-c', kv]), '--no-optional-locks', '-C', repo, 'status', '--porcelain']);
+  const ours = new Set([...CONTROL_FILES, 'hbgen.json', SCHEMA_FILE]);
+  return r.code === 0 ? r.stdout.split('\n').filter(Boolean).map((l) => l.slice(3)).filter((f) => !ours.has(f)) : [];
 }
 
 /** The JSON Schema init writes beside hbgen.json, and how the spec's "$schema" names it. */
@@ -378,7 +409,7 @@ export async function init(argv: InitArgs, io: HostIO): Promise<number> {
   const specExists = lstatOrNull(specFile) !== null;
   const files = fileWriter(repo);
   const heart = !specExists && io.stdin.isTTY ? heartToSetUp(repo, files) : null;
-  const choices = !specExists && io.stdin.isTTY ? await interview(io, host.zone, host.agents, heart ?? undefined) : {};
+  const choices = !specExists && io.stdin.isTTY ? await interview(io, host.zone, host.agents, inGit ? await uncommitted(io, repo) : null, heart ?? undefined) : {};
   const agent = choices.command ? undefined : (choices.agent ?? host.agents[0]);
 
   writeControlPlane(repo, files, notes);

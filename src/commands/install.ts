@@ -37,6 +37,8 @@ import { toolsPresent } from '../host/proc/tools.ts';
 import { type SeedLook, seedLook } from '../host/install/seed-checks.ts';
 import { registryCaveats } from '../host/install/agent-may.ts';
 import { type ExcludePlan, applyExclude, excludeLines, excludePlan } from '../host/install/exclude.ts';
+import { type WorkspacePlan, applyWorkspace, workspaceLines, workspacePlan } from '../host/install/workspace.ts';
+import { workspaceOn } from '../workspace.ts';
 import { type Names, names } from '../names.ts';
 import { type RenderResult, renderSpec } from '../pipeline.ts';
 import { FACTS, factsOf } from '../scheduler-facts.ts';
@@ -97,6 +99,8 @@ interface InstallPlan {
   seeds: SeedLook;
   /** hbgen's block in the repo's .git/info/exclude (null: controlFiles "commit", or no git repository here). */
   exclude: ExcludePlan | null;
+  /** The agent's own clone and branch ("workspace": "clone"), or null. */
+  workspace: WorkspacePlan | null;
 }
 
 export async function install(argv: InstallArgs, io: HostIO, verb: Verb = 'install'): Promise<number> {
@@ -216,6 +220,9 @@ async function planInstall(argv: InstallArgs, io: HostIO, verb: Verb): Promise<I
   const ex = here ? excludePlan(spec) : null;
   if (typeof ex === 'string') refusals.push(ex);
   const exclude = typeof ex === 'string' ? null : ex;
+  const ws = here && workspaceOn(spec) ? workspacePlan(spec) : null;
+  if (typeof ws === 'string') refusals.push(ws);
+  const workspace = typeof ws === 'string' ? null : ws;
   // The client's own word on how it bills, asked only once the binary itself passed.
   const bill = refusals.length || !here ? null : await checkBilling(spec, io.now().toISOString());
   if (bill && 'refusal' in bill) refusals.push(bill.refusal);
@@ -240,7 +247,7 @@ async function planInstall(argv: InstallArgs, io: HostIO, verb: Verb): Promise<I
   for (const l of others) refusals.push(...l.plan.refusals.map((r) => `${r} (an earlier install of "${spec.name}" on ${l.id} must be removed before it moves to ${scheduler})`));
   if (refusals.length) throw new UserError([...refusals, NOTHING]);
   const billing = bill && 'record' in bill ? bill.record : { result: 'not checked' as const };
-  return { exclude, seeds: seedLook(spec, facts.bin.realpath), jailBin, verb, argv, spec, specFile, names: n, prev, facts, render, ctx, backend, pre, stateFiles, others, notes, billing, edits: await editDiffs([...stateFiles, ...pre.hostFiles]) };
+  return { exclude, workspace, seeds: seedLook(spec, facts.bin.realpath), jailBin, verb, argv, spec, specFile, names: n, prev, facts, render, ctx, backend, pre, stateFiles, others, notes, billing, edits: await editDiffs([...stateFiles, ...pre.hostFiles]) };
 }
 
 function sameRecords(a: { path: string; sha256: string; mode: number }[], b: { path: string; sha256: string; mode: number }[]): boolean {
@@ -256,6 +263,7 @@ function alreadyInstalled(p: InstallPlan): boolean {
     pre.unchanged &&
     p.stateFiles.every((f) => f.action === 'same') &&
     (!p.exclude || p.exclude.before?.equals(p.exclude.after) === true) &&
+    (!p.workspace || (!p.workspace.create && !p.workspace.branchInRepo)) &&
     prev?.status === 'installed' &&
     // A repaired (so edited) file is cleared by an install that writes state.json afresh.
     !prev.repairs?.length &&
@@ -283,7 +291,7 @@ function showPanel(p: InstallPlan): string {
     seeds: p.seeds.rows,
     removes: p.others.flatMap((l) => l.plan.found.map((f) => `${l.id}: ${f}`)),
     oldRuntimes: oldRuntimes(p),
-    exclude: p.exclude ? excludeLines(p.exclude) : [],
+    exclude: [...(p.exclude ? excludeLines(p.exclude) : []), ...(p.workspace ? workspaceLines(p.spec, p.workspace) : [])],
     edits: p.edits,
     smokeLines: smokePanelLines(p.spec.schedule.scheduler, p.names, p.ctx.io.uid),
     // The installed spec completed again by this hbgen: a default an upgrade added is no change of the person's.
@@ -470,6 +478,7 @@ async function applyAll(p: InstallPlan, state: State, j: Journal): Promise<void>
     else rmSync(statePath(n.stateDir), { force: true });
   });
   if (p.exclude) j.push(`restored ${p.exclude.path}`, applyExclude(p.exclude));
+  if (p.workspace) j.push(`removed what install made of the agent's clone ${p.workspace.dir}`, applyWorkspace(p.spec, p.workspace));
   await p.backend.apply(p.ctx, p.pre, j);
   writeEntrySum(p, j);
 }

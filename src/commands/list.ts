@@ -76,6 +76,7 @@ export async function list(argv: { json?: boolean }, io: HostIO): Promise<number
   }
   if (f.rows.length === 0) line(io, 'no hbgen install found for this user on this host');
   else for (const l of table(f.rows, Number(io.env.COLUMNS) || io.columns)) line(io, l);
+  for (const r of f.rows) if (r.workspace) line(io, `${r.name}: ${r.workspace}`);
   for (const l of places(f)) line(io, l);
   for (const st of new Set(f.rows.map((r) => r.state))) if (HINTS[st]) line(io, HINTS[st]);
   const older = f.rows.filter((r) => r.version && r.version !== VERSION && r.state !== 'stopped');

@@ -154,7 +154,7 @@ function human(io: HostIO, r: LogReport, days: number): void {
   line(io, `the last ${r.lastWakes.length === 1 ? 'wake' : `${r.lastWakes.length} wakes`} (${r.timezone}):`);
   for (const w of r.lastWakes) {
     const what = w.outcome ? `${w.outcome}${w.detail ? ` ${w.detail}` : ''}` : 'no outcome (running, or its wrapper was killed)';
-    line(io, `  wake ${w.wake}${w.byHand ? ' (by hand)' : ''}  ${w.startLocal}  ${w.seconds !== null ? `${w.seconds} s  ` : w.end ? '? s (clock stepped)  ' : ''}${what}${w.usage ? `  ${tokenText(w.usage)}` : ''}`);
+    line(io, `  wake ${w.wake}${w.byHand ? ' (by hand)' : ''}  ${w.startLocal}  ${w.seconds !== null ? `${w.seconds} s  ` : w.end ? '? s (clock stepped)  ' : ''}${what}${w.usage ? `  ${tokenText(w.usage)}` : ''}${w.workspace ? `  (workspace: ${w.workspace})` : ''}`);
   }
 }
 

@@ -87,6 +87,7 @@ export function statusJson(f: Findings): Record<string, unknown> {
     paused: f.paused,
     jail: f.jail,
     limits: f.limits,
+    workspace: f.workspace,
     usage: f.usage,
     checkedAt: f.checkedAt,
   };

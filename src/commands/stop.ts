@@ -13,6 +13,7 @@ import { readdirSync } from 'node:fs';
 import { posix } from 'node:path';
 import { lstatOrNull } from '../host/fsx.ts';
 import { removeExclude } from '../host/install/exclude.ts';
+import { workspaceBranch, workspaceDir, workspaceOn } from '../workspace.ts';
 import { wakesDone } from '../host/audit/runtime-log.ts';
 import { homeOf, type HostIO } from '../host/io.ts';
 import { acquireOpLock } from '../host/proc/lock.ts';
@@ -118,6 +119,7 @@ async function finish(io: HostIO, ctx: Ctx & { names: Names; spec: Spec }, s: St
   writeState(n.stateDir, { ...s, status: 'stopped', time: now, stoppedAt: now });
   say(`kept ${keptText(n, true) ?? `${n.log} and ${statePath(n.stateDir)} (marked stopped)`}`);
   say(`kept ${ctx.spec.repo} as it is: stop never touches the repo's files (HEART.md, STATE.md, the journal, the agent's work)`);
+  if (workspaceOn(ctx.spec)) say(`kept the agent's clone ${workspaceDir(ctx.spec)} and branch ${workspaceBranch(ctx.spec.name)} in the repo: \`hbgen forget ${ctx.spec.name}\` removes the clone after showing what it holds and asking`);
 }
 
 /** What each file hbgen leaves in the state folder is, for the "kept" line (no commas: they separate the entries). */

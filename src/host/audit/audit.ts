@@ -6,8 +6,10 @@
 // installed files against state.json and against a fresh render; also orphans, duplicates,
 // a missing binary, a stale lock, the last outcome (or the wake that ended without one) and
 // the next fire time.
+import { agentDir } from '../../workspace.ts';
+import { type WorkspaceStatus, workspaceStatus, workspaceText } from './workspace.ts';
 import { untilReached } from '../../week.ts';
-import { jailLines, jailOn, jailPolicy } from '../../jail.ts';
+import { jailLines, jailOn, jailPolicy, tildeOf } from '../../jail.ts';
 import { COMMAND } from '../../harness/registry.ts';
 import { type LimitsFindings, limitsFindings, limitsLine } from '../../limits.ts';
 import { posix } from 'node:path';
@@ -103,6 +105,8 @@ export interface Findings {
   jail: { on: boolean; bin: string | null; write: string[]; denyWrite: string[]; denyRead: string[]; hosts: string[] };
   /** The wake's bounds (spec limits, src/limits.ts): on false with "limits": false or on kubernetes. */
   limits: LimitsFindings;
+  /** The agent's own workspace ("workspace": "clone"): its branch in the repo, or null without one. */
+  workspace: WorkspaceStatus | null;
   /** The wakes' tokens from their usage lines (src/host/audit/usage.ts). */
   usage: UsageFindings | null;
   checkedAt: string;
@@ -279,6 +283,7 @@ function blank(fileSpec: Spec, n: Names, s: State | null, now: Date): Findings {
     paused: null,
     jail: jailFindings(fileSpec),
     limits: limitsFindings(fileSpec),
+    workspace: workspaceStatus(fileSpec),
     usage: null,
     checkedAt: now.toISOString(),
   };
@@ -586,8 +591,10 @@ function about(spec: Spec, n: Names, s: State, drifted: Set<string>, w: Wake | u
     const took = w.end ? `, ${w.end.outcome}${w.end.detail ? ` ${w.end.detail}` : ''}${secs === null ? ' (its length unknown: the clock was stepped during it)' : ` after ${secs} s`}` : ', no outcome yet';
     out.push(['last wake', `${w.start.detail.replace(/^wake /, '')} at ${w.start.time}${took}`]);
   }
+  const ws = f.workspace;
+  if (ws) out.push(['workspace', `${tildeOf(spec)(ws.dir)}: ${workspaceText(ws)}`]);
   if (f.heart) out.push(['HEART.md', f.heart.changed === null ? 'no wake has read it yet' : f.heart.changed ? 'changed since the last wake: the next one reads it' : 'unchanged since the last wake']);
-  const state = readSoft(posix.join(spec.repo, 'STATE.md'))?.toString('utf8');
+  const state = readSoft(posix.join(agentDir(spec), 'STATE.md'))?.toString('utf8');
   for (const [label, section] of [['next', 'Next'], ['blockers', 'Blockers']] as const) {
     const first = state ? firstLineOf(state, section) : undefined;
     if (first) out.push([label, `${first} (STATE.md)`]);

@@ -1,7 +1,7 @@
 // `hbgen log`: the wake history in runtime.log (both generations), per day in the working
 // zone, and the last wakes. Pure functions of the log's text, the plan and the clock; the
 // command reads the files (src/commands/log.ts).
-import { WAKE_ENDS, isOneOf, logRecord, type LogLine, pad2, parseLogLine, type Usage, SMOKE_DETAIL, parseWakeDetail, parseUsage } from '../../formats.ts';
+import { WAKE_ENDS, isOneOf, logRecord, type LogLine, pad2, parseLogLine, type Usage, SMOKE_DETAIL, WORKSPACE_NOTE, parseWakeDetail, parseUsage } from '../../formats.ts';
 import { offsetAt } from '../../zone-offsets.ts';
 import { type CalEntry } from '../../schedule.ts';
 import { missedFires, wakeSeconds, wakes } from './health.ts';
@@ -52,6 +52,8 @@ export interface WakeRow {
   seconds: number | null;
   /** Its usage line (null: none, e.g. a `command` agent or an older wrapper). */
   usage: Usage | null;
+  /** With a workspace of its own: the commits it brought to the agent's branch, or why none (its `note workspace:` line). */
+  workspace?: string;
 }
 
 /** No tokens. */
@@ -71,6 +73,17 @@ export function addUsage(a: Usage, b: Usage): Usage {
  * Each usage line with the `start wake` line it belongs to: the last one before it (the
  * wrapper writes it after its wake's start and before its outcome).
  */
+/** Each wake's `note workspace:` line (heartbeat/48-workspace), by its start line. */
+function workspaceOfWakes(lines: LogLine[]): Map<LogLine, string> {
+  const out = new Map<LogLine, string>();
+  let start: LogLine | undefined;
+  for (const l of lines) {
+    if (l.outcome === 'start' && /^wake \d+/.test(l.detail)) start = l;
+    else if (l.outcome === 'note' && start && l.detail.startsWith(`${WORKSPACE_NOTE} `)) out.set(start, l.detail.slice(WORKSPACE_NOTE.length + 1));
+  }
+  return out;
+}
+
 export function usageOfWakes(lines: LogLine[]): Map<LogLine, Usage> {
   const out = new Map<LogLine, Usage>();
   let start: LogLine | undefined;
@@ -193,11 +206,12 @@ export function dailyCounts(h: HistoryInput): DayCounts[] {
 /** The last `n` wakes that ran, oldest first. */
 export function lastWakes(lines: LogLine[], n: number): WakeRow[] {
   const usage = usageOfWakes(lines);
+  const ws = workspaceOfWakes(lines);
   return wakes(lines)
     .slice(-n)
     .map((wk) => {
       const { start, end } = wk;
       const w = parseWakeDetail(start.detail);
-      return { wake: w?.n ?? 0, byHand: w?.byHand ?? false, start: start.time, outcome: end?.outcome ?? null, detail: end?.detail ?? '', end: end?.time ?? null, seconds: wakeSeconds(wk), usage: usage.get(start) ?? null };
+      return { wake: w?.n ?? 0, byHand: w?.byHand ?? false, start: start.time, outcome: end?.outcome ?? null, detail: end?.detail ?? '', end: end?.time ?? null, seconds: wakeSeconds(wk), usage: usage.get(start) ?? null, ...(ws.has(start) ? { workspace: ws.get(start)! } : {}) };
     });
 }

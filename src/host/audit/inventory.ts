@@ -10,7 +10,8 @@ import { posix } from 'node:path';
 import { UserError } from '../../errors.ts';
 import type { LogLine } from '../../formats.ts';
 import { SCHEDULER_IDS, SCHEDULERS, type SchedulerId } from '../../schedulers.ts';
-import { defaultStateDir } from '../../spec.ts';
+import { defaultStateDir, validateSpec } from '../../spec.ts';
+import { workspaceStatus, workspaceText } from './workspace.ts';
 import type { HostEntry } from '../backend.ts';
 import { READ_MAX, lstatOrNull, readSoft, sha256, takeSkipped } from '../fsx.ts';
 import type { HostIO } from '../io.ts';
@@ -68,6 +69,8 @@ export interface InstallRow {
   version: string | null;
   lastOutcome: { outcome: string; detail: string; time: string } | null;
   entries: string[];
+  /** The agent's own workspace ("workspace": "clone"), as one line (src/host/audit/workspace.ts), or null. */
+  workspace?: string;
 }
 
 export interface Installs extends HostEntries {
@@ -125,7 +128,9 @@ function row(name: string, scheduler: string, dir: string | null, s: State | nul
   const repo = typeof s?.spec?.repo === 'string' ? s.spec.repo : null;
   const last: LogLine | null = dir ? lastOutcomeIn(posix.join(dir, 'runtime.log'), name) : null;
   const version = typeof s?.hbgenVersion === 'string' ? s.hbgenVersion : null;
-  return { name, scheduler, repo, stateDir: dir, state, version, lastOutcome: last ? { outcome: last.outcome, detail: last.detail, time: last.time } : null, entries };
+  const spec = s?.spec?.workspace === 'clone' ? validateSpec(s.spec).spec : undefined;
+  const ws = spec ? workspaceStatus(spec) : null;
+  return { name, scheduler, repo, stateDir: dir, state, version, lastOutcome: last ? { outcome: last.outcome, detail: last.detail, time: last.time } : null, entries, ...(ws ? { workspace: workspaceText(ws) } : {}) };
 }
 
 /**

@@ -11,6 +11,7 @@
 // counted), and the checks a finished wake should pass: its outcome, the lock released,
 // runtime.log's start and outcome lines, a LOG.md line in PROTOCOL.md's shape, STATE.md
 // updated, and the scheduler's entry still armed.
+import { agentDir, workspaceOn } from '../../workspace.ts';
 import { posix } from 'node:path';
 import { SUCCEEDED, WAKE_ENDS, isOneOf } from '../../formats.ts';
 import { gitLayoutProblem, safeGit } from '../proc/git.ts';
@@ -86,7 +87,7 @@ interface Checked {
 
 /** The checks of a finished first wake, each as observed. */
 async function afterChecks(spec: Spec, n: Names, io: HostIO, outcome: string | null, lines: string[], before: { logLines: string[]; state: string }, armed: () => Promise<{ ok: boolean; observed: string }>): Promise<Checked[]> {
-  const now = memoryNow(spec.repo);
+  const now = memoryNow(agentDir(spec));
   const added = now.logLines.slice(before.logLines.length);
   const shaped = added.some((l) => LOG_LINE.test(l));
   const started = lines.some((l) => /^start wake \d+/.test(l));
@@ -117,8 +118,8 @@ export async function firstWake(spec: Spec, n: Names, io: HostIO, home: string, 
     if (a === 'no-tty') return say('first wake: skipped (no terminal to ask; `--first-wake` runs one after the check); `hbgen wake` runs one by hand');
     if (a === 'no') return say('first wake: not run; the first scheduled fire runs it, or `hbgen wake` now');
   }
-  const before = repoNow(spec.repo);
-  const memory = memoryNow(spec.repo);
+  const before = repoNow(agentDir(spec));
+  const memory = memoryNow(agentDir(spec));
   const started = Date.now();
   const limit = (durations(spec).wake + 60) * 1000;
   const { route, from, run } = startOnce(spec, n, io, home, 'wake', 'install first wake', limit);
@@ -138,7 +139,7 @@ export async function firstWake(spec: Spec, n: Names, io: HostIO, home: string, 
   const secs = Math.round((Date.now() - started) / 1000);
   say(`first wake: ${outcome ?? `no outcome line (${ran.code === null ? ran.stderr || 'it did not finish' : `exit ${ran.code}`})`} after ${secs} s`);
   for (const l of lines.slice(start + 1, end >= 0 ? end : undefined).filter((l) => /^(note|usage)\b/.test(l))) say(`  ${l}`);
-  say(`  in the repo: ${changes(spec.repo, before)}`);
+  say(`  ${workspaceOn(spec) ? 'in its clone' : 'in the repo'}: ${changes(agentDir(spec), before)}`);
   const checks = await afterChecks(spec, n, io, outcome, lines, memory, armed);
   for (const c of checks) say(`  ${c.ok ? 'ok  ' : 'FAIL'}  ${c.what}`);
   const failed = checks.filter((c) => !c.ok).length;

@@ -9,9 +9,9 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, lstatSync } from 'node:fs';
 import { join } from 'node:path';
+import { GIT_SAFE_CONFIG, WORKSPACE_GIT_CONFIG } from '../../git-safe.ts';
 
-/** The `-c` settings that neutralise repository-chosen programs. */
-export const GIT_SAFE_CONFIG = ['core.fsmonitor=', 'core.hooksPath=/dev/null', 'core.pager=cat', 'core.sshCommand=', 'diff.external=', 'credential.helper=', 'core.untrackedCache=false', 'protocol.allow=never', 'submodule.recurse=false', 'status.submoduleSummary=false'];
+export { GIT_SAFE_CONFIG, WORKSPACE_GIT_CONFIG };
 
 /** Why git must not run on `repo` as it is ('' when it may): a .git that is not a plain folder, or one that names another git directory. */
 export function gitLayoutProblem(repo: string): string {
