@@ -13,7 +13,7 @@ import { harnessArgs, promptSeparator } from '../src/harness.ts';
 import { presetOf } from '../src/harness/registry.ts';
 import { openDays } from '../src/schedule.ts';
 import { offsetAt, repeatsWallClock, transitions } from '../src/zone-offsets.ts';
-import { clockMinutes, durations, limitsOf, memoryBytes, memoryText } from '../src/spec.ts';
+import { clockMinutes, durations, limitsOf, memoryBytes, memoryText, reserveOf } from '../src/spec.ts';
 import { factsOf } from '../src/scheduler-facts.ts';
 import { sh } from '../src/escape.ts';
 import { LOCK_OWNER_PRINTF, LOG_DATE_FORMAT, LOG_MAX_BYTES, LOG_PRINTF, pad2 } from '../src/formats.ts';
@@ -143,6 +143,9 @@ export interface StreamContext {
   streamKind: string;
   /** The spec's budget (tokens a day), 0 without one. */
   budget: number;
+  /** The spec's reserve of the plan's 5-hour and weekly windows, whole percents; 0 for none or where the stream carries no reading (codex). */
+  reserve5: number;
+  reserve7: number;
 }
 
 /** Step 4b: log rotation. */
@@ -358,7 +361,9 @@ function streamContext(ctx: RenderContext): StreamContext {
   const h = ctx.spec.agent.harness;
   // The runtime's parser of the client's event stream (its descriptor's `stream`); none for a command.
   const kind = presetOf(h)?.stream ?? '';
-  return { stream: kind !== '', streamKind: kind, budget: kind ? (ctx.spec.budget ?? 0) : 0 };
+  // Only Claude Code's stream reads the plan's windows (rate_limit_event); codex's carries none.
+  const r = kind === 'claude' ? reserveOf(ctx.spec) : { fiveHour: 0, weekly: 0 };
+  return { stream: kind !== '', streamKind: kind, budget: kind ? (ctx.spec.budget ?? 0) : 0, reserve5: r.fiveHour, reserve7: r.weekly };
 }
 
 function windowEndContext(ctx: RenderContext): WindowEndContext {
@@ -524,6 +529,8 @@ function heartbeatValues(ctx: RenderContext): string[] {
     // allowance line tells the agent the spec's budget either way.
     assign('hb_budget', stream.budget),
     assign('hb_daybudget', seeds.budget),
+    assign('hb_rsv5', stream.reserve5),
+    assign('hb_rsv7', stream.reserve7),
     ...opt('hb_until', spec.until ? spec.until.replace('T', ' ') : ''),
     assign('hb_minrun', end.minRun),
     assign('hb_minrun_text', end.minRunText),
