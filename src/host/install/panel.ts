@@ -3,6 +3,7 @@
 // how to undo it, and the caveats.
 import type { Names } from '../../names.ts';
 import { type Spec, reserveOf } from '../../spec.ts';
+import { presetOf } from '../../harness/registry.ts';
 import type { FilePlan, Preflight } from '../backend.ts';
 import type { BillingRecord } from './billing.ts';
 import type { BinFacts } from './facts.ts';
@@ -109,7 +110,8 @@ function budgetRow(spec: Spec): string {
 export function reserveRow(spec: Spec, clientVersion: string | undefined): string {
   if (spec.agent.harness === 'command') return 'none (harness "command": the plan\'s windows are not read)';
   const r = reserveOf(spec);
-  if (spec.agent.harness !== 'claude-code') {
+  // Only Claude Code's stream reads the plan's windows (the wrapper's parser, heartbeat/37-reserve).
+  if (presetOf(spec.agent.harness)?.stream !== 'claude') {
     const set = r.fiveHour || r.weekly ? `: the spec's reserve is not applied` : '';
     return `cannot be measured with ${clientVersion || `${spec.agent.harness} (its version not known)`}: its stream carries no reading of the plan's windows${set}`;
   }
