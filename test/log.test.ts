@@ -175,7 +175,7 @@ test('hbgen log: both generations read, a table per day, the last wakes with tim
   assert.is(r.days[1]!.started, w.started);
   assert.is(r.days[1]!.missed, w.silent.length);
   assert.is(r.lastWakes.length, 5);
-  assert.equal(Object.keys(r.lastWakes[0]!), ['wake', 'byHand', 'start', 'outcome', 'detail', 'end', 'seconds', 'usage', 'startLocal']);
+  assert.equal(Object.keys(r.lastWakes[0]!), ['wake', 'byHand', 'start', 'outcome', 'detail', 'end', 'seconds', 'usage', 'windows', 'startLocal']);
   const lw = r.lastWakes.at(-1)!;
   assert.is(lw.start, last.slice(0, 20));
   assert.is(typeof lw.seconds, 'number');
