@@ -103,6 +103,17 @@ test('without a reserve the readings are still kept and logged (for status and l
   assert.equal(w.map((x) => [x.window, x.used]), [['five_hour', 75], ['seven_day', 35]]);
 });
 
+test('a wake stopped at the reserve neither grows nor breaks the failing streak (no notify), as status reads it', async () => {
+  const { text } = shifted();
+  const c = client(text, { reserve: { fiveHour: '30%' }, notify: ['/usr/bin/true'], notifyAfter: 2 });
+  writeFileSync(join(c.state, 'streak'), '2\n');
+  const r = await run(c, dash, { limitMs: 60_000 });
+  assert.is(r.code, 0, c.log());
+  assert.match(recs(c).at(-1)!, /^reserve five_hour 75% used/, c.log());
+  assert.is(readFileSync(join(c.state, 'streak'), 'utf8'), '2\n');
+  assert.not.ok(recs(c).some((l) => l.startsWith('note notify')), c.log());
+});
+
 test('codex: the reserve is accepted but its stream carries no reading: no reserve file, no skip', async () => {
   const c = makeCase({ spec: { agent: { harness: 'codex', model: 'gpt-5.5' }, reserve: { fiveHour: '30%' }, timeout: '20s' } });
   writeFileSync(join(c.state, 'reserve'), `five_hour 99 ${now() + 3600}\n`);

@@ -2,7 +2,7 @@
 // `grep -v '^\s*#' | grep -v '^\s*$' | wc -l` counts them) stay within the budget the
 // claude-code heartbeat.sh had before the runner split, so that the wrapper stays a program
 // one can read through. Comments do not count: they say why.
-// The person's reserve of the plan (heartbeat/37-reserve, its parser, stop and outcome lines): 70 lines.
+// The person's reserve of the plan (heartbeat/37-reserve, its parser, stop and outcome lines): 72 lines.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { runtime } from '../generators/runtime.ts';
 import { ROOT } from './helpers/cli.ts';
 
-const BUDGET = 2407;
+const BUDGET = 2409;
 
 /** Lines that are neither blank nor comment-only, as the grep pipeline above counts them. */
 function codeLines(text: string): number {
