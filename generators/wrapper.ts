@@ -14,7 +14,7 @@ import { harnessArgs, promptSeparator } from '../src/harness.ts';
 import { presetOf } from '../src/harness/registry.ts';
 import { openDays } from '../src/schedule.ts';
 import { offsetAt, repeatsWallClock, transitions } from '../src/zone-offsets.ts';
-import { clockMinutes, durations, limitsOf, memoryBytes, pauseAfterOf, memoryText } from '../src/spec.ts';
+import { clockMinutes, durations, limitsOf, memoryBytes, memoryText, pauseAfterOf, reserveOf } from '../src/spec.ts';
 import { factsOf } from '../src/scheduler-facts.ts';
 import { sh } from '../src/escape.ts';
 import { LOCK_OWNER_PRINTF, LOG_DATE_FORMAT, LOG_MAX_BYTES, LOG_PRINTF, pad2 } from '../src/formats.ts';
@@ -144,6 +144,9 @@ export interface StreamContext {
   streamKind: string;
   /** The spec's budget (tokens a day), 0 without one. */
   budget: number;
+  /** The spec's reserve of the plan's 5-hour and weekly windows, whole percents; 0 for none or where the stream carries no reading (codex). */
+  reserve5: number;
+  reserve7: number;
 }
 
 /** Step 4b: log rotation. */
@@ -359,7 +362,9 @@ function streamContext(ctx: RenderContext): StreamContext {
   const h = ctx.spec.agent.harness;
   // The runtime's parser of the client's event stream (its descriptor's `stream`); none for a command.
   const kind = presetOf(h)?.stream ?? '';
-  return { stream: kind !== '', streamKind: kind, budget: kind ? (ctx.spec.budget ?? 0) : 0 };
+  // Only Claude Code's stream reads the plan's windows (rate_limit_event); codex's carries none.
+  const r = kind === 'claude' ? reserveOf(ctx.spec) : { fiveHour: 0, weekly: 0 };
+  return { stream: kind !== '', streamKind: kind, budget: kind ? (ctx.spec.budget ?? 0) : 0, reserve5: r.fiveHour, reserve7: r.weekly };
 }
 
 function windowEndContext(ctx: RenderContext): WindowEndContext {
@@ -503,10 +508,6 @@ function heartbeatValues(ctx: RenderContext): string[] {
   const end = windowEndContext(ctx);
   const stream = streamContext(ctx);
   const seeds = seedsContext(ctx, wake.agentArgs, harnessArgs(spec.agent, jailOn(spec)).length);
-  const presetLength = harnessArgs(spec.agent, jailOn(spec)).length;
-  const preset = wake.agentArgs.slice(0, presetLength);
-  const m = preset.indexOf('--model');
-  const f = preset.indexOf('--fallback-model');
   const opt = (name: string, v: string | boolean) => (v ? [assign(name, v === true ? '1' : v)] : []);
   return [
     assign('hb_name', env.name),
@@ -527,6 +528,8 @@ function heartbeatValues(ctx: RenderContext): string[] {
     // allowance line tells the agent the spec's budget either way.
     assign('hb_budget', stream.budget),
     assign('hb_daybudget', seeds.budget),
+    assign('hb_rsv5', stream.reserve5),
+    assign('hb_rsv7', stream.reserve7),
     ...opt('hb_until', spec.until ? spec.until.replace('T', ' ') : ''),
     assign('hb_minrun', end.minRun),
     assign('hb_minrun_text', end.minRunText),
@@ -539,17 +542,28 @@ function heartbeatValues(ctx: RenderContext): string[] {
     ...opt('hb_pingbody', notify.pingOn && notify.pingBody),
     ...opt('hb_shared', wake.shared),
     ...opt('hb_lateskip', windowContext(ctx).lateSkip),
-    ...opt('hb_models_line', wake.modelsLine),
-    ...opt('hb_model_spec', seeds.model),
-    ...opt('hb_fallback', seeds.fallbackModel),
-    ...(seeds.fallbackModel && m >= 0 ? [assign('hb_model_at', m + 2)] : []),
-    ...(seeds.fallbackModel && f >= 0 ? [assign('hb_alt_at', f + 1)] : []),
+    ...modelValues(wake, seeds, harnessArgs(spec.agent, jailOn(spec)).length),
     ...(billing.billingCheck ? [assign('hb_billing_s', billing.billingTimeout)] : []),
     ...opt('hb_billing_token', billing.billingSetupToken),
     ...jailValues(jail),
     ...boundsValues(ctx),
     ...windowValues(ctx),
     ...listValues(ctx, env, wake, jail, billing, notify),
+  ];
+}
+
+/** The model's values: the tiers' line, the pinned model and its fallback, and where the preset's --model and --fallback-model stand. */
+function modelValues(wake: ReturnType<typeof wakeContext>, seeds: ReturnType<typeof seedsContext>, presetLength: number): string[] {
+  const preset = wake.agentArgs.slice(0, presetLength);
+  const m = preset.indexOf('--model');
+  const f = preset.indexOf('--fallback-model');
+  const opt = (name: string, v: string | boolean) => (v ? [assign(name, v === true ? '1' : v)] : []);
+  return [
+    ...opt('hb_models_line', wake.modelsLine),
+    ...opt('hb_model_spec', seeds.model),
+    ...opt('hb_fallback', seeds.fallbackModel),
+    ...(seeds.fallbackModel && m >= 0 ? [assign('hb_model_at', m + 2)] : []),
+    ...(seeds.fallbackModel && f >= 0 ? [assign('hb_alt_at', f + 1)] : []),
   ];
 }
 

@@ -73,6 +73,9 @@ export const ANY_CRON_MARKER = /^# (BEGIN|END) hbgen [a-z0-9]+(-[a-z0-9]+)*$/;
 // `usage` is no outcome either: the wake's tokens from the client's stream
 // (heartbeat/64-stream), one line before the outcome of every preset wake that ran its agent:
 // `usage in=N out=N cache=N[ cost≈X]` (USAGE_LINE).
+// `windows` is no outcome either: the plan's windows as the client's stream last read them
+// (heartbeat/37-reserve), one line before the outcome of a claude-code wake that read any:
+// `windows five_hour 52% resets TIME[, seven_day 31% resets TIME]` (WINDOW_READING).
 export const OUTCOME_WORDS = {
   start: 'start',
   ok: 'ok',
@@ -89,6 +92,10 @@ export const OUTCOME_WORDS = {
   limit: 'limit',
   skipLimit: 'skip-limit',
   skipBudget: 'skip-budget',
+  /** The person's reserve of the plan: a wake stopped because a window's reading crossed into it (not a failure). */
+  reserve: 'reserve',
+  /** A wake not started: a window's last reading is inside the reserve. */
+  skipReserve: 'skip-reserve',
   skipLate: 'skip-late',
   skipEnded: 'skip-ended',
   /** The job paused itself after pauseAfter failing wakes in a row (heartbeat/19-failpause). */
@@ -96,6 +103,7 @@ export const OUTCOME_WORDS = {
   note: 'note',
   usage: 'usage',
   took: 'took',
+  windows: 'windows',
 } as const;
 export type Outcome = (typeof OUTCOME_WORDS)[keyof typeof OUTCOME_WORDS];
 export const OUTCOMES: readonly Outcome[] = Object.values(OUTCOME_WORDS);
@@ -103,13 +111,13 @@ export const OUTCOMES: readonly Outcome[] = Object.values(OUTCOME_WORDS);
 // The outcomes by what they mean, each list typed by Outcome so that a respelling does not
 // compile; every reader (status, log, list, wake, health, history) asks these.
 /** The outcome lines that end a wake that started (its `start wake` line before it). */
-export const WAKE_ENDS = ['ok', 'quiet', 'denied', 'fail', 'timeout', 'error', 'limit'] as const satisfies readonly Outcome[];
+export const WAKE_ENDS = ['ok', 'quiet', 'denied', 'fail', 'timeout', 'error', 'limit', 'reserve'] as const satisfies readonly Outcome[];
 /** A wake that worked: its agent exited 0. */
 export const SUCCEEDED = ['ok', 'quiet'] as const satisfies readonly Outcome[];
 /** A wake that failed; a run of them is the failing streak. `denied N (TOOLS): …`: the client refused tool calls (heartbeat/80-outcome). */
 export const FAILED = ['denied', 'fail', 'timeout', 'error'] as const satisfies readonly Outcome[];
 /** Lines of the wrapper's that are no outcome at all: a wake's start, notes, usage, its length. */
-export const NOT_OUTCOMES = ['start', 'note', 'usage', 'took'] as const satisfies readonly Outcome[];
+export const NOT_OUTCOMES = ['start', 'note', 'usage', 'took', 'windows'] as const satisfies readonly Outcome[];
 /** Whether `o` is one of `list` (a log line's outcome is a plain string when read). */
 export const isOneOf = (list: readonly Outcome[], o: string): boolean => (list as readonly string[]).includes(o);
 
@@ -130,6 +138,28 @@ export function logLineShell(time: string, name: string, rest: string): string {
   const args = [time, name, rest];
   return LOG_PRINTF.replace(/\\n$/, '').replace(/%s/g, () => args.shift()!);
 }
+
+/** One window of a `windows` line's detail: the window as the client names it, its used percent, its reset (UTC ISO). */
+export const WINDOW_READING = /(five_hour|seven_day) (\d{1,3})% resets (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)/g;
+
+/** The plan's windows as people say them. */
+export const WINDOW_NAMES: Record<string, string> = { five_hour: '5-hour', seven_day: 'weekly' };
+
+export interface WindowReading {
+  window: 'five_hour' | 'seven_day';
+  /** Percent of the window used, as the client's stream last said. */
+  used: number;
+  /** When the window resets (UTC ISO-8601). */
+  resets: string;
+}
+
+/** The readings of a `windows` line's detail (none for a detail that holds none). */
+export function parseWindows(detail: string): WindowReading[] {
+  return [...detail.matchAll(WINDOW_READING)].map((m) => ({ window: m[1] as WindowReading['window'], used: Number(m[2]), resets: m[3]! }));
+}
+
+/** Readings as one phrase: `5-hour 75% used (resets 2026-…Z), weekly 35% used (resets …)`. */
+export const windowsText = (ws: WindowReading[]): string => ws.map((w) => `${WINDOW_NAMES[w.window]} ${w.used}% used (resets ${w.resets})`).join(', ');
 
 /** A usage line's detail: input tokens (not from the cache), output tokens, cache reads and writes, and the client's own cost estimate in USD where it gives one. */
 export const USAGE_DETAIL = /^in=(\d+) out=(\d+) cache=(\d+)(?: cost\u2248(\d+(?:\.\d+)?))?/;

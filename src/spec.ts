@@ -557,6 +557,18 @@ function repoCodeIssues(s: { repo?: unknown; agent?: unknown; gate?: unknown; no
  * argument that switches off the client's permission checks or sandbox (any harness: a
  * `command` may run claude or codex too).
  */
+/** A reserve's share of one plan window: a whole percent from 1% to 99%, written "30%". */
+function reservePercent(what: string) {
+  const msg = `must be the share of ${what} kept for you, a whole percent from "1%" to "99%", e.g. "30%"`;
+  return z.string({ error: msg }).regex(/^[1-9][0-9]?%$/, { error: msg });
+}
+
+/** The spec's reserve as whole percents (0: none for that window). */
+export function reserveOf(spec: { reserve?: { fiveHour?: string; weekly?: string } }): { fiveHour: number; weekly: number } {
+  const p = (v: string | undefined) => (v === undefined ? 0 : Number(v.slice(0, -1)));
+  return { fiveHour: p(spec.reserve?.fiveHour), weekly: p(spec.reserve?.weekly) };
+}
+
 function agentIssues(s: { agent?: unknown }, ctx: z.RefinementCtx): void {
   const a = (typeof s.agent === 'object' && s.agent) || {};
   const { harness, effort, args } = a as { harness?: unknown; effort?: unknown; args?: unknown };
@@ -570,6 +582,9 @@ function agentIssues(s: { agent?: unknown }, ctx: z.RefinementCtx): void {
   }
   if (harness === 'command' && (s as { budget?: unknown }).budget !== undefined) {
     ctx.addIssue({ code: 'custom', path: ['budget'], message: `counts the usage the ${presetList()} presets read from their client's stream; remove it for harness "command"` });
+  }
+  if (harness === 'command' && (s as { reserve?: unknown }).reserve !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['reserve'], message: `is measured from the plan's rate-limit readings in the ${presetList()} presets' client stream; remove it for harness "command"` });
   }
   if (strings(args)) for (const p of bypassArgs(args)) ctx.addIssue({ code: 'custom', path: ['agent', 'args', p.index], message: p.message });
   for (const i of fallbackIssues(a)) ctx.addIssue({ code: 'custom', path: ['agent', 'fallbackModel'], message: i });
@@ -609,6 +624,16 @@ export const SpecSchema = z
     cap: z.number({ error: 'must be a whole number of wakes' }).int({ error: 'must be a whole number of wakes' }).min(1, { error: 'must be at least 1' }).optional().describe('Stop after this many counted wakes.'),
     // Tokens a day: nine digits at most, within the wrapper's 32-bit arithmetic (mksh).
     budget: z.number({ error: 'must be a whole number of tokens a day, e.g. 5000000' }).int({ error: 'must be a whole number of tokens a day, e.g. 5000000' }).min(1, { error: 'must be at least 1 token a day; leave the field out for no budget' }).max(999_999_999, { error: 'must be at most 999999999 tokens a day; leave the field out for no budget' }).optional().describe('Tokens a day (claude-code and codex presets): once the usage lines of the day\'s wakes (in + out + cache, the working zone\'s day) reach it, the day\'s further wakes are skipped (skip-budget).'),
+    // The share of the plan's windows kept for the person (claude-code: the stream's
+    // rate_limit_event readings): a whole percent, so that the wrapper compares it in shell
+    // arithmetic with the reading rounded to a whole percent.
+    reserve: z
+      .strictObject(
+        { fiveHour: reservePercent('the 5-hour window').optional().describe('The share of the plan\'s 5-hour window kept for you, "1%" to "99%".'), weekly: reservePercent('the weekly window').optional().describe('The share of the plan\'s weekly (7-day) window kept for you, "1%" to "99%".') },
+        { error: 'must be an object such as {"fiveHour": "30%", "weekly": "40%"}' },
+      )
+      .refine((r) => r.fiveHour !== undefined || r.weekly !== undefined, { error: 'must hold fiveHour, weekly or both, e.g. {"fiveHour": "30%"}; leave the field out for no reserve' })
+      .optional().describe('The share of the plan\'s windows kept for you (claude-code: read from the client\'s rate_limit_event), e.g. {"fiveHour": "30%", "weekly": "40%"}: a wake is not started while a window\'s last reading is inside it (skip-reserve), and a wake whose reading crosses into it is stopped (outcome reserve). codex exposes no reading: the panel says so.'),
     // 512 MiB at most: nine digits, so the wrapper compares sizes within 32-bit shell arithmetic (mksh).
     logMaxBytes: z.number({ error: 'must be a whole number of bytes, e.g. 10485760 (10 MiB)' }).int({ error: 'must be a whole number of bytes, e.g. 10485760 (10 MiB)' }).min(65536, { error: 'must be at least 65536 (64 KiB); the default is 10485760 (10 MiB)' }).max(536870912, { error: 'must be at most 536870912 (512 MiB); the default is 10485760 (10 MiB)' }).default(LOG_MAX_BYTES).describe('runtime.log is rotated to runtime.log.1 (one generation kept) once it is larger than this many bytes, and agent.log to agent.log.1 by the same rule, each by its own size (default 10485760, 10 MiB; 65536 to 536870912).'),
     gate: z

@@ -150,10 +150,10 @@ test('hbgen log: both generations read, a table per day, the last wakes with tim
   const out = o.out();
   if (process.env.SHOW) console.log(out);
   assert.match(out, new RegExp(`^hbgen log: "docs", the last 7 days in Europe/Berlin \\(${n.log}\\.1 and ${n.log}\\)\\n`));
-  assert.match(out, /\n {2}day +started {2}ok {2}quiet {2}denied {2}fail {2}timeout {2}limit {2}error {2}skip-window {2}skip-gate {2}skip-locked {2}skip-cap {2}skip-limit {2}skip-future {2}missed {2}asleep\n/);
+  assert.match(out, /\n {2}day +started {2}ok {2}quiet {2}denied {2}fail {2}timeout {2}limit {2}reserve {2}error {2}skip-window {2}skip-gate {2}skip-locked {2}skip-cap {2}skip-limit {2}skip-future {2}missed {2}asleep\n/);
   const w = want.get('2026-11-30')!;
   const row = out.split('\n').find((l) => l.includes('Mon 2026-11-30'))!;
-  assert.equal(row.trim().split(/\s+/).slice(2), [w.started, w.ok, w.quiet, 0, w.fail, w.timeout, w.limit, w.error, 0, w.skips['skip-gate'] ?? 0, w.skips['skip-locked'] ?? 0, 0, w.skips['skip-limit'] ?? 0, w.skips['skip-future'] ?? 0, w.silent.length, 0].map(String));
+  assert.equal(row.trim().split(/\s+/).slice(2), [w.started, w.ok, w.quiet, 0, w.fail, w.timeout, w.limit, 0, w.error, 0, w.skips['skip-gate'] ?? 0, w.skips['skip-locked'] ?? 0, 0, w.skips['skip-limit'] ?? 0, w.skips['skip-future'] ?? 0, w.silent.length, 0].map(String));
   assert.match(out.split('\n').find((l) => l.includes('Wed 2026-11-25'))!, / -$/, 'before the install: not known');
   // The last wakes, in the working zone: the fabricated log's last five starts.
   const starts = text.split('\n').filter((l) => / start wake /.test(l)).slice(-5);
@@ -171,11 +171,11 @@ test('hbgen log: both generations read, a table per day, the last wakes with tim
   assert.equal(r.files, [`${n.log}.1`, n.log]);
   assert.is(r.expectedCounted, true);
   assert.equal(r.days.map((d) => d.date), ['2026-11-29', '2026-11-30', '2026-12-01']);
-  assert.equal(Object.keys(r.days[0]!), ['date', 'started', 'ok', 'quiet', 'denied', 'fail', 'timeout', 'limit', 'error', 'skipped', 'missed', 'asleep', 'tokens']);
+  assert.equal(Object.keys(r.days[0]!), ['date', 'started', 'ok', 'quiet', 'denied', 'fail', 'timeout', 'limit', 'reserve', 'error', 'skipped', 'missed', 'asleep', 'tokens']);
   assert.is(r.days[1]!.started, w.started);
   assert.is(r.days[1]!.missed, w.silent.length);
   assert.is(r.lastWakes.length, 5);
-  assert.equal(Object.keys(r.lastWakes[0]!), ['wake', 'byHand', 'start', 'outcome', 'detail', 'end', 'seconds', 'usage', 'startLocal']);
+  assert.equal(Object.keys(r.lastWakes[0]!), ['wake', 'byHand', 'start', 'outcome', 'detail', 'end', 'seconds', 'usage', 'windows', 'startLocal']);
   const lw = r.lastWakes.at(-1)!;
   assert.is(lw.start, last.slice(0, 20));
   assert.is(typeof lw.seconds, 'number');

@@ -4,6 +4,7 @@
 // one can read through. Comments do not count: they say why.
 // The pause after failures (pauseAfter, heartbeat/19-failpause and its calls): 35 lines.
 // The agent's own workspace (heartbeat/48-workspace: its clone, the copies, the fetch back): 51 lines.
+// The person's reserve of the plan (heartbeat/37-reserve, its parser, stop and outcome lines): 72 lines.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
@@ -11,7 +12,7 @@ import { join } from 'node:path';
 import { runtime } from '../generators/runtime.ts';
 import { ROOT } from './helpers/cli.ts';
 
-const BUDGET = 2423;
+const BUDGET = 2495;
 
 /** Lines that are neither blank nor comment-only, as the grep pipeline above counts them. */
 function codeLines(text: string): number {

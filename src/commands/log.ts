@@ -9,7 +9,7 @@ import { digestLines } from '../host/audit/digest.ts';
 import { audit } from '../host/audit/audit.ts';
 import { gitLayoutProblem, safeGit } from '../host/proc/git.ts';
 import { schedulerClock } from '../host/audit/health.ts';
-import type { LogLine, Usage } from '../formats.ts';
+import { type LogLine, type Usage, windowsText } from '../formats.ts';
 import type { State } from '../host/state.ts';
 import type { Spec } from '../spec.ts';
 import type { HostIO } from '../host/io.ts';
@@ -133,10 +133,10 @@ function human(io: HostIO, r: LogReport, days: number): void {
   line(io, `hbgen log: "${r.name}", the last ${days} day${days === 1 ? '' : 's'} in ${r.timezone} (${read})`);
   for (const k of r.skipped) line(io, `  note: ${k}`);
   const kinds = [...SKIP_KINDS, ...[...new Set(r.days.flatMap((d) => Object.keys(d.skipped)))].filter((k) => !(SKIP_KINDS as readonly string[]).includes(k)).sort()];
-  const head = ['day', 'started', 'ok', 'quiet', 'denied', 'fail', 'timeout', 'limit', 'error', ...kinds, 'missed', 'asleep'];
+  const head = ['day', 'started', 'ok', 'quiet', 'denied', 'fail', 'timeout', 'limit', 'reserve', 'error', ...kinds, 'missed', 'asleep'];
   const rows = r.days.map((d) => {
     const wd = new Date(`${d.date}T12:00:00Z`).toUTCString().slice(0, 3);
-    return [`${wd} ${d.date}`, ...[d.started, d.ok, d.quiet, d.denied, d.fail, d.timeout, d.limit, d.error, ...kinds.map((k) => d.skipped[k] ?? 0)].map(String), d.missed === null ? '-' : String(d.missed), d.asleep === null ? '-' : String(d.asleep)];
+    return [`${wd} ${d.date}`, ...[d.started, d.ok, d.quiet, d.denied, d.fail, d.timeout, d.limit, d.reserve, d.error, ...kinds.map((k) => d.skipped[k] ?? 0)].map(String), d.missed === null ? '-' : String(d.missed), d.asleep === null ? '-' : String(d.asleep)];
   });
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((x) => x[i]!.length)));
   const fmt = (cells: string[]) => `  ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')}`;
@@ -154,7 +154,7 @@ function human(io: HostIO, r: LogReport, days: number): void {
   line(io, `the last ${r.lastWakes.length === 1 ? 'wake' : `${r.lastWakes.length} wakes`} (${r.timezone}):`);
   for (const w of r.lastWakes) {
     const what = w.outcome ? `${w.outcome}${w.detail ? ` ${w.detail}` : ''}` : 'no outcome (running, or its wrapper was killed)';
-    line(io, `  wake ${w.wake}${w.byHand ? ' (by hand)' : ''}  ${w.startLocal}  ${w.seconds !== null ? `${w.seconds} s  ` : w.end ? '? s (clock stepped)  ' : ''}${what}${w.usage ? `  ${tokenText(w.usage)}` : ''}${w.workspace ? `  (workspace: ${w.workspace})` : ''}`);
+    line(io, `  wake ${w.wake}${w.byHand ? ' (by hand)' : ''}  ${w.startLocal}  ${w.seconds !== null ? `${w.seconds} s  ` : w.end ? '? s (clock stepped)  ' : ''}${what}${w.usage ? `  ${tokenText(w.usage)}` : ''}${w.windows.length ? `  plan: ${windowsText(w.windows)}` : ''}${w.workspace ? `  (workspace: ${w.workspace})` : ''}`);
   }
 }
 

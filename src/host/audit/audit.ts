@@ -33,7 +33,7 @@ import { agentLines, lastOutcome, logHistory, wakesDone } from './runtime-log.ts
 import { activePause } from './pause.ts';
 import { activeFailPause } from './failpause.ts';
 import { allHostPaths, lookEverywhere, lostStateText, trustedSpec, untrustedRecords } from './found.ts';
-import { type UsageFindings, usageFindings, usageLine } from './usage.ts';
+import { type UsageFindings, usageFindings, usageLine, windowsLine } from './usage.ts';
 import { pendingUpgrade, specChanged } from './upgrade.ts';
 import { type State, statePath } from '../state.ts';
 import { toolsPresent } from '../proc/tools.ts';
@@ -42,7 +42,7 @@ import { renderSpec } from '../../pipeline.ts';
 import { type Plan, plan } from '../../schedule.ts';
 import { FACTS, factsOf, type SchedulerId } from '../../scheduler-facts.ts';
 import { SCHEDULERS } from '../../schedulers.ts';
-import type { Spec } from '../../spec.ts';
+import { type Spec, reserveOf } from '../../spec.ts';
 import { fallbackInUse } from './fallback-state.ts';
 import type { FileRepair, RepairPlan } from './repair.ts';
 import { type Label, outcomeLabel } from '../../status-labels.ts';
@@ -217,6 +217,8 @@ function recordedFindings(spec: Spec, n: Names, s: State, io: HostIO, f: Finding
   f.usage = usageFindings(parseLog(text, s.name), spec.schedule.hours.timezone, io.now(), spec.budget);
   const ul = usageLine(f.usage);
   if (ul) f.info.push(ul);
+  const wl = windowsLine(f.usage, reserveOf(spec));
+  if (wl) f.info.push(wl);
   // What the latest fire found of its own scheduler entry (it looks at every fire).
   const entry = lastFireEntryNote(parseLog(text, s.name), s.installedAt ?? s.time);
   if (entry) note(f, 'warn', `the fire of ${entry.time} found its scheduler entry not as installed: ${entry.detail}; \`hbgen install\` puts it back`);
@@ -629,7 +631,9 @@ function agentText(spec: Spec): string {
   if (a.harness === COMMAND) return `${a.harness}: ${a.bin}; model and ${mode.replace(/^permission mode not set by hbgen \(harness "command": your args decide\)$/, 'permissions: your args decide')}`;
   const tiers = a.models ? `; tiers ${Object.entries(a.models).map(([k, v]) => `${k}=${v}`).join(', ')}` : '';
   const budget = spec.budget === undefined ? 'no daily budget (usage logged)' : `a budget of ${spec.budget.toLocaleString('en-US')} tokens a day`;
-  return `${a.harness}: model ${a.model ?? "the client's default"}, effort ${a.effort ?? "the client's default"}${tiers}${a.fallbackModel ? `, fallback ${a.fallbackModel}` : ''}; ${mode}; ${budget}`;
+  const r = reserveOf(spec);
+  const reserve = r.fiveHour || r.weekly ? `; reserve ${[r.fiveHour ? `${r.fiveHour}% of the 5-hour window` : '', r.weekly ? `${r.weekly}% of the weekly window` : ''].filter(Boolean).join(', ')}` : '';
+  return `${a.harness}: model ${a.model ?? "the client's default"}, effort ${a.effort ?? "the client's default"}${tiers}${a.fallbackModel ? `, fallback ${a.fallbackModel}` : ''}; ${mode}; ${budget}${reserve}`;
 }
 
 /** The billing row, from the findings' record (billingOf): what the client said of its login at install; the wrapper asks again before every wake (a refusal is an `error billing` line). */

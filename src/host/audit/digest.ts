@@ -23,7 +23,7 @@ export function digestLines(d: DigestInput): string[] {
   const wd = new Date(`${c.date}T12:00:00Z`).toUTCString().slice(0, 3);
   const skips = Object.entries(c.skipped).filter(([, n]) => n > 0);
   const skipped = skips.reduce((s, [, n]) => s + n, 0);
-  const ended = [['ok', c.ok], ['quiet', c.quiet], ['denied', c.denied], ['fail', c.fail], ['timeout', c.timeout], ['limit', c.limit]].filter(([, n]) => (n as number) > 0);
+  const ended = [['ok', c.ok], ['quiet', c.quiet], ['denied', c.denied], ['fail', c.fail], ['timeout', c.timeout], ['limit', c.limit], ['reserve', c.reserve]].filter(([, n]) => (n as number) > 0);
   const out = [`hbgen digest: "${d.name}", ${wd} ${c.date} (${d.timezone})`];
   out.push(`  wakes     ${c.started ? `${plural(c.started, 'wake')} ran: ${ended.map(([k, n]) => `${n} ${k}`).join(', ') || 'none ended yet'}` : 'no wake ran'}${c.error ? `; ${plural(c.error, 'error')}` : ''}`);
   out.push(`  skipped   ${skipped ? `${plural(skipped, 'fire')}: ${skips.map(([k, n]) => `${n} ${k.replace(/^skip-/, '')}`).join(', ')}` : 'no fire'}`);

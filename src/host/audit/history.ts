@@ -1,7 +1,7 @@
 // `hbgen log`: the wake history in runtime.log (both generations), per day in the working
 // zone, and the last wakes. Pure functions of the log's text, the plan and the clock; the
 // command reads the files (src/commands/log.ts).
-import { WAKE_ENDS, isOneOf, logRecord, type LogLine, pad2, parseLogLine, type Usage, SMOKE_DETAIL, WORKSPACE_NOTE, parseWakeDetail, parseUsage } from '../../formats.ts';
+import { WAKE_ENDS, isOneOf, logRecord, type LogLine, pad2, parseLogLine, type Usage, SMOKE_DETAIL, WORKSPACE_NOTE, parseWakeDetail, parseUsage, parseWindows, type WindowReading } from '../../formats.ts';
 import { offsetAt } from '../../zone-offsets.ts';
 import { type CalEntry } from '../../schedule.ts';
 import { missedFires, wakeSeconds, wakes } from './health.ts';
@@ -27,6 +27,8 @@ export interface DayCounts {
   timeout: number;
   /** Wakes that ended at the plan's usage limit (`limit until …`). */
   limit: number;
+  /** Wakes stopped because a plan window's reading crossed into the person's reserve (`reserve …`): no failure. */
+  reserve: number;
   /** `error` lines: faults of the setup, the gates, the billing check or a wake. */
   error: number;
   /** Skips by kind, e.g. {"skip-window": 12, "skip-gate": 0, …}. */
@@ -54,6 +56,8 @@ export interface WakeRow {
   usage: Usage | null;
   /** With a workspace of its own: the commits it brought to the agent's branch, or why none (its `note workspace:` line). */
   workspace?: string;
+  /** The plan's windows its client's stream read (its `windows` line; empty: none read). */
+  windows: WindowReading[];
 }
 
 /** No tokens. */
@@ -86,13 +90,27 @@ function workspaceOfWakes(lines: LogLine[]): Map<LogLine, string> {
 
 export function usageOfWakes(lines: LogLine[]): Map<LogLine, Usage> {
   const out = new Map<LogLine, Usage>();
+  for (const [start, l] of linesOfWakes(lines, 'usage')) {
+    const u = parseUsage(l.detail);
+    if (u) out.set(start, addUsage(out.get(start) ?? noUsage(), u));
+  }
+  return out;
+}
+
+/** Each `windows` line's readings with the `start wake` line it belongs to (as usageOfWakes; the last line of a wake wins). */
+export function windowsOfWakes(lines: LogLine[]): Map<LogLine, WindowReading[]> {
+  const out = new Map<LogLine, WindowReading[]>();
+  for (const [start, l] of linesOfWakes(lines, 'windows')) out.set(start, parseWindows(l.detail));
+  return out;
+}
+
+/** The lines of one non-outcome word, each with the `start wake` line before it. */
+function linesOfWakes(lines: LogLine[], word: 'usage' | 'windows'): [LogLine, LogLine][] {
+  const out: [LogLine, LogLine][] = [];
   let start: LogLine | undefined;
   for (const l of lines) {
     if (l.outcome === 'start' && /^wake \d+/.test(l.detail)) start = l;
-    else if (l.outcome === 'usage' && start) {
-      const u = parseUsage(l.detail);
-      if (u) out.set(start, addUsage(out.get(start) ?? noUsage(), u));
-    }
+    else if (l.outcome === word && start) out.push([start, l]);
   }
   return out;
 }
@@ -166,7 +184,7 @@ export function dailyCounts(h: HistoryInput): DayCounts[] {
   const from = dayStart(dates[0]!, h.zone);
   const byDate = new Map<string, DayCounts>();
   for (const date of dates) {
-    byDate.set(date, { date, started: 0, ok: 0, quiet: 0, denied: 0, fail: 0, timeout: 0, limit: 0, error: 0, skipped: Object.fromEntries(SKIP_KINDS.map((k) => [k, 0])), missed: h.expected ? 0 : null, asleep: h.expected ? 0 : null, tokens: noUsage() });
+    byDate.set(date, { date, started: 0, ok: 0, quiet: 0, denied: 0, fail: 0, timeout: 0, limit: 0, reserve: 0, error: 0, skipped: Object.fromEntries(SKIP_KINDS.map((k) => [k, 0])), missed: h.expected ? 0 : null, asleep: h.expected ? 0 : null, tokens: noUsage() });
   }
   // Tokens count on the day their wake started (the wrapper's budget counts the same way).
   for (const [start, u] of usageOfWakes(h.lines)) {
@@ -207,11 +225,12 @@ export function dailyCounts(h: HistoryInput): DayCounts[] {
 export function lastWakes(lines: LogLine[], n: number): WakeRow[] {
   const usage = usageOfWakes(lines);
   const ws = workspaceOfWakes(lines);
+  const windows = windowsOfWakes(lines);
   return wakes(lines)
     .slice(-n)
     .map((wk) => {
       const { start, end } = wk;
       const w = parseWakeDetail(start.detail);
-      return { wake: w?.n ?? 0, byHand: w?.byHand ?? false, start: start.time, outcome: end?.outcome ?? null, detail: end?.detail ?? '', end: end?.time ?? null, seconds: wakeSeconds(wk), usage: usage.get(start) ?? null, ...(ws.has(start) ? { workspace: ws.get(start)! } : {}) };
+      return { wake: w?.n ?? 0, byHand: w?.byHand ?? false, start: start.time, outcome: end?.outcome ?? null, detail: end?.detail ?? '', end: end?.time ?? null, seconds: wakeSeconds(wk), usage: usage.get(start) ?? null, windows: windows.get(start) ?? [], ...(ws.has(start) ? { workspace: ws.get(start)! } : {}) };
     });
 }

@@ -2,8 +2,8 @@
 // wrapper writes one per preset wake, heartbeat/64-stream), today's sum in the working
 // zone (on the day each wake started, as the wrapper's budget counts), the budget, and
 // the latest wake that logged one.
-import type { LogLine, Usage } from '../../formats.ts';
-import { addUsage, localParts, noUsage, usageOfWakes } from './history.ts';
+import { type LogLine, type Usage, WINDOW_NAMES, type WindowReading, windowsText } from '../../formats.ts';
+import { addUsage, localParts, noUsage, usageOfWakes, windowsOfWakes } from './history.ts';
 
 export interface UsageFindings {
   /** The working zone's date of today. */
@@ -13,6 +13,8 @@ export interface UsageFindings {
   budget: number | null;
   /** The latest wake with a usage line, and its number. */
   lastWake: (Usage & { wake: number }) | null;
+  /** The plan's windows as the latest wake that read any saw them (its `windows` line), and that wake's number. */
+  windows: { wake: number; readings: WindowReading[] } | null;
 }
 
 export function usageFindings(lines: LogLine[], zone: string, now: Date, budget: number | undefined): UsageFindings {
@@ -23,7 +25,21 @@ export function usageFindings(lines: LogLine[], zone: string, now: Date, budget:
     if (localParts(Date.parse(start.time), zone).date === day) addUsage(today, u);
     lastWake = { wake: Number(/^wake (\d+)/.exec(start.detail)?.[1] ?? 0), ...u };
   }
-  return { day, today, budget: budget ?? null, lastWake };
+  let windows: UsageFindings['windows'] = null;
+  for (const [start, readings] of windowsOfWakes(lines)) if (readings.length) windows = { wake: Number(/^wake (\d+)/.exec(start.detail)?.[1] ?? 0), readings };
+  return { day, today, budget: budget ?? null, lastWake, windows };
+}
+
+/**
+ * status's line of the plan's windows: each one's last seen utilization and reset, and the
+ * reserve the wakes keep of it (whole percents, 0 for none). Null where no wake read any and
+ * there is no reserve.
+ */
+export function windowsLine(u: UsageFindings, reserve: { fiveHour: number; weekly: number }): string | null {
+  const keeps = [['five_hour', reserve.fiveHour], ['seven_day', reserve.weekly]].filter(([, k]) => (k as number) > 0).map(([w, k]) => `${k}% of the ${WINDOW_NAMES[w as string]} window`);
+  const kept = keeps.length ? `; the reserve keeps ${keeps.join(' and ')} for you` : '';
+  if (!u.windows) return keeps.length ? `plan windows: not read yet (the client's stream gives them from the first wake on)${kept}` : null;
+  return `plan windows: ${windowsText(u.windows.readings)}, as wake ${u.windows.wake} read them${kept}`;
 }
 
 /** status's line: today's tokens, against the budget where there is one. */

@@ -2,8 +2,8 @@
 // bills, when, for how long, which scheduler, every file written and every command run,
 // how to undo it, and the caveats.
 import type { Names } from '../../names.ts';
-import type { Spec } from '../../spec.ts';
-import { pauseAfterOf } from '../../spec.ts';
+import { type Spec, pauseAfterOf, reserveOf } from '../../spec.ts';
+import { presetOf } from '../../harness/registry.ts';
 import type { FilePlan, Preflight } from '../backend.ts';
 import type { BillingRecord } from './billing.ts';
 import type { BinFacts } from './facts.ts';
@@ -102,6 +102,24 @@ function budgetRow(spec: Spec): string {
   return `${n(spec.budget)} tokens a day (in + out + cache of the usage lines, the day in ${spec.schedule.hours.timezone}): once reached, the day's further wakes are skipped (skip-budget)`;
 }
 
+/**
+ * The person's reserve of the plan's windows: what the wrapper keeps, or that the client's
+ * stream gives no reading to keep it by (codex: no rate-limit event in `exec --json`), named
+ * with the client's version as install saw it. Never a figure hbgen did not read.
+ */
+export function reserveRow(spec: Spec, clientVersion: string | undefined): string {
+  if (spec.agent.harness === 'command') return 'none (harness "command": the plan\'s windows are not read)';
+  const r = reserveOf(spec);
+  // Only Claude Code's stream reads the plan's windows (the wrapper's parser, heartbeat/37-reserve).
+  if (presetOf(spec.agent.harness)?.stream !== 'claude') {
+    const set = r.fiveHour || r.weekly ? `: the spec's reserve is not applied` : '';
+    return `cannot be measured with ${clientVersion || `${spec.agent.harness} (its version not known)`}: its stream carries no reading of the plan's windows${set}`;
+  }
+  const keeps = [r.fiveHour ? `${r.fiveHour}% of the 5-hour window` : '', r.weekly ? `${r.weekly}% of the weekly window` : ''].filter(Boolean);
+  if (!keeps.length) return "none: each wake's reading of the plan's windows (the stream's rate_limit_event) is logged, see hbgen status";
+  return `${keeps.join(' and ')} kept for you: no wake starts while the last reading is inside it (skip-reserve), and one whose reading crosses into it is stopped (outcome reserve); the readings come with each of the client's API answers (rate_limit_event), so the first wake reads them`;
+}
+
 /** A preset with no pinned model (PRODUCT §8): the client's default may change under it. */
 export function modelCaveats(agent: Spec['agent']): string[] {
   if (agent.harness === 'command' || agent.model) return [];
@@ -141,6 +159,7 @@ function panelRows(p: PanelInput): [string, string][] {
     ['timeout', `${spec.timeout}, then TERM, and KILL ${spec.killAfter} later`],
     ['budget', budgetRow(spec)],
     ['pause', pauseAfterOf(spec) ? `after ${pauseAfterOf(spec)} failing wakes in a row, later fires log skip-paused and run no agent until a success by hand, \`hbgen resume --now\`, an edit of HEART.md or the install of a changed spec` : 'never after failures (pauseAfter false)'],
+    ['reserve', reserveRow(spec, p.billing.clientVersion)],
     capRow(spec),
     ...((t) => (t ? [t] : []))(toolsRow(spec, jailOn(spec))),
     ...(spec.until ? ([['until', `${spec.until.replace('T', ' ')} ${h.timezone}: the job ends then; later fires log skip-ended, run no agent and count no wake`]] as [string, string][]) : []),
