@@ -732,6 +732,9 @@ function workspaceIssues(s: Record<string, any>, ctx: z.RefinementCtx): void {
     ctx.addIssue({ code: 'custom', path: ['workspace'], message: `does not apply to schedule.scheduler "${sch.scheduler}": the pod works on a clone of its own already; remove it` });
     return;
   }
+  if (s.shared === true) {
+    ctx.addIssue({ code: 'custom', path: ['workspace'], message: 'cannot go with "shared": true: the agents that share a repo claim chunks in it, and an agent in a clone of its own cannot write the repo; leave one of them out' });
+  }
   const env = typeof s.env === 'object' && s.env !== null ? s.env : {};
   if (typeof s.name !== 'string' || typeof s.repo !== 'string' || !s.repo.startsWith('/') || typeof env.HOME !== 'string' || !factsOf(sch.scheduler)) return;
   const state = typeof s.stateDir === 'string' ? (s.stateDir.startsWith('/') ? s.stateDir : posix.join(s.repo, s.stateDir)) : defaultStateDir(s);

@@ -307,6 +307,8 @@ test('the spec: "workspace" is "repo" or "clone", refused for kubernetes and for
   };
   assert.match(validateSpec({ ...base, workspace: 'worktre' }).errors!.join('\n'), /workspace: must be "repo" .* or "clone" .*; did you mean "?clone"?|workspace: must be "repo"/);
   assert.match(validateSpec({ ...base, workspace: 'clone', env: { ...base.env, XDG_DATA_HOME: '/home/ada/src/x/data' } }).errors!.join('\n'), /workspace: the agent's clone would be \/home\/ada\/src\/x\/data\/hbgen\/workspaces\/wsx, inside the repo; set XDG_DATA_HOME/);
+  assert.match(validateSpec({ ...base, workspace: 'clone', shared: true }).errors!.join('\n'), /workspace: cannot go with "shared": true: .*; leave one of them out/);
+  assert.match(validateSpec({ ...base, workspace: 'clone', schedule: { ...base.schedule, scheduler: 'kubernetes' }, kubernetes: { image: 'x', git: { url: 'https://example.com/x.git' } } }).errors!.join('\n'), /workspace: does not apply to schedule\.scheduler "kubernetes": the pod works on a clone of its own already; remove it/);
   assert.ok(validateSpec({ ...base, workspace: 'clone' }).spec);
   assert.ok(validateSpec({ ...base, workspace: 'repo' }).spec);
 });
