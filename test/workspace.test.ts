@@ -66,7 +66,7 @@ function own(p: string, u: { uid: number; gid: number }): void {
  * uncommitted work of every kind (a staged file, an unstaged edit, an untracked file, an
  * edited HEART.md); the clone and branch made as install makes them; the scripts rendered.
  */
-function makeWsCase(scratch: ScratchUser | null, agent: string, sandbox: boolean): WsCase {
+function makeWsCase(scratch: ScratchUser | null, agent: string, sandbox: boolean, heartTracked = false): WsCase {
   assert.is(MISSING, '', `the jail cannot run here: ${MISSING}`);
   const dir = mkdtempSync(join(tmpdir(), 'hbgen-ws.'));
   made.push(dir);
@@ -83,7 +83,7 @@ function makeWsCase(scratch: ScratchUser | null, agent: string, sandbox: boolean
   git(repo, 'config', 'user.name', 'person');
   // HEART.md untracked and excluded, as install's .git/info/exclude block leaves it.
   writeFileSync(join(repo, 'HEART.md'), '# HEART\n\n## Mission\n\nKeep the notes tidy.\n');
-  writeFileSync(join(repo, '.git', 'info', 'exclude'), excludeBlock('wsx'));
+  if (!heartTracked) writeFileSync(join(repo, '.git', 'info', 'exclude'), excludeBlock('wsx'));
   writeFileSync(join(repo, 'notes.txt'), 'one\n');
   git(repo, 'add', '-A');
   git(repo, 'commit', '-q', '-m', 'first');
@@ -338,6 +338,15 @@ test('install with the jail on: its probe, the clone, the branch; a wake by hand
   assert.equal(doc.workspace.unfetched, []);
   const st = await hb(h, 'status');
   assert.match(st.out, /\n {2}workspace +~\/\.local\/share\/hbgen\/workspaces\/docs: branch hbgen\/docs: 1 commit ahead of main, last "agent: chunk"; merges cleanly onto main\n/, st.out);
+});
+
+test('a HEART.md the repo tracks: the fresh copy before each wake is never swept into the agent\'s `git add -A`', () => {
+  const c = makeWsCase(null, '#!/bin/sh\necho a >a.txt && git add -A && git commit -q -m "agent: a"\n', false, true);
+  assert.match(git(c.ws, 'ls-files', '-v', 'HEART.md'), /^S HEART\.md$/m);
+  const w = spawnSync('/bin/sh', [join(c.state, 'heartbeat.sh'), '--now'], { encoding: 'utf8' });
+  assert.is(w.status, 0, w.stderr);
+  assert.is(git(c.repo, 'diff', '--name-only', 'feature', 'hbgen/wsx'), 'a.txt\n');
+  assert.match(readFileSync(join(c.ws, 'HEART.md'), 'utf8'), /New today/);
 });
 
 // --- The shell matrix (unjailed, as root): the copies, the fetch and its note in every shell.
