@@ -3,7 +3,8 @@
 // dist/ (hbgen-<hash>.cjs), compiled here with V8's code cache made for it at build time
 // (hbgen-<hash>.cache), which saves most of the compiling a start would otherwise do. A
 // cache V8 rejects (another Node, other V8 flags) or a missing one only costs that time
-// back. `--version` is answered here, from package.json, before any of it loads.
+// back. `--version` (or -v, wherever it stands, as yargs took it) is answered here, from
+// package.json, before any of it loads: the one place hbgen answers it.
 
 /** Compile dist/hbgen-<hash>.cjs with its code cache and run it; undefined when not built. */
 function runBundle() {
@@ -44,7 +45,7 @@ if (require.main === module) {
   if (old) {
     process.stderr.write(old);
     process.exitCode = 1;
-  } else if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
+  } else if (args.includes('--version') || args.includes('-v')) {
     process.stdout.write(`${require('../package.json').version}\n`);
   } else if (!runBundle()) {
     process.stderr.write('hbgen: the CLI is not built yet; run `npm run build` in the hbgen folder.\n');

@@ -10,7 +10,7 @@ import { FILES_AWK, TOKEN_AWK, TOKEN_REFUSAL, VERDICT_AWK } from '../src/billing
 import { STATUS_ARGV, billingKeyNames, fileHitFix, notPlan, timedOut } from '../src/billing.ts';
 import { PRESETS } from '../src/harness/registry.ts';
 import { JAIL_PLACEHOLDERS, REPO_DENY } from '../src/jail.ts';
-import { LOCK_OWNER_PRINTF, LOG_DATE_FORMAT, LOG_PRINTF, OUTCOME_WORDS, PAUSE_PRINTF, SMOKE_DETAIL, TAMPERED_GIT, ENTRY_NOTE, WORKSPACE_NOTE, ENTRY_NOTE_TAIL, UNTIL_WORD, WAKES_PRINTF, AGENT_RECORD_PRINTF, ASIDE_DIR, PAUSE_MAX_SECONDS, logLineShell, wakeDetailShell } from '../src/formats.ts';
+import { LOCK_OWNER_PRINTF, LOG_DATE_FORMAT, LOG_PRINTF, OUTCOME_WORDS, PAUSE_PRINTF, FAIL_PAUSE_FILE, FAIL_PAUSE_PRINTF, SMOKE_DETAIL, TAMPERED_GIT, ENTRY_NOTE, WORKSPACE_NOTE, ENTRY_NOTE_TAIL, UNTIL_WORD, WAKES_PRINTF, AGENT_RECORD_PRINTF, ASIDE_DIR, PAUSE_MAX_SECONDS, logLineShell, wakeDetailShell } from '../src/formats.ts';
 import { LIMIT_FAR } from './limit.ts';
 import { NOTIFY_SECONDS, PING_BOUND, PING_SECONDS } from './notify.ts';
 import { logDateShell } from './formats.ts';
@@ -39,6 +39,8 @@ export interface RuntimeContext {
   wakesPrintf: string;
   agentPrintf: string;
   pausePrintf: string;
+  failPauseFile: string;
+  failPausePrintf: string;
   lockOwnerPrintf: string;
   smokeDetail: string;
   untilWord: string;
@@ -94,6 +96,8 @@ function runtimeContext(): RuntimeContext {
     wakesPrintf: WAKES_PRINTF,
     agentPrintf: AGENT_RECORD_PRINTF,
     pausePrintf: PAUSE_PRINTF,
+    failPauseFile: FAIL_PAUSE_FILE,
+    failPausePrintf: FAIL_PAUSE_PRINTF,
     lockOwnerPrintf: LOCK_OWNER_PRINTF,
     smokeDetail: SMOKE_DETAIL,
     untilWord: UNTIL_WORD,

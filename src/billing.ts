@@ -25,7 +25,8 @@
 //   login is the plan.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { childProcess, os } from './lazy-builtins.ts';
+import * as childProcessModule from 'node:child_process';
+import { tmpdir } from 'node:os';
 import { FILES_AWK, TOKEN_AWK, VERDICT_AWK } from './billing-rules.ts';
 import { knownCredentials } from './credentials.ts';
 import { PRESETS, presetOf, type HarnessPreset, type PresetId } from './harness/registry.ts';
@@ -59,7 +60,7 @@ export function billingTimeout(timeoutSeconds: number): number {
  * locale, the operands given; its stdout. Temporary files hold what the client printed.
  */
 function awk(program: string, vars: Record<string, string>, operands: string[]): string {
-  const r = childProcess().spawnSync('awk', [...Object.entries(vars).flatMap(([k, v]) => ['-v', `${k}=${v}`]), program, ...operands], {
+  const r = childProcessModule.spawnSync('awk', [...Object.entries(vars).flatMap(([k, v]) => ['-v', `${k}=${v}`]), program, ...operands], {
     encoding: 'utf8',
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C' },
     stdio: ['ignore', 'pipe', 'ignore'],
@@ -75,7 +76,7 @@ function awk(program: string, vars: Record<string, string>, operands: string[]):
  * `setupToken`: the agent's env sets CLAUDE_CODE_OAUTH_TOKEN (claude-code only).
  */
 export function verdict(client: BillingClient, stdout: string, stderr: string, code: number, setupToken = false): Verdict {
-  const dir = mkdtempSync(join(os().tmpdir(), 'hbgen-billing-'));
+  const dir = mkdtempSync(join(tmpdir(), 'hbgen-billing-'));
   try {
     const out = join(dir, 'out');
     const err = join(dir, 'err');
@@ -93,10 +94,10 @@ export function verdict(client: BillingClient, stdout: string, stderr: string, c
 
 /** `claude auth status --text` printed this on stdout: does it name the setup token (TOKEN_AWK, as the wrapper asks)? */
 export function namesSetupToken(stdout: string): boolean {
-  const dir = mkdtempSync(join(os().tmpdir(), 'hbgen-billing-'));
+  const dir = mkdtempSync(join(tmpdir(), 'hbgen-billing-'));
   try {
     writeFileSync(join(dir, 'out'), stdout);
-    return childProcess().spawnSync('awk', [TOKEN_AWK, join(dir, 'out')], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C' }, stdio: 'ignore' }).status === 0;
+    return childProcessModule.spawnSync('awk', [TOKEN_AWK, join(dir, 'out')], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C' }, stdio: 'ignore' }).status === 0;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -11,7 +11,6 @@ const printing = () =>
     .filter((f) => f.printsCommand)
     .map((f) => `${f.id} (${f.printsCommand})`)
     .join(', ');
-import { VERSION } from './version.ts';
 
 const renderCmds = () => import('./commands/render.ts');
 
@@ -129,7 +128,7 @@ function hostCommands(y: Argv, run: Run): Argv {
     .command('resume [spec]', 'install a stopped install again from the spec file (state.json is only its record), after the panel and consent', (y) =>
       consentOptions(y, 'resume')
         .option('reset-cap', { type: 'boolean', describe: 'also zero the wake counter, so that a spec whose cap was reached wakes again' })
-        .option('now', { type: 'boolean', describe: "only end the pause after the plan's usage limit, so that the next wake runs (no reinstall)" }), run(lifecycle('resume')))
+        .option('now', { type: 'boolean', describe: "only end the pause after the plan's usage limit or after failing wakes, so that the next wake runs (no reinstall)" }), run(lifecycle('resume')))
     .command('wake [spec]', 'run one heartbeat now through the installed wrapper', (y) => y.positional('spec', specArg), run(lifecycle('wake')))
     .command('doctor [spec]', "would it run right now? install's checks again, through the scheduler, changing nothing of the install", (y) => y.positional('spec', specArg), run(lifecycle('doctor')))
     .command(
@@ -180,7 +179,10 @@ export async function main(argv: string[]): Promise<number> {
   await y
     .demandCommand(1, 'name a command')
     .strict()
-    .version(VERSION)
+    // bin/hbgen.cjs answers --version/-v wherever they stand, before the bundle loads: the
+    // option is declared here only so that --help lists it.
+    .version(false)
+    .option('version', { type: 'boolean', describe: 'Show version number' })
     .alias('h', 'help')
     .alias('v', 'version')
     .help()

@@ -91,6 +91,8 @@ export const OUTCOME_WORDS = {
   skipBudget: 'skip-budget',
   skipLate: 'skip-late',
   skipEnded: 'skip-ended',
+  /** The job paused itself after pauseAfter failing wakes in a row (heartbeat/19-failpause). */
+  skipPaused: 'skip-paused',
   note: 'note',
   usage: 'usage',
   took: 'took',
@@ -335,6 +337,40 @@ export function parsePause(text: string): PauseRecord | null {
  * to come, and no further away than the wrapper ever writes (the wrapper's own test). */
 export function pauseInForce(until: number, now: number): boolean {
   return until > now && until <= now + PAUSE_MAX_SECONDS;
+}
+
+// ------------------------------------------------------------------ the pause after failures
+
+/** The file of the pause the wrapper puts on the job after pauseAfter failing wakes in a row
+ * (written and read by heartbeat/19-failpause, read by src/host/audit/failpause.ts). */
+export const FAIL_PAUSE_FILE = 'failpause';
+
+/** The pause after failures: a printf(1) format whose arguments are SINCE (the UTC time it
+ * paused, as a log line's), N (the failing wakes in a row then), HEART (HEART.md's SHA-256
+ * then, `none` without one) and the outcome line of the last failing wake. */
+export const FAIL_PAUSE_PRINTF = '%s %s %s\\n%s\\n';
+
+/** spec pauseAfter when the spec names none. */
+export const PAUSE_AFTER_DEFAULT = 5;
+
+export interface FailPauseRecord {
+  /** UTC, as a log line's time. */
+  since: string;
+  count: number;
+  heart: string;
+  /** The last failing wake's outcome line (`fail 3`, `timeout after 20m`, `error ...`). */
+  last: string;
+}
+
+export function formatFailPause(p: FailPauseRecord): string {
+  return `${p.since} ${p.count} ${p.heart}\n${p.last}\n`;
+}
+
+/** The file's text as the wrapper wrote it, or null when line 1 is not "SINCE N HEART". */
+export function parseFailPause(text: string): FailPauseRecord | null {
+  const [head = '', last = ''] = text.split('\n');
+  const m = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ) (\d{1,9}) ([0-9a-f]{64}|none|)$/.exec(head);
+  return m ? { since: m[1]!, count: Number(m[2]), heart: m[3]!, last } : null;
 }
 
 // ------------------------------------------------------------------ the wake counter

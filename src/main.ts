@@ -1,12 +1,11 @@
-// The CLI's entry. The commonest calls — `--version`, `render` and `check` in their plain
-// forms — are answered without loading yargs, which alone costs about twice Node's own
+// The CLI's entry (bin/hbgen.cjs answers `--version` before this loads). The commonest
+// calls — `render` and `check` in their plain forms — are answered without loading yargs, which alone costs about twice Node's own
 // start-up (see docs/SPEED.md). Anything else, including every mistake, goes to the
 // full yargs command line in cli.ts, which gives the same results for these forms
 // (test/cli.test.ts runs both and compares).
 import { statSync } from 'node:fs';
 import { fastParse } from './fastparse.ts';
 import { runCommand } from './errors.ts';
-import { VERSION } from './version.ts';
 
 /**
  * A reader that stops reading (`hbgen status | head -1`) is not a failure of the command: the
@@ -39,10 +38,6 @@ function isFile(p: string): boolean {
 }
 
 async function main(args: string[]): Promise<number> {
-  if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
-    process.stdout.write(`${VERSION}\n`);
-    return 0;
-  }
   const fast = fastParse(args);
   // An install's name, a folder or a missing file as SPEC (src/spec-arg.ts) goes to the full command line.
   if (fast && isFile(fast.spec)) {

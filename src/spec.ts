@@ -4,13 +4,13 @@ import { posix } from 'node:path';
 import * as z from 'zod';
 import { credential, forgeToken, looksSecret, whyItBills } from './credentials.ts';
 import { carrierIssue } from './billing-rules.ts';
-import { DAYS, LOG_MAX_BYTES, NAME_PATTERN, pad2 } from './formats.ts';
+import { DAYS, LOG_MAX_BYTES, NAME_PATTERN, PAUSE_AFTER_DEFAULT, pad2 } from './formats.ts';
 import { CONTROL, SHELL_KEYS, text } from './spec-text.ts';
 import { kubernetesBlock, kubernetesIssues } from './host/kubernetes/spec.ts';
 import { WORKSPACES, workspaceDir, workspacePlaceProblem } from './workspace.ts';
 import { meantFirst } from './error-order.ts';
 import { ALL_EFFORTS, bypassArgs } from './harness.ts';
-import { SCHEDULER_IDS, factsOf } from './scheduler-facts.ts';
+import { SCHEDULER_IDS, factsOf, schedulerList } from './scheduler-facts.ts';
 import { COMMAND, PRESET_IDS, presetList, presetOf, type PresetId } from './harness/registry.ts';
 import { fallbackIssues } from './model-fallback.ts';
 import { didYouMean } from './suggest.ts';
@@ -21,6 +21,9 @@ import { within } from './names.ts';
 import { isLoopbackHost } from './loopback.ts';
 import { SECRET_PATHS, homePath } from './jail-secrets.ts';
 import { PRELOAD_VARS, pathsIn, preloadWordProblem } from './preload.ts';
+
+/** spec pauseAfter's one sentence for every wrong form (0 included: false is the word for never). */
+const PAUSE_AFTER_ERROR = 'must be a whole number of failing wakes in a row, at least 1 (default 5), or false to never pause';
 
 z.config({ jitless: true });
 
@@ -40,6 +43,9 @@ export function seconds(d: string): number {
 
 /** How long the wakes pause after a limit whose reset time the client does not name. */
 export const LIMIT_BACKOFF_DEFAULT = '1h';
+
+/** The grace between TERM and KILL when the spec names none. */
+export const KILL_AFTER_DEFAULT = '30s';
 
 /** Minutes after midnight of "HH:MM" ("24:00" is 1440). */
 export function clockMinutes(t: string): number {
@@ -152,16 +158,16 @@ const envKey = z.string().check((ctx) => {
 });
 
 const agent = z.strictObject({
-  harness: oneOf(HARNESSES, 'the agent harness'),
-  bin: absPath('the absolute path of the agent executable'),
-  args: z.array(text('an argument'), { error: 'must be an array of strings' }).optional(),
-  prompt: text('the wake prompt', true).min(1, { error: 'must not be empty; say what the agent should do on each wake' }),
-  model: text('a model name').min(1, { error: 'must not be empty; leave the field out instead' }).optional(),
+  harness: oneOf(HARNESSES, 'the agent harness').describe('claude-code or codex (presets that pin headless flags), or command (your own argv).'),
+  bin: absPath('the absolute path of the agent executable').describe('Absolute path of the real executable (not an alias or shell function).'),
+  args: z.array(text('an argument'), { error: 'must be an array of strings' }).default([]).describe('Extra arguments, after the preset\'s and before the prompt.'),
+  prompt: text('the wake prompt', true).min(1, { error: 'must not be empty; say what the agent should do on each wake' }).describe('The wake prompt, passed as the last argument, followed by a short context block. Newlines allowed.'),
+  model: text('a model name').min(1, { error: 'must not be empty; leave the field out instead' }).optional().describe('Model the claude-code and codex presets pin on the command line.'),
   // The model the next wake uses after the client refused `model` (src/model-fallback.ts).
-  fallbackModel: text('a model name').min(1, { error: 'must not be empty; leave the field out instead' }).optional(),
+  fallbackModel: text('a model name').min(1, { error: 'must not be empty; leave the field out instead' }).optional().describe('Model the presets fall back to when the client refuses agent.model (claude-code --fallback-model; for codex the next wake switches to it): the refusal is logged `error model …`, and status says which model the wakes run.'),
   // The reasoning effort the preset pins (claude --effort, codex model_reasoning_effort);
   // which levels each harness takes is checked with the harness (agentIssues).
-  effort: oneOf(ALL_EFFORTS, 'an effort level').optional(),
+  effort: oneOf(ALL_EFFORTS, 'an effort level').optional().describe('Reasoning effort the preset pins: claude-code --effort (low medium high xhigh max), codex -c model_reasoning_effort (low medium high xhigh max ultra).'),
   // Model tiers the agent may route subagents to (named in the wake prompt's context block).
   models: z
     .record(
@@ -174,7 +180,7 @@ const agent = z.strictObject({
       { error: 'must be an object of tier: "model id" strings, e.g. {"fast": "haiku", "general": "sonnet", "strong": "opus"}' },
     )
     .refine((m) => Object.keys(m).length > 0, { error: 'must name at least one tier; leave the field out for none' })
-    .optional(),
+    .optional().describe('Optional model tiers, tier name → model id (e.g. {"fast": "haiku", "general": "sonnet", "strong": "opus"}): listed in the wake prompt so the agent routes subagents to the cheapest sufficient tier. For claude-code a tier may be "inherit" (the subagent runs on the lead\'s model); `hbgen init` writes the tiers its client\'s catalog ranks.'),
 });
 
 // The OS jail around the agent's process tree (src/jail.ts): false turns it off;
@@ -199,12 +205,12 @@ const sandboxObject = z.strictObject({
       }),
       { error: 'must be an array of host names such as ["github.com", "registry.npmjs.org"]' },
     )
-    .optional(),
-  denyRead: z.array(absPath('an absolute path the agent must not read'), { error: 'must be an array of absolute paths such as ["/home/ada/secrets"]' }).optional(),
+    .optional().describe('Hosts the agent may reach besides its client\'s own API, e.g. ["github.com", "registry.npmjs.org"] ("*.example.com" for subdomains). Loopback and link-local names and addresses (localhost, 127.0.0.0/8, ::1, 169.254.0.0/16, fe80::/10, 0.0.0.0) are refused: the jail\'s proxy would reach every service on this host.'),
+  denyRead: z.array(absPath('an absolute path the agent must not read'), { error: 'must be an array of absolute paths such as ["/home/ada/secrets"]' }).optional().describe(`More absolute paths the agent must not read (always hidden: ${SECRET_PATHS.map((p) => `~/${p}`).join(', ')}, /root).`),
   // Opens one of the credential files the jail hides by default (src/jail.ts SECRET_PATHS);
   // which ones it may name needs env.HOME, so that is checked with the whole spec (sandboxIssues).
-  allowRead: z.array(homeOrAbsPath('an absolute path or a ~/ path the agent may read'), { error: 'must be an array of paths such as ["~/.npmrc"]' }).optional(),
-  bin: absPath('the absolute path of the srt executable (@anthropic-ai/sandbox-runtime)').optional(),
+  allowRead: z.array(homeOrAbsPath('an absolute path or a ~/ path the agent may read'), { error: 'must be an array of paths such as ["~/.npmrc"]' }).optional().describe('Credential paths of that default list the agent may read after all, each exactly as listed, as "~/.npmrc" or an absolute path, e.g. ["~/.npmrc"] for a private registry.'),
+  bin: absPath('the absolute path of the srt executable (@anthropic-ai/sandbox-runtime)').optional().describe('Absolute path of the srt executable; default: srt on env.PATH at wake time.'),
 });
 const sandbox = z.union([z.literal(false), sandboxObject], {
   error: (i) => (i.input === true ? 'must be false (no jail) or an object such as {"allowHosts": ["github.com"]}; leave it out for the default jail' : typeof i.input === 'object' && i.input !== null && !Array.isArray(i.input) ? undefined : 'must be false (no jail) or an object {allowHosts?, denyRead?, allowRead?, bin?}'),
@@ -226,13 +232,13 @@ const limitsObject = z.strictObject({
     .int({ error: 'must be a whole number of tasks (processes and threads), e.g. 4096' })
     .min(32, { error: 'must be at least 32: the wrapper, the jail and the agent\'s client take a few dozen tasks before any work starts' })
     .max(4_194_304, { error: 'must be at most 4194304, Linux\'s highest PID' })
-    .optional(),
+    .optional().describe('Most tasks (processes and threads) the agent\'s whole tree may hold at once (default 4096; 32 to 4194304). Under rlimits (cron without a user manager) it counts every process of the user, see docs/threat-model.md "Bounds on a wake".'),
   memory: text('a memory size').check((ctx) => {
     const v = ctx.value;
     if (CONTROL.test(v)) return;
     if (!MEMORY.test(v)) ctx.issues.push({ code: 'custom', input: v, message: `must be a size such as "4G" or "512M", or a share of the host's RAM such as "50%", got ${JSON.stringify(v)}` });
     else if (memoryBytes(v) !== null && memoryBytes(v)! < 32 * 1024 * 1024) ctx.issues.push({ code: 'custom', input: v, message: `must be at least "32M": the agent's client alone needs more, got ${JSON.stringify(v)}` });
-  }).optional(),
+  }).optional().describe('Most memory the agent\'s whole tree may use, swap none (default "50%" of the host\'s RAM, at most 8G): a size such as "8G" or "512M" (at least "32M"; for claude-code at least "1G", which its client needs to start), or a share such as "25%". Under rlimits it bounds each process\'s data, not the tree. There is no bound on the disk or the private tmp (srt has no size option for it).'),
 });
 const limits = z.union([z.literal(false), limitsObject], {
   error: (i) => (i.input === true ? 'must be false (no bounds) or an object such as {"tasks": 4096, "memory": "8G"}; leave it out for the defaults' : typeof i.input === 'object' && i.input !== null && !Array.isArray(i.input) ? undefined : 'must be false (no bounds) or an object {tasks?, memory?}'),
@@ -262,27 +268,27 @@ export function memoryText(l: { memory: string; cap: string | null }): string {
 }
 
 const hours = z.strictObject({
-  start: clock(false, 'choose when the working hours start, as HH:MM'),
-  end: clock(true, 'choose when the working hours end, as HH:MM or 24:00'),
-  timezone: zone('the IANA time zone of the working hours, e.g. "Europe/Berlin"', true),
+  start: clock(false, 'choose when the working hours start, as HH:MM').describe('HH:MM, local to timezone.'),
+  end: clock(true, 'choose when the working hours end, as HH:MM or 24:00').describe('HH:MM or 24:00, local to timezone; before start, the window crosses midnight.'),
+  timezone: zone('the IANA time zone of the working hours, e.g. "Europe/Berlin"', true).describe('IANA zone of the working hours, exactly as in the system zoneinfo (case matters).'),
   days: z
     .array(oneOf(DAYS, 'a day'), { error: `must be an array of days (${DAYS.join(' ')})` })
     .min(1, { error: 'must name at least one day; leave the field out for every day' })
     .refine((d) => new Set(d).size === d.length, { error: 'names a day twice; list each day once' })
-    .optional(),
+    .optional().describe('Days on which the window opens (default every day).'),
 });
 
 const schedule = z.strictObject({
-  scheduler: oneOf(SCHEDULER_IDS, 'the host scheduler'),
-  every: oneOf(EVERY, 'choose the interval between wakes'),
+  scheduler: oneOf(SCHEDULER_IDS, 'the host scheduler').describe(`The scheduler: ${schedulerList()} (a CronJob in a cluster).`),
+  every: oneOf(EVERY, 'choose the interval between wakes').describe('Interval between wakes inside the working hours.'),
   minute: z
     .number({ error: 'must be a whole number from 1 to 59' })
     .int({ error: 'must be a whole number from 1 to 59' })
     .min(1, { error: 'must be from 1 to 59 (:00 is where every other job on the host fires)' })
     .max(59, { error: 'must be from 1 to 59' })
-    .optional(),
-  hours: z.strictObject(hours.shape, { error: (i) => (i.input === undefined ? 'required: choose the working hours {start, end, timezone}' : 'must be an object {start, end, timezone, days?}') }),
-  hostTimezone: zone('the host clock\'s IANA time zone').optional(),
+    .optional().describe('The off-:00 minute (1–59, below every when every is under an hour). Default: derived from name, never :00 or :30.'),
+  hours: z.strictObject(hours.shape, { error: (i) => (i.input === undefined ? 'required: choose the working hours {start, end, timezone}' : 'must be an object {start, end, timezone, days?}') }).describe('The working hours: the agent sleeps outside them.'),
+  hostTimezone: zone('the host clock\'s IANA time zone').optional().describe('Zone the host clock of launchd or cron is set to (default: hours.timezone); refused for kubernetes.'),
 });
 
 /**
@@ -567,66 +573,78 @@ function agentIssues(s: { agent?: unknown }, ctx: z.RefinementCtx): void {
   }
   if (strings(args)) for (const p of bypassArgs(args)) ctx.addIssue({ code: 'custom', path: ['agent', 'args', p.index], message: p.message });
   for (const i of fallbackIssues(a)) ctx.addIssue({ code: 'custom', path: ['agent', 'fallbackModel'], message: i });
+  // "inherit" (the subagent runs on the lead's model) only where the preset's client has it.
+  const models = (a as { models?: unknown }).models;
+  const p = presetOf(harness);
+  if (p && !p.model.inherit && typeof models === 'object' && models !== null) {
+    for (const [tier, id] of Object.entries(models)) {
+      if (id === 'inherit') ctx.addIssue({ code: 'custom', path: ['agent', 'models', tier], message: `"inherit" runs a subagent on the lead's own model, which ${p.label} has no way to say; name a model id of its catalog for this tier` });
+    }
+  }
 }
 
 export const SpecSchema = z
   .strictObject({
-    $schema: text('the path or URL of the JSON Schema').optional(),
-    version: z.literal(1, { error: (i) => (i.input === undefined ? 'required: 1, the spec format version' : `must be 1, got ${JSON.stringify(i.input)}`) }),
+    $schema: text('the path or URL of the JSON Schema').optional().describe('Optional: the path or URL of this JSON Schema (as printed by `hbgen schema`).'),
+    version: z.literal(1, { error: (i) => (i.input === undefined ? 'required: 1, the spec format version' : `must be 1, got ${JSON.stringify(i.input)}`) }).describe('The spec format version: 1.'),
     name: z
       .string({ error: (i) => (i.input === undefined ? 'required: a short name such as "docs"' : 'must be a string') })
       .max(40, { error: 'must be at most 40 characters' })
       .regex(NAME_PATTERN, {
         error: (i) => `must be lowercase letters and digits joined by single dashes, such as "docs-nightly", got ${JSON.stringify(i.input)}`,
-      }),
-    repo: absPath('the absolute path of the repository the agent owns'),
-    agent: z.strictObject(agent.shape, { error: (i) => (i.input === undefined ? 'required: the agent {harness, bin, prompt}' : 'must be an object') }),
-    schedule: z.strictObject(schedule.shape, { error: (i) => (i.input === undefined ? 'required: the schedule {scheduler, every, hours}' : 'must be an object') }),
-    timeout: duration('choose the hard time limit of one wake, shorter than every minus killAfter, e.g. "25m"'),
-    killAfter: duration('the grace between TERM and KILL').optional(),
+      }).describe('Names every artifact (unit, label, crontab markers): lowercase letters and digits joined by single dashes, at most 40.'),
+    repo: absPath('the absolute path of the repository the agent owns').describe('Absolute path of the repository the agent owns; every wake starts there.'),
+    agent: z.strictObject(agent.shape, { error: (i) => (i.input === undefined ? 'required: the agent {harness, bin, prompt}' : 'must be an object') }).describe('The agent to run on each wake.'),
+    schedule: z.strictObject(schedule.shape, { error: (i) => (i.input === undefined ? 'required: the schedule {scheduler, every, hours}' : 'must be an object') }).describe('When the heartbeat fires.'),
+    timeout: duration('choose the hard time limit of one wake, shorter than every minus killAfter, e.g. "25m"').describe('Hard limit of one wake, e.g. "25m"; timeout + killAfter must be shorter than every.'),
+    killAfter: duration('the grace between TERM and KILL').default(KILL_AFTER_DEFAULT).describe('Grace between TERM and KILL at the timeout (default "30s").'),
     // The shortest run worth starting: a scheduled wake with less of its working window
     // left is skipped (skip-window). The default is in minRunDefault.
-    minRun: duration('the shortest run worth starting, below timeout').optional(),
+    minRun: duration('the shortest run worth starting, below timeout').optional().describe('Shortest run worth starting, below timeout (default "5m", or the timeout when that is 5m or shorter): a scheduled wake with less of its working window left is skipped (skip-window), and every wake ends by the window\'s end.'),
     // A fire missed while the machine slept: run once late, or skip it (skip-late).
-    catchUp: z.enum(['skip', 'once'], { error: (i) => `must be "skip" or "once"${typeof i.input === 'string' ? didYouMean(i.input, ['skip', 'once']) : ''}` }).default('once'),
-    env,
-    stateDir: stateDir.optional(),
-    lock: z.enum(['auto', 'flock', 'mkdir'], { error: (i) => `must be one of auto flock mkdir${typeof i.input === 'string' ? didYouMean(i.input, ['auto', 'flock', 'mkdir']) : ''}` }).optional(),
-    cap: z.number({ error: 'must be a whole number of wakes' }).int({ error: 'must be a whole number of wakes' }).min(1, { error: 'must be at least 1' }).optional(),
+    catchUp: z.enum(['skip', 'once'], { error: (i) => `must be "skip" or "once"${typeof i.input === 'string' ? didYouMean(i.input, ['skip', 'once']) : ''}` }).default('once').describe('A fire missed while the machine slept: "once" (default) runs it once on waking, inside the working hours with at least minRun left; "skip" logs skip-late and waits for the next fire. cron never runs a missed fire, whatever this says.'),
+    env: env.describe('The agent\'s whole environment; HOME and PATH required. Metered credentials (API keys) and forge or registry tokens (GH_TOKEN, …) are refused; on kubernetes every secret-looking name (…_TOKEN, …_PASSWORD) belongs in the Secret.'),
+    stateDir: stateDir.optional().describe('Folder for wrapper, gate, log, lock and state: relative to repo (no ..) or absolute. Default: outside the repo, $XDG_STATE_HOME/hbgen/<name> (~/.local/state/hbgen/<name>; launchd: ~/Library/Application Support/hbgen/<name>), where the agent cannot edit it.'),
+    lock: z.enum(['auto', 'flock', 'mkdir'], { error: (i) => `must be one of auto flock mkdir${typeof i.input === 'string' ? didYouMean(i.input, ['auto', 'flock', 'mkdir']) : ''}` }).default('auto').describe('auto (flock when on PATH, else an atomic mkdir lock), flock or mkdir.'),
+    cap: z.number({ error: 'must be a whole number of wakes' }).int({ error: 'must be a whole number of wakes' }).min(1, { error: 'must be at least 1' }).optional().describe('Stop after this many counted wakes.'),
     // Tokens a day: nine digits at most, within the wrapper's 32-bit arithmetic (mksh).
-    budget: z.number({ error: 'must be a whole number of tokens a day, e.g. 5000000' }).int({ error: 'must be a whole number of tokens a day, e.g. 5000000' }).min(1, { error: 'must be at least 1 token a day; leave the field out for no budget' }).max(999_999_999, { error: 'must be at most 999999999 tokens a day; leave the field out for no budget' }).optional(),
+    budget: z.number({ error: 'must be a whole number of tokens a day, e.g. 5000000' }).int({ error: 'must be a whole number of tokens a day, e.g. 5000000' }).min(1, { error: 'must be at least 1 token a day; leave the field out for no budget' }).max(999_999_999, { error: 'must be at most 999999999 tokens a day; leave the field out for no budget' }).optional().describe('Tokens a day (claude-code and codex presets): once the usage lines of the day\'s wakes (in + out + cache, the working zone\'s day) reach it, the day\'s further wakes are skipped (skip-budget).'),
     // 512 MiB at most: nine digits, so the wrapper compares sizes within 32-bit shell arithmetic (mksh).
-    logMaxBytes: z.number({ error: 'must be a whole number of bytes, e.g. 10485760 (10 MiB)' }).int({ error: 'must be a whole number of bytes, e.g. 10485760 (10 MiB)' }).min(65536, { error: 'must be at least 65536 (64 KiB); the default is 10485760 (10 MiB)' }).max(536870912, { error: 'must be at most 536870912 (512 MiB); the default is 10485760 (10 MiB)' }).default(LOG_MAX_BYTES),
+    logMaxBytes: z.number({ error: 'must be a whole number of bytes, e.g. 10485760 (10 MiB)' }).int({ error: 'must be a whole number of bytes, e.g. 10485760 (10 MiB)' }).min(65536, { error: 'must be at least 65536 (64 KiB); the default is 10485760 (10 MiB)' }).max(536870912, { error: 'must be at most 536870912 (512 MiB); the default is 10485760 (10 MiB)' }).default(LOG_MAX_BYTES).describe('runtime.log is rotated to runtime.log.1 (one generation kept) once it is larger than this many bytes, and agent.log to agent.log.1 by the same rule, each by its own size (default 10485760, 10 MiB; 65536 to 536870912).'),
     gate: z
       .array(text('an argument'), { error: 'must be an argv array such as ["/usr/bin/on_ac_power"]' })
       .min(1, { error: 'must hold at least the program; leave the field out for no gate' })
-      .optional(),
-    shared: z.boolean({ error: 'must be true or false' }).optional(),
+      .optional().describe('Argv of an extra gate program; a non-zero exit skips the wake.'),
+    shared: z.boolean({ error: 'must be true or false' }).default(false).describe('True when several agents (each with its own spec and name) share the repo: adds claim.sh, whose claims live in <repo>/.agent-platform/claims/. Claims keep honest agents from duplicating work; they are no security boundary.'),
     // The job's end: a wall-clock time in hours.timezone, compared as such by the wrapper
     // (no zone arithmetic), so that a clock change cannot move it.
     until: z
       .string({ error: 'must be a local date and time in hours.timezone, "YYYY-MM-DDTHH:MM", e.g. "2026-12-24T18:00"' })
       .regex(/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d$/, { error: 'must be a local date and time in hours.timezone, "YYYY-MM-DDTHH:MM", e.g. "2026-12-24T18:00"' })
       .refine((v) => !Number.isNaN(Date.parse(`${v}:00Z`)) && new Date(`${v}:00Z`).toISOString().slice(0, 16) === v, { error: 'is no such date (the month has fewer days); e.g. "2026-12-24T18:00"' })
-      .optional(),
+      .optional().describe('The job\'s end, a local date and time in hours.timezone ("2026-12-24T18:00"): from then on every fire logs skip-ended, runs no agent and counts no wake; status says the job ended, plan draws no wakes after it.'),
     // Where the agent works: the person's checkout (default) or a clone of its own on its
     // own branch (src/workspace.ts).
-    workspace: z.enum(WORKSPACES, { error: (i) => `must be "repo" (the default: the agent works in the repo itself) or "clone" (a checkout of its own on branch hbgen/<name>)${typeof i.input === 'string' ? didYouMean(i.input, [...WORKSPACES]) : ''}` }).optional(),
-    controlFiles: z.enum(['exclude', 'commit'], { error: 'must be "exclude" (the default: kept out of git through .git/info/exclude) or "commit"' }).optional(),
-    sandbox: sandbox.optional(),
-    limits: limits.optional(),
+    workspace: z.enum(WORKSPACES, { error: (i) => `must be "repo" (the default: the agent works in the repo itself) or "clone" (a checkout of its own on branch hbgen/<name>)${typeof i.input === 'string' ? didYouMean(i.input, [...WORKSPACES]) : ''}` }).default('repo').describe('Where the agent works: "repo" (default) in the repo itself; "clone" in a clone of its own at install (~/.local/share/hbgen/workspaces/<name>, $XDG_DATA_HOME when env sets it) on branch hbgen/<name> from your HEAD at install, so that it never writes your working tree, index or other refs (the jail enforces it). After each wake the wrapper fetches that branch into the repo, fast-forward only; status and list show it; forget asks before removing the clone. HEART.md and PROTOCOL.md are copied from the repo before each wake; STATE.md, LOG.md and journal/ live in the clone.'),
+    controlFiles: z.enum(['exclude', 'commit'], { error: 'must be "exclude" (the default: kept out of git through .git/info/exclude) or "commit"' }).optional().describe('What git sees of the control files (HEART.md, PROTOCOL.md, STATE.md, LOG.md, journal/): "exclude" (default) adds them to the repository\'s own .git/info/exclude at install (never to .gitignore, never committed; stop removes them), so that the agent\'s `git add -A` leaves them out; "commit" leaves them to git like any file.'),
+    sandbox: sandbox.optional().describe('The OS jail around the agent and every process it starts (@anthropic-ai/sandbox-runtime: bubblewrap on Linux, sandbox-exec on macOS, a proxy with a host allowlist). On by default (omitted or an object); false runs the agent with all your rights. Needs bwrap, rg and socat on Linux (apt-get install bubblewrap ripgrep socat).'),
+    limits: limits.optional().describe('Bounds on every wake, each applied by the host\'s own mechanism (systemd: TasksMax=/MemoryMax= of the service; cron on Linux: a transient systemd scope where a user manager runs, else rlimits; launchd: the plist\'s resource limits). On by default (omitted or an object); false lifts them. A wake stopped by one ends `fail N limits.tasks …` / `fail N limits.memory …` (docs/threat-model.md "Bounds on a wake"). Not for kubernetes (kubernetes.resources bound the pod).'),
     // How long the wakes pause when the agent's client says the plan's limit is reached
     // but names no reset time; default 1h, at most 8 days are used.
-    limitBackoff: duration('how long to pause after a limit whose reset time is unknown, e.g. "1h"').default(LIMIT_BACKOFF_DEFAULT),
-    kubernetes: z.strictObject(kubernetesBlock.shape, { error: 'must be an object {image, namespace?, secretName?, secretKeys?, git | pvc, serviceAccountName?, resources?, sizeLimits?}' }).optional(),
+    limitBackoff: duration('how long to pause after a limit whose reset time is unknown, e.g. "1h"').default(LIMIT_BACKOFF_DEFAULT).describe('How long the wakes pause when the agent\'s client says the plan\'s usage limit is reached but names no reset time (default 1h; at most 8 days are used).'),
+    kubernetes: z.strictObject(kubernetesBlock.shape, { error: 'must be an object {image, namespace?, secretName?, secretKeys?, git | pvc, serviceAccountName?, resources?, sizeLimits?}' }).optional().describe('Only for schedule.scheduler "kubernetes": the pod that runs the same wrapper in a cluster (host/hbgen-<name>.cronjob.yaml).'),
     // Being told when the wakes stop working: a program run at the notifyAfter-th
     // failing wake in a row and at the success after it, and a healthchecks-style URL.
     notify: z
       .array(text('an argument'), { error: 'must be an argv array such as ["/usr/bin/notify-send", "hbgen"]' })
       .min(1, { error: 'must hold at least the program; leave the field out for no notification' })
-      .optional(),
-    notifyAfter: z.number({ error: 'must be a whole number of wakes' }).int({ error: 'must be a whole number of wakes' }).min(1, { error: 'must be at least 1' }).optional(),
-    ping: z.union([pingUrl, z.strictObject({ url: pingUrl, body: z.boolean({ error: 'must be true or false' }).optional() })], { error: 'must be a URL such as "https://hc-ping.com/<uuid>", or an object {url, body}' }).optional(),
+      .optional().describe('Argv of a program (absolute path first) run when notifyAfter wakes in a row ended fail, denied, timeout or error (HBGEN_EVENT=failing) and at the success after them (recovered), and once when the job pauses itself after pauseAfter of them (paused); env: the spec\'s plus HBGEN_EVENT, HBGEN_STREAK, HBGEN_OUTCOME, HBGEN_LOG, HBGEN_NAME, HBGEN_REPO.'),
+    notifyAfter: z.number({ error: 'must be a whole number of wakes' }).int({ error: 'must be a whole number of wakes' }).min(1, { error: 'must be at least 1' }).optional().describe('Failing wakes in a row before notify runs (default 3); only with notify.'),
+    // The job pauses itself after this many failing wakes in a row (default 5); false: never.
+    pauseAfter: z
+      .union([z.literal(false), z.number({ error: PAUSE_AFTER_ERROR }).int({ error: PAUSE_AFTER_ERROR }).min(1, { error: PAUSE_AFTER_ERROR })], { error: PAUSE_AFTER_ERROR })
+      .default(PAUSE_AFTER_DEFAULT).describe('After this many failing wakes in a row (fail, denied, timeout, error; default 5) the job pauses itself: later fires log skip-paused and run no agent until a success by hand (hbgen wake), hbgen resume --now, an edit of HEART.md or the install of a changed spec; false: never.'),
+    ping: z.union([pingUrl, z.strictObject({ url: pingUrl.describe('The healthchecks-style URL, as for ping written alone.'), body: z.boolean({ error: 'must be true or false' }).optional().describe('false sends /fail with no body, so that no line of the agent\'s output leaves for the ping\'s host (default true).') })], { error: 'must be a URL such as "https://hc-ping.com/<uuid>", or an object {url, body}' }).optional().describe('A healthchecks-style URL (https; http only for 127.0.0.1 or localhost): URL/start before the agent, URL after a success, URL/fail after a failure, by curl or wget. Or {url, body}: body false sends /fail empty (by default it carries the wake\'s last 20 lines of agent output and hbgen\'s last 10 log lines to that host, which the jail does not gate).'),
   }, { error: (i) => (i.code === 'invalid_type' ? 'must be a JSON object holding the spec; see `hbgen schema`' : undefined) })
   // Cross-field rules run even when some field is wrong, so that one run reports every
   // problem; each rule looks only at fields whose own form is already right.
@@ -640,12 +658,12 @@ export const SpecSchema = z
     const hrs = (typeof sch.hours === 'object' && sch.hours) || ({} as Partial<typeof sch.hours>);
     const every = (EVERY as readonly unknown[]).includes(sch.every) ? dur(sch.every)! : undefined;
     const timeout = dur(s.timeout);
-    const killAfter = s.killAfter === undefined ? 30 : dur(s.killAfter);
+    const killAfter = dur(s.killAfter);
     if (every !== undefined && timeout !== undefined && killAfter !== undefined && timeout + killAfter >= every) {
       ctx.addIssue({
         code: 'custom',
         path: ['timeout'],
-        message: `timeout ${s.timeout} + killAfter ${s.killAfter ?? '30s'} must be shorter than every ${sch.every}; shorten the timeout or lengthen the interval`,
+        message: `timeout ${s.timeout} + killAfter ${s.killAfter} must be shorter than every ${sch.every}; shorten the timeout or lengthen the interval`,
       });
     }
     const minRun = dur(s.minRun);
@@ -686,21 +704,21 @@ export const SpecSchema = z
     envSecretIssues(s, ctx);
     allowReadIssues(s, ctx);
     limitsIssues(s, ctx);
-  }, { when: () => true });
+  }, { when: () => true })
+  // The defaults that depend on other fields, filled in once every field is valid: the
+  // schema's output is the spec every consumer reads, every default applied.
+  .transform((s) => ({
+    ...s,
+    env: s.env as Record<string, string>,
+    minRun: s.minRun ?? minRunDefault(s.timeout),
+    stateDir: s.stateDir ?? defaultStateDir(s),
+    ...(s.notify ? { notifyAfter: s.notifyAfter ?? NOTIFY_AFTER_DEFAULT } : {}),
+  }));
 
 export type SpecInput = z.input<typeof SpecSchema>;
-type Parsed = z.output<typeof SpecSchema>;
 
 /** A validated spec with every default applied. */
-export interface Spec extends Omit<Parsed, 'killAfter' | 'minRun' | 'stateDir' | 'lock' | 'shared' | 'env' | 'agent'> {
-  agent: Parsed['agent'] & { args: string[] };
-  env: Record<string, string>;
-  killAfter: string;
-  minRun: string;
-  stateDir: string;
-  lock: 'auto' | 'flock' | 'mkdir';
-  shared: boolean;
-}
+export type Spec = z.output<typeof SpecSchema>;
 
 /**
  * The state folder when the spec names none: outside the repo, where the agent (which may
@@ -722,6 +740,11 @@ export function defaultStateDir(s: { name?: unknown; env?: unknown; schedule?: u
   const xdg = env.XDG_STATE_HOME;
   const base = typeof xdg === 'string' && xdg.startsWith('/') ? posix.normalize(xdg) : posix.join(home, '.local/state');
   return posix.join(base, 'hbgen', name);
+}
+
+/** The failing wakes in a row after which the job pauses itself; 0: never (pauseAfter false). */
+export function pauseAfterOf(s: Pick<Spec, 'pauseAfter'>): number {
+  return s.pauseAfter === false ? 0 : (s.pauseAfter ?? PAUSE_AFTER_DEFAULT);
 }
 
 /** The clone of "workspace": "clone": on this host only, and never inside the repo or the state folder. */
@@ -865,17 +888,5 @@ export function validateSpec(raw: unknown): { spec: Spec; errors?: undefined } |
     for (const issue of r.error.issues) say(issue, []);
     return { errors: meantFirst([...new Set(lines)]) };
   }
-  const s = r.data;
-  const spec: Spec = {
-    ...s,
-    agent: { ...s.agent, args: s.agent.args ?? [] },
-    env: s.env as Record<string, string>,
-    killAfter: s.killAfter ?? '30s',
-    ...(s.notify ? { notifyAfter: s.notifyAfter ?? NOTIFY_AFTER_DEFAULT } : {}),
-    minRun: s.minRun ?? minRunDefault(s.timeout),
-    stateDir: s.stateDir ?? defaultStateDir(s),
-    lock: s.lock ?? 'auto',
-    shared: s.shared ?? false,
-  };
-  return { spec };
+  return { spec: r.data };
 }

@@ -100,7 +100,8 @@ test('no terminal: writes the control plane and a spec with the detected values;
     version: 1,
     name: 'repo',
     repo,
-    agent: { harness: 'claude-code', bin: real, model: 'sonnet', effort: 'medium', prompt: INIT_PROMPT },
+    // The tiers and fallback from Claude Code's aliases (test/init-models runs the real clients).
+    agent: { harness: 'claude-code', bin: real, model: 'sonnet', effort: 'medium', prompt: INIT_PROMPT, fallbackModel: 'haiku', models: { fast: 'haiku', general: 'sonnet', strong: 'opus' } },
     schedule: { scheduler: 'systemd-user', hours: { timezone: 'America/Santiago' } },
     env: { HOME: w.home, PATH: `${w.bin}:${w.tools}`, USER: 'ada', LOGNAME: 'ada' },
     // No srt on that PATH: the jail's srt is hbgen's own copy.

@@ -65,7 +65,7 @@ export const preset = {
   },
   stream: '',
   limit: '',
-  model: { refusals: ['dummy: no such model'], catalog: { list: ['dummy-1'], from: "the dummy's list" } },
+  model: { refusals: ['dummy: no such model'], catalog: { list: ['dummy-1'], from: "the dummy's list" }, initModels: () => ({ notes: ['the dummy has one model'] }) },
   instructionFiles: ['DUMMY.md'],
   detect: { command: 'dummy' },
 } as const satisfies HarnessPreset<'dummy'>;

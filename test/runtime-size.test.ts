@@ -2,6 +2,7 @@
 // `grep -v '^\s*#' | grep -v '^\s*$' | wc -l` counts them) stay within the budget the
 // claude-code heartbeat.sh had before the runner split, so that the wrapper stays a program
 // one can read through. Comments do not count: they say why.
+// The pause after failures (pauseAfter, heartbeat/19-failpause and its calls): 35 lines.
 // The agent's own workspace (heartbeat/48-workspace: its clone, the copies, the fetch back): 51 lines.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -10,7 +11,7 @@ import { join } from 'node:path';
 import { runtime } from '../generators/runtime.ts';
 import { ROOT } from './helpers/cli.ts';
 
-const BUDGET = 2388;
+const BUDGET = 2423;
 
 /** Lines that are neither blank nor comment-only, as the grep pipeline above counts them. */
 function codeLines(text: string): number {

@@ -20,6 +20,7 @@ import { heartSetup } from '../host/heart/setup.ts';
 import { runTool } from '../host/proc/tools.ts';
 import { PRESET_PINS } from '../harness.ts';
 import { PRESET_IDS, presetOf } from '../harness/registry.ts';
+import { modelCatalog } from '../host/install/seed-checks.ts';
 import type { SchedulerId } from '../schedulers.ts';
 import { jsonSchema } from '../schema.ts';
 import { DAYS, DURATION, EVERY, paddedClock, seconds, validateSpec } from '../spec.ts';
@@ -251,7 +252,7 @@ function heartToSetUp(repo: string, files: ReturnType<typeof fileWriter>): Heart
 // ------------------------------------------------------------------ the spec
 
 /** The spec as init writes it: detected values, the user's choices, nothing invented. */
-export function initSpec(d: { repo: string; agent?: Agent; git: boolean; scheduler: string; zone?: string; env: Record<string, string>; srt?: string | null }, c: Choices): Record<string, unknown> {
+export function initSpec(d: { repo: string; agent?: Agent; git: boolean; scheduler: string; zone?: string; env: Record<string, string>; srt?: string | null; models?: InitModels }, c: Choices): Record<string, unknown> {
   const agent: Record<string, unknown> = {};
   if (c.command) agent.harness = 'command';
   else if (d.agent) {
@@ -265,6 +266,9 @@ export function initSpec(d: { repo: string; agent?: Agent; git: boolean; schedul
     if (outside && !d.git) agent.args = [...outside.args];
   }
   agent.prompt = INIT_PROMPT;
+  // The tiers and the fallback the client's own catalog gives (its descriptor's initModels).
+  if (d.models?.fallbackModel) agent.fallbackModel = d.models.fallbackModel;
+  if (d.models?.models) agent.models = d.models.models;
   const hours: Record<string, unknown> = {};
   if (c.start) hours.start = c.start;
   if (c.end) hours.end = c.end;
@@ -281,6 +285,17 @@ export function initSpec(d: { repo: string; agent?: Agent; git: boolean; schedul
   if (d.srt) spec.sandbox = { bin: d.srt };
   if (c.workspace === 'clone') spec.workspace = 'clone';
   return spec;
+}
+
+type InitModels = { models?: Record<string, string>; fallbackModel?: string; notes: string[]; from: string };
+
+/** The tiers and fallback init writes for a preset, from its client's own catalog (offline, no paid call). */
+function modelsFor(agent: Agent, env: Record<string, string>, repo: string): InitModels | undefined {
+  const p = presetOf(agent.harness);
+  if (!p) return undefined;
+  const c = modelCatalog(p.model.catalog, agent.bin, env, repo);
+  if ('why' in c) return { notes: [`no model tiers or fallback written: ${c.why}`], from: p.model.catalog.from };
+  return { ...p.model.initModels(c.models, PRESET_PINS[agent.harness].model), from: c.from };
 }
 
 // ------------------------------------------------------------------ the steps of init
@@ -400,7 +415,8 @@ export async function init(argv: InitArgs, io: HostIO): Promise<number> {
   writeControlPlane(repo, files, notes);
   const srt = typeof host.env.PATH === 'string' && onPath('srt', host.env.PATH) ? null : bundledSrt();
   if (srt) notes.push(`the jail's srt is not on PATH: hbgen.json's sandbox.bin names hbgen's own copy (${srt})`);
-  const spec = initSpec({ repo, agent, git: inGit, scheduler: host.scheduler, zone: host.zone, env: host.env, srt }, choices);
+  const models = agent ? modelsFor(agent, host.env, repo) : undefined;
+  const spec = initSpec({ repo, agent, git: inGit, scheduler: host.scheduler, zone: host.zone, env: host.env, srt, models }, choices);
   if (!specExists) files.put(SCHEMA_FILE, `${JSON.stringify(jsonSchema(), null, 2)}\n`);
   files.put('hbgen.json', `${JSON.stringify(spec, null, 2)}\n`);
 
@@ -411,7 +427,7 @@ export async function init(argv: InitArgs, io: HostIO): Promise<number> {
     for (const n of notes) out.push(`note: ${n}`);
     out.push(`hbgen init: ${specFile} already exists, so nothing was detected or asked; check it with \`hbgen render\``);
   } else {
-    out.push(...detected({ repo, inGit, agent, host, notes, io, command: !!choices.command }), ...nextSteps(specFile, spec, agent, !!choices.command));
+    out.push(...detected({ repo, inGit, agent, host, notes, io, command: !!choices.command, models }), ...nextSteps(specFile, spec, agent, !!choices.command));
   }
   io.out(`${out.join('\n')}\n`);
   return 0;
@@ -420,12 +436,16 @@ export async function init(argv: InitArgs, io: HostIO): Promise<number> {
 // ------------------------------------------------------------------ the report
 
 /** The "detected:" lines, then every note (the agent's own notes added to `notes`). */
-function detected(d: { repo: string; inGit: boolean; agent: Agent | undefined; host: HostFacts; notes: string[]; io: HostIO; command: boolean }): string[] {
+function detected(d: { repo: string; inGit: boolean; agent: Agent | undefined; host: HostFacts; notes: string[]; io: HostIO; command: boolean; models?: InitModels }): string[] {
   const { repo, inGit, agent, host, notes } = d;
   const out = ['detected:', `  repo       ${repo}${inGit ? ' (git work tree)' : ' (not a git repository)'}`];
   if (agent) {
     out.push(`  agent      ${agent.label} (harness "${agent.harness}"): ${agent.bin}${agent.via && agent.via !== agent.bin ? ` (found as ${agent.via})` : ''}`);
     out.push(`  model      ${PRESET_PINS[agent.harness].model}, effort ${PRESET_PINS[agent.harness].effort}: pinned in agent.model and agent.effort (change them there)`);
+    const m = d.models;
+    if (m?.models) out.push(`  tiers      ${Object.entries(m.models).map(([t, id]) => `${t} ${id}`).join(', ')} (agent.models, from ${m.from})`);
+    if (m?.fallbackModel) out.push(`  fallback   ${m.fallbackModel} when ${PRESET_PINS[agent.harness].model} is refused (agent.fallbackModel, from ${m.from})`);
+    for (const n of m?.notes ?? []) notes.push(n);
     if (agent.note) notes.push(agent.note);
     for (const o of host.agents.filter((a) => a !== agent)) notes.push(`${o.label} is installed too (${o.bin}); to run it instead, set agent.harness to "${o.harness}" and agent.bin to that path`);
     const outside = presetOf(agent.harness)?.outsideGit;

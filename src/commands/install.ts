@@ -7,6 +7,7 @@
 // (smoke test, state.json, the scheduler lists the entry) → success only when every check
 // was observed passing; otherwise everything is undone, except the log history (runtime.log
 // is never cut, runtime.log.1 never removed: see docs/install.md).
+import { activeFailPause, clearFailPause } from '../host/audit/failpause.ts';
 import { readdirSync, rmSync } from 'node:fs';
 import { dirname, posix } from 'node:path';
 import { specChanges } from '../spec-diff.ts';
@@ -108,7 +109,7 @@ export async function install(argv: InstallArgs, io: HostIO, verb: Verb = 'insta
   const reset = verb === 'resume' && argv.resetCap === true;
   let same = alreadyInstalled(p);
   if (same && !reset) {
-    line(io, `hbgen: "${p.spec.name}" is already installed as ${p.specFile} says; nothing changed`);
+    line(io, `hbgen: "${p.spec.name}" is already installed as ${p.specFile} says; nothing changed${stillPaused(p)}`);
     return 0;
   }
   io.out(showPanel(p));
@@ -122,7 +123,7 @@ export async function install(argv: InstallArgs, io: HostIO, verb: Verb = 'insta
     p = await chooseOnTerminal(p, io, { verb, specFile: p.specFile, specOf: (x) => x.spec, show: showPanel, replan: (spec) => planInstall({ ...argv, edited: spec }, io, verb) });
     same = alreadyInstalled(p);
     if (same && !reset) {
-      line(io, `hbgen: "${p.spec.name}" is already installed as ${p.specFile} says; nothing changed`);
+      line(io, `hbgen: "${p.spec.name}" is already installed as ${p.specFile} says; nothing changed${stillPaused(p)}`);
       return 0;
     }
   }
@@ -407,6 +408,8 @@ async function applyAndCheck(p: InstallPlan, io: HostIO): Promise<number> {
   }
   await removeOthers(p, io);
   removeOldRuntimes(p);
+  // A new install is the person's answer to the failures that paused the job.
+  if (clearFailPause(p.names.stateDir)) line(io, `hbgen: the pause after failing wakes is ended by this install; the next fire runs the agent`);
   const spec = shownWord(p.argv.spec);
   if (p.pre.printed?.length) {
     line(io, `hbgen: wrote "${p.spec.name}" on this machine; to put it in place, run this yourself (or install again with --apply):`);
@@ -422,6 +425,12 @@ async function applyAndCheck(p: InstallPlan, io: HostIO): Promise<number> {
     line(io, `  ${l}`);
   if (p.verb === 'install' && !p.argv.upgrade) await firstWake(p.spec, p.names, io, p.ctx.home, p.argv.firstWake, (l) => line(io, l), () => p.backend.listed({ ...p.ctx, prev: readState(p.names.stateDir) }));
   return 0;
+}
+
+/** An install that changes nothing leaves the pause after failures where it is: say how it ends. */
+function stillPaused(p: InstallPlan): string {
+  const f = activeFailPause(p.names.stateDir);
+  return f ? `, and it stays paused after ${f.count} failing wakes in a row: \`hbgen resume --now\` ends that pause` : '';
 }
 
 /**

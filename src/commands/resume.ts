@@ -1,14 +1,16 @@
 // hbgen resume [SPEC]: install again, from the spec file, an install that state.json records
 // (a stopped one, typically), after the same panel and consent as install. state.json is only
 // a record: it sits in a folder the agent may write, so nothing in it is installed.
-// hbgen resume --now [SPEC]: only end the pause the plan's limit put on the wakes:
-// it removes <stateDir>/paused and nothing else (no panel, no reinstall).
+// hbgen resume --now [SPEC]: only end the pauses on the wakes, the plan's limit's and the
+// one after failing wakes: it removes <stateDir>/paused and <stateDir>/failpause and
+// nothing else (no panel, no reinstall).
 import { statSync } from 'node:fs';
 import { UserError } from '../errors.ts';
 import { shownWord } from '../escape.ts';
 import type { HostIO } from '../host/io.ts';
 import { localText } from '../host/audit/next.ts';
 import { activePause, clearPause } from '../host/audit/pause.ts';
+import { activeFailPause, clearFailPause } from '../host/audit/failpause.ts';
 import { names } from '../names.ts';
 import { install, type InstallArgs } from './install.ts';
 import { line, loadFor, specPath } from './common.ts';
@@ -39,12 +41,17 @@ function specFileThere(argv: InstallArgs, io: HostIO): void {
 
 function endPause(argv: InstallArgs, io: HostIO): number {
   if (argv.resetCap || argv.dryRun) {
-    throw new UserError([`--now only ends the pause of the plan's limit and cannot be combined with --${argv.resetCap ? 'reset-cap' : 'dry-run'}; run \`hbgen resume\` for that separately`], 2);
+    throw new UserError([`--now only ends the pauses (the plan's limit's, and the one after failing wakes) and cannot be combined with --${argv.resetCap ? 'reset-cap' : 'dry-run'}; run \`hbgen resume\` for that separately`], 2);
   }
   const { spec } = loadFor(io, argv.spec);
   const n = names(spec);
+  const f = activeFailPause(n.stateDir);
+  const hadF = clearFailPause(n.stateDir);
+  if (f) line(io, `hbgen: "${spec.name}" was paused after ${f.count} failing wakes in a row since ${localText(new Date(f.since), spec.schedule.hours.timezone)}; the pause is ended, and the next fire runs the agent (one more failure pauses it again; nothing was reinstalled)`);
+  else if (hadF) line(io, `hbgen: "${spec.name}" had a pause file after failures in a shape the wrapper does not believe; it is removed (nothing was reinstalled)`);
   const p = activePause(n.stateDir, io.now());
   const had = clearPause(n.stateDir);
+  if (hadF && !had) return 0;
   if (p) line(io, `hbgen: "${spec.name}" was paused by the plan's limit until ${localText(p.until, spec.schedule.hours.timezone)}; the pause is ended, and the next wake runs the agent (nothing was reinstalled)`);
   else if (had) line(io, `hbgen: "${spec.name}" had a pause file that is no longer in force; it is removed (nothing was reinstalled)`);
   else line(io, `hbgen: "${spec.name}" is not paused by the plan's limit; nothing changed`);

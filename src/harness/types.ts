@@ -145,6 +145,14 @@ export interface HarnessPreset<Id extends string = string> {
     refusals: readonly string[];
     /** Where install finds the client's list of models: a list of its own, or a command that prints its catalog as JSON ({models: [{slug}]}). */
     catalog: { list: readonly string[]; from: string; fullName?: RegExp } | { argv: readonly string[]; from: string };
+    /**
+     * What `hbgen init` writes from that catalog beside the pinned model: the tiers (fast,
+     * general, strong) where the catalog ranks its models, and the pinned model's fallback;
+     * `notes` say what it left out and why. Nothing is guessed from a model's name or prose.
+     */
+    initModels(catalog: readonly CatalogModel[], pinned: string): { models?: Record<string, string>; fallbackModel?: string; notes: string[] };
+    /** The tier value that runs a subagent on the lead's own model, where the client has one. */
+    inherit?: string;
   };
 
   // ---- init, install's seed checks, the spec
@@ -164,4 +172,10 @@ export interface HarnessPreset<Id extends string = string> {
   outsideGit?: { args: string[]; note: string };
   /** On Kubernetes, with a Secret: the login file the pod copies into the client's folder, writable. */
   podLogin?: { key: string; init: string; dir(env: Readonly<Record<string, string>>, home: string): string };
+}
+
+/** One model of a client's catalog: its id, and the model the client names as its successor. */
+export interface CatalogModel {
+  slug: string;
+  upgrade?: string;
 }

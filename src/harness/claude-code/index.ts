@@ -306,6 +306,19 @@ export const preset = {
     // is not available on your … deployment."
     refusals: ["There's an issue with the selected model (", 'It may not exist or you may not have access to it', 'deployment. Try switching to'],
     catalog: { list: CLAUDE_ALIASES, from: "Claude Code's aliases", fullName: /^claude-[a-z0-9.-]+(\[1m\])?$/ },
+    // The aliases' order is Claude Code's own (https://docs.claude.com/en/docs/claude-code/model-config:
+    // haiku "fast and efficient", sonnet "for daily coding", opus "for complex reasoning"),
+    // and each follows the newest model of its family. The fallback is the tier below the
+    // pinned model, which every plan that has the pinned one has too.
+    initModels(catalog, pinned) {
+      const tiers = { fast: 'haiku', general: 'sonnet', strong: 'opus' };
+      const ids = new Set(catalog.map((m) => m.slug));
+      if (!Object.values(tiers).every((t) => ids.has(t))) return { notes: ["Claude Code's aliases lack haiku, sonnet or opus: no tiers written"] };
+      const below: Record<string, string> = { opus: 'sonnet', sonnet: 'haiku' };
+      return { models: tiers, ...(below[pinned] ? { fallbackModel: below[pinned] } : {}), notes: [] };
+    },
+    // A subagent whose model is "inherit" runs on the lead's model (https://docs.claude.com/en/docs/claude-code/sub-agents).
+    inherit: 'inherit',
   },
   instructionFiles: ['CLAUDE.md', '.claude/CLAUDE.md', 'CLAUDE.local.md'],
   denyRuleFiles: (repo, home) => [join2(repo, '.claude/settings.json'), join2(repo, '.claude/settings.local.json'), join2(home, '.claude/settings.json')],

@@ -226,6 +226,15 @@ export const preset = {
     refusals: ['model is not supported when using Codex with a ChatGPT account', 'model_not_found', 'does not exist or you do not have access to it'],
     // The catalog shipped with the binary, read offline.
     catalog: { argv: ['debug', 'models', '--bundled'], from: '`codex debug models --bundled`' },
+    // The catalog's order (priority) is its model picker's, not a ranking by strength, and
+    // which model is fast or strong is said only in prose: init writes no tiers. It does
+    // name, for the pinned model, the successor the catalog itself gives (its upgrade), the
+    // model codex would move a person to once the pinned one is retired.
+    initModels(catalog, pinned) {
+      const notes = ["no model tiers written: codex's catalog orders its models for its picker, not by strength; name them in agent.models if you want subagent tiers"];
+      const next = catalog.find((m) => m.slug === pinned)?.upgrade;
+      return next && next !== pinned && catalog.some((m) => m.slug === next) ? { fallbackModel: next, notes } : { notes };
+    },
   },
   instructionFiles: ['AGENTS.md', 'AGENTS.override.md'],
   detect: { command: 'codex' },

@@ -31,6 +31,7 @@ import { hostEntries } from './inventory.ts';
 import { codeInRepoProblems, stateInRepoProblem } from '../install/reach.ts';
 import { agentLines, lastOutcome, logHistory, wakesDone } from './runtime-log.ts';
 import { activePause } from './pause.ts';
+import { activeFailPause } from './failpause.ts';
 import { allHostPaths, lookEverywhere, lostStateText, trustedSpec, untrustedRecords } from './found.ts';
 import { type UsageFindings, usageFindings, usageLine } from './usage.ts';
 import { pendingUpgrade, specChanged } from './upgrade.ts';
@@ -508,16 +509,7 @@ async function schedulerAudit(ctx: Ctx, s: State, when: Plan, f: Findings): Prom
  */
 function wakeHealth(spec: Spec, n: Names, s: State, when: Plan, present: boolean, text: string, io: HostIO, f: Findings): void {
   const lines = parseLog(text, s.name);
-  const streak = failStreak(lines);
-  if (streak.count >= FAILS_IN_A_ROW && streak.latest) {
-    const l = streak.latest;
-    const tail = outputOf(lines, n);
-    add(
-      f,
-      'failing',
-      `failing: the last ${streak.count} wakes in a row ended fail, denied, timeout or error (latest: ${l.outcome}${l.detail ? ` ${l.detail}` : ''} at ${l.time})${tail.length ? `; its agent's last output (${n.agentLog}): ${tail.map((t) => JSON.stringify(t)).join(' ')}` : ''}; see ${n.log}, fix it, then check with \`hbgen wake\``,
-    );
-  }
+  failingOrPaused(spec, n, lines, f);
   // A jailed wake that left git a program to run outside the jail (heartbeat/81-gitcheck):
   // a problem until the next install, even after clean wakes (the wrapper names a change
   // once, in the wake that made it, and the program is still there).
@@ -670,6 +662,31 @@ function hostClockCheck(spec: Spec, s: State, when: Plan, io: HostIO, f: Finding
   add(f, 'host-clock', `host clock: ${clash}; in the next 24 hours that would miss ${missed} of the expected wakes`);
 }
 
+/**
+ * The job paused itself after failing wakes (heartbeat/19-failpause), said in place of
+ * `failing` since its fires now cost nothing and wait for the person; else failing wakes in
+ * a row.
+ */
+function failingOrPaused(spec: Spec, n: Names, lines: LogLine[], f: Findings): void {
+  const streak = failStreak(lines);
+  const fp = activeFailPause(n.stateDir);
+  if (fp) {
+    add(
+      f,
+      'paused-failing',
+      `paused after ${fp.count} failure${fp.count === 1 ? '' : 's'} since ${localText(new Date(fp.since), spec.schedule.hours.timezone)}: ${fp.last || 'no outcome line kept'}; hbgen resume --now (its fires log skip-paused and run no agent; an edit of HEART.md or the install of a changed spec also ends the pause; see ${n.log})`,
+    );
+  } else if (streak.count >= FAILS_IN_A_ROW && streak.latest) {
+    const l = streak.latest;
+    const tail = outputOf(lines, n);
+    add(
+      f,
+      'failing',
+      `failing: the last ${streak.count} wakes in a row ended fail, denied, timeout or error (latest: ${l.outcome}${l.detail ? ` ${l.detail}` : ''} at ${l.time})${tail.length ? `; its agent's last output (${n.agentLog}): ${tail.map((t) => JSON.stringify(t)).join(' ')}` : ''}; see ${n.log}, fix it, then check with \`hbgen wake\``,
+    );
+  }
+}
+
 /** The plan's limit: wakes wait for its reset (healthy, the plan working as designed). */
 function pauseInfo(spec: Spec, n: Names, io: HostIO, f: Findings): void {
   const p = activePause(n.stateDir, io.now());
@@ -705,7 +722,7 @@ function likelyCause(id: SchedulerId): string {
  * runtime.log is lockAndLastOutcome's problem.
  */
 function stateFileShapes(n: Names, f: Findings): void {
-  for (const base of ['runtime.log', 'runtime.log.1', 'agent.log', 'agent.log.1', 'wake.marker', 'wakes', 'heart.sum', 'streak', 'paused', 'limits']) {
+  for (const base of ['runtime.log', 'runtime.log.1', 'agent.log', 'agent.log.1', 'wake.marker', 'wakes', 'heart.sum', 'streak', 'paused', 'failpause', 'limits']) {
     const p = posix.join(n.stateDir, base);
     const st = lstatOrNull(p);
     if (!st || (base === 'runtime.log' && st.isSymbolicLink())) continue;

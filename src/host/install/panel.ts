@@ -3,6 +3,7 @@
 // how to undo it, and the caveats.
 import type { Names } from '../../names.ts';
 import type { Spec } from '../../spec.ts';
+import { pauseAfterOf } from '../../spec.ts';
 import type { FilePlan, Preflight } from '../backend.ts';
 import type { BillingRecord } from './billing.ts';
 import type { BinFacts } from './facts.ts';
@@ -139,6 +140,7 @@ function panelRows(p: PanelInput): [string, string][] {
     ['interval', `every ${spec.schedule.every}: ${p.summary}`],
     ['timeout', `${spec.timeout}, then TERM, and KILL ${spec.killAfter} later`],
     ['budget', budgetRow(spec)],
+    ['pause', pauseAfterOf(spec) ? `after ${pauseAfterOf(spec)} failing wakes in a row, later fires log skip-paused and run no agent until a success by hand, \`hbgen resume --now\`, an edit of HEART.md or the install of a changed spec` : 'never after failures (pauseAfter false)'],
     capRow(spec),
     ...((t) => (t ? [t] : []))(toolsRow(spec, jailOn(spec))),
     ...(spec.until ? ([['until', `${spec.until.replace('T', ' ')} ${h.timezone}: the job ends then; later fires log skip-ended, run no agent and count no wake`]] as [string, string][]) : []),

@@ -9,6 +9,7 @@ import { posix } from 'node:path';
 import type { Spec } from '../../spec.ts';
 import { readSoft } from '../fsx.ts';
 import { presetOf } from '../../harness/registry.ts';
+import type { CatalogModel, HarnessPreset } from '../../harness/types.ts';
 
 export interface SeedLook {
   rows: [string, string][];
@@ -85,31 +86,37 @@ function denyRules(spec: Spec): string[] {
 /** The models the spec names, each checked against the client's own list where it has one. */
 function catalog(spec: Spec, bin: string): { row: string; caveats: string[] } {
   const a = spec.agent;
-  const asked = [a.model, a.fallbackModel, ...Object.values(a.models ?? {})].filter((m): m is string => !!m);
   const p = presetOf(a.harness);
+  // A tier that runs the subagent on the lead's model names no model of its own.
+  const asked = [a.model, a.fallbackModel, ...Object.values(a.models ?? {})].filter((m): m is string => !!m && m !== p?.model.inherit);
   if (!p) return { row: 'unverified (harness "command": hbgen knows no list of its models)', caveats: [] };
   if (asked.length === 0) return { row: "the client's default (nothing to check)", caveats: [] };
-  const c = p.model.catalog;
-  const known = 'argv' in c ? printedCatalog(spec, bin, c) : c;
-  const fullName = 'argv' in c ? undefined : c.fullName;
+  const known = modelCatalog(p.model.catalog, bin, spec.env, spec.repo);
   if ('why' in known) return { row: `unverified (${known.why})`, caveats: [] };
+  const fullName = 'argv' in p.model.catalog ? undefined : p.model.catalog.fullName;
+  const list = known.models.map((m) => m.slug);
   const caveats: string[] = [];
   const said = [...new Set(asked)].map((m) => {
-    if (known.list.includes(m)) return `${m} listed`;
+    if (list.includes(m)) return `${m} listed`;
     if (fullName?.test(m)) return `${m} unverified (a full model name: ${p.label} lists none; the first wake's output says)`;
-    caveats.push(`the model ${JSON.stringify(m)} is not in ${known.from} (${known.list.join(', ')}); the client will likely refuse it: check the name`);
+    caveats.push(`the model ${JSON.stringify(m)} is not in ${known.from} (${list.join(', ')}); the client will likely refuse it: check the name`);
     return `${m} NOT listed`;
   });
   return { row: `${said.join(', ')} (by ${known.from})`, caveats };
 }
 
-/** The slugs of the catalog the client prints (`codex debug models --bundled`: the one shipped with the binary, read offline). */
-function printedCatalog(spec: Spec, bin: string, c: { argv: readonly string[]; from: string }): { list: readonly string[]; from: string } | { why: string } {
-  const r = spawnSync(bin, [...c.argv], { env: { HOME: spec.env.HOME, PATH: spec.env.PATH }, cwd: spec.repo, encoding: 'utf8', timeout: 20_000, maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * A preset's model catalog: its own list, or the one its client prints as JSON
+ * ({models: [{slug, upgrade: {model}}]}; `codex debug models --bundled`, the catalog shipped
+ * with the binary, read offline: no network, no paid call). Install's check and init read it.
+ */
+export function modelCatalog(c: HarnessPreset['model']['catalog'], bin: string, env: { HOME?: string; PATH?: string }, cwd: string): { models: CatalogModel[]; from: string } | { why: string } {
+  if (!('argv' in c)) return { models: c.list.map((slug) => ({ slug })), from: c.from };
+  const r = spawnSync(bin, [...c.argv], { env: { HOME: env.HOME, PATH: env.PATH }, cwd, encoding: 'utf8', timeout: 20_000, maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
   try {
-    const models = (JSON.parse(r.stdout) as { models?: { slug?: unknown }[] }).models ?? [];
-    const list = models.map((m) => m.slug).filter((s): s is string => typeof s === 'string');
-    if (list.length) return { list, from: c.from };
+    const printed = (JSON.parse(r.stdout) as { models?: { slug?: unknown; upgrade?: { model?: unknown } | null }[] }).models ?? [];
+    const models = printed.flatMap((m) => (typeof m.slug === 'string' ? [{ slug: m.slug, ...(typeof m.upgrade?.model === 'string' ? { upgrade: m.upgrade.model } : {}) }] : []));
+    if (models.length) return { models, from: c.from };
   } catch {}
   return { why: `${c.from} gave no catalog${r.error ? `: ${r.error.message}` : r.status !== 0 ? ` (exit ${r.status})` : ''}` };
 }

@@ -48,14 +48,14 @@ export function gitUrlSecret(url: string): string | undefined {
 export const kubernetesBlock = z.strictObject({
   image: text('the container image that holds the agent CLI, git and a POSIX sh, e.g. "ghcr.io/acme/agent:1.2"').check((ctx) => {
     if (!CONTROL.test(ctx.value) && !/^[^\s]+$/.test(ctx.value)) ctx.issues.push({ code: 'custom', input: ctx.value, message: `must be an image reference without spaces, such as "ghcr.io/acme/agent:1.2", got ${JSON.stringify(ctx.value)}` });
-  }),
-  namespace: k8sName('a namespace', true).optional(),
-  secretName: k8sName('a Secret name', false).optional(),
+  }).describe('Container image holding the agent CLI (agent.bin), git and a POSIX sh with env and date.'),
+  namespace: k8sName('a namespace', true).optional().describe('Namespace of the ConfigMap and CronJobs (default "default").'),
+  secretName: k8sName('a Secret name', false).optional().describe('A Secret whose keys become the container\'s env (envFrom); hbgen never reads it. For codex, its key auth.json is copied into CODEX_HOME.'),
   secretKeys: z
     .array(secretKey, { error: 'must be an array of variable names, e.g. ["CLAUDE_CODE_OAUTH_TOKEN"]' })
     .min(1, { error: 'must name at least one key; leave the field out for none' })
     .refine((k) => new Set(k).size === k.length, { error: 'names a key twice; list each once' })
-    .optional(),
+    .optional().describe('Names of the Secret\'s keys the agent gets (the wrapper passes only these on), e.g. ["CLAUDE_CODE_OAUTH_TOKEN"]; metered credentials are refused.'),
   git: z
     .strictObject(
       {
@@ -67,21 +67,21 @@ export const kubernetesBlock = z.strictObject({
             const why = gitUrlSecret(v);
             if (why) ctx.issues.push({ code: 'custom', input: v, message: `${why}, which would be stored in the manifest and shown in the clone container's command line; remove it, and give the clone its credentials from the Secret (kubernetes.secretName: the clone container gets its keys, for a credential helper in the image such as \`gh auth git-credential\`) or clone over ssh` });
           }
-        }),
-        branch: text('a branch name').regex(/^[A-Za-z0-9._/-]+$/, { error: 'must be a branch name such as "main"' }).refine((b) => !b.startsWith('-'), { error: 'must not start with "-"' }).optional(),
+        }).describe('The repository\'s https URL, without a token, user name or query string.'),
+        branch: text('a branch name').regex(/^[A-Za-z0-9._/-]+$/, { error: 'must be a branch name such as "main"' }).refine((b) => !b.startsWith('-'), { error: 'must not start with "-"' }).optional().describe('The branch the init container clones (default: the remote\'s default branch).'),
       },
       { error: 'must be an object {url, branch?}' },
     )
-    .optional(),
-  pvc: k8sName('a PersistentVolumeClaim name', false).optional(),
-  serviceAccountName: k8sName('a ServiceAccount name', false).optional(),
+    .optional().describe('The repo, cloned for every wake by an init container into an emptyDir mounted at repo (exactly one of git, pvc); a URL with a token, user name or query string is refused (the clone gets the Secret\'s keys for a credential helper).'),
+  pvc: k8sName('a PersistentVolumeClaim name', false).optional().describe('An existing PersistentVolumeClaim holding the repo, mounted at repo (exactly one of git, pvc); with a relative stateDir the state outlives the pod.'),
+  serviceAccountName: k8sName('a ServiceAccount name', false).optional().describe('ServiceAccount of the pod (default: none mounted).'),
   resources: z
-    .strictObject({ cpu: quantity('cpu').optional(), memory: quantity('memory').optional() }, { error: 'must be an object {cpu?, memory?}' })
-    .optional(),
+    .strictObject({ cpu: quantity('cpu').optional().describe('CPU of the agent\'s container, requested and the limit, e.g. "1" or "500m".'), memory: quantity('memory').optional().describe('Memory of the agent\'s container, requested and the limit, e.g. "2Gi".') }, { error: 'must be an object {cpu?, memory?}' })
+    .optional().describe('CPU and memory, as requests = limits, e.g. {"cpu": "1", "memory": "2Gi"}; the init containers get the same (without it: 100m/128Mi requested, 1 CPU/1Gi at most).'),
   // The emptyDirs' sizeLimit (defaults in generators/kubernetes.ts EMPTYDIR_SIZE): a pod past it is evicted, not the node's disk filled.
   sizeLimits: z
-    .strictObject({ repo: quantity('size').optional(), home: quantity('size').optional(), tmp: quantity('size').optional() }, { error: 'must be an object {repo?, home?, tmp?}, each a size such as "4Gi"' })
-    .optional(),
+    .strictObject({ repo: quantity('size').optional().describe('sizeLimit of the clone\'s emptyDir (default "4Gi").'), home: quantity('size').optional().describe('sizeLimit of HOME\'s emptyDir (default "1Gi").'), tmp: quantity('size').optional().describe('sizeLimit of /tmp\'s emptyDir (default "1Gi").') }, { error: 'must be an object {repo?, home?, tmp?}, each a size such as "4Gi"' })
+    .optional().describe('sizeLimit of the emptyDirs (a pod past it is evicted): repo (the clone, default "4Gi"), home (default "1Gi"), tmp (default "1Gi").'),
 });
 
 /** The kubernetes block against the rest of the spec: present for this scheduler only, and what a pod can mount. */

@@ -1,0 +1,81 @@
+// The pause after failures as the person sees it (stand-in systemctl, the real installed
+// heartbeat.sh run as the scheduler runs it): status says `paused after N failures since
+// <time>: <last outcome>; hbgen resume --now` and exits 1; `hbgen resume --now` ends it
+// without a reinstall; the install of a changed spec ends it (one that changes nothing says
+// how it ends); an edit of HEART.md ends it at the next fire.
+import { spawnSync } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { FAIL_PAUSE_FILE } from '../src/formats.ts';
+import { names } from '../src/names.ts';
+import { hb, makeHost, rewriteSpec } from './helpers/lifecycle.ts';
+
+/** One scheduled fire: the installed wrapper under /bin/sh, not by hand (no --now). */
+function fire(state: string): number | null {
+  return spawnSync('/bin/sh', [join(state, 'heartbeat.sh')], { env: { PATH: '/usr/bin:/bin' }, stdio: 'ignore' }).status;
+}
+
+// Inside the working hours of baseSpec (08:00 to 23:00 in Berlin), so that each fire is a wake.
+const NOW = () => new Date();
+const open = (() => {
+  const h = Number(new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Berlin', hour: '2-digit', hourCycle: 'h23' }).format(NOW()));
+  return h >= 8 && h < 22;
+})();
+
+test('status: paused after N failures, exit 1; resume --now ends it; a new install ends it; a HEART.md edit ends it', async () => {
+  if (!open) {
+    // The wrapper's working-hours check uses the real clock: outside them no fire is a wake.
+    // This test then proves nothing, and says so instead of passing.
+    throw new Error('run this suite between 08:00 and 22:00 Europe/Berlin (the wrapper reads the real clock)');
+  }
+  const h = makeHost('systemd-user', { pauseAfter: 2 });
+  const state = names(h.spec).stateDir;
+  const inst = await hb(h, 'install', { yes: true });
+  assert.is(inst.code, 0, inst.out + inst.err);
+  assert.match(inst.out, /\n {2}pause {6}after 2 failing wakes in a row/, inst.out);
+  writeFileSync(h.bin, '#!/bin/sh\necho "cannot reach the build server"\nexit 3\n');
+  const pausedBy = async () => {
+    for (let i = 0; i < 3; i++) fire(state);
+    assert.ok(existsSync(join(state, FAIL_PAUSE_FILE)), 'paused');
+  };
+  await pausedBy();
+  let st = await hb(h, 'status');
+  assert.is(st.code, 1, st.out);
+  assert.match(st.out, /paused after 2 failures since \d{4}-\d\d-\d\d \d\d:\d\d Europe\/Berlin \([^)]+\): fail 3; hbgen resume --now \(its fires log skip-paused and run no agent/, st.out);
+  assert.not.match(st.out, /failing: the last/, 'said once, as the pause');
+  const js = JSON.parse((await hb(h, 'status', { json: true })).out);
+  assert.ok(js.problems.some((p: { code: string }) => p.code === 'paused-failing'), JSON.stringify(js.problems));
+
+  const r = await hb(h, 'resume', { resumeNow: true });
+  assert.is(r.code, 0, r.out + r.err);
+  assert.match(r.out, /"docs" was paused after 2 failing wakes in a row since .*; the pause is ended, and the next fire runs the agent/);
+  assert.not.ok(existsSync(join(state, FAIL_PAUSE_FILE)));
+  st = await hb(h, 'status');
+  assert.not.match(st.out, /paused after \d+ failures since/, st.out);
+
+  // The streak is kept: the next failing fire pauses again; a new install ends it.
+  fire(state);
+  assert.ok(existsSync(join(state, FAIL_PAUSE_FILE)), 'paused again by one more failure');
+  // An install that changes nothing says how the pause ends; one of a changed spec ends it.
+  const same = await hb(h, 'install', { yes: true });
+  assert.match(same.out, /nothing changed, and it stays paused after 3 failing wakes in a row: `hbgen resume --now` ends that pause/, same.out);
+  rewriteSpec(h, { timeout: '9m' });
+  const again = await hb(h, 'install', { yes: true });
+  assert.is(again.code, 0, again.out + again.err);
+  assert.match(again.out, /hbgen: the pause after failing wakes is ended by this install; the next fire runs the agent/);
+  assert.not.ok(existsSync(join(state, FAIL_PAUSE_FILE)));
+
+  // A HEART.md edit: the next fire runs the agent.
+  fire(state);
+  assert.ok(existsSync(join(state, FAIL_PAUSE_FILE)));
+  writeFileSync(h.bin, '#!/bin/sh\necho fixed\nexit 0\n');
+  writeFileSync(join(h.repo, 'HEART.md'), '# Mission\nKeep the docs true; the build server moved.\n');
+  assert.is(fire(state), 0);
+  assert.not.ok(existsSync(join(state, FAIL_PAUSE_FILE)));
+  st = await hb(h, 'status');
+  assert.not.match(st.out, /paused after \d+ failures since/, st.out);
+});
+
+test.run();
