@@ -23,6 +23,7 @@ import { jailPolicy } from '../src/jail.ts';
 import { workspaceDir } from '../src/workspace.ts';
 import { names } from '../src/names.ts';
 import { hb, makeHost, rewriteSpec } from './helpers/lifecycle.ts';
+import { SHELLS, run } from './helpers/wrapper.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const SRT = join(ROOT, 'node_modules', '.bin', 'srt');
@@ -41,7 +42,7 @@ function missing(): string {
 const MISSING = missing();
 
 interface WsCase {
-  user: ScratchUser;
+  user: ScratchUser | null;
   repo: string;
   state: string;
   ws: string;
@@ -55,7 +56,7 @@ const git = (dir: string, ...a: string[]) => {
   return r.stdout;
 };
 
-function own(p: string, u: ScratchUser): void {
+function own(p: string, u: { uid: number; gid: number }): void {
   chownSync(p, u.uid, u.gid);
   if (lstatSync(p).isDirectory()) for (const e of readdirSync(p)) own(join(p, e), u);
 }
@@ -65,11 +66,14 @@ function own(p: string, u: ScratchUser): void {
  * uncommitted work of every kind (a staged file, an unstaged edit, an untracked file, an
  * edited HEART.md); the clone and branch made as install makes them; the scripts rendered.
  */
-function makeWsCase(user: ScratchUser, agent: string, sandbox: boolean): WsCase {
+function makeWsCase(scratch: ScratchUser | null, agent: string, sandbox: boolean, heartTracked = false): WsCase {
   assert.is(MISSING, '', `the jail cannot run here: ${MISSING}`);
   const dir = mkdtempSync(join(tmpdir(), 'hbgen-ws.'));
   made.push(dir);
   chmodSync(dir, 0o755);
+  // Without a scratch user (the shell matrix, as root, unjailed): a home of the case's own.
+  const user = scratch ?? { name: 'root', uid: 0, gid: 0, home: join(dir, 'home') };
+  mkdirSync(user.home, { recursive: true });
   const repo = join(dir, 'repo');
   const state = join(dir, 'state');
   const out = join(dir, 'out');
@@ -79,7 +83,7 @@ function makeWsCase(user: ScratchUser, agent: string, sandbox: boolean): WsCase 
   git(repo, 'config', 'user.name', 'person');
   // HEART.md untracked and excluded, as install's .git/info/exclude block leaves it.
   writeFileSync(join(repo, 'HEART.md'), '# HEART\n\n## Mission\n\nKeep the notes tidy.\n');
-  writeFileSync(join(repo, '.git', 'info', 'exclude'), excludeBlock('wsx'));
+  if (!heartTracked) writeFileSync(join(repo, '.git', 'info', 'exclude'), excludeBlock('wsx'));
   writeFileSync(join(repo, 'notes.txt'), 'one\n');
   git(repo, 'add', '-A');
   git(repo, 'commit', '-q', '-m', 'first');
@@ -126,14 +130,16 @@ function makeWsCase(user: ScratchUser, agent: string, sandbox: boolean): WsCase 
     mkdirSync(dirname(join(state, f.path)), { recursive: true });
     writeFileSync(join(state, f.path), f.content, { mode: f.mode });
   }
-  own(dir, user);
-  own(join(user.home, '.local'), user);
-  own(join(user.home, '.gitconfig'), user);
-  return { user, repo, state, ws: workspaceDir(spec), out, spec };
+  if (scratch) {
+    own(dir, scratch);
+    own(join(scratch.home, '.local'), scratch);
+    own(join(scratch.home, '.gitconfig'), scratch);
+  }
+  return { user: scratch, repo, state, ws: workspaceDir(spec), out, spec };
 }
 
 function wake(c: WsCase): { code: number; log: string; out: string } {
-  const r = spawnSync('runuser', ['-u', c.user.name, '--', '/usr/bin/env', '-i', '/bin/sh', join(c.state, 'heartbeat.sh'), '--now'], { encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync('runuser', ['-u', c.user!.name, '--', '/usr/bin/env', '-i', '/bin/sh', join(c.state, 'heartbeat.sh'), '--now'], { encoding: 'utf8', timeout: 120_000 });
   const logf = join(c.state, 'runtime.log');
   const outf = join(c.state, 'agent.log');
   return {
@@ -301,6 +307,8 @@ test('the spec: "workspace" is "repo" or "clone", refused for kubernetes and for
   };
   assert.match(validateSpec({ ...base, workspace: 'worktre' }).errors!.join('\n'), /workspace: must be "repo" .* or "clone" .*; did you mean "?clone"?|workspace: must be "repo"/);
   assert.match(validateSpec({ ...base, workspace: 'clone', env: { ...base.env, XDG_DATA_HOME: '/home/ada/src/x/data' } }).errors!.join('\n'), /workspace: the agent's clone would be \/home\/ada\/src\/x\/data\/hbgen\/workspaces\/wsx, inside the repo; set XDG_DATA_HOME/);
+  assert.match(validateSpec({ ...base, workspace: 'clone', shared: true }).errors!.join('\n'), /workspace: cannot go with "shared": true: .*; leave one of them out/);
+  assert.match(validateSpec({ ...base, workspace: 'clone', schedule: { ...base.schedule, scheduler: 'kubernetes' }, kubernetes: { image: 'x', git: { url: 'https://example.com/x.git' } } }).errors!.join('\n'), /workspace: does not apply to schedule\.scheduler "kubernetes": the pod works on a clone of its own already; remove it/);
   assert.ok(validateSpec({ ...base, workspace: 'clone' }).spec);
   assert.ok(validateSpec({ ...base, workspace: 'repo' }).spec);
 });
@@ -331,6 +339,36 @@ test('install with the jail on: its probe, the clone, the branch; a wake by hand
   const st = await hb(h, 'status');
   assert.match(st.out, /\n {2}workspace +~\/\.local\/share\/hbgen\/workspaces\/docs: branch hbgen\/docs: 1 commit ahead of main, last "agent: chunk"; merges cleanly onto main\n/, st.out);
 });
+
+test('a HEART.md the repo tracks: the fresh copy before each wake is never swept into the agent\'s `git add -A`', () => {
+  const c = makeWsCase(null, '#!/bin/sh\necho a >a.txt && git add -A && git commit -q -m "agent: a"\n', false, true);
+  assert.match(git(c.ws, 'ls-files', '-v', 'HEART.md'), /^S HEART\.md$/m);
+  const w = spawnSync('/bin/sh', [join(c.state, 'heartbeat.sh'), '--now'], { encoding: 'utf8' });
+  assert.is(w.status, 0, w.stderr);
+  assert.is(git(c.repo, 'diff', '--name-only', 'feature', 'hbgen/wsx'), 'a.txt\n');
+  assert.match(readFileSync(join(c.ws, 'HEART.md'), 'utf8'), /New today/);
+});
+
+// --- The shell matrix (unjailed, as root): the copies, the fetch and its note in every shell.
+for (const sh of SHELLS) {
+  test(`${sh.name}: the agent's commits fetched and named, a rewritten history refused, the person's side untouched`, async () => {
+    const c = makeWsCase(null, '#!/bin/sh\ngrep -q "New today" HEART.md && echo a >a.txt && git add -A && git commit -q -m "agent: a" && echo b >b.txt && git add -A && git commit -q -m "agent: b"\n', false);
+    const before = personSnapshot(c.repo, 'hbgen/wsx');
+    let r = await run(null, sh, { script: join(c.state, 'heartbeat.sh'), args: ['--now'] });
+    let log = readFileSync(join(c.state, 'runtime.log'), 'utf8');
+    assert.is(r.code, 0, r.stderr + log);
+    const shas = git(c.repo, 'log', '--reverse', '--format=%h', 'feature..hbgen/wsx').trim().split('\n');
+    assert.is(shas.length, 2, log);
+    assert.match(log, new RegExp(`note workspace: 2 commits on hbgen/wsx: ${shas.join(' ')}\\n[^\\n]* took \\d+ s\\n[^\\n]* ok\\n$`), log);
+    writeFileSync(join(c.state, '..', 'bin', 'agent'), '#!/bin/sh\ngit reset -q --soft HEAD~2 && git commit -q -m "agent: squashed"\n');
+    r = await run(null, sh, { script: join(c.state, 'heartbeat.sh'), args: ['--now'] });
+    log = readFileSync(join(c.state, 'runtime.log'), 'utf8');
+    assert.is(r.code, 0, r.stderr + log);
+    assert.match(log, /note workspace: the agent's commits stay in its clone, hbgen\/wsx in the repo was not moved \(! \[rejected\] hbgen\/wsx -> hbgen\/wsx \(non-fast-forward\)\); see hbgen status\n/, log);
+    assert.is(git(c.repo, 'log', '-1', '--format=%h', 'hbgen/wsx').trim(), shas[1]);
+    assert.equal(Object.fromEntries(personSnapshot(c.repo, 'hbgen/wsx')), Object.fromEntries(before));
+  });
+}
 
 test.after(() => {
   if (!process.env.HBTEST_KEEP) for (const d of made) rmSync(d, { recursive: true, force: true });

@@ -8,7 +8,7 @@ import { posix } from 'node:path';
 import { UserError } from '../../errors.ts';
 import type { Spec } from '../../spec.ts';
 import { tildeOf } from '../../jail.ts';
-import { workspaceBranch, workspaceDir } from '../../workspace.ts';
+import { WORKSPACE_COPIES, workspaceBranch, workspaceDir } from '../../workspace.ts';
 import { CONTROL_FILES, excludeBlock } from './exclude.ts';
 import { WORKSPACE_GIT_CONFIG, gitLayoutProblem, safeGit } from '../proc/git.ts';
 import { execFileSync } from 'node:child_process';
@@ -92,6 +92,11 @@ export function applyWorkspace(spec: Spec, p: WorkspacePlan): () => void {
       // chmod and rewrite from its clone, changing the person's history under them.
       git(['clone', '-q', '--no-hardlinks', '--no-checkout', '--', p.repo, p.dir]);
       safeGit(p.dir, ['checkout', '-q', '-b', p.branch, p.head]);
+      // A HEART.md or PROTOCOL.md the repo tracks: the wrapper's fresh copy before each wake
+      // is the person's current text, never the agent's change to commit. skip-worktree
+      // (https://git-scm.com/docs/git-update-index#_skip_worktree_bit) keeps `git add -A` off it.
+      const tracked = safeGit(p.dir, ['ls-files', '--', ...WORKSPACE_COPIES]).split('\n').filter(Boolean);
+      if (tracked.length) safeGit(p.dir, ['update-index', '--skip-worktree', '--', ...tracked]);
       if (p.exclude) {
         mkdirSync(posix.join(p.dir, '.git', 'info'), { recursive: true });
         writeFileSync(posix.join(p.dir, '.git', 'info', 'exclude'), excludeBlock(spec.name));
