@@ -35,7 +35,7 @@ real('real cron daemon: an edited block is a note at the fire that finds it, not
     const table = U.table()!.toString('utf8');
     assert.match(table, /# BEGIN hbgen docs\n/);
     // The person's own line inside hbgen's block: cron still runs the entry.
-    U.set(table.replace('# BEGIN hbgen docs\n', '# BEGIN hbgen docs\n# moved here by hand\n'));
+    U.set(Buffer.from(table.replace('# BEGIN hbgen docs\n', '# BEGIN hbgen docs\n# moved here by hand\n')));
     const calls = () => (existsSync(told) ? readFileSync(told, 'utf8').split('\n').filter(Boolean) : []);
     const notes = () => readFileSync(n.log, 'utf8').split('\n').filter((l) => l.includes(' note scheduler entry not as installed: '));
 
@@ -60,7 +60,7 @@ real('real cron daemon: an edited block is a note at the fire that finds it, not
     const refused = U.run(h, 'stop');
     assert.is(refused.code, 1, refused.err);
     assert.match(refused.err, /hbgen's block "docs", differ from what hbgen installed, so someone edited them; restore them or delete them yourself\n/);
-    U.set(table);
+    U.set(Buffer.from(table));
     const s = U.run(h, 'stop');
     assert.is(s.code, 0, s.err);
     assert.is(U.table(), null);
