@@ -102,11 +102,14 @@ test('no terminal: writes the control plane and a spec with the detected values;
     repo,
     agent: { harness: 'claude-code', bin: real, model: 'sonnet', effort: 'medium', prompt: INIT_PROMPT },
     schedule: { scheduler: 'systemd-user', hours: { timezone: 'America/Santiago' } },
+    // Claude Code's stream reads the plan's windows: init proposes a reserve of them.
+    reserve: { fiveHour: '30%', weekly: '40%' },
     env: { HOME: w.home, PATH: `${w.bin}:${w.tools}`, USER: 'ada', LOGNAME: 'ada' },
     // No srt on that PATH: the jail's srt is hbgen's own copy.
     sandbox: { bin: bundledSrt() },
   });
   assert.ok(bundledSrt()?.endsWith('/node_modules/.bin/srt'), 'hbgen has its own srt (npm ci)');
+  assert.match(t.out(), /\n {2}reserve {4}30% of the plan's 5-hour window and 40% of the weekly one kept for you: no wake starts inside it \(change or remove reserve\)\n/, t.out());
   const v = validateSpec(spec);
   assert.equal(v.errors, [
     'schedule.every: required: choose the interval between wakes, one of 5m 10m 15m 20m 30m 1h 2h 3h 4h 6h 8h 12h 24h',

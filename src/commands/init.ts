@@ -227,6 +227,9 @@ function heartToSetUp(repo: string, files: ReturnType<typeof fileWriter>): Heart
 
 // ------------------------------------------------------------------ the spec
 
+/** The reserve init proposes: the morning's work keeps most of a 5-hour window and more of the week. */
+export const INIT_RESERVE = { fiveHour: '30%', weekly: '40%' } as const;
+
 /** The spec as init writes it: detected values, the user's choices, nothing invented. */
 export function initSpec(d: { repo: string; agent?: Agent; git: boolean; scheduler: string; zone?: string; env: Record<string, string>; srt?: string | null }, c: Choices): Record<string, unknown> {
   const agent: Record<string, unknown> = {};
@@ -253,6 +256,9 @@ export function initSpec(d: { repo: string; agent?: Agent; git: boolean; schedul
   // Editors complete and check the spec against the schema init writes next to it.
   const spec: Record<string, unknown> = { $schema: SCHEMA_REF, version: 1, name: specName(d.repo), repo: d.repo, agent, schedule };
   if (c.timeout) spec.timeout = c.timeout;
+  // A share of the plan kept for the person, where the client's stream reads the plan's
+  // windows (the wrapper's parser, heartbeat/37-reserve); codex's gives no reading.
+  if (d.agent && !c.command && presetOf(d.agent.harness)?.stream === 'claude') spec.reserve = { ...INIT_RESERVE };
   spec.env = d.env;
   // The jail: srt on the spec's PATH needs no field; else hbgen's own copy.
   if (d.srt) spec.sandbox = { bin: d.srt };
@@ -395,6 +401,9 @@ function detected(d: { repo: string; inGit: boolean; agent: Agent | undefined; h
   if (agent) {
     out.push(`  agent      ${agent.label} (harness "${agent.harness}"): ${agent.bin}${agent.via && agent.via !== agent.bin ? ` (found as ${agent.via})` : ''}`);
     out.push(`  model      ${PRESET_PINS[agent.harness].model}, effort ${PRESET_PINS[agent.harness].effort}: pinned in agent.model and agent.effort (change them there)`);
+    out.push(presetOf(agent.harness)?.stream === 'claude'
+      ? `  reserve    ${INIT_RESERVE.fiveHour} of the plan's 5-hour window and ${INIT_RESERVE.weekly} of the weekly one kept for you: no wake starts inside it (change or remove reserve)`
+      : `  reserve    none: ${agent.label}'s stream gives no reading of the plan's windows, so no reserve can be kept`);
     if (agent.note) notes.push(agent.note);
     for (const o of host.agents.filter((a) => a !== agent)) notes.push(`${o.label} is installed too (${o.bin}); to run it instead, set agent.harness to "${o.harness}" and agent.bin to that path`);
     const outside = presetOf(agent.harness)?.outsideGit;
