@@ -6,10 +6,15 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hb, makeHost, rewriteSpec } from './helpers/lifecycle.ts';
-import { CLIENT_PATH, clientTest, realClients, subscriptionAnswers } from './helpers/clients.ts';
+import { CLIENT_PATH, clientTest, realClients, subscriptionAnswers, subscriptionLogin } from './helpers/clients.ts';
+import { ofType } from './helpers/events.ts';
+import { harnessArgs } from '../src/harness.ts';
 import { ROOT } from './helpers/cli.ts';
 import { names } from '../src/names.ts';
 import { panel, reserveRow } from '../src/host/install/panel.ts';
@@ -84,6 +89,52 @@ rt('the panel for codex says the reserve cannot be measured, naming the real pin
   assert.ok(out.includes(`\n  reserve    cannot be measured with ${version}: its stream carries no reading of the plan's windows: the spec's reserve is not applied\n`), out);
   const c = validateSpec({ ...JSON.parse(JSON.stringify(v.spec)), agent: { harness: 'claude-code', bin: '/usr/bin/true', prompt: 'x' }, reserve: undefined });
   assert.match(reserveRow(c.spec!, '2.1.332 (Claude Code)'), /^none: each wake's reading of the plan's windows/);
+});
+
+rt('the real pinned claude, its API answering with the plan\'s per-window headers, prints the rate_limit_event shape of the recording: unifiedWindows with each window\'s utilization and reset', async () => {
+  const real = found as { claude: string };
+  const reset = Math.floor(Date.now() / 1000) + 7200;
+  const headers = {
+    'anthropic-ratelimit-unified-status': 'allowed_warning', 'anthropic-ratelimit-unified-reset': String(reset), 'anthropic-ratelimit-unified-representative-claim': 'five_hour',
+    'anthropic-ratelimit-unified-5h-utilization': '0.75', 'anthropic-ratelimit-unified-5h-reset': String(reset), 'anthropic-ratelimit-unified-5h-status': 'allowed_warning', 'anthropic-ratelimit-unified-5h-surpassed-threshold': '0.75',
+    'anthropic-ratelimit-unified-7d-utilization': '0.35', 'anthropic-ratelimit-unified-7d-reset': String(reset + 86_400), 'anthropic-ratelimit-unified-7d-status': 'allowed',
+  };
+  const srv = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      if (!req.url?.startsWith('/v1/messages')) return void res.writeHead(404).end('{}');
+      res.writeHead(200, { 'content-type': 'text/event-stream', ...headers });
+      const ev = (d: Record<string, unknown>) => res.write(`event: ${d.type}\ndata: ${JSON.stringify(d)}\n\n`);
+      ev({ type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } } });
+      ev({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
+      ev({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Done' } });
+      ev({ type: 'content_block_stop', index: 0 });
+      ev({ type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 2 } });
+      ev({ type: 'message_stop' });
+      res.end();
+    });
+  });
+  const url = await new Promise<string>((resolve) => srv.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(srv.address() as { port: number }).port}`)));
+  const home = mkdtempSync(join(tmpdir(), 'hbgen-reserve-claude-'));
+  subscriptionLogin(home, 'claude-code');
+  const args = harnessArgs({ harness: 'claude-code', bin: real.claude, prompt: '', args: [], model: 'sonnet' } as never);
+  const out = await new Promise<string>((resolve) => {
+    const p = spawn(real.claude, [...args, '--', 'hello'], { env: { HOME: home, PATH: CLIENT_PATH, ANTHROPIC_BASE_URL: url }, cwd: home, stdio: ['ignore', 'pipe', 'pipe'] });
+    let o = '';
+    p.stdout.on('data', (d) => (o += d));
+    p.stderr.on('data', (d) => (o += d));
+    const kill = setTimeout(() => p.kill('SIGKILL'), 60_000);
+    p.on('close', () => (clearTimeout(kill), resolve(o)));
+  });
+  srv.close();
+  rmSync(home, { recursive: true, force: true });
+  const got = ofType(out, 'rate_limit_event')?.rate_limit_info as Record<string, unknown> | undefined;
+  assert.ok(got, out.slice(0, 2000));
+  // The fields the wrapper's parser reads, as the recording has them.
+  assert.equal(got!.unifiedWindows, { five_hour: { utilization: 0.75, resetsAt: reset, status: 'allowed_warning', surpassedThreshold: 0.75 }, seven_day: { utilization: 0.35, resetsAt: reset + 86_400, status: 'allowed' } });
+  assert.equal([got!.rateLimitType, got!.utilization, got!.resetsAt], ['five_hour', 0.75, reset]);
+  const recorded = readFileSync(join(ROOT, 'test/streams/claude-2.1.332-reserve.jsonl'), 'utf8').split('\n').filter((l) => l.includes('"rate_limit_event"')).at(-1)!;
+  assert.equal(Object.keys(got!).sort(), Object.keys((JSON.parse(recorded) as { rate_limit_info: Record<string, unknown> }).rate_limit_info).sort());
 });
 
 test.run();
