@@ -100,7 +100,8 @@ test('no terminal: writes the control plane and a spec with the detected values;
     version: 1,
     name: 'repo',
     repo,
-    agent: { harness: 'claude-code', bin: real, model: 'sonnet', effort: 'medium', prompt: INIT_PROMPT },
+    // Claude Code's aliases name its fast, general and strong models (it prints no list).
+    agent: { harness: 'claude-code', bin: real, model: 'sonnet', effort: 'medium', prompt: INIT_PROMPT, models: { fast: 'haiku', general: 'sonnet', strong: 'opus' }, fallbackModel: 'haiku' },
     schedule: { scheduler: 'systemd-user', hours: { timezone: 'America/Santiago' } },
     // Claude Code's stream reads the plan's windows: init proposes a reserve of them.
     reserve: { fiveHour: '30%', weekly: '40%' },

@@ -18,6 +18,7 @@ import { ask, Lines } from '../host/install/prompt.ts';
 import { heartSetup } from '../host/heart/setup.ts';
 import { runTool } from '../host/proc/tools.ts';
 import { PRESET_PINS } from '../harness.ts';
+import { type ModelMap, modelMap } from '../host/install/model-map.ts';
 import { PRESET_IDS, presetOf } from '../harness/registry.ts';
 import type { SchedulerId } from '../schedulers.ts';
 import { jsonSchema } from '../schema.ts';
@@ -231,15 +232,18 @@ function heartToSetUp(repo: string, files: ReturnType<typeof fileWriter>): Heart
 export const INIT_RESERVE = { fiveHour: '30%', weekly: '40%' } as const;
 
 /** The spec as init writes it: detected values, the user's choices, nothing invented. */
-export function initSpec(d: { repo: string; agent?: Agent; git: boolean; scheduler: string; zone?: string; env: Record<string, string>; srt?: string | null }, c: Choices): Record<string, unknown> {
+export function initSpec(d: { repo: string; agent?: Agent; git: boolean; scheduler: string; zone?: string; env: Record<string, string>; srt?: string | null; map?: ModelMap }, c: Choices): Record<string, unknown> {
   const agent: Record<string, unknown> = {};
   if (c.command) agent.harness = 'command';
   else if (d.agent) {
     agent.harness = d.agent.harness;
     agent.bin = d.agent.bin;
     // A pinned model and effort (PRODUCT §8): the client's own default may change.
-    agent.model = PRESET_PINS[d.agent.harness].model;
+    // The model map from the client's own catalog (src/host/install/model-map.ts), else the pin.
+    agent.model = d.map?.model || PRESET_PINS[d.agent.harness].model;
     agent.effort = PRESET_PINS[d.agent.harness].effort;
+    if (d.map?.models) agent.models = { ...d.map.models };
+    if (d.map?.fallbackModel) agent.fallbackModel = d.map.fallbackModel;
     // A client that refuses a folder outside a git repository unless told it is fine (its descriptor's outsideGit).
     const outside = presetOf(d.agent.harness)?.outsideGit;
     if (outside && !d.git) agent.args = [...outside.args];
@@ -375,7 +379,8 @@ export async function init(argv: InitArgs, io: HostIO): Promise<number> {
   writeControlPlane(repo, files, notes);
   const srt = typeof host.env.PATH === 'string' && onPath('srt', host.env.PATH) ? null : bundledSrt();
   if (srt) notes.push(`the jail's srt is not on PATH: hbgen.json's sandbox.bin names hbgen's own copy (${srt})`);
-  const spec = initSpec({ repo, agent, git: inGit, scheduler: host.scheduler, zone: host.zone, env: host.env, srt }, choices);
+  const map = agent ? modelMap(agent.harness, agent.bin, host.env) : undefined;
+  const spec = initSpec({ repo, agent, git: inGit, scheduler: host.scheduler, zone: host.zone, env: host.env, srt, map }, choices);
   if (!specExists) files.put(SCHEMA_FILE, `${JSON.stringify(jsonSchema(), null, 2)}\n`);
   files.put('hbgen.json', `${JSON.stringify(spec, null, 2)}\n`);
 
@@ -386,7 +391,7 @@ export async function init(argv: InitArgs, io: HostIO): Promise<number> {
     for (const n of notes) out.push(`note: ${n}`);
     out.push(`hbgen init: ${specFile} already exists, so nothing was detected or asked; check it with \`hbgen render\``);
   } else {
-    out.push(...detected({ repo, inGit, agent, host, notes, io, command: !!choices.command }), ...nextSteps(specFile, spec, agent, !!choices.command));
+    out.push(...detected({ repo, inGit, agent, host, notes, io, command: !!choices.command, map }), ...nextSteps(specFile, spec, agent, !!choices.command));
   }
   io.out(`${out.join('\n')}\n`);
   return 0;
@@ -395,12 +400,14 @@ export async function init(argv: InitArgs, io: HostIO): Promise<number> {
 // ------------------------------------------------------------------ the report
 
 /** The "detected:" lines, then every note (the agent's own notes added to `notes`). */
-function detected(d: { repo: string; inGit: boolean; agent: Agent | undefined; host: HostFacts; notes: string[]; io: HostIO; command: boolean }): string[] {
+function detected(d: { repo: string; inGit: boolean; agent: Agent | undefined; host: HostFacts; notes: string[]; io: HostIO; command: boolean; map?: ModelMap }): string[] {
   const { repo, inGit, agent, host, notes } = d;
   const out = ['detected:', `  repo       ${repo}${inGit ? ' (git work tree)' : ' (not a git repository)'}`];
   if (agent) {
     out.push(`  agent      ${agent.label} (harness "${agent.harness}"): ${agent.bin}${agent.via && agent.via !== agent.bin ? ` (found as ${agent.via})` : ''}`);
-    out.push(`  model      ${PRESET_PINS[agent.harness].model}, effort ${PRESET_PINS[agent.harness].effort}: pinned in agent.model and agent.effort (change them there)`);
+    out.push(`  model      ${d.map?.model || PRESET_PINS[agent.harness].model}, effort ${PRESET_PINS[agent.harness].effort}: pinned in agent.model and agent.effort (change them there)`);
+    if (d.map?.models || d.map?.fallbackModel) out.push(`  models     ${Object.entries(d.map.models ?? {}).map(([k, v]) => `${k} ${v}`).join(', ')}${d.map.fallbackModel ? `; fallback ${d.map.fallbackModel}` : ''}: from ${d.map.from}`);
+    else if (d.map?.from) out.push(`  models     no tiers: ${d.map.from}`);
     out.push(presetOf(agent.harness)?.stream === 'claude'
       ? `  reserve    ${INIT_RESERVE.fiveHour} of the plan's 5-hour window and ${INIT_RESERVE.weekly} of the weekly one kept for you: no wake starts inside it (change or remove reserve)`
       : `  reserve    none: ${agent.label}'s stream gives no reading of the plan's windows, so no reserve can be kept`);
