@@ -108,7 +108,6 @@ function budgetRow(spec: Spec): string {
  * with the client's version as install saw it. Never a figure hbgen did not read.
  */
 export function reserveRow(spec: Spec, clientVersion: string | undefined): string {
-  if (spec.agent.harness === 'command') return 'none (harness "command": the plan\'s windows are not read)';
   const r = reserveOf(spec);
   // Only Claude Code's stream reads the plan's windows (the wrapper's parser, heartbeat/37-reserve).
   if (presetOf(spec.agent.harness)?.stream !== 'claude') {
@@ -159,7 +158,8 @@ function panelRows(p: PanelInput): [string, string][] {
     ['timeout', `${spec.timeout}, then TERM, and KILL ${spec.killAfter} later`],
     ['budget', budgetRow(spec)],
     ['pause', pauseAfterOf(spec) ? `after ${pauseAfterOf(spec)} failing wakes in a row, later fires log skip-paused and run no agent until a success by hand, \`hbgen resume --now\`, an edit of HEART.md or the install of a changed spec` : 'never after failures (pauseAfter false)'],
-    ['reserve', reserveRow(spec, p.billing.clientVersion)],
+    // A reserve is a preset's (the spec refuses one for harness "command"): no row to fold into "none" there.
+    ...(presetOf(spec.agent.harness) ? ([['reserve', reserveRow(spec, p.billing.clientVersion)]] as [string, string][]) : []),
     capRow(spec),
     ...((t) => (t ? [t] : []))(toolsRow(spec, jailOn(spec))),
     ...(spec.until ? ([['until', `${spec.until.replace('T', ' ')} ${h.timezone}: the job ends then; later fires log skip-ended, run no agent and count no wake`]] as [string, string][]) : []),
