@@ -222,8 +222,11 @@ for (const sh of SHELLS) {
       const o = outcomesOf(d2.log);
       assert.equal(o.slice(0, 2), ['start wake 1', 'quiet']);
       assert.equal(o.slice(2, tname === 'full' ? 3 : 2), tname === 'full' ? ['start wake 1'] : []);
-      assert.match(o.at(-1)!, /^error /);
-      assert.is(o.at(-1), `error ${d2.stderr[0]!.replace(/^hbgen tst: /, '')}`, 'the fault line in runtime.log is the one on stderr');
+      // The failing streak is kept (the pause after failures, on by default): on the full disk
+      // it cannot be written either, which a note after the fault says.
+      assert.match(o.at(-1)!, /^note cannot write the failing streak \S+\/streak; check the state folder$/);
+      assert.match(o.at(-2)!, /^error /);
+      assert.is(o.at(-2), `error ${d2.stderr[0]!.replace(/^hbgen tst: /, '')}`, 'the fault line in runtime.log is the one on stderr');
       assert.equal(c2.runs(), []);
       assert.not.ok(d2.files.includes('wakes'));
       if (tname === 'full') assert.is(d2.agentLog, `${EARLIER}${d2.log.split('\n')[2]}\n`, "agent.log got this wake's start line");
@@ -236,7 +239,8 @@ for (const sh of SHELLS) {
       const fault3 = tname === 'full' ? `cannot write the agent's log ${c3.state}/agent.log (disk full, read-only or an I/O error); free space or make ${c3.state} writable` : /^cannot take the lock folder /;
       if (typeof fault3 === 'string') assert.is(d3.stderr[0]!.replace(/^hbgen tst: /, ''), fault3);
       else assert.match(d3.stderr[0]!.replace(/^hbgen tst: /, ''), fault3);
-      assert.is(outcomesOf(d3.log).at(-1), `error ${d3.stderr[0]!.replace(/^hbgen tst: /, '')}`);
+      assert.match(outcomesOf(d3.log).at(-1)!, /^note cannot write the failing streak /, 'the streak cannot be written either');
+      assert.is(outcomesOf(d3.log).at(-2), `error ${d3.stderr[0]!.replace(/^hbgen tst: /, '')}`);
       assert.is(d3.agentLog, '');
       assert.equal(c3.runs(), []);
     });
