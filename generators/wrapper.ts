@@ -13,7 +13,7 @@ import { harnessArgs, promptSeparator } from '../src/harness.ts';
 import { presetOf } from '../src/harness/registry.ts';
 import { openDays } from '../src/schedule.ts';
 import { offsetAt, repeatsWallClock, transitions } from '../src/zone-offsets.ts';
-import { clockMinutes, durations, limitsOf, memoryBytes, pauseAfterOf, memoryText } from '../src/spec.ts';
+import { clockMinutes, durations, limitsOf, memoryBytes, pauseAfterOf, idleOf, memoryText } from '../src/spec.ts';
 import { factsOf } from '../src/scheduler-facts.ts';
 import { sh } from '../src/escape.ts';
 import { LOCK_OWNER_PRINTF, LOG_DATE_FORMAT, LOG_MAX_BYTES, LOG_PRINTF, pad2 } from '../src/formats.ts';
@@ -532,6 +532,8 @@ function heartbeatValues(ctx: RenderContext): string[] {
     ...limitValues(limit),
     assign('hb_notify_after', notify.notifyAfter),
     assign('hb_pause_after', pauseAfterOf(spec)),
+    assign('hb_idle_after', idleOf(spec).after),
+    assign('hb_idle_every', idleOf(spec).every),
     ...opt('hb_ping_url', notify.pingUrl),
     ...opt('hb_pingbody', notify.pingOn && notify.pingBody),
     ...opt('hb_shared', wake.shared),

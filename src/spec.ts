@@ -23,6 +23,11 @@ import { PRELOAD_VARS, pathsIn, preloadWordProblem } from './preload.ts';
 
 /** spec pauseAfter's one sentence for every wrong form (0 included: false is the word for never). */
 const PAUSE_AFTER_ERROR = 'must be a whole number of failing wakes in a row, at least 1 (default 5), or false to never pause';
+/** spec idleAfter's one sentence for every wrong form. */
+const IDLE_AFTER_ERROR = 'must be a whole number of wakes in a row that changed nothing, at least 1 (default 3), or false for no idle backoff';
+/** The idle backoff's defaults: after 3 wakes that changed nothing, one wake every 4 h. */
+export const IDLE_AFTER_DEFAULT = 3;
+export const IDLE_EVERY_DEFAULT = '4h';
 
 z.config({ jitless: true });
 
@@ -629,6 +634,12 @@ export const SpecSchema = z
     pauseAfter: z
       .union([z.literal(false), z.number({ error: PAUSE_AFTER_ERROR }).int({ error: PAUSE_AFTER_ERROR }).min(1, { error: PAUSE_AFTER_ERROR })], { error: PAUSE_AFTER_ERROR })
       .optional(),
+    // Idle backoff: after idleAfter wakes in a row that left nothing changed (default 3;
+    // false: never), fires are skipped until something changes or idleEvery passes (default 4h).
+    idleAfter: z
+      .union([z.literal(false), z.number({ error: IDLE_AFTER_ERROR }).int({ error: IDLE_AFTER_ERROR }).min(1, { error: IDLE_AFTER_ERROR })], { error: IDLE_AFTER_ERROR })
+      .optional(),
+    idleEvery: duration('the longest an idle job waits for its next wake, e.g. "4h"').optional(),
     ping: z.union([pingUrl, z.strictObject({ url: pingUrl, body: z.boolean({ error: 'must be true or false' }).optional() })], { error: 'must be a URL such as "https://hc-ping.com/<uuid>", or an object {url, body}' }).optional(),
   }, { error: (i) => (i.code === 'invalid_type' ? 'must be a JSON object holding the spec; see `hbgen schema`' : undefined) })
   // Cross-field rules run even when some field is wrong, so that one run reports every
@@ -729,6 +740,11 @@ export function defaultStateDir(s: { name?: unknown; env?: unknown; schedule?: u
 /** The failing wakes in a row after which the job pauses itself; 0: never (pauseAfter false). */
 export function pauseAfterOf(s: Pick<Spec, 'pauseAfter'>): number {
   return s.pauseAfter === false ? 0 : (s.pauseAfter ?? PAUSE_AFTER_DEFAULT);
+}
+
+/** The wakes in a row that changed nothing after which fires are skipped (0: no idle backoff), and the longest skip, in seconds. */
+export function idleOf(s: Pick<Spec, 'idleAfter' | 'idleEvery'>): { after: number; every: number } {
+  return { after: s.idleAfter === false ? 0 : (s.idleAfter ?? IDLE_AFTER_DEFAULT), every: seconds(s.idleEvery ?? IDLE_EVERY_DEFAULT) };
 }
 
 /** notify runs at this failing wake in a row when the spec names no notifyAfter. */

@@ -3,6 +3,7 @@
 // claude-code heartbeat.sh had before the runner split, so that the wrapper stays a program
 // one can read through. Comments do not count: they say why.
 // The pause after failures (pauseAfter, heartbeat/19-failpause and its calls): 35 lines.
+// Idle backoff (idleAfter, idleEvery: heartbeat/37-idle and its call in the outcome): 33 lines.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
@@ -10,7 +11,7 @@ import { join } from 'node:path';
 import { runtime } from '../generators/runtime.ts';
 import { ROOT } from './helpers/cli.ts';
 
-const BUDGET = 2372;
+const BUDGET = 2405;
 
 /** Lines that are neither blank nor comment-only, as the grep pipeline above counts them. */
 function codeLines(text: string): number {
