@@ -257,12 +257,11 @@ export function weekText(w: Week): string[] {
       : late === 0
         ? `${gated} wasted fire${plural(gated)}, which the gate closes (${why})`
         : `${gated + late} wasted fire${plural(gated + late)}: ${gated ? `${gated} the gate closes (${why}); ` : ''}${lateText}`;
-  out.push(`${wakes} wake${plural(wakes)} in the 7 days; ${wastedText}`);
   // The wakes drawn are the most there can be: the idle backoff skips some of them at run time.
   if (w.idle.after) {
-    const most = w.fires.filter((f) => f.wake).length;
-    out.push(`idle backoff: after ${w.idle.after} wake${plural(w.idle.after)} in a row that change nothing (the repo, HEART.md, STATE.md), fires log skip-idle and run no agent until something changes or this long has passed since the last wake: ${w.idle.every % 3600 === 0 ? `${w.idle.every / 3600}h` : w.idle.every % 60 === 0 ? `${w.idle.every / 60}m` : `${w.idle.every}s`}; the ${most} wake${plural(most)} above are the most there can be`);
+    out.push(`idle backoff: after ${w.idle.after} wake${plural(w.idle.after)} in a row that change nothing (the repo, HEART.md, STATE.md), fires log skip-idle and run no agent until something changes or this long has passed since the last wake: ${w.idle.every % 3600 === 0 ? `${w.idle.every / 3600}h` : w.idle.every % 60 === 0 ? `${w.idle.every / 60}m` : `${w.idle.every}s`}; the wakes counted next are the most there can be`);
   }
+  out.push(`${wakes} wake${plural(wakes)} in the 7 days; ${wastedText}`);
   if (ended) out.push(`${ended} fire${plural(ended)} at or after until (${w.until} ${w.workZone}), which the wrapper skips (skip-ended): the job has ended then; \`hbgen stop\` removes its entry`);
   if (w.missed.length) {
     out.push(`${w.missed.length} expected wake${w.missed.length === 1 ? '' : 's'} will not fire: the host clock runs in ${w.clockZone}, not the zone the entries are planned for; \`hbgen status\` says more`);

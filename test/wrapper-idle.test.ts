@@ -8,6 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { type Case, join, makeCase, run, shell } from './helpers/wrapper.ts';
 import { fakeClock } from './helpers/faketime.ts';
 import { validateSpec } from '../src/spec.ts';
+import { week, weekText } from '../src/week.ts';
 import { renderNow } from './helpers/render.ts';
 
 const clock = fakeClock();
@@ -20,8 +21,9 @@ function clockAt(c: Case, when: string): void {
   for (const f of renderNow(v.spec!).files) if (f.path.endsWith('.sh')) writeFileSync(join(c.state, f.path), f.content, { mode: 0o755 });
 }
 
-/** Fire i of the day: 08:00 Berlin (07:00 UTC in December) plus i half hours. */
-const at = (i: number) => new Date(Date.parse('2026-12-03T07:00:00Z') + i * 30 * 60_000).toISOString();
+/** Fire i of the day: 08:00:30 Berlin (07:00:30 UTC in December) plus i half hours (half a
+ * minute in: libfaketime may read the clock a second early, which at 08:00:00 is outside the hours). */
+const at = (i: number) => new Date(Date.parse('2026-12-03T07:00:30Z') + i * 30 * 60_000).toISOString();
 
 async function day(c: Case, fires: number, during?: (i: number) => void): Promise<string[]> {
   const ran: string[] = [];
@@ -49,7 +51,7 @@ test('a day of 30 fires with nothing changed: 3 wakes, then at most one every id
   for (let k = 4; k < ran.length; k++) assert.ok(Date.parse(ran[k]!) - Date.parse(ran[k - 1]!) >= 230 * 60_000, 'at most one paid wake every idleEvery');
   const skips = c.outcomes().filter((l) => l.startsWith('skip-idle '));
   assert.is(skips.length, 23);
-  assert.match(skips[0]!, /^skip-idle 3 wakes in a row changed nothing; the next looks at 2026-12-03T12:(19:59|20:00)Z, or at the first fire after the repo, HEART\.md or STATE\.md changes$/);
+  assert.match(skips[0]!, /^skip-idle 3 wakes in a row changed nothing; the next looks at 2026-12-03T12:20:(29|30)Z, or at the first fire after the repo, HEART\.md or STATE\.md changes$/);
 });
 
 test('an edit of HEART.md (or a file of the repo) makes the next fire run; a failure ends the backoff; idleAfter false never backs off', async () => {
@@ -77,6 +79,14 @@ test('an edit of HEART.md (or a file of the repo) makes the next fire run; a fai
 
   const off = makeCase({ spec: { idleAfter: false } });
   assert.equal((await day(off, 6)).length, 6, off.log());
+});
+
+test('plan says the backoff is on, and not when idleAfter is false', () => {
+  const base = makeCase({ install: false }).spec;
+  const text = (over: Record<string, unknown>) => weekText(week({ spec: { ...base, ...over }, scheduler: { id: 'systemd-user', hostClock: false }, now: Date.parse('2026-12-03T06:00:00Z'), hostZone: 'Europe/Berlin' })).join('\n');
+  assert.match(text({}), /\nidle backoff: after 3 wakes in a row that change nothing \(the repo, HEART\.md, STATE\.md\), fires log skip-idle and run no agent until something changes or this long has passed since the last wake: 4h; the wakes counted next are the most there can be\n/);
+  assert.match(text({ idleAfter: 1, idleEvery: '90m' }), /after 1 wake in a row .*: 90m;/);
+  assert.not.match(text({ idleAfter: false }), /idle backoff/);
 });
 
 test.run();
