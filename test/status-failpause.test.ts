@@ -2,8 +2,8 @@
 // heartbeat.sh run as the scheduler runs it): status says `paused after N failures since
 // <time>: <last outcome>; hbgen resume --now` and exits 1; `hbgen resume --now` ends it
 // without a reinstall; the install of a changed spec ends it (one that changes nothing says
-// Idle backoff: status says idle, not broken (a note; healthy).
 // how it ends); an edit of HEART.md ends it at the next fire.
+// Idle backoff: status says idle, not broken (a note; healthy).
 import { spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
