@@ -10,7 +10,7 @@ import { FILES_AWK, TOKEN_AWK, TOKEN_REFUSAL, VERDICT_AWK } from '../src/billing
 import { STATUS_ARGV, billingKeyNames, fileHitFix, notPlan, timedOut } from '../src/billing.ts';
 import { PRESETS } from '../src/harness/registry.ts';
 import { JAIL_PLACEHOLDERS, REPO_DENY } from '../src/jail.ts';
-import { LOCK_OWNER_PRINTF, LOG_DATE_FORMAT, LOG_PRINTF, OUTCOME_WORDS, PAUSE_PRINTF, FAIL_PAUSE_FILE, FAIL_PAUSE_PRINTF, SMOKE_DETAIL, TAMPERED_GIT, ENTRY_NOTE, WORKSPACE_NOTE, ENTRY_NOTE_TAIL, UNTIL_WORD, WAKES_PRINTF, AGENT_RECORD_PRINTF, ASIDE_DIR, PAUSE_MAX_SECONDS, logLineShell, wakeDetailShell } from '../src/formats.ts';
+import { LOCK_OWNER_PRINTF, LOG_DATE_FORMAT, LOG_PRINTF, OUTCOME_WORDS, PAUSE_PRINTF, FAIL_PAUSE_FILE, FAIL_PAUSE_PRINTF, IDLE_FILE, SMOKE_DETAIL, TAMPERED_GIT, ENTRY_NOTE, WORKSPACE_NOTE, ENTRY_NOTE_TAIL, UNTIL_WORD, WAKES_PRINTF, AGENT_RECORD_PRINTF, ASIDE_DIR, PAUSE_MAX_SECONDS, logLineShell, wakeDetailShell } from '../src/formats.ts';
 import { LIMIT_FAR } from './limit.ts';
 import { NOTIFY_SECONDS, PING_BOUND, PING_SECONDS } from './notify.ts';
 import { logDateShell } from './formats.ts';
@@ -41,6 +41,7 @@ export interface RuntimeContext {
   pausePrintf: string;
   failPauseFile: string;
   failPausePrintf: string;
+  idleFile: string;
   lockOwnerPrintf: string;
   smokeDetail: string;
   untilWord: string;
@@ -98,6 +99,7 @@ function runtimeContext(): RuntimeContext {
     pausePrintf: PAUSE_PRINTF,
     failPauseFile: FAIL_PAUSE_FILE,
     failPausePrintf: FAIL_PAUSE_PRINTF,
+    idleFile: IDLE_FILE,
     lockOwnerPrintf: LOCK_OWNER_PRINTF,
     smokeDetail: SMOKE_DETAIL,
     untilWord: UNTIL_WORD,

@@ -14,7 +14,7 @@ import { harnessArgs, promptSeparator } from '../src/harness.ts';
 import { presetOf } from '../src/harness/registry.ts';
 import { openDays } from '../src/schedule.ts';
 import { offsetAt, repeatsWallClock, transitions } from '../src/zone-offsets.ts';
-import { clockMinutes, durations, limitsOf, memoryBytes, memoryText, pauseAfterOf, reserveOf } from '../src/spec.ts';
+import { clockMinutes, durations, idleOf, limitsOf, memoryBytes, memoryText, pauseAfterOf, reserveOf } from '../src/spec.ts';
 import { factsOf } from '../src/scheduler-facts.ts';
 import { sh } from '../src/escape.ts';
 import { LOCK_OWNER_PRINTF, LOG_DATE_FORMAT, LOG_MAX_BYTES, LOG_PRINTF, pad2 } from '../src/formats.ts';
@@ -538,6 +538,8 @@ function heartbeatValues(ctx: RenderContext): string[] {
     ...limitValues(limit),
     assign('hb_notify_after', notify.notifyAfter),
     assign('hb_pause_after', pauseAfterOf(spec)),
+    assign('hb_idle_after', idleOf(spec).after),
+    assign('hb_idle_every', idleOf(spec).every),
     ...opt('hb_ping_url', notify.pingUrl),
     ...opt('hb_pingbody', notify.pingOn && notify.pingBody),
     ...opt('hb_shared', wake.shared),

@@ -100,6 +100,8 @@ export const OUTCOME_WORDS = {
   skipEnded: 'skip-ended',
   /** The job paused itself after pauseAfter failing wakes in a row (heartbeat/19-failpause). */
   skipPaused: 'skip-paused',
+  /** Idle backoff: the last wakes changed nothing, and nothing changed since (heartbeat/37-idle). */
+  skipIdle: 'skip-idle',
   note: 'note',
   usage: 'usage',
   took: 'took',
@@ -379,6 +381,9 @@ export const FAIL_PAUSE_FILE = 'failpause';
  * paused, as a log line's), N (the failing wakes in a row then), HEART (HEART.md's SHA-256
  * then, `none` without one) and the outcome line of the last failing wake. */
 export const FAIL_PAUSE_PRINTF = '%s %s %s\\n%s\\n';
+
+/** The idle backoff's record in the state folder: "N PAID" (heartbeat/37-idle); its mtime is the end of the last wake. */
+export const IDLE_FILE = 'idle';
 
 /** spec pauseAfter when the spec names none. */
 export const PAUSE_AFTER_DEFAULT = 5;

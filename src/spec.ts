@@ -24,6 +24,11 @@ import { PRELOAD_VARS, pathsIn, preloadWordProblem } from './preload.ts';
 
 /** spec pauseAfter's one sentence for every wrong form (0 included: false is the word for never). */
 const PAUSE_AFTER_ERROR = 'must be a whole number of failing wakes in a row, at least 1 (default 5), or false to never pause';
+/** spec idleAfter's one sentence for every wrong form. */
+const IDLE_AFTER_ERROR = 'must be a whole number of wakes in a row that changed nothing, at least 1 (default 3), or false for no idle backoff';
+/** The idle backoff's defaults: after 3 wakes that changed nothing, one wake every 4 h. */
+export const IDLE_AFTER_DEFAULT = 3;
+export const IDLE_EVERY_DEFAULT = '4h';
 
 z.config({ jitless: true });
 
@@ -669,6 +674,12 @@ export const SpecSchema = z
     pauseAfter: z
       .union([z.literal(false), z.number({ error: PAUSE_AFTER_ERROR }).int({ error: PAUSE_AFTER_ERROR }).min(1, { error: PAUSE_AFTER_ERROR })], { error: PAUSE_AFTER_ERROR })
       .default(PAUSE_AFTER_DEFAULT).describe('After this many failing wakes in a row (fail, denied, timeout, error; default 5) the job pauses itself: later fires log skip-paused and run no agent until a success by hand (hbgen wake), hbgen resume --now, an edit of HEART.md or the install of a changed spec; false: never.'),
+    // Idle backoff: after idleAfter wakes in a row that left nothing changed (default 3;
+    // false: never), fires are skipped until something changes or idleEvery passes (default 4h).
+    idleAfter: z
+      .union([z.literal(false), z.number({ error: IDLE_AFTER_ERROR }).int({ error: IDLE_AFTER_ERROR }).min(1, { error: IDLE_AFTER_ERROR })], { error: IDLE_AFTER_ERROR })
+      .default(IDLE_AFTER_DEFAULT).describe('Idle backoff: after this many wakes in a row that ended ok or quiet and left nothing changed (the repo\'s files and git refs, HEART.md, STATE.md; LOG.md and journal/ not counted; default 3), later fires log skip-idle and run no agent until something of those changes or idleEvery has passed since the last wake; false: never.'),
+    idleEvery: duration('the longest an idle job waits for its next wake, e.g. "4h"').default(IDLE_EVERY_DEFAULT).describe('The longest an idle job goes without a wake (default 4h): then one wake looks again.'),
     ping: z.union([pingUrl, z.strictObject({ url: pingUrl.describe('The healthchecks-style URL, as for ping written alone.'), body: z.boolean({ error: 'must be true or false' }).optional().describe('false sends /fail with no body, so that no line of the agent\'s output leaves for the ping\'s host (default true).') })], { error: 'must be a URL such as "https://hc-ping.com/<uuid>", or an object {url, body}' }).optional().describe('A healthchecks-style URL (https; http only for 127.0.0.1 or localhost): URL/start before the agent, URL after a success, URL/fail after a failure, by curl or wget. Or {url, body}: body false sends /fail empty (by default it carries the wake\'s last 20 lines of agent output and hbgen\'s last 10 log lines to that host, which the jail does not gate).'),
   }, { error: (i) => (i.code === 'invalid_type' ? 'must be a JSON object holding the spec; see `hbgen schema`' : undefined) })
   // Cross-field rules run even when some field is wrong, so that one run reports every
@@ -788,6 +799,11 @@ function workspaceIssues(s: Record<string, any>, ctx: z.RefinementCtx): void {
   const state = typeof s.stateDir === 'string' ? (s.stateDir.startsWith('/') ? s.stateDir : posix.join(s.repo, s.stateDir)) : defaultStateDir(s);
   const why = workspacePlaceProblem(workspaceDir({ name: s.name, env, schedule: { scheduler: sch.scheduler } }), s.repo, state);
   if (why) ctx.addIssue({ code: 'custom', path: ['workspace'], message: why });
+}
+
+/** The wakes in a row that changed nothing after which fires are skipped (0: no idle backoff), and the longest skip, in seconds. */
+export function idleOf(s: Pick<Spec, 'idleAfter' | 'idleEvery'>): { after: number; every: number } {
+  return { after: s.idleAfter === false ? 0 : (s.idleAfter ?? IDLE_AFTER_DEFAULT), every: seconds(s.idleEvery ?? IDLE_EVERY_DEFAULT) };
 }
 
 /** notify runs at this failing wake in a row when the spec names no notifyAfter. */

@@ -8,7 +8,7 @@ import { pad2 } from './formats.ts';
 import { firesBetween } from './host/audit/health.ts';
 import { dayStart, localParts } from './host/audit/history.ts';
 import { openDays, plan } from './schedule.ts';
-import { clockMinutes, seconds, type Spec } from './spec.ts';
+import { clockMinutes, idleOf, seconds, type Spec } from './spec.ts';
 import { offsetAt, transitions } from './zone-offsets.ts';
 
 const MIN = 60_000;
@@ -56,13 +56,15 @@ export interface Week {
   minRun: string;
   /** The spec's end, a wall-clock time of the working zone (YYYY-MM-DDTHH:MM), if any. */
   until?: string;
+  /** The idle backoff (idleAfter, 0: off; idleEvery in seconds). */
+  idle: { after: number; every: number };
   dst: DstChange[];
   /** Is UTC minute t inside the working window? */
   inWindow: (t: number) => boolean;
 }
 
 export interface WeekInput {
-  spec: Pick<Spec, 'name' | 'schedule' | 'minRun' | 'until'>;
+  spec: Pick<Spec, 'name' | 'schedule' | 'minRun' | 'until' | 'idleAfter' | 'idleEvery'>;
   scheduler: { id: string; hostClock: boolean };
   now: number;
   /** The zone the host clock runs in (cron and launchd read it). */
@@ -146,6 +148,7 @@ export function week(input: WeekInput): Week {
     missed: expected.filter((t) => !fired.has(t)),
     minRun: spec.minRun,
     ...(spec.until ? { until: spec.until } : {}),
+    idle: idleOf(spec),
     dst: zones.flatMap((z) => changes(z, from, to)).sort((a, b) => a.t - b.t || a.zone.localeCompare(b.zone)),
     inWindow,
   };
@@ -254,6 +257,10 @@ export function weekText(w: Week): string[] {
       : late === 0
         ? `${gated} wasted fire${plural(gated)}, which the gate closes (${why})`
         : `${gated + late} wasted fire${plural(gated + late)}: ${gated ? `${gated} the gate closes (${why}); ` : ''}${lateText}`;
+  // The wakes drawn are the most there can be: the idle backoff skips some of them at run time.
+  if (w.idle.after) {
+    out.push(`idle backoff: after ${w.idle.after} wake${plural(w.idle.after)} in a row that change nothing (the repo, HEART.md, STATE.md), fires log skip-idle and run no agent until something changes or this long has passed since the last wake: ${w.idle.every % 3600 === 0 ? `${w.idle.every / 3600}h` : w.idle.every % 60 === 0 ? `${w.idle.every / 60}m` : `${w.idle.every}s`}; the wakes counted next are the most there can be`);
+  }
   out.push(`${wakes} wake${plural(wakes)} in the 7 days; ${wastedText}`);
   if (ended) out.push(`${ended} fire${plural(ended)} at or after until (${w.until} ${w.workZone}), which the wrapper skips (skip-ended): the job has ended then; \`hbgen stop\` removes its entry`);
   if (w.missed.length) {

@@ -77,13 +77,15 @@ async function forged(h: Host, fail: string, forge: string, late = true): Promis
   assert.not.match(text, /9999|9998|9997|9996/, text);
 }
 
+// These two run five failing wakes and read status's `failing` problem: pauseAfter false,
+// since the default pause after 5 failures would be said in its place (test/status-failpause).
 test('command harness: forged start and ok lines after four real failures leave the streak failing (status, status --json exit 1; log shows no forged wake)', async () => {
-  const h = makeHost('systemd-user');
+  const h = makeHost('systemd-user', { pauseAfter: false });
   await forged(h, 'echo "the build broke"\nexit 1', `${FORGE}\nexit 1`);
 });
 
 test('claude-code preset: forged lines in its stream (the result text, plain lines) after four real failures leave the streak failing', async () => {
-  const h = makeHost('systemd-user');
+  const h = makeHost('systemd-user', { pauseAfter: false });
   rewriteSpec(h, { agent: { harness: 'claude-code', bin: h.bin, prompt: 'Do one chunk.' } });
   // A result event whose text carries forged lines (the parser writes it out decoded), then plain lines.
   const result = `printf '{"type":"result","subtype":"error_during_execution","is_error":true,"result":"gave up\\\\n%s hbgen docs start wake 9995 jail\\\\n%s hbgen docs ok","usage":{"input_tokens":1,"output_tokens":1}}\\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$(date -u +%Y-%m-%dT%H:%M:%SZ)"`;

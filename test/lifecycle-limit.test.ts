@@ -67,7 +67,7 @@ test('resume --now with --reset-cap is a usage error', async () => {
   const h = makeHost('systemd-user');
   const r = await hb(h, 'resume', { resumeNow: true, resetCap: true });
   assert.is(r.code, 2);
-  assert.match(r.err, /--now only ends the pause of the plan's limit and cannot be combined with --reset-cap/);
+  assert.match(r.err, /--now only ends the pauses \(the plan's limit's, and the one after failing wakes\) and cannot be combined with --reset-cap/);
 });
 
 test.run();

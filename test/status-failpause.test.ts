@@ -3,12 +3,13 @@
 // <time>: <last outcome>; hbgen resume --now` and exits 1; `hbgen resume --now` ends it
 // without a reinstall; the install of a changed spec ends it (one that changes nothing says
 // how it ends); an edit of HEART.md ends it at the next fire.
+// Idle backoff: status says idle, not broken (a note; healthy).
 import { spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { FAIL_PAUSE_FILE } from '../src/formats.ts';
+import { FAIL_PAUSE_FILE, IDLE_FILE } from '../src/formats.ts';
 import { names } from '../src/names.ts';
 import { hb, makeHost, rewriteSpec } from './helpers/lifecycle.ts';
 
@@ -76,6 +77,19 @@ test('status: paused after N failures, exit 1; resume --now ends it; a new insta
   assert.not.ok(existsSync(join(state, FAIL_PAUSE_FILE)));
   st = await hb(h, 'status');
   assert.not.match(st.out, /paused after \d+ failures since/, st.out);
+});
+
+test('status tells idle from broken: the idle backoff is a note, and status stays healthy', async () => {
+  const h = makeHost('systemd-user');
+  const state = names(h.spec).stateDir;
+  assert.is((await hb(h, 'install', { yes: true })).code, 0);
+  // As the wrapper leaves it after three wakes that changed nothing, the last paid one at 10:07 UTC.
+  writeFileSync(join(state, IDLE_FILE), `3 ${Date.parse('2026-12-03T10:07:00Z') / 1000}\n`);
+  const st = await hb(h, 'status', { now: () => new Date('2026-12-03T11:00:00Z') });
+  assert.is(st.code, 0, st.out);
+  assert.match(st.out, /idle, not broken: the last 3 wakes changed nothing, so fires until 2026-12-03 15:07 Europe\/Berlin \(2026-12-03T14:07Z\) log skip-idle and run no agent, unless the repo, HEART\.md or STATE\.md changes first/, st.out);
+  writeFileSync(join(state, IDLE_FILE), `2 ${Date.parse('2026-12-03T10:07:00Z') / 1000}\n`);
+  assert.not.match((await hb(h, 'status')).out, /idle, not broken/, 'not yet idle after 2');
 });
 
 test.run();

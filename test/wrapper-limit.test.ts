@@ -269,7 +269,9 @@ for (const sh of SHELLS) {
 }
 
 test('the pause survives as a file: a planted one too far away, garbage or a link is ignored', async () => {
-  const c = limitCase();
+  // Six quiet wakes in a row that change nothing: without idleAfter false the idle backoff
+  // (tested in wrapper-idle) would skip the later ones.
+  const c = limitCase({ spec: { idleAfter: false } });
   clockAt(c, '2026-12-01T02:00:00Z');
   c.behave('exit 0\n');
   const now = Date.parse('2026-12-01T02:00:00Z') / 1000;

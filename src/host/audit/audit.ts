@@ -14,7 +14,7 @@ import { COMMAND } from '../../harness/registry.ts';
 import { type LimitsFindings, limitsFindings, limitsLine } from '../../limits.ts';
 import { posix } from 'node:path';
 import { UserError } from '../../errors.ts';
-import { WAKE_ENDS, isOneOf, type LogLine, pad2, parseLog, parseWakeDetail, SMOKE_DETAIL, TAMPERED_GIT } from '../../formats.ts';
+import { IDLE_FILE, WAKE_ENDS, isOneOf, type LogLine, pad2, parseLog, parseWakeDetail, SMOKE_DETAIL, TAMPERED_GIT } from '../../formats.ts';
 import { hostZone, hostZoneProblem, wakesMissedIn } from './clock.ts';
 import { failStreak, farPauses, lastFireEntryNote, schedulerClock, wakeSeconds, wakes, missedSince } from './health.ts';
 import { localText, nextFire } from './next.ts';
@@ -42,7 +42,7 @@ import { renderSpec } from '../../pipeline.ts';
 import { type Plan, plan } from '../../schedule.ts';
 import { FACTS, factsOf, type SchedulerId } from '../../scheduler-facts.ts';
 import { SCHEDULERS } from '../../schedulers.ts';
-import { type Spec, reserveOf } from '../../spec.ts';
+import { idleOf, type Spec, reserveOf } from '../../spec.ts';
 import { fallbackInUse } from './fallback-state.ts';
 import type { FileRepair, RepairPlan } from './repair.ts';
 import { type Label, outcomeLabel } from '../../status-labels.ts';
@@ -530,6 +530,7 @@ function wakeHealth(spec: Spec, n: Names, s: State, when: Plan, present: boolean
     );
   }
   pauseInfo(spec, n, io, f);
+  idleInfo(spec, n, f);
   const done = wakesDone(n.wakes);
   if (spec.cap && done !== null && done >= spec.cap) {
     add(f, 'cap', `cap reached: ${done} of ${spec.cap} wakes done, so every wake is skipped (skip-cap) while the scheduler still fires; \`hbgen resume --reset-cap\` zeroes the counter after the panel, or raise "cap"`);
@@ -691,6 +692,15 @@ function failingOrPaused(spec: Spec, n: Names, lines: LogLine[], f: Findings): v
   }
 }
 
+/** The idle backoff (heartbeat/37-idle): healthy, said so that idle is not taken for broken. */
+function idleInfo(spec: Spec, n: Names, f: Findings): void {
+  const idle = idleOf(spec);
+  const m = /^(\d{1,9}) (\d{1,10})$/.exec(readSoft(posix.join(n.stateDir, IDLE_FILE), READ_MAX, { noFollow: true })?.toString('utf8').split('\n')[0] ?? '');
+  if (!idle.after || !m || Number(m[1]) < idle.after) return;
+  const next = new Date((Number(m[2]) + idle.every) * 1000);
+  note(f, 'note', `idle, not broken: the last ${m[1]} wakes changed nothing, so fires until ${localText(next, spec.schedule.hours.timezone)} log skip-idle and run no agent, unless the repo, HEART.md or STATE.md changes first`);
+}
+
 /** The plan's limit: wakes wait for its reset (healthy, the plan working as designed). */
 function pauseInfo(spec: Spec, n: Names, io: HostIO, f: Findings): void {
   const p = activePause(n.stateDir, io.now());
@@ -726,7 +736,7 @@ function likelyCause(id: SchedulerId): string {
  * runtime.log is lockAndLastOutcome's problem.
  */
 function stateFileShapes(n: Names, f: Findings): void {
-  for (const base of ['runtime.log', 'runtime.log.1', 'agent.log', 'agent.log.1', 'wake.marker', 'wakes', 'heart.sum', 'streak', 'paused', 'failpause', 'limits']) {
+  for (const base of ['runtime.log', 'runtime.log.1', 'agent.log', 'agent.log.1', 'wake.marker', 'wakes', 'heart.sum', 'streak', 'paused', 'failpause', 'idle', 'limits']) {
     const p = posix.join(n.stateDir, base);
     const st = lstatOrNull(p);
     if (!st || (base === 'runtime.log' && st.isSymbolicLink())) continue;
