@@ -12,7 +12,7 @@ import { COMMAND } from '../../harness/registry.ts';
 import { type LimitsFindings, limitsFindings, limitsLine } from '../../limits.ts';
 import { posix } from 'node:path';
 import { UserError } from '../../errors.ts';
-import { WAKE_ENDS, isOneOf, type LogLine, pad2, parseLog, parseWakeDetail, SMOKE_DETAIL, TAMPERED_GIT } from '../../formats.ts';
+import { WAKE_ENDS, generatedBy, isOneOf, type LogLine, olderGeneratedBy, pad2, parseLog, parseWakeDetail, SMOKE_DETAIL, TAMPERED_GIT } from '../../formats.ts';
 import { hostZone, hostZoneProblem, wakesMissedIn } from './clock.ts';
 import { failStreak, farPauses, lastFireEntryNote, schedulerClock, wakeSeconds, wakes, missedSince } from './health.ts';
 import { localText, nextFire } from './next.ts';
@@ -469,13 +469,19 @@ async function renderDrift(fileSpec: Spec, file: string, s: State, n: Names, dri
   }
   const fresh = await renderSpec(fileSpec);
   if (fresh.errors.length) return;
+  // A file that differs only in an older hbgen's first comment is that hbgen's: a note.
+  const older = olderGeneratedBy(fileSpec.name);
+  let olderHeader = false;
   for (const r of fresh.files) {
     const p = posix.join(n.stateDir, r.path);
     if (drifted.has(p)) continue;
     const put = planned.get(p);
     const cur = put !== undefined ? Buffer.from(put) : readSoft(p, READ_MAX, { noFollow: true });
-    if (cur !== null && !cur.equals(Buffer.from(r.content))) add(f, 'drift', `drift: a fresh render of ${file} differs from the installed ${p}; run \`hbgen install\` to update it`);
+    if (cur === null || cur.equals(Buffer.from(r.content))) continue;
+    if (cur.toString('utf8').split(older).join(generatedBy(fileSpec.name)) === r.content) olderHeader = true;
+    else add(f, 'drift', `drift: a fresh render of ${file} differs from the installed ${p}; run \`hbgen install\` to update it`);
   }
+  if (olderHeader) note(f, 'note', 'installed by an older hbgen (its files say "run hbgen render" where `hbgen install` is meant): `hbgen install` upgrades it, and until then every wake runs as installed');
 }
 
 /** The agent's binary and its interpreter, as at install. */
