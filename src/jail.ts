@@ -157,7 +157,7 @@ function under(base: string, paths: string[]): { inside: string[]; outside: stri
 }
 
 /** `a/{b,c}` for paths that share a folder, so that a list reads in a line or two. */
-function grouped(paths: string[]): string[] {
+export function grouped(paths: string[]): string[] {
   const byDir = new Map<string, string[]>();
   for (const x of paths) {
     const i = x.lastIndexOf('/');
@@ -183,19 +183,21 @@ export function policyPanelLines(spec: Spec, p: JailPolicy): string[] {
   const tilde = tildeOf(spec);
   const work = workspaceOn(spec) ? workspaceDir(spec) : spec.repo;
   const repo = under(work, p.denyWrite);
+  // Only what lies in a folder it may write: the rest (your crontab, shell profiles, the
+  // schedulers' folders) is outside every write path anyway; status and jail.json list all.
+  const writable = (x: string) => p.write.some((w) => x === w || x.startsWith(`${w}/`));
   const never = [
     ...(repo.inside.length ? [`${grouped(repo.inside).join(', ')} of ${work === spec.repo ? 'the repo' : 'its clone'}`] : []),
-    ...grouped(repo.outside.map((x) => (x === spec.stateDir ? 'the state folder' : tilde(x)))),
-    'your crontab',
+    ...grouped(repo.outside.filter(writable).map((x) => (x === spec.stateDir ? 'the state folder' : tilde(x)))),
   ];
   const secrets = p.denyRead.filter((x) => tilde(x).startsWith('~/'));
   const others = p.denyRead.filter((x) => !secrets.includes(x));
-  const named = secrets.slice(0, 4).map(tilde);
-  const read = secrets.length ? `${secrets.length} credential paths (${named.join(', ')}${secrets.length > named.length ? ', …' : ''}; sandbox.allowRead opens one)` : '';
+  const named = secrets.slice(0, 2).map(tilde);
+  const read = secrets.length ? `${secrets.length} credential paths (${named.join(', ')}${secrets.length > named.length ? ', …' : ''})` : '';
   return [
-    `write: ${p.write.map((x) => (x === spec.repo ? 'the repo' : x === work ? `its clone ${tilde(x)} (not the repo)` : tilde(x))).join(', ')}; never: ${never.join(', ')}`,
-    `read: everything except ${[read, ...others.map(tilde)].filter(Boolean).join(', ')} (other users' homes: by their own permissions)`,
-    `network: ${p.hosts.length ? p.hosts.join(', ') : 'none'}; nothing else; every process the agent starts is in the same jail`,
+    `write: ${p.write.map((x) => (x === spec.repo ? 'the repo' : x === work ? `its clone ${tilde(x)} (not the repo)` : tilde(x))).join(', ')}${never.length ? `; never: ${never.join(', ')}` : ''}`,
+    `read: all but ${[...others.map(tilde), read].filter(Boolean).join(' and ')}`,
+    `network: ${p.hosts.length ? p.hosts.join(', ') : 'none'}; nothing else; all it starts is jailed too`,
   ];
 }
 
@@ -213,6 +215,6 @@ export function jailLines(spec: Spec, bin: string | null, compact = false): stri
       jailOffLine(spec.agent.harness),
     ];
   }
-  const how = p.platform === 'linux' ? 'bubblewrap, a seccomp filter and a proxy' : 'sandbox-exec and a proxy';
-  return [`on: ${bin ?? (p.bin || 'srt on env.PATH')} (${how}), settings in jail.json`, ...(compact ? policyPanelLines(spec, p) : policyLines(p)), jailHoldsLine(spec.agent.harness)];
+  const how = p.platform === 'linux' ? (compact ? 'bubblewrap, seccomp and a proxy' : 'bubblewrap, a seccomp filter and a proxy') : 'sandbox-exec and a proxy';
+  return [`on: ${bin ?? (p.bin || 'srt on env.PATH')} (${how}${compact ? '; jail.json' : '), settings in jail.json'}${compact ? ')' : ''}`, ...(compact ? policyPanelLines(spec, p) : [...policyLines(p), jailHoldsLine(spec.agent.harness)])];
 }

@@ -19,10 +19,12 @@ export function limitsFindings(spec: Spec): LimitsFindings {
   return l ? { on: true, tasks: l.tasks, memory: l.memory, memoryCap: l.cap } : { on: false, tasks: null, memory: null, memoryCap: null };
 }
 
-export function limitsLine(spec: Spec): string {
+export function limitsLine(spec: Spec, short = false): string {
   const bounds = FACTS[spec.schedule.scheduler].bounds;
   if (!bounds) return 'none of hbgen\'s: kubernetes.resources bound the pod (see docs/kubernetes.md)';
   const l = limitsOf(spec);
   if (!l) return 'OFF ("limits": false): NOTHING BOUNDS A WAKE: a runaway agent (a fork bomb, a memory leak) can take every process and all the memory of this machine';
+  // The panel's short line leaves how the scheduler enforces them to docs/threat-model.md and status.
+  if (short) return `tasks ${l.tasks}, memory ${memoryText(l)}, no swap, disk unbounded`;
   return `tasks ${l.tasks}, memory ${memoryText(l)}, swap none; ${bounds.says}; no bound on the disk or the private tmp (docs/threat-model.md "Bounds on a wake")`;
 }

@@ -41,7 +41,7 @@ export function changeLines(changes: SpecChange[], since: string): string[] {
   if (changes.length === 0) return [];
   const marked = changes.some((c) => c.widens);
   return [
-    `changed in the spec since the install of ${since}${marked ? ' (! = chooses what runs outside the jail or what the agent reaches: check it is yours, the agent can write a spec kept in the repo)' : ''}:`,
+    `changed in the spec since the install of ${since}${marked ? ' (! = chooses what runs outside the jail or what the agent reaches; the agent can write a spec in the repo)' : ''}:`,
     ...changes.map((c) => `  ${c.widens ? '!' : ' '} ${c.path}: ${c.before} → ${c.after}`),
   ];
 }

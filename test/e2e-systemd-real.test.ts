@@ -173,7 +173,7 @@ function done() {
 
 real('the install panel showed the jail on, with the stand-in\'s host the only one added', () => {
   const r = done();
-  assert.match(r.installOut, /\n {2}jail +on: .*srt \(bubblewrap, a seccomp filter and a proxy\), settings in jail\.json\n/, r.installOut);
+  assert.match(r.installOut, /\n {2}jail +on: .*srt \(bubblewrap, seccomp and a proxy; jail\.json\)\n/, r.installOut);
   // The stand-in listens on this host's routable address (a loopback entry is refused).
   const m = /network: api\.anthropic\.com, platform\.claude\.com, (\d+\.\d+\.\d+\.\d+); nothing else;/.exec(r.installOut);
   assert.ok(m, r.installOut);

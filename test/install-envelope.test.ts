@@ -180,7 +180,7 @@ test('panel: the permission mode or sandbox, the model, the effort and the tiers
   // A preset without a pinned model is a warning, not silence.
   assert.match(r.out, /\ncaveats:\n(.*\n)* {2}- no model pinned: agent\.model is not set, so codex runs whatever its own default is today, .*; set agent\.model and agent\.effort \(hbgen init writes both\)\n/);
   // A field left out says nothing on its own row: it is named on the one row of what is not set.
-  assert.match(r.out, /\n {2}none {7}[^\n]*\bbudget\b[^\n]*\(not set; docs\/spec\.md says how to set each\)\n/);
+  assert.match(r.out, /\n {2}none {7}[^\n]*\bbudget\b[^\n]*\(docs\/spec\.md\)\n/);
   // The day's budget in its own row.
   const b = host('claude-code', { model: 'sonnet' });
   rewriteSpec(b, { budget: 5_000_000 } as never);

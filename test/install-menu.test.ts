@@ -65,9 +65,9 @@ test('pty: edit the schedule, the panel again with the new interval, install: th
   // An end before the start crosses midnight: the re-validated spec is shown again.
   const panels = r.out.split(/^hbgen install: "docs" from /m).slice(1);
   assert.is(panels.length, 2, r.out);
-  assert.match(panels[0]!, /hours {6}08:00–23:00 Europe\/Berlin, every day/);
-  assert.match(panels[1]!, /hours {6}08:00–09:00 Europe\/Berlin, mon tue wed/);
-  assert.match(panels[1]!, /interval {3}every 1h/);
+  // The interval's row names the window (no hours row repeats it).
+  assert.match(panels[0]!, /interval {3}every 30m: [^\n]*, in the window 08:00–23:00 Europe\/Berlin, every day\n/);
+  assert.match(panels[1]!, /interval {3}every 1h: [^\n]*, in the window 08:00–09:00 Europe\/Berlin, Mon–Wed\n/);
   assert.match(r.out, /hbgen: installed "docs"/);
   const after = readFileSync(h.specFile, 'utf8');
   assert.is(after, before.replace('"every": "30m"', '"every": "1h"').replace('"end": "23:00"', '"end": "09:00"').replace('"timezone": "Europe/Berlin" }', '"timezone": "Europe/Berlin", "days": ["mon", "tue", "wed"] }'));

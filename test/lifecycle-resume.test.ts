@@ -81,7 +81,7 @@ test('the panel of install and of resume shows the spec file\'s notify program a
   const want = {
     args: "  args       --flag 'two words'",
     notify: "  notify     /bin/echo 'wakes failing', at the 2nd failing wake in a row and at the success after it",
-    none: '  none       agent budget, instructions, budget, cap, gate, ping (not set; docs/spec.md says how to set each)',
+    none: '  none       model, instructions, budget, cap, gate, ping (docs/spec.md)',
   };
   for (const [k, v] of Object.entries(want)) assert.is(row(inst.out, k), v, `install's panel: ${k}`);
   assert.is((await hb(h, 'stop')).code, 0);

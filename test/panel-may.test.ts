@@ -36,8 +36,8 @@ test('a command harness: no tools row, no cap, and billing says hbgen cannot ask
   const r = await hb(h, 'install', { dryRun: true });
   assert.is(r.code, 0, r.err);
   assert.not.match(r.out, /\n {2}tools /);
-  assert.match(r.out, /\n {2}none {7}[^\n]*\bcap\b[^\n]*\(not set; docs\/spec\.md says how to set each\)\n/);
-  assert.match(r.out, /\n {2}billing {4}not checked \(custom command\): hbgen cannot ask this program who pays;/);
+  assert.match(r.out, /\n {2}none {7}[^\n]*\bcap\b[^\n]*\(docs\/spec\.md\)\n/);
+  assert.match(r.out, /\n {2}billing {4}cannot be checked for a custom command; no API key reaches it\n/);
 });
 
 test.run();

@@ -149,4 +149,39 @@ test('hbgen upgrade: one list, one question, then each install another hbgen mad
   assert.match(none.err, /^hbgen: nosuch: no install of that name on this host; `hbgen list` shows the installs by name\n$/);
 });
 
+/** A copy of this tree, same version and runtime, whose generated files' first comment is the older one ("run hbgen render"). */
+function olderSentence(): string {
+  const copy = join(scratch, 'sentence');
+  for (const d of ['bin', 'src', 'generators', 'templates', 'test/helpers', 'package.json', 'tsconfig.json']) cpSync(join(ROOT, d), join(copy, d), { recursive: true, filter: (p) => !p.includes('/src/gen/') });
+  symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
+  const f = join(copy, 'src/formats.ts');
+  const was = readFileSync(f, 'utf8');
+  const now = was.replace('Do not edit: change the spec and run hbgen install.`', 'Do not edit: change the spec and run hbgen render.`');
+  assert.is.not(now, was, 'the copy writes the older sentence');
+  writeFileSync(f, now);
+  const b = spawnSync(process.execPath, ['bin/build.mjs'], { cwd: copy, encoding: 'utf8' });
+  assert.is(b.status, 0, b.stderr);
+  return copy;
+}
+
+test('files whose first comment says "run hbgen render" (an older hbgen): status notes that install upgrades them (no drift, healthy), and install replaces them as its own', async () => {
+  const copy = olderSentence();
+  const h = makeHost('systemd-user');
+  const old = older(copy, h, 'install');
+  assert.is(old.code, 0, old.err + old.out);
+  const unit = join(h.home, '.config/systemd/user/hbgen-docs.service');
+  assert.match(readFileSync(unit, 'utf8'), /Do not edit: change the spec and run hbgen render\./);
+  const st = await hb(h, 'status');
+  assert.is(st.code, 0, st.out + st.err);
+  assert.not.match(st.out, /drift/, st.out);
+  assert.match(st.out, /installed by an older hbgen \(its files say "run hbgen render" where `hbgen install` is meant\): `hbgen install` upgrades it/, st.out);
+  const up = await hb(h, 'install', { yes: true });
+  assert.is(up.code, 0, up.out + up.err);
+  assert.match(up.out, /\n {2}replaced in ~\/\.config\/systemd\/user\/: hbgen-docs\.service, hbgen-docs\.timer\n/, up.out);
+  assert.match(readFileSync(unit, 'utf8'), /Do not edit: change the spec and run hbgen install\./);
+  const after = await hb(h, 'status');
+  assert.is(after.code, 0, after.out);
+  assert.not.match(after.out, /older hbgen|drift/, after.out);
+});
+
 test.run();

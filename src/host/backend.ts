@@ -6,7 +6,7 @@
 import { rmdirSync, rmSync } from 'node:fs';
 import { dirname, posix } from 'node:path';
 import type { RenderedFile } from '../../generators/types.ts';
-import { GENERATED_BY_PREFIX, generatedBy, sleep } from '../formats.ts';
+import { GENERATED_BY_PREFIX, hasGeneratedBy, sleep } from '../formats.ts';
 import { type Names, names } from '../names.ts';
 import type { Plan } from '../schedule.ts';
 import type { Spec } from '../spec.ts';
@@ -226,8 +226,7 @@ export function planFile(path: string, content: Buffer, mode: number, spec: Spec
   const cur = readOrNull(path)!;
   const priorMode = st.mode & 0o7777;
   if (cur.equals(content)) return { plan: { path, content, mode, prior: cur, priorMode, action: priorMode === mode ? 'same' : 'replace' } };
-  const header = generatedBy(spec.name);
-  const hasOurHeader = cur.includes(header);
+  const hasOurHeader = hasGeneratedBy(cur, spec.name);
   const hash = sha256(cur);
   // A file state.json recorded with these very bytes is hbgen's, whatever its format: JSON
   // (jail.json) has no comment to carry the generated-by line.
@@ -313,7 +312,7 @@ const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
  * blanks or tags, so that /a/x/heartbeat.sh never matches inside /b/a/x/heartbeat.sh.
  */
 export function entryOwner(content: string, c: { spec: Pick<Spec, 'name'>; names: Pick<Names, 'wrapper'> }, quoted: string): 'ours' | 'other' | 'not-hbgen' {
-  if (!content.includes(generatedBy(c.spec.name))) return 'not-hbgen';
+  if (!hasGeneratedBy(content, c.spec.name)) return 'not-hbgen';
   const bare = new RegExp(`(?:^|[\\s'">])${escapeRe(c.names.wrapper)}(?=$|[\\s'"<])`, 'm');
   return content.includes(quoted) || bare.test(content) ? 'ours' : 'other';
 }

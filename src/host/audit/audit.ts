@@ -14,7 +14,7 @@ import { COMMAND } from '../../harness/registry.ts';
 import { type LimitsFindings, limitsFindings, limitsLine } from '../../limits.ts';
 import { posix } from 'node:path';
 import { UserError } from '../../errors.ts';
-import { IDLE_FILE, WAKE_ENDS, isOneOf, type LogLine, pad2, parseLog, parseWakeDetail, SMOKE_DETAIL, TAMPERED_GIT } from '../../formats.ts';
+import { IDLE_FILE, WAKE_ENDS, generatedBy, isOneOf, type LogLine, olderGeneratedBy, pad2, parseLog, parseWakeDetail, SMOKE_DETAIL, TAMPERED_GIT } from '../../formats.ts';
 import { hostZone, hostZoneProblem, wakesMissedIn } from './clock.ts';
 import { failStreak, farPauses, lastFireEntryNote, schedulerClock, wakeSeconds, wakes, missedSince } from './health.ts';
 import { localText, nextFire } from './next.ts';
@@ -473,6 +473,14 @@ async function renderDrift(fileSpec: Spec, file: string, s: State, n: Names, dri
   const upgrade = pendingUpgrade(s);
   if (upgrade) {
     note(f, 'note', upgrade);
+    return;
+  }
+  // A wrapper whose first comment is an older hbgen's sentence was rendered by that hbgen:
+  // every file differs from this render by design (the sentence, and the sums that pin the
+  // wrapper), so one note says so; a file changed since install is still drift above.
+  const wrapper = readSoft(n.wrapper, READ_MAX, { noFollow: true });
+  if (wrapper && !wrapper.includes(generatedBy(fileSpec.name)) && wrapper.includes(olderGeneratedBy(fileSpec.name))) {
+    note(f, 'note', 'installed by an older hbgen (its files say "run hbgen render" where `hbgen install` is meant): `hbgen install` upgrades it, and until then every wake runs as installed');
     return;
   }
   const fresh = await renderSpec(fileSpec);

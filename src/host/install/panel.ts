@@ -7,11 +7,12 @@ import { presetOf } from '../../harness/registry.ts';
 import type { FilePlan, Preflight } from '../backend.ts';
 import type { BillingRecord } from './billing.ts';
 import type { BinFacts } from './facts.ts';
+import { posix } from 'node:path';
 import { shownArgv, shownWord } from '../../escape.ts';
 import { mode4 } from '../fsx.ts';
 import { SMOKE_ARGV } from './smoke.ts';
 import { pingOf } from '../../notify.ts';
-import { jailLines, jailOn, tildeOf } from '../../jail.ts';
+import { grouped, jailLines, jailOn, tildeOf } from '../../jail.ts';
 import { capRow, toolsRow } from './agent-may.ts';
 import { limitsLine } from '../../limits.ts';
 import { FACTS } from '../../scheduler-facts.ts';
@@ -48,10 +49,26 @@ export interface PanelInput {
   changes?: { list: SpecChange[]; since: string };
 }
 
-function fileLines(files: FilePlan[]): string[] {
-  const w = Math.max(...files.map((f) => f.path.length));
-  const what = (f: FilePlan) => (f.action === 'create' ? 'new' : f.edited ? 'replaced: changed since install, the edit below is undone' : f.action === 'replace' ? 'replaced (hbgen wrote it)' : 'unchanged');
-  return files.map((f) => `  ${f.path.padEnd(w)}  ${mode4(f.mode)}  ${what(f)}`);
+/**
+ * The files install writes, by folder (the state folder's own subfolders included) and by
+ * what happens to them, so that a dozen files take a few lines; a file edited since the
+ * install has a line of its own (its diff follows). `record`: the install's record, named
+ * as such in the state folder's first group.
+ */
+function fileLines(files: FilePlan[], stateDir: string, record: string): string[] {
+  const edited = files.filter((f) => f.edited);
+  const out = edited.map((f) => `  ${f.path}  ${mode4(f.mode)}  replaced: changed since install, the edit below is undone`);
+  const groups = new Map<string, string[]>();
+  for (const f of files) {
+    if (f.edited || f.path === record) continue;
+    const dir = f.path.startsWith(`${stateDir}/`) ? stateDir : posix.dirname(f.path);
+    const key = `${f.action === 'create' ? 'new' : 'replaced'} in ${dir}/`;
+    groups.set(key, [...(groups.get(key) ?? []), f.path.slice(dir.length + 1)]);
+  }
+  const own = [...groups.keys()].find((k) => k.endsWith(` ${stateDir}/`)) ?? `new in ${stateDir}/`;
+  groups.set(own, [...(groups.get(own) ?? []), `${record.slice(stateDir.length + 1)} (this install's record)`]);
+  for (const [key, list] of groups) out.push(`  ${key}: ${grouped(list).join(', ')}`);
+  return out;
 }
 
 /** The agent's own arguments, as the spec file gives them (the preset's flags come first). */
@@ -90,7 +107,7 @@ const SANDBOX_MODES = ['read-only', 'workspace-write', 'danger-full-access'];
 /** The model, the effort and the tiers as the agent gets them. */
 function modelRow(agent: Spec['agent']): string {
   const tiers = agent.models ? `; tiers ${Object.entries(agent.models).map(([k, v]) => `${k}=${v}`).join(', ')} (named in the wake prompt)` : '';
-  if (agent.harness === 'command') return `not set by hbgen (harness "command": your args decide)${tiers}`;
+  if (agent.harness === 'command') return tiers ? `not set by hbgen (harness "command": your args decide)${tiers}` : 'none (harness "command": your args decide)';
   return `${agent.model ?? "the client's default"}, effort ${agent.effort ?? "the client's default"}${tiers}`;
 }
 
@@ -127,7 +144,7 @@ export function modelCaveats(agent: Spec['agent']): string[] {
 
 /** How the agent bills, as its client said at this install, and that the wrapper asks again. */
 function billingRow(b: BillingRecord): string {
-  if (b.result !== 'subscription') return "not checked (custom command): hbgen cannot ask this program who pays; no API key in the agent's environment";
+  if (b.result !== 'subscription') return 'cannot be checked for a custom command; no API key reaches it';
   return `${b.identity}, as \`${shownArgv(b.command ?? [])}\` says in the agent's environment${b.clientVersion ? ` (${b.clientVersion})` : ''}; asked again before every wake`;
 }
 
@@ -146,18 +163,21 @@ function panelRows(p: PanelInput): [string, string][] {
   const days = h.days ? h.days.join(' ') : 'every day';
   const bin = p.bin.realpath !== spec.agent.bin ? `${spec.agent.bin} → ${p.bin.realpath}` : spec.agent.bin;
   const ids = Object.values(pre.ids).join(', ');
+  const tilde = tildeOf(spec);
   return [
     ['repo', spec.repo],
-    ['agent', `${spec.agent.harness}: ${bin}${p.bin.interpreter ? ` (run by ${p.bin.interpreter})` : ''}; ${SANDBOX_MODES.includes(p.permissionMode) ? 'sandbox' : 'permission mode'} ${p.permissionMode}`],
+    // A command's permission mode is its args' (the args row shows them).
+    ['agent', `${spec.agent.harness}: ${tilde(bin)}${p.bin.interpreter ? ` (run by ${p.bin.interpreter})` : ''}${spec.agent.harness === 'command' ? '' : `; ${SANDBOX_MODES.includes(p.permissionMode) ? 'sandbox' : 'permission mode'} ${p.permissionMode}`}`],
     argsRow(spec),
     ['model', modelRow(spec.agent)],
     ['billing', billingRow(p.billing)],
     ...(p.seeds ?? []),
-    ['hours', `${h.start}–${h.end} ${h.timezone}, ${days}`],
+    // The interval's summary names the window when it bounds the fires: the hours row would repeat it.
+    ...(p.summary.includes(`${h.start}–${h.end} ${h.timezone}`) ? [] : ([['hours', `${h.start}–${h.end} ${h.timezone}, ${days}`]] as [string, string][])),
     ['interval', `every ${spec.schedule.every}: ${p.summary}`],
     ['timeout', `${spec.timeout}, then TERM, and KILL ${spec.killAfter} later`],
     ['budget', budgetRow(spec)],
-    ['pause', pauseAfterOf(spec) ? `after ${pauseAfterOf(spec)} failing wakes in a row, later fires log skip-paused and run no agent until a success by hand, \`hbgen resume --now\`, an edit of HEART.md or the install of a changed spec` : 'never after failures (pauseAfter false)'],
+    ['pause', pauseAfterOf(spec) ? `after ${pauseAfterOf(spec)} failing wakes in a row: no agent until \`hbgen resume --now\`` : 'never after failures (pauseAfter false)'],
     // A reserve is a preset's (the spec refuses one for harness "command"): no row to fold into "none" there.
     ...(presetOf(spec.agent.harness) ? ([['reserve', reserveRow(spec, p.billing.clientVersion)]] as [string, string][]) : []),
     capRow(spec),
@@ -165,7 +185,8 @@ function panelRows(p: PanelInput): [string, string][] {
     ...(spec.until ? ([['until', `${spec.until.replace('T', ' ')} ${h.timezone}: the job ends then; later fires log skip-ended, run no agent and count no wake`]] as [string, string][]) : []),
     ...otherRuns(spec),
     ['scheduler', `${spec.schedule.scheduler} (${ids})`],
-    ['state', n.stateDir],
+    // The file list names the state folder: the install's record is written there.
+    ...(p.statePath.startsWith(`${n.stateDir}/`) ? [] : ([['state', n.stateDir]] as [string, string][])),
   ];
 }
 
@@ -177,7 +198,7 @@ export function foldedRows(rows: [string, string][]): [string, string][] {
   const quiet = rows.filter(([, v]) => /^none\b/.test(v));
   if (quiet.length < 2) return rows;
   const out = rows.filter((r) => !quiet.includes(r));
-  out.splice(out.findIndex(([k]) => k === 'scheduler'), 0, ['none', `${quiet.map(([k]) => k).join(', ')} (not set; docs/spec.md says how to set each)`]);
+  out.splice(out.findIndex(([k]) => k === 'scheduler'), 0, ['none', `${quiet.map(([k]) => k).join(', ')} (docs/spec.md)`]);
   return out;
 }
 
@@ -188,13 +209,12 @@ export function panel(p: PanelInput): string {
   // What changed comes first: on a re-install it is what the person consents to anew.
   const out: string[] = [`hbgen ${p.verb}: "${spec.name}" from ${p.specFile}`, ...(p.changes ? changeLines(p.changes.list, p.changes.since) : [])];
   for (const [k, v] of rows) out.push(`  ${k.padEnd(10)} ${k === 'repo' || k === 'state' ? tilde(v) : v}`);
-  out.push(...jailLines(spec, p.jailBin ?? null, true).map((l, i) => (i === 0 ? `  ${'jail'.padEnd(10)} ${l}` : `  ${''.padEnd(10)} ${l}`)));
-  out.push(`  ${'limits'.padEnd(10)} ${limitsLine(spec)}`);
+  out.push(...jailLines(spec, p.jailBin ? tilde(p.jailBin) : null, true).map((l, i) => (i === 0 ? `  ${'jail'.padEnd(10)} ${l}` : `  ${''.padEnd(10)} ${l}`)));
+  out.push(`  ${'limits'.padEnd(10)} ${limitsLine(spec, true)}`);
   const writes = [...p.stateFiles, ...pre.hostFiles].filter((f) => f.action !== 'same');
   const same = [...p.stateFiles, ...pre.hostFiles].length - writes.length;
-  out.push('files it will write:');
-  out.push(...fileLines([...writes, { path: p.statePath, content: Buffer.alloc(0), mode: 0o600, prior: null, priorMode: 0, action: 'create' as const }].map((f) => ({ ...f, path: tilde(f.path) }))).map((l, i, a) => (i === a.length - 1 ? l.replace(/new$/, 'the record of this install') : l)));
-  if (same) out.push(`  (${same} more already in place, unchanged)`);
+  const record: FilePlan = { path: p.statePath, content: Buffer.alloc(0), mode: 0o600, prior: null, priorMode: 0, action: 'create' };
+  out.push(`files it will write${same ? ` (${same} more already in place, unchanged)` : ''}:`, ...fileLines([...writes, record].map((f) => ({ ...f, path: tilde(f.path) })), tilde(n.stateDir), tilde(p.statePath)));
   for (const l of p.exclude ?? []) out.push(`  ${l}`);
   for (const r of p.oldRuntimes ?? []) out.push(`  ${r}  removed once the check passed: the earlier runtime, which the new wrapper no longer pins (a wake running now reads on from its open copy)`);
   for (const d of p.edits ?? []) out.push(...d.split('\n').filter(Boolean).map((l) => `    ${l}`));
@@ -207,7 +227,8 @@ export function panel(p: PanelInput): string {
   for (const c of pre.printed ?? []) out.push(`  ${shownArgv(c.argv)}`);
   // Off this host the wrapper runs in the scheduler's own place: it is not smoke-tested here.
   if (!facts.offHost || pre.checks.length) out.push('then it checks the install, and undoes all of it if any check fails:');
-  if (!facts.offHost) for (const l of p.smokeLines ?? [`${shownArgv(SMOKE_ARGV(n.wrapper))}   (twice at once: the second must skip on the lock)`]) out.push(`  ${l}`);
+  // A path under HOME unquoted is ~/… (a quoted one stays whole: ~ does not expand in quotes).
+  if (!facts.offHost) for (const l of p.smokeLines ?? [`${shownArgv(SMOKE_ARGV(n.wrapper))}   (twice at once: the second must skip on the lock)`]) out.push(`  ${l.split(' ').map(tilde).join(' ')}`);
   for (const c of pre.checks) out.push(`  ${shownArgv(c)}`);
   if (p.removes?.length) {
     // A renamed spec's old entry is on the same scheduler (its lines say "the spec's earlier name").

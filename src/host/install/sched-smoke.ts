@@ -9,6 +9,7 @@
 // that context. The second run, from hbgen, must find the lock held, as before. Only what
 // was observed is reported.
 import { rmSync } from 'node:fs';
+import { basename } from 'node:path';
 import { sleep } from '../../formats.ts';
 import type { Names } from '../../names.ts';
 import type { Spec } from '../../spec.ts';
@@ -21,7 +22,7 @@ import { wrapperRefusal } from './wrapper-check.ts';
 /** The panel's lines for the check (src/host/install/panel.ts shows them). */
 export function smokePanelLines(scheduler: Spec['schedule']['scheduler'], n: Names, uid: number): string[] {
   const r = startRoute(scheduler, n, uid);
-  const first = r.argv ? `${shownArgv(r.argv)}   (${r.says}; ${requestFile(n, 'smoke')} makes that run a smoke run, the billing check included)` : `/bin/sh ${n.wrapper}   (${r.says}; the billing check runs there too)`;
+  const first = r.argv ? `${shownArgv(r.argv)}   (${r.says}; the state folder's ${basename(requestFile(n, 'smoke'))} makes it a smoke run)` : `/bin/sh ${n.wrapper}   (${r.says}; the billing check runs there too)`;
   return [first, `${shownArgv(SMOKE_ARGV(n.wrapper))}   (at the same time: it must skip on the lock)`];
 }
 

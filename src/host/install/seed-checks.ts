@@ -84,12 +84,13 @@ function denyRules(spec: Spec): string[] {
 }
 
 /** The models the spec names, each checked against the client's own list where it has one. */
-function catalog(spec: Spec, bin: string): { row: string; caveats: string[] } {
+function catalog(spec: Spec, bin: string): { row: string | null; caveats: string[] } {
   const a = spec.agent;
   const p = presetOf(a.harness);
   // A tier that runs the subagent on the lead's model names no model of its own.
   const asked = [a.model, a.fallbackModel, ...Object.values(a.models ?? {})].filter((m): m is string => !!m && m !== p?.model.inherit);
-  if (!p) return { row: 'unverified (harness "command": hbgen knows no list of its models)', caveats: [] };
+  // A custom command has no list to check its args' model against: a row would say nothing.
+  if (!p) return { row: null, caveats: [] };
   if (asked.length === 0) return { row: "the client's default (nothing to check)", caveats: [] };
   const known = modelCatalog(p.model.catalog, bin, spec.env, spec.repo);
   if ('why' in known) return { row: `unverified (${known.why})`, caveats: [] };
@@ -125,11 +126,12 @@ export function modelCatalog(c: HarnessPreset['model']['catalog'], bin: string, 
 function budgetRows(spec: Spec): [string, string][] {
   const b = (spec as { budget?: unknown }).budget;
   const budget = typeof b === 'number' && b > 0 ? `${b} tokens per working day; the context block tells the agent what is left, and wakes skip once it is spent` : 'none: no daily token cap (set "budget", tokens per working day, to have one)';
-  const tiers = spec.agent.models ? `subagents on the cheapest fitting tier (${Object.keys(spec.agent.models).join(', ')})` : 'no tiers: subagents use the main model';
+  const tiers = spec.agent.models ? `; subagents on the cheapest fitting tier (${Object.keys(spec.agent.models).join(', ')})` : '';
   const fallback = spec.agent.fallbackModel ? `; ${spec.agent.fallbackModel} once ${spec.agent.model} is refused` : '';
+  // No budget: the panel's own budget row says so (one row for the one field).
   return [
-    ['agent budget', budget],
-    ['token policy', `the plan only (no metered key reaches the agent); fan-out only when parallelism helps, no recursive spawning (PROTOCOL.md); ${tiers}; scale down as the allowance tightens${fallback}`],
+    ...(typeof b === 'number' && b > 0 ? ([['agent budget', budget]] as [string, string][]) : []),
+    ['token policy', `plan only; fan-out when it helps, never recursive${tiers}${fallback} (PROTOCOL.md)`],
   ];
 }
 
@@ -137,7 +139,7 @@ export function seedLook(spec: Spec, bin: string): SeedLook {
   const ins = instructions(spec);
   const cat = catalog(spec, bin);
   return {
-    rows: [...budgetRows(spec), ['instructions', ins.row], ['models', cat.row]],
+    rows: [...budgetRows(spec), ['instructions', ins.row], ...(cat.row === null ? [] : ([['models', cat.row]] as [string, string][]))],
     caveats: [...ins.caveats, ...denyRules(spec), ...cat.caveats],
   };
 }

@@ -215,9 +215,9 @@ function planCommands(c: Ctx, d: Pick<SystemdData, 'changed' | 'rearm' | 'forget
   const commands: { argv: string[]; note?: string }[] = [];
   if (d.forget) commands.push({ argv: ['systemctl', '--user', 'disable', '--now', c.names.timer], note: '(so that systemd forgets its last fire and starts no wake now)' });
   if (d.changed || d.forget) commands.push({ argv: ['systemctl', '--user', 'daemon-reload'] });
-  if (d.clean) commands.push({ argv: ['systemctl', '--user', 'clean', '--what=state', c.names.timer], note: '(so that a fire missed while it was off is not replayed now)' });
+  if (d.clean) commands.push({ argv: ['systemctl', '--user', 'clean', '--what=state', c.names.timer], note: '(forget missed fires)' });
   if (d.rearm) commands.push({ argv: ['systemctl', '--user', 'enable', '--now', c.names.timer] });
-  if (d.enableLinger) commands.push({ argv: ['loginctl', 'enable-linger', c.io.user] });
+  if (d.enableLinger) commands.push({ argv: ['loginctl', 'enable-linger', c.io.user], note: '(lingering is off: the timer would stop at logout)' });
   return commands;
 }
 
@@ -250,12 +250,13 @@ export const backend: Backend<SystemdData> = {
     const clean = rearm && c.spec.catchUp === 'once';
     const enableLinger = l.value === 'no';
     const commands = planCommands(c, { changed, rearm, forget, clean, enableLinger });
+    // Lingering off: the loginctl command's own note in the panel says why install runs it.
     const caveats = [
-      l.value === 'yes'
-        ? `lingering is on for ${c.io.user}: the timer also runs while you are logged out`
+      ...(l.value === 'yes'
+        ? [`lingering is on for ${c.io.user}: the timer also runs while you are logged out`]
         : l.value === 'no'
-          ? `lingering is off for ${c.io.user}: systemd would stop the timer when you log out, so install also runs \`loginctl enable-linger ${c.io.user}\``
-          : `hbgen cannot tell whether lingering is on (loginctl: ${l.why}); without it systemd stops the timer when you log out: run \`loginctl enable-linger ${c.io.user}\` yourself`,
+          ? []
+          : [`hbgen cannot tell whether lingering is on (loginctl: ${l.why}); without it systemd stops the timer when you log out: run \`loginctl enable-linger ${c.io.user}\` yourself`]),
       catchUpCaveat(c.spec),
     ];
     const prevLinger = c.prev?.systemd;

@@ -17,7 +17,7 @@ export const facts = {
   entry: 'user timer',
   missedCause: 'your user manager was not running (lingering off and you were logged out: `loginctl enable-linger`)',
   catchUp: {
-    once: 'a fire missed while the machine slept or was off runs once on resume or boot (Persistent=true); the wrapper runs it only inside your working hours with minRun left',
+    once: 'a missed fire runs once at resume or boot, in your hours',
     skip: 'a fire missed while the machine was off is dropped (Persistent=false); one systemd still makes late on resume is logged skip-late and not run',
   },
   startJob: { argv: ['systemctl', '--user', 'start', '<service>'], says: 'through the user manager, the installed unit unchanged' },
