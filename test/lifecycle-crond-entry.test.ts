@@ -10,7 +10,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { names } from '../src/names.ts';
 import { cronUser, realOrSkip, whyNot } from './helpers/cronuser.ts';
-import { withCronDaemon } from './helpers/crond.ts';
+import { nextCronMinute, withCronDaemon } from './helpers/crond.ts';
 import { makeHost, rewriteSpec } from './helpers/lifecycle.ts';
 
 const why = whyNot() || (existsSync('/usr/sbin/cron') ? '' : 'no /usr/sbin/cron');
@@ -20,9 +20,7 @@ real('real cron daemon: an edited block is a note at the fire that finds it, not
   withCronDaemon(async () => {
     const U = cronUser('hbgen-crond-entry');
     U.set(null);
-    let at = Math.ceil((Date.now() + 25_000) / 60_000) * 60_000;
-    if (new Date(at).getUTCMinutes() === 0) at += 60_000;
-    const minute = new Date(at).getUTCMinutes();
+    const { at, minute } = nextCronMinute(25_000);
     const h = makeHost('cron', { schedule: { scheduler: 'cron', every: '1h', minute, hours: { start: '00:00', end: '24:00', timezone: 'UTC' } } });
     const told = join(h.root, 'told');
     const prog = join(h.root, 'notify.sh');

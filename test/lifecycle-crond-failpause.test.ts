@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert';
 import { FAIL_PAUSE_FILE } from '../src/formats.ts';
 import { names } from '../src/names.ts';
 import { cronUser, realOrSkip, whyNot } from './helpers/cronuser.ts';
-import { withCronDaemon } from './helpers/crond.ts';
+import { nextCronMinute, withCronDaemon } from './helpers/crond.ts';
 import { makeHost } from './helpers/lifecycle.ts';
 
 const why = whyNot() || (existsSync('/usr/sbin/cron') ? '' : 'no /usr/sbin/cron');
@@ -20,9 +20,7 @@ real('real cron daemon: after the failure that paused the job, cron fires the en
   withCronDaemon(async () => {
     const U = cronUser('hbgen-crond-pause');
     U.set(null);
-    let at = Math.ceil((Date.now() + 25_000) / 60_000) * 60_000;
-    if (new Date(at).getUTCMinutes() === 0) at += 60_000;
-    const minute = new Date(at).getUTCMinutes();
+    const { at, minute } = nextCronMinute(25_000);
     const h = makeHost('cron', {
       schedule: { scheduler: 'cron', every: '1h', minute, hours: { start: '00:00', end: '24:00', timezone: 'UTC' } },
       pauseAfter: 1,

@@ -7,7 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { names } from '../src/names.ts';
 import { cronUser, realOrSkip, whyNot } from './helpers/cronuser.ts';
-import { withCronDaemon } from './helpers/crond.ts';
+import { nextCronMinute, withCronDaemon } from './helpers/crond.ts';
 import { makeHost } from './helpers/lifecycle.ts';
 
 const why = whyNot() || (existsSync('/usr/sbin/cron') ? '' : 'no /usr/sbin/cron');
@@ -17,9 +17,7 @@ real('real cron daemon: the fire at until logs skip-ended and runs no agent; sta
   withCronDaemon(async () => {
     const U = cronUser('hbgen-crond-until');
     U.set(null);
-    let at = Math.ceil((Date.now() + 25_000) / 60_000) * 60_000;
-    if (new Date(at).getUTCMinutes() === 0) at += 60_000;
-    const minute = new Date(at).getUTCMinutes();
+    const { at, minute } = nextCronMinute(25_000);
     const until = new Date(at).toISOString().slice(0, 16);
     const h = makeHost('cron', { until, schedule: { scheduler: 'cron', every: '1h', minute, hours: { start: '00:00', end: '24:00', timezone: 'UTC' } } });
     U.own(h);

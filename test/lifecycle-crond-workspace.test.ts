@@ -11,7 +11,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { names } from '../src/names.ts';
 import { cronUser, realOrSkip, whyNot } from './helpers/cronuser.ts';
-import { withCronDaemon } from './helpers/crond.ts';
+import { nextCronMinute, withCronDaemon } from './helpers/crond.ts';
 import { makeHost } from './helpers/lifecycle.ts';
 
 const why = whyNot() || (existsSync('/usr/sbin/cron') ? '' : 'no /usr/sbin/cron');
@@ -23,9 +23,7 @@ real('real cron daemon: a fire with "workspace": "clone" commits on the agent\'s
   withCronDaemon(async () => {
     const U = cronUser('hbgen-crond-ws');
     U.set(null);
-    let at = Math.ceil((Date.now() + 30_000) / 60_000) * 60_000;
-    if (new Date(at).getUTCMinutes() === 0) at += 60_000;
-    const minute = new Date(at).getUTCMinutes();
+    const { at, minute } = nextCronMinute(30_000);
     const h = makeHost('cron', { stateDir: undefined, workspace: 'clone', schedule: { scheduler: 'cron', every: '1h', minute, hours: { start: '00:00', end: '24:00', timezone: 'UTC' } } });
     writeFileSync(join(h.home, '.gitconfig'), '[user]\n\tname = agent\n\temail = agent@example.invalid\n');
     git(h.repo, 'init', '-q', '-b', 'main');

@@ -68,3 +68,13 @@ export async function withCronDaemon<T>(fn: () => Promise<T>): Promise<T> {
     rmSync(LOCK, { recursive: true, force: true });
   }
 }
+
+/**
+ * The next whole minute at least `leadMs` away, never :00 (a spec's minute is 1–59): when a
+ * suite's entry fires, so that cron's own fire is what the suite waits for.
+ */
+export function nextCronMinute(leadMs = 25_000): { at: number; minute: number } {
+  let at = Math.ceil((Date.now() + leadMs) / 60_000) * 60_000;
+  if (new Date(at).getUTCMinutes() === 0) at += 60_000;
+  return { at, minute: new Date(at).getUTCMinutes() };
+}
