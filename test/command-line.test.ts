@@ -34,7 +34,7 @@ function largestCase(): Case {
   const prompt = 'p'.repeat(COMMAND_LINE.argBytes - COMMAND_LINE.contextBytes);
   const at = (n: number) => {
     try {
-      return makeCase({ spec: { agent: { prompt } }, env: { BIG: 'b'.repeat(n) }, install: false });
+      return makeCase({ spec: { agent: { prompt }, idleAfter: false }, env: { BIG: 'b'.repeat(n) }, install: false });
     } catch {
       return undefined;
     }
@@ -47,7 +47,7 @@ function largestCase(): Case {
     else hi = mid;
   }
   assert.ok(lo > 10000 && at(lo + 1) === undefined, `bisection: ${lo}`);
-  return makeCase({ spec: { agent: { prompt } }, env: { BIG: 'b'.repeat(lo) } });
+  return makeCase({ spec: { agent: { prompt }, idleAfter: false }, env: { BIG: 'b'.repeat(lo) } });
 }
 
 test('the largest accepted prompt and environment reach the agent whole, in every shell', async () => {

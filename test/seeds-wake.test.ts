@@ -17,11 +17,13 @@ function rerender(c: Case, extra: Record<string, unknown>): void {
 }
 
 const berlinDay = () => new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Berlin', year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date());
+// idleAfter false: these cases run quiet wakes in a row that change nothing, which the idle
+// backoff (test/wrapper-idle) would skip.
 const allowance = (c: Case) => /\nAllowance: ([^\n]*)$/.exec(c.argv().at(-1)!)?.[1];
 
 for (const sh of SHELLS) {
   test(`${sh.name}: the allowance line gives the minutes left, and with a budget what is left of it today`, async () => {
-    const c = makeCase({ spec: { timeout: '3m', schedule: { every: '5m' } } });
+    const c = makeCase({ spec: { timeout: '3m', schedule: { every: '5m' }, idleAfter: false } });
     let r = await run(c, sh);
     assert.is(r.code, 0, r.stderr + c.log());
     assert.is(allowance(c), '3 minutes left in this wake (scale down as it tightens)');
@@ -44,7 +46,7 @@ for (const sh of SHELLS) {
 }
 
 test('dash: a usage file that is a FIFO or garbage is never opened or believed: the whole budget is left', async () => {
-  const c = makeCase({ spec: { timeout: '3m' } });
+  const c = makeCase({ spec: { timeout: '3m', idleAfter: false } });
   rerender(c, { budget: 1000 });
   execFileSync('mkfifo', [join(c.state, 'usage')]);
   let r = await run(c, shell('dash'), { limitMs: 10000 });
