@@ -57,7 +57,11 @@ test('a day of 30 fires with nothing changed: 3 wakes, then at most one every id
 test('an edit of HEART.md (or a file of the repo) makes the next fire run; a failure ends the backoff; idleAfter false never backs off', async () => {
   const c = makeCase({ spec: { idleAfter: 2 } });
   writeFileSync(join(c.repo, 'HEART.md'), '# Mission\nkeep the docs true\n');
+  // A file's mtime comes from the kernel's coarse clock (a few ms a tick): an edit in the same
+  // tick as the record's write would not be newer than it, so each edit waits 20 ms first.
+  const pause = () => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
   const ran = await day(c, 8, (i) => {
+    if (i === 4 || i === 6) pause();
     if (i === 4) writeFileSync(join(c.repo, 'HEART.md'), '# Mission\nkeep the docs true; the API page first\n');
     if (i === 6) writeFileSync(join(c.repo, 'notes.txt'), 'the person worked here\n');
   });
