@@ -507,7 +507,8 @@ function heartbeatValues(ctx: RenderContext): string[] {
   const limit = limitContext(ctx);
   const end = windowEndContext(ctx);
   const stream = streamContext(ctx);
-  const seeds = seedsContext(ctx, wake.agentArgs, harnessArgs(spec.agent, jailOn(spec)).length);
+  const presetLength = harnessArgs(spec.agent, jailOn(spec)).length;
+  const seeds = seedsContext(ctx, wake.agentArgs, presetLength);
   const opt = (name: string, v: string | boolean) => (v ? [assign(name, v === true ? '1' : v)] : []);
   return [
     assign('hb_name', env.name),
@@ -544,7 +545,7 @@ function heartbeatValues(ctx: RenderContext): string[] {
     ...opt('hb_pingbody', notify.pingOn && notify.pingBody),
     ...opt('hb_shared', wake.shared),
     ...opt('hb_lateskip', windowContext(ctx).lateSkip),
-    ...modelValues(wake, seeds, harnessArgs(spec.agent, jailOn(spec)).length),
+    ...modelValues(wake, seeds, presetLength),
     ...(billing.billingCheck ? [assign('hb_billing_s', billing.billingTimeout)] : []),
     ...opt('hb_billing_token', billing.billingSetupToken),
     ...jailValues(jail),
