@@ -23,11 +23,6 @@
 //   ***", "Logged in using ChatGPT", or "Logged in using <Amazon Bedrock API key | AWS access
 //   keys | access token | personal access token | workload identity>". Only the ChatGPT
 //   login is the plan.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import * as childProcessModule from 'node:child_process';
-import { tmpdir } from 'node:os';
-import { FILES_AWK, TOKEN_AWK, VERDICT_AWK } from './billing-rules.ts';
 import { knownCredentials } from './credentials.ts';
 import { PRESETS, presetOf, type HarnessPreset, type PresetId } from './harness/registry.ts';
 import type { Spec } from './spec.ts';
@@ -41,7 +36,7 @@ const of = (client: BillingClient): HarnessPreset => presetOf(client)!;
 export const STATUS_ARGV = Object.fromEntries(PRESETS.map((p) => [p.id, p.billing.statusArgv])) as Record<BillingClient, readonly string[]>;
 
 /** The status command as the user would type it: "claude auth status". */
-const command = (client: BillingClient) => `${of(client).detect.command} ${of(client).billing.statusArgv.join(' ')}`;
+export const command = (client: BillingClient) => `${of(client).detect.command} ${of(client).billing.statusArgv.join(' ')}`;
 
 export type Verdict = { ok: true; method: string; provider: string; identity: string; plan?: string } | { ok: false; saw: string };
 
@@ -53,54 +48,6 @@ export function billingClient(agent: Spec['agent']): BillingClient | null {
 /** How long the wrapper lets the status command run: 20 s, or half the timeout when that is shorter. */
 export function billingTimeout(timeoutSeconds: number): number {
   return Math.max(1, Math.min(20, Math.floor(timeoutSeconds / 2)));
-}
-
-/**
- * Runs one of the rules' awk programs (src/billing-rules.ts) as the wrapper does: the C
- * locale, the operands given; its stdout. Temporary files hold what the client printed.
- */
-function awk(program: string, vars: Record<string, string>, operands: string[]): string {
-  const r = childProcessModule.spawnSync('awk', [...Object.entries(vars).flatMap(([k, v]) => ['-v', `${k}=${v}`]), program, ...operands], {
-    encoding: 'utf8',
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C' },
-    stdio: ['ignore', 'pipe', 'ignore'],
-    maxBuffer: 1 << 20,
-  });
-  if (r.error) throw new Error(`billing: awk could not be run (${r.error.message}); install awk (POSIX), which the wrapper needs too`);
-  return r.stdout;
-}
-
-/**
- * The verdict on what the client's status command printed and its exit status, by the
- * rules the wrapper applies before every wake (VERDICT_AWK, the same text);
- * `setupToken`: the agent's env sets CLAUDE_CODE_OAUTH_TOKEN (claude-code only).
- */
-export function verdict(client: BillingClient, stdout: string, stderr: string, code: number, setupToken = false): Verdict {
-  const dir = mkdtempSync(join(tmpdir(), 'hbgen-billing-'));
-  try {
-    const out = join(dir, 'out');
-    const err = join(dir, 'err');
-    writeFileSync(out, stdout);
-    writeFileSync(err, stderr);
-    const line = awk(VERDICT_AWK, { rc: String(code), which: client, tok: setupToken ? '1' : '0' }, [out, err]).split('\n')[0] ?? '';
-    const ok = /^ok (\S+) (\S+) (.+)$/.exec(line);
-    if (ok) return { ok: true, method: ok[1]!, provider: ok[2]!, identity: ok[3]! };
-    if (line.startsWith('no ')) return { ok: false, saw: line.slice(3) };
-    return { ok: false, saw: `${command(client)} got no verdict from awk` };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-/** `claude auth status --text` printed this on stdout: does it name the setup token (TOKEN_AWK, as the wrapper asks)? */
-export function namesSetupToken(stdout: string): boolean {
-  const dir = mkdtempSync(join(tmpdir(), 'hbgen-billing-'));
-  try {
-    writeFileSync(join(dir, 'out'), stdout);
-    return childProcessModule.spawnSync('awk', [TOKEN_AWK, join(dir, 'out')], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C' }, stdio: 'ignore' }).status === 0;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 }
 
 /** The agent's env gives Claude Code a setup-token (see the rules, src/billing-rules.ts VERDICT_AWK: oauth_token counts as the plan only then). */
@@ -143,16 +90,6 @@ export function billingKeyNames(): string[] {
 export interface FileHit {
   file: string;
   key: string;
-}
-
-/**
- * The first hit in the files (paths; a missing or unreadable one is skipped), by the rules
- * the wrapper applies before every wake (FILES_AWK, the same text).
- */
-export function fileHit(client: BillingClient, files: string[]): FileHit | undefined {
-  if (files.length === 0) return undefined;
-  const [key, file] = awk(FILES_AWK, { which: client, keys: ` ${billingKeyNames().join(' ')} ` }, files).split('\n');
-  return key && file ? { file, key } : undefined;
 }
 
 /** The refusal's words after "billing ": the same in install and the wrapper's log line. */

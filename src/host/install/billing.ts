@@ -3,7 +3,8 @@
 // shell), in the repo (Claude Code reads the repo's .claude settings), stdin closed — and
 // install goes on only on the fixed plan. The verdict's rules are written once
 // (src/billing-rules.ts), run here and by the wrapper's check before every wake.
-import { STATUS_ARGV, billingClient, hasSetupToken, namesSetupToken, notPlan, timedOut, verdict } from '../../billing.ts';
+import { STATUS_ARGV, billingClient, hasSetupToken, notPlan, timedOut } from '../../billing.ts';
+import { namesSetupToken, verdict } from '../../billing-awk.ts';
 import { TOKEN_REFUSAL } from '../../billing-rules.ts';
 import type { Spec } from '../../spec.ts';
 import { presetOf } from '../../harness/registry.ts';

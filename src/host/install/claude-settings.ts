@@ -14,7 +14,8 @@
 // preset's explicit --permission-mode acceptEdits still wins over their defaultMode.
 import { readFileSync, readdirSync } from 'node:fs';
 import { posix } from 'node:path';
-import { billingClient, billingFiles, fileHit, fileHitMessage } from '../../billing.ts';
+import { billingClient, billingFiles, fileHitMessage } from '../../billing.ts';
+import { fileHit } from '../../billing-awk.ts';
 import { CLAUDE_MANAGED } from '../../harness/claude-code/index.ts';
 import { presetOf } from '../../harness/registry.ts';
 import { claudeSettingsIssues } from '../../harness.ts';
