@@ -5,7 +5,7 @@
 import { workspaceBranch, workspaceDir, workspaceOn } from '../src/workspace.ts';
 import { type SeedsContext, seedsContext } from './seeds.ts';
 import { posix } from 'node:path';
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../src/sha256.ts';
 import { renderClaimSh, renderHeartbeatSh, renderWindowSh } from '../src/gen/templates.ts';
 import { runtime } from './runtime.ts';
 import { logDateShell } from './formats.ts';
@@ -578,7 +578,7 @@ function jailValues(jail: JailContext): string[] {
     ...opt('hb_srt', jail.jailBin),
     ...opt('hb_jailtmp', jail.jailTmp),
     ...opt('hb_jaillinux', jail.jailLinux),
-    ...(jail.jail ? [assign('hb_jailsha', createHash('sha256').update(`${jail.jailSettingsText}\n`, 'utf8').digest('hex'))] : []),
+    ...(jail.jail ? [assign('hb_jailsha', sha256Hex(`${jail.jailSettingsText}\n`))] : []),
   ];
 }
 

@@ -1,6 +1,7 @@
 // What a user-caused error is, and how a command shows it: one sentence (or one line per
 // problem) on stderr and an exit code, never a stack.
 import { terminalText } from './escape.ts';
+import { guardStreams } from './output.ts';
 
 /** An error the user caused: printed as one sentence (or one line per problem), no stack. */
 export class UserError extends Error {
@@ -27,6 +28,7 @@ export async function runCommand<T>(fn: (a: T) => Promise<void | number>, a: T):
     return typeof code === 'number' ? code : 0;
   } catch (e) {
     if (!(e instanceof UserError)) throw e;
+    guardStreams();
     for (const l of e.lines) process.stderr.write(terminalText(`hbgen: ${l}\n`));
     return e.exitCode;
   }

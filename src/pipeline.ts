@@ -2,7 +2,7 @@
 // scripts for the state folder and the scheduler's entry under host/). Pure: no clock, no
 // host, no environment, no cwd; the same spec gives the same bytes everywhere. It loads
 // the one scheduler renderer the spec needs, through the registry.
-import { createHash } from 'node:crypto';
+import { sha256Hex } from './sha256.ts';
 import type { Generator, RenderContext, RenderedFile, SchedulerContext } from '../generators/types.ts';
 import { scriptFiles } from '../generators/wrapper.ts';
 import { generatedBy, pad2 } from './formats.ts';
@@ -36,7 +36,7 @@ export function renderWith(scheduler: SchedulerId, gen: Generator, spec: Spec): 
   // The scripts first: the scheduler entry carries the wrapper's SHA-256 (generators/entry.ts).
   const scripts = scriptFiles(base);
   const wrapper = scripts.find((f) => f.path === 'heartbeat.sh')!.content;
-  const ctx: SchedulerContext = { ...base, wrapperSha256: createHash('sha256').update(wrapper, 'utf8').digest('hex'), scripts };
+  const ctx: SchedulerContext = { ...base, wrapperSha256: sha256Hex(wrapper), scripts };
   const errors = gen.check?.(ctx) ?? [];
   if (ctx.plan.pattern.length === 0) {
     errors.push(

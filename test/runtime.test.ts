@@ -12,6 +12,7 @@ import { renderFixture, specNames, SPECS } from './helpers/fixtures.ts';
 import { ROOT } from './helpers/cli.ts';
 import { SHELLS, makeCase, run } from './helpers/wrapper.ts';
 import { runtime } from '../generators/runtime.ts';
+import { renderRuntime } from '../generators/build/runtime.ts';
 import { entryArgv } from '../generators/entry.ts';
 import { names } from '../src/names.ts';
 import { realSha256 } from './helpers/entry.ts';
@@ -142,6 +143,12 @@ test('hbgen runtime prints the runtime this hbgen ships; --sha256 its version, S
   assert.ok(t.stdout === rt.text);
   const s = spawnSync(process.execPath, [join(ROOT, 'bin/hbgen.cjs'), 'runtime', '--sha256'], { encoding: 'utf8' });
   assert.is(s.stdout, `${rt.version} ${realSha256(rt.text)} ${rt.name}\n`);
+});
+
+test('the runtime the build made (src/gen/runtime.ts) is what its templates render now, with its SHA-256', () => {
+  const rt = runtime();
+  assert.ok(rt.text === renderRuntime(), 'src/gen/runtime.ts is older than templates/ or generators/: run npm run build');
+  assert.is(rt.sha256, realSha256(rt.text));
 });
 
 test.run();

@@ -1,9 +1,10 @@
 // render, check, runtime and schema: the commands that never touch the host.
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../sha256.ts';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RenderedFile } from '../pipeline.ts';
 import { UserError } from '../errors.ts';
+import { note } from '../output.ts';
 import { loadSpec } from '../load.ts';
 import { renderSpec } from '../pipeline.ts';
 import type { SchedulerId } from '../schedulers.ts';
@@ -19,12 +20,12 @@ export async function renderCmd(argv: { spec: string; out?: string; scheduler?: 
   if (argv.out !== undefined) {
     const { writeTree } = await import('../tree.ts');
     writeTree(argv.out, r.files);
-    process.stderr.write(`hbgen: wrote ${r.files.length} files to ${argv.out}\n`);
+    note(`hbgen: wrote ${r.files.length} files to ${argv.out}\n`);
   } else {
     process.stdout.write(r.files.map((f) => `==> ${f.path} <==\n${f.content}`).join('\n'));
   }
-  process.stderr.write(`hbgen: ${r.summary}\n`);
-  for (const w of r.warnings) process.stderr.write(`hbgen: warning: ${w}\n`);
+  note(`hbgen: ${r.summary}\n`);
+  for (const w of r.warnings) note(`hbgen: warning: ${w}\n`);
 }
 
 export async function checkCmd(argv: { spec: string; dir: string }): Promise<void> {
@@ -60,8 +61,7 @@ async function runtimeOnly(dir: string, files: RenderedFile[], compareTree: (d: 
   const o = pin(oldText);
   const n = pin(newText);
   if (!o.v || !o.sha || !n.v || !n.sha || o.sha === n.sha) return null;
-  const sha = (t: string) => createHash('sha256').update(t, 'utf8').digest('hex');
-  const [oldW, newW] = [sha(oldText), sha(newText)];
+  const [oldW, newW] = [sha256Hex(oldText), sha256Hex(newText)];
   const host = join(dir, 'host');
   const oldRt = [...readdirSync(dir), ...(statSync(host, { throwIfNoEntry: false })?.isDirectory() ? readdirSync(host).map((f) => `host/${f}`) : [])].filter(holdsRuntime);
   // The fresh render with the old pin put back: nothing else may differ.

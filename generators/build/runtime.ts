@@ -1,0 +1,131 @@
+// hbgen's runtime rendered from its templates: the program of every heartbeat.sh, with no
+// spec in it (the same bytes for every spec). Its context holds only hbgen's own
+// constants: the log's formats, the outcome words, the clients' words. The build renders
+// it once (bin/build.mjs, into src/gen/runtime.ts); what renders and installs read is that
+// text, through generators/runtime.ts.
+import { WORKSPACE_COPIES } from '../../src/workspace.ts';
+import { WORKSPACE_GIT_CONFIG } from '../../src/git-safe.ts';
+import { renderRuntimeSh } from '../../src/gen/runtime-templates.ts';
+import { FILES_AWK, TOKEN_AWK, TOKEN_REFUSAL, VERDICT_AWK } from '../../src/billing-rules.ts';
+import { STATUS_ARGV, billingKeyNames, fileHitFix, notPlan, timedOut } from '../../src/billing.ts';
+import { PRESETS } from '../../src/harness/registry.ts';
+import { JAIL_PLACEHOLDERS, REPO_DENY } from '../../src/jail.ts';
+import { LOCK_OWNER_PRINTF, LOG_DATE_FORMAT, LOG_PRINTF, OUTCOME_WORDS, PAUSE_PRINTF, FAIL_PAUSE_FILE, FAIL_PAUSE_PRINTF, IDLE_FILE, SMOKE_DETAIL, TAMPERED_GIT, ENTRY_NOTE, WORKSPACE_NOTE, ENTRY_NOTE_TAIL, UNTIL_WORD, WAKES_PRINTF, AGENT_RECORD_PRINTF, ASIDE_DIR, PAUSE_MAX_SECONDS, logLineShell, wakeDetailShell } from '../../src/formats.ts';
+import { LIMIT_FAR } from '../limit.ts';
+import { NOTIFY_SECONDS, PING_BOUND, PING_SECONDS } from '../notify.ts';
+import { logDateShell } from '../formats.ts';
+import { VERSION } from '../../src/version.ts';
+import { SHA256_TOOLS } from '../entry.ts';
+
+/** A preset client's words, chosen at wake time by heartbeat.sh's hb_client. */
+export interface RuntimeClient {
+  name: string;
+  argvText: string;
+  command: string;
+  notPlan: string;
+  fileFix: string;
+  refusals: string[];
+  /** The runtime's parser of its event stream (hb_stream): the descriptor's `stream`. */
+  stream: string;
+}
+
+export interface RuntimeContext {
+  version: string;
+  out: typeof OUTCOME_WORDS;
+  logPrintf: string;
+  logDateFormat: string;
+  logDateShell: string;
+  asideDir: string;
+  wakesPrintf: string;
+  agentPrintf: string;
+  pausePrintf: string;
+  failPauseFile: string;
+  failPausePrintf: string;
+  idleFile: string;
+  lockOwnerPrintf: string;
+  smokeDetail: string;
+  untilWord: string;
+  tamperedGit: string;
+  entryNote: string;
+  workspaceNote: string;
+  entryNoteTail: string;
+  /** The scheduler entry's SHA-256 tools (generators/entry.ts): each one's program, tested with -x, and its command. */
+  sha256Tools: { path: string; cmd: string }[];
+  limitMaxPause: number;
+  limitFar: number;
+  notifySeconds: number;
+  pingSeconds: number;
+  pingBound: number;
+  /** The `start` line's detail (hb_n, hb_now), and ` jail` after it for a jailed wake. */
+  wakeDetailSh: string;
+  startLineSh: string;
+  jailed: string;
+  jailPlaceholders: string[];
+  /** "workspace": "clone": the person's files copied into the clone before each wake, and the -c settings of the wrapper's git in the person's repo. */
+  workspaceCopies: string[];
+  workspaceGit: string[];
+  billingKeys: string;
+  billingVerdictAwk: string;
+  billingFilesAwk: string;
+  billingTokenAwk: string;
+  billingTokenRefusal: string;
+  clients: RuntimeClient[];
+}
+
+function runtimeContext(): RuntimeContext {
+  const wakeDetailSh = wakeDetailShell('hb_n', 'hb_now', false);
+  const clients = PRESETS.map(({ id, model, stream }) => ({
+    name: id,
+    argvText: STATUS_ARGV[id].join(' '),
+    // "<command> did not answer within N s": the command, N filled in at wake time.
+    command: timedOut(id, 0).replace(/ did not answer within 0 s$/, ''),
+    notPlan: notPlan(id),
+    fileFix: fileHitFix(id),
+    refusals: [...model.refusals],
+    stream,
+  }));
+  return {
+    version: VERSION,
+    out: OUTCOME_WORDS,
+    logPrintf: LOG_PRINTF,
+    logDateFormat: LOG_DATE_FORMAT,
+    logDateShell: logDateShell(LOG_DATE_FORMAT),
+    asideDir: ASIDE_DIR,
+    wakesPrintf: WAKES_PRINTF,
+    agentPrintf: AGENT_RECORD_PRINTF,
+    pausePrintf: PAUSE_PRINTF,
+    failPauseFile: FAIL_PAUSE_FILE,
+    failPausePrintf: FAIL_PAUSE_PRINTF,
+    idleFile: IDLE_FILE,
+    lockOwnerPrintf: LOCK_OWNER_PRINTF,
+    smokeDetail: SMOKE_DETAIL,
+    untilWord: UNTIL_WORD,
+    tamperedGit: TAMPERED_GIT,
+    entryNote: ENTRY_NOTE,
+    workspaceNote: WORKSPACE_NOTE,
+    entryNoteTail: ENTRY_NOTE_TAIL,
+    sha256Tools: SHA256_TOOLS.map((cmd) => ({ path: cmd.split(' ').find((w) => w.startsWith('/') && !w.endsWith('/env'))!, cmd })),
+    limitMaxPause: PAUSE_MAX_SECONDS,
+    limitFar: LIMIT_FAR,
+    notifySeconds: NOTIFY_SECONDS,
+    pingSeconds: PING_SECONDS,
+    pingBound: PING_BOUND,
+    wakeDetailSh,
+    startLineSh: logLineShell('$hb_stamp', '$hb_name', `${OUTCOME_WORDS.start} ${wakeDetailSh}`),
+    jailed: wakeDetailShell('x', 'y', true).slice(wakeDetailShell('x', 'y', false).length),
+    jailPlaceholders: [...JAIL_PLACEHOLDERS, ...REPO_DENY],
+    workspaceCopies: WORKSPACE_COPIES,
+    workspaceGit: WORKSPACE_GIT_CONFIG,
+    billingKeys: ` ${billingKeyNames().join(' ')} `,
+    billingVerdictAwk: VERDICT_AWK,
+    billingFilesAwk: FILES_AWK,
+    billingTokenAwk: TOKEN_AWK,
+    billingTokenRefusal: TOKEN_REFUSAL,
+    clients,
+  };
+}
+
+/** The runtime's text, rendered from its templates now (the build's step; see generators/runtime.ts). */
+export function renderRuntime(): string {
+  return renderRuntimeSh(runtimeContext());
+}
