@@ -37,4 +37,29 @@ console.log(JSON.stringify({ files: r.files.map((f) => f.path), yaml: Object.key
   }
 });
 
+test('the built CLI\'s render --out loads neither child_process, crypto nor a stream module; to stdout it loads no child_process or crypto', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hbgen-render-cost-'));
+  try {
+    // A preload that writes, at exit, the built-in modules loaded after it.
+    const probe = join(dir, 'probe.cjs');
+    writeFileSync(probe, `const before = new Set(process.moduleLoadList);
+process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(join(dir, 'loaded'))}, process.moduleLoadList.filter((m) => !before.has(m)).join('\\n')));`);
+    const loaded = (args: string[]) => {
+      const r = spawnSync(process.execPath, ['--require', probe, join(ROOT, 'bin/hbgen.cjs'), 'render', ...args], { encoding: 'utf8' });
+      assert.is(r.status, 0, r.stderr);
+      return { names: readFileSync(join(dir, 'loaded'), 'utf8').split('\n'), stderr: r.stderr };
+    };
+    for (const spec of ['example', 'claude-code', 'kubernetes']) {
+      const out = loaded([join(ROOT, `fixtures/specs/${spec}.json`), '--out', join(dir, spec)]);
+      assert.match(out.stderr, /^hbgen: wrote \d+ files to /, `${spec}: its lines are still said`);
+      const bad = out.names.filter((m) => /^NativeModule (child_process|crypto|stream|internal\/streams\/|internal\/fs\/sync_write_stream|net)/.test(m));
+      assert.equal(bad, [], `${spec} --out`);
+    }
+    const bad = loaded([join(ROOT, 'fixtures/specs/launchd.json')]).names.filter((m) => /^NativeModule (child_process|crypto)\b/.test(m));
+    assert.equal(bad, [], 'launchd to stdout');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test.run();
