@@ -21,8 +21,8 @@ async function main(args: string[]): Promise<number> {
   const fast = fastParse(args);
   // An install's name, a folder or a missing file as SPEC (src/spec-arg.ts) goes to the full command line.
   if (fast && isFile(fast.spec)) {
-    // `render --out` prints its lines with note() and builds no stream (src/output.ts).
-    if (fast.cmd !== 'render' || fast.out === undefined) guardStreams();
+    // render writes with out() and note() and builds no stream (src/output.ts).
+    if (fast.cmd !== 'render') guardStreams();
     const { renderCmd, checkCmd } = await import('./commands/render.ts');
     return fast.cmd === 'render' ? runCommand(renderCmd, fast) : runCommand(checkCmd, fast);
   }

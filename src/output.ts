@@ -30,24 +30,45 @@ export function guardStreams(): void {
 }
 
 /**
- * Lines for the person on stderr, written to the descriptor itself: `render --out` says
- * what it wrote this way and never builds process.stderr, whose stream modules cost a
- * render more than everything else it prints (docs/SPEED.md). A reader gone (EPIPE), or
- * any other failure, drops the rest, as the streams' output is dropped then; a pipe that
- * is full for now (EAGAIN, when the caller left it non-blocking) is waited for, up to 1 s.
- * Only for a command that writes no other stderr: the streams may queue (macOS pipes),
- * and these lines would pass them.
+ * `text` written to descriptor `fd` itself, waiting out a pipe that is full for now
+ * (EAGAIN, when the caller left it non-blocking) up to 1 s; the error code that stopped
+ * it, or undefined when all of it was written.
  */
-export function note(text: string): void {
+function writeAll(fd: number, text: string): string | undefined {
   const b = Buffer.from(text);
   const nap = new Int32Array(new SharedArrayBuffer(4));
-  for (let off = 0, tries = 0; off < b.length && tries < 1000; ) {
+  for (let off = 0, tries = 0; off < b.length; ) {
     try {
-      off += writeSync(2, b, off);
+      off += writeSync(fd, b, off);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') return;
-      tries++;
+      const code = (e as NodeJS.ErrnoException).code ?? 'EIO';
+      if (code !== 'EAGAIN' || ++tries > 1000) return code;
       Atomics.wait(nap, 0, 0, 1);
     }
   }
+  return undefined;
+}
+
+// A render writes its output with these two and never builds process.stdout or
+// process.stderr: their stream modules cost a render more than everything else it prints
+// (docs/SPEED.md). The same rules as guardStreams(): a reader gone (EPIPE) drops the rest;
+// any other failure of stdout is said in one line at exit, with exit status 74. Only for a
+// command that uses no stream as well: the streams may queue (macOS pipes), and these
+// writes would pass them.
+
+/** Lines for the person on stderr. */
+export function note(text: string): void {
+  writeAll(2, text);
+}
+
+/** A command's output on stdout. */
+export function out(text: string): void {
+  if (outputFailure) return;
+  const code = writeAll(1, text);
+  if (!code || code === 'EPIPE') return;
+  outputFailure = code;
+  process.once('exit', (status) => {
+    note(`hbgen: the output could not be written (${code}); check where standard output goes (a full disk, a closed file)\n`);
+    if (status === 0) process.exitCode = 74;
+  });
 }

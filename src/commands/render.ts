@@ -4,7 +4,7 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RenderedFile } from '../pipeline.ts';
 import { UserError } from '../errors.ts';
-import { note } from '../output.ts';
+import { note, out } from '../output.ts';
 import { loadSpec } from '../load.ts';
 import { renderSpec } from '../pipeline.ts';
 import type { SchedulerId } from '../schedulers.ts';
@@ -22,7 +22,7 @@ export async function renderCmd(argv: { spec: string; out?: string; scheduler?: 
     writeTree(argv.out, r.files);
     note(`hbgen: wrote ${r.files.length} files to ${argv.out}\n`);
   } else {
-    process.stdout.write(r.files.map((f) => `==> ${f.path} <==\n${f.content}`).join('\n'));
+    out(r.files.map((f) => `==> ${f.path} <==\n${f.content}`).join('\n'));
   }
   note(`hbgen: ${r.summary}\n`);
   for (const w of r.warnings) note(`hbgen: warning: ${w}\n`);
