@@ -243,7 +243,7 @@ test('every shell reads the line (CRLF, among 3000 other lines) and skips the fi
 test('plan says the backoff is on, and not when idleAfter is false', () => {
   const base = makeCase({ install: false }).spec;
   const text = (over: Record<string, unknown>) => weekText(week({ spec: { ...base, ...over }, scheduler: { id: 'systemd-user', hostClock: false }, now: Date.parse('2026-12-03T06:00:00Z'), hostZone: 'Europe/Berlin' })).join('\n');
-  assert.match(text({}), /\nidle backoff: after 3 wakes in a row that change nothing \(the repo, HEART\.md, STATE\.md\), fires log skip-idle and run no agent until something changes or this long has passed since the last wake: 4h; the wakes counted next are the most there can be\n/);
+  assert.match(text({}), /\nidle backoff: after 3 wakes in a row that change nothing \(the repo, HEART\.md, STATE\.md\), fires log skip-idle and run no agent until something changes or this long has passed since the last wake: 4h; the agent can also ask for no wake before a time, never later than that \(a "Next useful wake: not before" line in STATE\.md\); the wakes counted next are the most there can be\n/);
   assert.match(text({ idleAfter: 1, idleEvery: '90m' }), /after 1 wake in a row .*: 90m;/);
   assert.not.match(text({ idleAfter: false }), /idle backoff/);
 });
