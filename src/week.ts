@@ -259,7 +259,7 @@ export function weekText(w: Week): string[] {
         : `${gated + late} wasted fire${plural(gated + late)}: ${gated ? `${gated} the gate closes (${why}); ` : ''}${lateText}`;
   // The wakes drawn are the most there can be: the idle backoff skips some of them at run time.
   if (w.idle.after) {
-    out.push(`idle backoff: after ${w.idle.after} wake${plural(w.idle.after)} in a row that change nothing (the repo, HEART.md, STATE.md), fires log skip-idle and run no agent until something changes or this long has passed since the last wake: ${w.idle.every % 3600 === 0 ? `${w.idle.every / 3600}h` : w.idle.every % 60 === 0 ? `${w.idle.every / 60}m` : `${w.idle.every}s`}; the wakes counted next are the most there can be`);
+    out.push(`idle backoff: after ${w.idle.after} wake${plural(w.idle.after)} in a row that change nothing (the repo, HEART.md, STATE.md), fires log skip-idle and run no agent until something changes or this long has passed since the last wake: ${w.idle.every % 3600 === 0 ? `${w.idle.every / 3600}h` : w.idle.every % 60 === 0 ? `${w.idle.every / 60}m` : `${w.idle.every}s`}; the agent can also ask for no wake before a time, never later than that (a "Next useful wake: not before" line in STATE.md); the wakes counted next are the most there can be`);
   }
   out.push(`${wakes} wake${plural(wakes)} in the 7 days; ${wastedText}`);
   if (ended) out.push(`${ended} fire${plural(ended)} at or after until (${w.until} ${w.workZone}), which the wrapper skips (skip-ended): the job has ended then; \`hbgen stop\` removes its entry`);

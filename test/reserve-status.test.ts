@@ -56,7 +56,8 @@ test('install shows the reserve; a wake is stopped at the reading inside it, the
   assert.is(lg.code, 0, lg.err);
   const head = lg.out.split('\n').find((l) => /^ {2}day +started/.test(l))!;
   const cols = head.trim().split(/\s+/);
-  const today = lg.out.split('\n').filter((l) => /^ {2}\w{3} \d{4}-/.test(l)).at(-1)!.trim().split(/\s+/).slice(1);
+  // The outcomes table's last row (the tokens per day below it have rows of their own).
+  const today = lg.out.split('\n').filter((l) => /^ {2}\w{3} \d{4}-\d\d-\d\d +\d+ +\d+ /.test(l)).at(-1)!.trim().split(/\s+/).slice(1);
   assert.is(today[cols.indexOf('reserve')], '1', lg.out);
   assert.is(today[cols.indexOf('skip-reserve')], '1', lg.out);
   assert.match(lg.out, new RegExp(`wake 1 \\(by hand\\) .* reserve five_hour 75% used.*  plan: 5-hour 75% used \\(resets ${iso(five)}\\), weekly 35% used`), lg.out);

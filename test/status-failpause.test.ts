@@ -3,7 +3,8 @@
 // <time>: <last outcome>; hbgen resume --now` and exits 1; `hbgen resume --now` ends it
 // without a reinstall; the install of a changed spec ends it (one that changes nothing says
 // how it ends); an edit of HEART.md ends it at the next fire.
-// Idle backoff: status says idle, not broken (a note; healthy).
+// Idle backoff: status says idle, not broken (a note; healthy), also when the agent asked for
+// no wake before a time.
 import { spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -90,6 +91,12 @@ test('status tells idle from broken: the idle backoff is a note, and status stay
   assert.match(st.out, /idle, not broken: the last 3 wakes changed nothing, so fires until 2026-12-03 15:07 Europe\/Berlin \(2026-12-03T14:07Z\) log skip-idle and run no agent, unless the repo, HEART\.md or STATE\.md changes first/, st.out);
   writeFileSync(join(state, IDLE_FILE), `2 ${Date.parse('2026-12-03T10:07:00Z') / 1000}\n`);
   assert.not.match((await hb(h, 'status')).out, /idle, not broken/, 'not yet idle after 2');
+  // The agent's "Next useful wake: not before" line, as the wrapper keeps it: a third field.
+  writeFileSync(join(state, IDLE_FILE), `0 ${Date.parse('2026-12-03T10:07:00Z') / 1000} ${Date.parse('2026-12-03T12:30:00Z') / 1000}\n`);
+  const asked = await hb(h, 'status', { now: () => new Date('2026-12-03T11:00:00Z') });
+  assert.is(asked.code, 0, asked.out);
+  assert.match(asked.out, /idle, not broken: the agent asked for no wake before 2026-12-03 13:30 Europe\/Berlin \(2026-12-03T12:30Z\) \(its "Next useful wake: not before" line in STATE\.md\), so fires until then log skip-idle and run no agent, unless the repo, HEART\.md or STATE\.md changes first/, asked.out);
+  assert.not.match((await hb(h, 'status', { now: () => new Date('2026-12-03T12:31:00Z') })).out, /idle, not broken/, 'the time asked for is past');
 });
 
 test.run();

@@ -111,7 +111,8 @@ test('paid overage in the stream stops the agent while it runs: error billing ov
       assert.not.match(c.agentLog(), /still-running/, 'the agent was stopped before it printed more');
       const out = recs(c);
       assert.is(out[0], 'start wake 1');
-      assert.is(out[1], 'usage in=0 out=0 cache=0 (the stream gave none)');
+      // Stopped before the client's result: the usage of its one message so far.
+      assert.is(out[1], 'usage in=1234 out=1 cache=5100 (no result from the client: its messages so far)');
       assert.match(out[2]!, /^error billing overage: the client's stream says paid usage past the plan is in use \(rate_limit_event isUsingOverage true, overageInUse true, overageStatus allowed, rateLimitType five_hour\); the agent was stopped and the wakes pause until /, log);
       assert.ok(out[2]!.includes(iso(until)), out[2]);
       assert.match(readFileSync(join(c.state, 'paused'), 'utf8'), new RegExp(`^${until} `));

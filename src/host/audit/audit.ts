@@ -538,7 +538,7 @@ function wakeHealth(spec: Spec, n: Names, s: State, when: Plan, present: boolean
     );
   }
   pauseInfo(spec, n, io, f);
-  idleInfo(spec, n, f);
+  idleInfo(spec, n, io, f);
   const done = wakesDone(n.wakes);
   if (spec.cap && done !== null && done >= spec.cap) {
     add(f, 'cap', `cap reached: ${done} of ${spec.cap} wakes done, so every wake is skipped (skip-cap) while the scheduler still fires; \`hbgen resume --reset-cap\` zeroes the counter after the panel, or raise "cap"`);
@@ -700,13 +700,24 @@ function failingOrPaused(spec: Spec, n: Names, lines: LogLine[], f: Findings): v
   }
 }
 
-/** The idle backoff (heartbeat/37-idle): healthy, said so that idle is not taken for broken. */
-function idleInfo(spec: Spec, n: Names, f: Findings): void {
+/**
+ * The idle backoff (heartbeat/37-idle): healthy, said so that idle is not taken for broken.
+ * The record is "N PAID[ NOTBEFORE]": the streak, or the agent's own "Next useful wake: not
+ * before" line of STATE.md, which the wrapper never honours past PAID + idleEvery.
+ */
+function idleInfo(spec: Spec, n: Names, io: HostIO, f: Findings): void {
   const idle = idleOf(spec);
-  const m = /^(\d{1,9}) (\d{1,10})$/.exec(readSoft(posix.join(n.stateDir, IDLE_FILE), READ_MAX, { noFollow: true })?.toString('utf8').split('\n')[0] ?? '');
-  if (!idle.after || !m || Number(m[1]) < idle.after) return;
-  const next = new Date((Number(m[2]) + idle.every) * 1000);
-  note(f, 'note', `idle, not broken: the last ${m[1]} wakes changed nothing, so fires until ${localText(next, spec.schedule.hours.timezone)} log skip-idle and run no agent, unless the repo, HEART.md or STATE.md changes first`);
+  const m = /^(\d{1,9}) (\d{1,10})(?: (\d{1,10}))?$/.exec(readSoft(posix.join(n.stateDir, IDLE_FILE), READ_MAX, { noFollow: true })?.toString('utf8').split('\n')[0] ?? '');
+  if (!idle.after || !m) return;
+  const zone = spec.schedule.hours.timezone;
+  const look = (Number(m[2]) + idle.every) * 1000;
+  if (Number(m[1]) >= idle.after) {
+    note(f, 'note', `idle, not broken: the last ${m[1]} wakes changed nothing, so fires until ${localText(new Date(look), zone)} log skip-idle and run no agent, unless the repo, HEART.md or STATE.md changes first`);
+    return;
+  }
+  const asked = Math.min(Number(m[3] ?? 0) * 1000, look);
+  if (asked <= io.now().getTime()) return;
+  note(f, 'note', `idle, not broken: the agent asked for no wake before ${localText(new Date(asked), zone)} (its "Next useful wake: not before" line in STATE.md), so fires until then log skip-idle and run no agent, unless the repo, HEART.md or STATE.md changes first`);
 }
 
 /** The plan's limit: wakes wait for its reset (healthy, the plan working as designed). */
