@@ -191,7 +191,7 @@ export async function main(argv: string[]): Promise<number> {
       if (err) throw err;
       // The options of the command that failed (yargs keeps one instance, set up for the command being parsed), for "did you mean".
       const options = Object.keys((y as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions().key);
-      process.stderr.write(`hbgen: ${unknownCommand(args, commands) ?? usageLine(String(msg), hoisted, options, args.find((x) => commands.includes(x)))}; see hbgen --help\n`);
+      process.stderr.write(`hbgen: ${unknownCommand(args, commands) ?? usageLine(String(msg), hoisted, options, args.find((x) => commands.includes(x)), args)}; see hbgen --help\n`);
       process.exit(2);
     })
     .parseAsync(args);
