@@ -62,6 +62,9 @@ test('an install by an older hbgen: status tells the upgrade (no drift, healthy)
   assert.ok(st.out.includes(`installed by hbgen ${OLD} (runtime sha256 ${rec.sha256.slice(0, 12)}…); this hbgen is ${VERSION} (runtime sha256 ${runtime().sha256.slice(0, 12)}…): \`hbgen install\` upgrades it`), st.out);
   assert.not.match(st.out, /drift|tampered|problem/, st.out);
   assert.match(st.out, /\nhealthy\n/);
+  // What the upgrade changes, file by file: the runtime, and the files that pin it.
+  const what = `(what changes: runtime-${OLD}.sh \u2192 runtime-${VERSION}.sh; heartbeat.sh, host/hbgen-docs.service, window.sh rewritten)`;
+  assert.ok(st.out.includes(`\`hbgen install\` upgrades it ${what}, and until then`), st.out);
 
   const ls = await hb(h, 'list');
   assert.match(ls.out, /^NAME +SCHEDULER +STATE +HBGEN /);
@@ -77,6 +80,7 @@ test('an install by an older hbgen: status tells the upgrade (no drift, healthy)
   const doc = await hb(h, 'doctor');
   assert.is(doc.code, 0, doc.out + doc.err);
   assert.ok(doc.out.includes(`  note  installed by hbgen ${OLD} (runtime sha256 ${rec.sha256.slice(0, 12)}…)`), doc.out);
+  assert.ok(doc.out.includes(what), doc.out);
   assert.match(doc.out, /\nit would run right now\n$/);
   const entry = spawnSync('/bin/sh', [join(dir, 'heartbeat.sh'), '--now'], { env: { PATH: '/usr/bin:/bin', HOME: h.home }, encoding: 'utf8' });
   assert.is(entry.status, 0, entry.stderr);
