@@ -123,7 +123,7 @@ test('hbgen upgrade: one list, one question, then each install another hbgen mad
 
   const dry = await hb(h, 'upgrade', { all: true, dryRun: true });
   assert.is(dry.code, 0, dry.err + dry.out);
-  assert.ok(dry.out.includes(`hbgen upgrade: this hbgen is ${VERSION}\n  docs (systemd-user): hbgen ${OLD} → ${VERSION}, from ${h.specFile}\n`), dry.out);
+  assert.ok(dry.out.includes(`hbgen upgrade: this hbgen is ${VERSION}\n  docs (systemd-user): hbgen ${OLD} → ${VERSION}, from ${h.specFile}\n    what changes: runtime-${OLD}.sh \u2192 runtime-${VERSION}.sh; heartbeat.sh, host/hbgen-docs.service, window.sh rewritten\n`), dry.out);
   assert.ok(dry.out.includes(`  site (systemd-user, hbgen ${OLD}): left as it is: its spec file ${site.specFile} changed since install; run \`hbgen install ${site.specFile}\` to review that change and upgrade it\n`), dry.out);
   assert.match(dry.out, /--dry-run: nothing was changed on this host\n$/);
   assert.is(stateJson(h).hbgenVersion, OLD);
