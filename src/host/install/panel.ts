@@ -146,7 +146,7 @@ export function modelCaveats(agent: Spec['agent']): string[] {
 
 /** How the agent bills, as its client said at this install, and that the wrapper asks again. */
 function billingRow(b: BillingRecord): string {
-  if (b.result !== 'subscription') return 'cannot be checked for a custom command; no API key reaches it';
+  if (b.result !== 'subscription') return 'custom command: not checked, no API key reaches it; check your plan';
   return `${b.identity}, as \`${shownArgv(b.command ?? [])}\` says in the agent's environment${b.clientVersion ? ` (${b.clientVersion})` : ''}; asked again before every wake`;
 }
 
