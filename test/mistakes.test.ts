@@ -191,6 +191,10 @@ test('hbgen check DIR uses ./hbgen.json like every other command; no folder at a
   const none = hbgen(['check'], { cwd: tmp });
   assert.is(none.code, 2);
   assert.is(none.stderr, 'hbgen: check: name the rendered folder, as `hbgen check [SPEC] DIR`; see hbgen --help\n');
+  // From a folder without hbgen.json, one argument that is a spec's folder: said, with the two-argument form.
+  const folder = hbgen(['check', tmp], { cwd: out });
+  assert.is(folder.code, 2, folder.stderr);
+  assert.is(folder.stderr, `hbgen: check: with one argument, ${tmp} is the rendered folder, compared with a render of ./hbgen.json, which is not here; to check a rendered folder against ${tmp}/hbgen.json, give both: \`hbgen check ${tmp} DIR\`; see hbgen --help\n`);
   assert.ok(HBGEN);
 });
 
