@@ -38,16 +38,25 @@ export const OPTIONS_OF: Record<string, string[]> = {
   render: ['--out', '--scheduler'],
   check: [],
   schema: [],
+  runtime: ['--sha256'],
   init: [],
   install: ['--yes', '--dry-run', '--apply', '--first-wake', '--force-empty-heart'],
   status: ['--json'],
   stop: ['--all', '--apply'],
   resume: ['--yes', '--dry-run', '--apply', '--reset-cap', '--now'],
   wake: [],
+  doctor: [],
   log: ['--days', '--digest', '--json'],
   plan: ['--svg'],
   forget: ['--keep-logs', '--yes', '--dry-run'],
   list: ['--json'],
+  upgrade: ['--all', '--yes', '--dry-run'],
+};
+
+/** The arguments each command takes besides its options, for an extra one ("plan takes one argument, SPEC"). */
+const POSITIONALS_OF: Record<string, string> = {
+  render: 'SPEC', check: '[SPEC] DIR', init: 'DIR', install: 'SPEC', status: 'SPEC', stop: 'SPEC', resume: 'SPEC',
+  wake: 'SPEC', doctor: 'SPEC', log: 'SPEC', plan: 'SPEC', forget: 'NAME', upgrade: 'NAME', schema: '', runtime: '', list: '',
 };
 
 /** "render takes --out, --scheduler" (or "wake takes no options"). */
@@ -68,8 +77,26 @@ function unknownFlag(flag: string, cmd: string | undefined, own: string[]): stri
   return `unknown option ${flag} for ${cmd}; ${takes(cmd)}`;
 }
 
+/** Whether yargs' word `w` (from "Unknown arguments: …") was written as a flag in `args`, not as an extra argument. */
+function writtenAsFlag(w: string, args: string[]): boolean {
+  return args.some((a) => {
+    if (a.startsWith('--')) return a === `--${w}` || a.startsWith(`--${w}=`) || a === `--no-${w}`;
+    // A short flag, alone or in a cluster (`-Cx`), or with a value (`-C=3`).
+    return w.length === 1 && /^-[^-]/.test(a) && a.slice(1).split('=')[0]!.includes(w);
+  });
+}
+
+/** Extra arguments: what the command takes instead. */
+function extraArguments(words: string[], cmd: string | undefined): string {
+  const list = words.map((w) => JSON.stringify(w)).join(', ');
+  const what = words.length === 1 ? `argument ${list}` : `arguments ${list}`;
+  if (!cmd || POSITIONALS_OF[cmd] === undefined) return `unexpected ${what}`;
+  const p = POSITIONALS_OF[cmd]!;
+  return p ? `unexpected ${what} for ${cmd}: it takes \`hbgen ${cmd} ${p}\` (quote a path with spaces)` : `unexpected ${what}: ${cmd} takes no argument`;
+}
+
 /** yargs' message as one line, naming a flag that was written before the command. */
-export function usageLine(msg: string, hoisted: string[], options: string[] = [], cmd?: string): string {
+export function usageLine(msg: string, hoisted: string[], options: string[] = [], cmd?: string, args: string[] = []): string {
   // yargs words some messages over two lines; a usage error is one line.
   const line = msg.replace(/:?\s*\n\s*/g, ': ');
   // A value outside an option's choices: said as the spec's enum fields are, with "did you mean".
@@ -78,16 +105,25 @@ export function usageLine(msg: string, hoisted: string[], options: string[] = []
     const choices = bad[3]!.split(', ').map((c) => c.replace(/^"|"$/g, ''));
     return `--${bad[1]}: must be one of ${choices.join(' ')}, got ${JSON.stringify(bad[2])}${didYouMean(bad[2]!, choices)}`;
   }
+  // A required argument left out (forget's NAME): what to write.
+  if (/^Not enough non-option arguments/.test(line) && cmd && POSITIONALS_OF[cmd]) {
+    return `${cmd}: name the install, as \`hbgen ${cmd} ${POSITIONALS_OF[cmd]}\` (\`hbgen list\` lists them)`;
+  }
   const m = /^Unknown arguments?: (.*)$/.exec(line);
   if (!m) return line;
   // yargs names a dashed flag twice, as written and camel-cased ("keep-log, keepLog").
-  const words = m[1]!.split(', ');
+  const all = m[1]!.split(', ');
   const camel = (w: string) => w.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
-  const named = words.filter((w) => !(/[A-Z]/.test(w) && words.some((o) => o !== w && camel(o) === w))).map((a) => (a.length === 1 ? `-${a}` : `--${a}`));
+  const words = all.filter((w) => !(/[A-Z]/.test(w) && w.length > 1 && all.some((o) => o !== w && camel(o) === w)));
+  // Without the command line (a caller that has none), every word is taken for a flag.
+  const extra = args.length ? words.filter((w) => !writtenAsFlag(w, args)) : [];
+  if (extra.length) return extraArguments(extra, cmd);
+  const named = words.map((a) => (a.length === 1 ? `-${a}` : `--${a}`));
   const early = named.filter((a) => hoisted.includes(a));
   if (early.length) return `${early.join(', ')}: not an option of this command (hbgen takes only --help and --version before the command; options go after it, as in \`hbgen status --json\`)`;
   // One mistyped option: the closest one this command takes ("--sceduler" → "--scheduler").
   const flags = options.filter((o) => o.length > 1 && /^[a-z][a-z-]*$/.test(o)).map((o) => `--${o}`);
-  if (named.length === 1 && named[0]!.startsWith('--')) return unknownFlag(named[0]!, cmd, flags);
-  return line;
+  if (named.length === 1) return unknownFlag(named[0]!, cmd, flags);
+  if (cmd && OPTIONS_OF[cmd]) return `unknown options ${named.join(', ')} for ${cmd}; ${takes(cmd)}`;
+  return `unknown options ${named.join(', ')}`;
 }

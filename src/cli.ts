@@ -1,5 +1,6 @@
 // The full command line, reached through main.ts. Each command's module loads only when
 // that command runs.
+import { existsSync } from 'node:fs';
 import yargs, { type Argv } from 'yargs';
 import { UserError, runCommand } from './errors.ts';
 import { hoistFlags, unknownCommand, usageLine } from './cli-mistakes.ts';
@@ -71,6 +72,10 @@ function fileCommands(y: Argv, run: Run): Argv {
         // One argument is the folder, like every other command's SPEC defaulting to ./hbgen.json.
         const [spec, dir] = a.dir === undefined ? [specArg.default, a.spec] : [a.spec!, a.dir];
         if (dir === undefined) throw new UserError(['check: name the rendered folder, as `hbgen check [SPEC] DIR`; see hbgen --help'], 2);
+        // One argument is the rendered folder: a folder holding a spec but no ./hbgen.json here is likely the spec meant.
+        if (a.dir === undefined && !existsSync(spec) && existsSync(`${dir}/hbgen.json`)) {
+          throw new UserError([`check: with one argument, ${dir} is the rendered folder, compared with a render of ./hbgen.json, which is not here; to check a rendered folder against ${dir}/hbgen.json, give both: \`hbgen check ${dir} DIR\`; see hbgen --help`], 2);
+        }
         return (await renderCmds()).checkCmd({ spec: await specFileOf(spec), dir });
       }),
     )
@@ -191,7 +196,7 @@ export async function main(argv: string[]): Promise<number> {
       if (err) throw err;
       // The options of the command that failed (yargs keeps one instance, set up for the command being parsed), for "did you mean".
       const options = Object.keys((y as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions().key);
-      process.stderr.write(`hbgen: ${unknownCommand(args, commands) ?? usageLine(String(msg), hoisted, options, args.find((x) => commands.includes(x)))}; see hbgen --help\n`);
+      process.stderr.write(`hbgen: ${unknownCommand(args, commands) ?? usageLine(String(msg), hoisted, options, args.find((x) => commands.includes(x)), args)}; see hbgen --help\n`);
       process.exit(2);
     })
     .parseAsync(args);

@@ -279,7 +279,7 @@ test('install: a client too old for the status command, or one whose answer cann
   rewriteSpec(h, { agent: { harness: 'command', bin: h.bin, prompt: 'Do one chunk.' } });
   r = await hb(h, 'install', { dryRun: true });
   assert.is(r.code, 0, r.err);
-  assert.match(r.out, /\n {2}billing {4}cannot be checked for a custom command; no API key reaches it\n/);
+  assert.match(r.out, /\n {2}billing {4}custom command: not checked, no API key reaches it; check your plan\n/);
 });
 
 // --- The real clients ------------------------------------------------------------------

@@ -18,6 +18,9 @@ test.after.each(() => rmSync(tmp, { recursive: true, force: true }));
 test('--version prints the package version', () => {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
   assert.is(VERSION, pkg.version, 'src/version.ts in step with package.json');
+  // CHANGELOG.md's newest version heading is this version: a release's entries carry it.
+  const newest = /^## (\d+\.\d+\.\d+)\b/m.exec(readFileSync(join(ROOT, 'CHANGELOG.md'), 'utf8'));
+  assert.is(newest?.[1], VERSION, 'the first "## X.Y.Z" heading of CHANGELOG.md');
   // bin/hbgen.cjs is the one place that answers it, wherever it stands, before the bundle loads.
   for (const args of [['--version'], ['-v'], ['status', '--version'], ['render', 'no-such.json', '-v']]) {
     const r = hbgen(args);

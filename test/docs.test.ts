@@ -121,7 +121,7 @@ test('README.md: at most 400 lines, the sections a user navigates, and one table
   const lines = readme.split('\n').length - 1;
   assert.ok(lines <= 400, `README.md has ${lines} lines`);
   const heads = split(readme).prose.map(([, l]) => l).filter((l) => l.startsWith('## '));
-  assert.equal(heads, ['## Set-up', '## Quick start: Claude Code or Codex', '## Commands', '## Where to read more', '## Troubleshooting']);
+  assert.equal(heads, ['## Set-up', '## Quick start: Claude Code or Codex', '## Upgrading hbgen', '## Commands', '## Where to read more', '## Troubleshooting']);
   const help = hbgen(['--help']);
   assert.is(help.code, 0, help.stderr);
   const known = [...help.stdout.matchAll(/^ {2}hbgen ([a-z]+)\b/gm)].map((m) => m[1]!);

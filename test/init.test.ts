@@ -152,6 +152,8 @@ test('never overwrites: existing files are kept byte for byte and reported; a se
   assert.match(t.out(), /wrote PROTOCOL\.md, STATE\.md, LOG\.md in /);
   assert.match(t.out(), /kept the existing HEART\.md, journal\/TEMPLATE\.md, hbgen\.json \(init never overwrites a file\)/);
   assert.match(t.out(), /hbgen\.json already exists, so nothing was detected or asked/);
+  // The kept hbgen.json is not init's: no note about the sandbox.bin it would have written.
+  assert.not.match(t.out(), /srt/);
   assert.is(t.err(), '', 'no questions when the spec exists');
   const snapshot = ['HEART.md', 'PROTOCOL.md', 'STATE.md', 'LOG.md', 'hbgen.json'].map((f) => readFileSync(join(repo, f), 'utf8'));
   const t2 = io(w);

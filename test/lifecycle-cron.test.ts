@@ -5,7 +5,7 @@
 //   sets that user's table with `crontab -u`.
 // - A recording STAND-IN crontab (test/helpers/crontab.ts) first on PATH, in-process as
 //   root, for failures the real one cannot be made to show.
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -265,6 +265,25 @@ test('stand-in crontab: a table edited after the first read is read again under 
   same(stub.table(), Buffer.concat([block(h), B('0 1 * * * first\n0 2 * * * added meanwhile\n')]), 'the later edit is kept');
   // The install check's lines: start, how it ran in cron's environment, quiet, the second run's skip.
   assert.equal(lines(join(names(h.spec).stateDir, 'runtime.log')).length, 4);
+  stub.remove();
+});
+
+test('stand-in crontab + systemctl: systemd-user → cron leaves no copy of the units under host/; the panel names each before it goes', async () => {
+  const stub = makeStub();
+  const h = makeHost('systemd-user');
+  const env = { PATH: `${stub.dir}:${h.tools.bin}:/usr/bin:/bin` };
+  assert.is((await hb(h, 'install', { yes: true, env })).code, 0);
+  const host = names(h.spec).hostDir;
+  assert.ok(existsSync(join(host, 'hbgen-docs.timer')), 'the systemd install keeps a copy of its timer');
+  rewriteSpec(h, { schedule: { ...h.spec.schedule, scheduler: 'cron' } });
+  const r = await hb(h, 'install', { yes: true, env });
+  assert.is(r.code, 0, r.err + r.out);
+  for (const u of ['hbgen-docs.service', 'hbgen-docs.timer']) {
+    assert.ok(r.out.includes(`  ${join(host, u)}  removed once the check passed: the earlier install's copy of an entry no scheduler runs now\n`), r.out);
+  }
+  assert.equal(readdirSync(host), ['crontab'], 'only the entry cron runs');
+  const st = await hb(h, 'status', { env });
+  assert.is(st.code, 0, st.out);
   stub.remove();
 });
 

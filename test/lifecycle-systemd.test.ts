@@ -49,7 +49,7 @@ test('stand-in systemctl: the panel names repo, billing, hours, interval, timeou
   const o = r.out;
   for (const want of [
     `  repo       ${h.repo}`,
-    '  billing    cannot be checked for a custom command; no API key reaches it',
+    '  billing    custom command: not checked, no API key reaches it; check your plan',
     // The fields left out, on one row.
     '  none       args, model, instructions, budget, cap, gate, notify, ping (docs/spec.md)',
     '  interval   every 30m: fires at :07 and :37 past each hour, in the window 08:00–23:00 Europe/Berlin, every day',

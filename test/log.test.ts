@@ -199,6 +199,9 @@ test('hbgen log: a spec not installed has no missed column figures; no log yet; 
   assert.match(o.out(), /missed \(fires that left no line\): not counted, state\.json does not say installed/);
   assert.match(o.out(), /\nno wake has run yet\n$/);
   assert.is(o.out().split('\n').filter((l) => /^ {2}\w{3} \d{4}-/.test(l)).length, 7, 'seven days by default');
+  // docs/commands.md's sample has the columns `hbgen log` prints (asleep last), in order.
+  const cols = (text: string) => text.split('\n').find((l) => /^ {2}day +started /.test(l))?.trim().split(/\s+/);
+  assert.equal(cols(readFileSync(join(import.meta.dirname, '../docs/commands.md'), 'utf8')), cols(o.out()));
   for (const days of [0, -1, 1.5, 367, Number.NaN]) {
     await logCmd({ spec: h.specFile, days }, o.x).then(
       () => assert.unreachable(`--days ${days} accepted`),

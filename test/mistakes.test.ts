@@ -141,6 +141,17 @@ test('the CLI: a mistyped option gets the closest option of its command, or the 
     [['wake', '--now'], 'unknown option --now for wake: --now is an option of resume (`hbgen resume --now`), not of wake; wake takes no options'],
     [['render', '--jsn'], 'unknown option --jsn for render: did you mean --json? it is an option of status, log, list, not of render; render takes --out, --scheduler'],
     [['list', '--keep-log'], 'unknown option --keep-log for list: did you mean --keep-logs? it is an option of forget, not of list; list takes --json'],
+    // A short flag, several at once, and the commands that take few options: never yargs' bare "Unknown argument".
+    [['plan', '-C'], 'unknown option -C for plan; plan takes --svg'],
+    [['plan', '-Cx'], 'unknown options -C, -x for plan; plan takes --svg'],
+    [['status', '--aa', '--bb'], 'unknown options --aa, --bb for status; status takes --json'],
+    [['doctor', '--bogus'], 'unknown option --bogus for doctor; doctor takes no options'],
+    [['upgrade', '--bogus'], 'unknown option --bogus for upgrade; upgrade takes --all, --yes, --dry-run'],
+    [['runtime', '--bogus'], 'unknown option --bogus for runtime; runtime takes --sha256'],
+    // An extra argument is not called an option; a required one left out is named.
+    [['plan', 'a', 'bb'], 'unexpected argument "bb" for plan: it takes `hbgen plan SPEC` (quote a path with spaces)'],
+    [['schema', 'x'], 'unexpected argument "x": schema takes no argument'],
+    [['forget'], 'forget: name the install, as `hbgen forget NAME` (`hbgen list` lists them)'],
     // A value outside an option's choices, as the spec's enum fields are said.
     [['render', '--scheduler', 'sytemd-user'], '--scheduler: must be one of launchd systemd-user cron kubernetes, got "sytemd-user"; did you mean "systemd-user"?'],
   ] as const) {
@@ -180,6 +191,10 @@ test('hbgen check DIR uses ./hbgen.json like every other command; no folder at a
   const none = hbgen(['check'], { cwd: tmp });
   assert.is(none.code, 2);
   assert.is(none.stderr, 'hbgen: check: name the rendered folder, as `hbgen check [SPEC] DIR`; see hbgen --help\n');
+  // From a folder without hbgen.json, one argument that is a spec's folder: said, with the two-argument form.
+  const folder = hbgen(['check', tmp], { cwd: out });
+  assert.is(folder.code, 2, folder.stderr);
+  assert.is(folder.stderr, `hbgen: check: with one argument, ${tmp} is the rendered folder, compared with a render of ./hbgen.json, which is not here; to check a rendered folder against ${tmp}/hbgen.json, give both: \`hbgen check ${tmp} DIR\`; see hbgen --help\n`);
   assert.ok(HBGEN);
 });
 
@@ -210,9 +225,12 @@ test('after stop, the message lists exactly what is kept: every entry of the sta
 });
 
 test('OPTIONS_OF (the answer to a flag given to the wrong command) is each command\'s --help, exactly', () => {
+  // Every command is in it (completion is yargs' own).
+  const commands = [...hbgen(['--help']).stdout.matchAll(/^ {2}hbgen ([a-z]+)/gm)].map((m) => m[1]!).filter((c) => c !== 'completion');
+  assert.equal(Object.keys(OPTIONS_OF).sort(), commands.sort());
   for (const [cmd, flags] of Object.entries(OPTIONS_OF)) {
     const help = hbgen([cmd, '--help']).stdout;
-    const listed = [...help.matchAll(/^ {2}(?:-\w, | {4})(--[a-z][a-z-]*)/gm)].map((m) => m[1]!).filter((f) => f !== '--help' && f !== '--version');
+    const listed = [...help.matchAll(/^ {2}(?:-\w, | {4})(--[a-z][a-z0-9-]*)/gm)].map((m) => m[1]!).filter((f) => f !== '--help' && f !== '--version');
     assert.equal(listed.sort(), [...flags].sort(), cmd);
   }
 });

@@ -44,6 +44,24 @@ test('a command given an installed name acts on that install: status, wake, log,
   assert.is(cli(h, ['check', 'docs', out]).code, 0);
 });
 
+test('a folder as SPEC is FOLDER/hbgen.json for the commands that act on an install too: status, doctor, wake, log, install, stop, resume', () => {
+  const h = installed();
+  const folder = h.root;
+  for (const [args, said] of [
+    [['status', folder], /^hbgen status: "docs" \(systemd-user\), installed at /],
+    [['doctor', folder], /^hbgen doctor: "docs" \(systemd-user\)/],
+    [['wake', folder], /^wake 1: quiet after \d+ s/],
+    [['log', folder], /^hbgen log: "docs", the last 7 days/],
+    [['install', folder, '--yes'], /^hbgen: "docs" is already installed as .*hbgen\.json says; nothing changed/],
+    [['stop', folder], /^hbgen stop: "docs" \(systemd-user\)/],
+    [['resume', folder, '--yes'], /^hbgen resume: "docs" from .*hbgen\.json\n/],
+  ] as const) {
+    const r = cli(h, [...args]);
+    assert.is(r.code, 0, `${args.join(' ')}: ${r.stderr}${r.stdout}`);
+    assert.match(r.stdout + r.stderr, said, args.join(' '));
+  }
+});
+
 test('a name that matches no file and no install says so and points at `hbgen list` (exit 1)', () => {
   const h = installed();
   for (const cmd of ['status', 'stop', 'wake', 'log', 'render', 'resume']) {

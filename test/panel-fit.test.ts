@@ -46,7 +46,7 @@ test('the example spec: the panel fits 40 lines at 80 columns and still says wha
   for (const want of [
     '  agent      command: ~/.local/bin/claude',
     '  args       -p --model sonnet --permission-mode acceptEdits',
-    '  billing    cannot be checked for a custom command; no API key reaches it',
+    '  billing    custom command: not checked, no API key reaches it; check your plan',
     '  interval   every 30m: fires at :07 and :37 past each hour, in the window 08:00–23:00 America/Santiago, Mon–Fri',
     '  timeout    25m, then TERM, and KILL 30s later',
     '  jail       on: ~/.local/bin/srt (bubblewrap, seccomp and a proxy; jail.json)',

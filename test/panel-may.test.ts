@@ -37,7 +37,7 @@ test('a command harness: no tools row, no cap, and billing says hbgen cannot ask
   assert.is(r.code, 0, r.err);
   assert.not.match(r.out, /\n {2}tools /);
   assert.match(r.out, /\n {2}none {7}[^\n]*\bcap\b[^\n]*\(docs\/spec\.md\)\n/);
-  assert.match(r.out, /\n {2}billing {4}cannot be checked for a custom command; no API key reaches it\n/);
+  assert.match(r.out, /\n {2}billing {4}custom command: not checked, no API key reaches it; check your plan\n/);
 });
 
 test.run();

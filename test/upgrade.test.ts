@@ -3,7 +3,7 @@
 // "docs" on the STAND-IN systemctl (test/helpers/standins.ts) through the lifecycle driver;
 // then this hbgen audits, lists, wakes and upgrades that install.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -62,6 +62,9 @@ test('an install by an older hbgen: status tells the upgrade (no drift, healthy)
   assert.ok(st.out.includes(`installed by hbgen ${OLD} (runtime sha256 ${rec.sha256.slice(0, 12)}…); this hbgen is ${VERSION} (runtime sha256 ${runtime().sha256.slice(0, 12)}…): \`hbgen install\` upgrades it`), st.out);
   assert.not.match(st.out, /drift|tampered|problem/, st.out);
   assert.match(st.out, /\nhealthy\n/);
+  // What the upgrade changes, file by file: the runtime, and the files that pin it.
+  const what = `(what changes: runtime-${OLD}.sh \u2192 runtime-${VERSION}.sh; heartbeat.sh, host/hbgen-docs.service, window.sh rewritten)`;
+  assert.ok(st.out.includes(`\`hbgen install\` upgrades it ${what}, and until then`), st.out);
 
   const ls = await hb(h, 'list');
   assert.match(ls.out, /^NAME +SCHEDULER +STATE +HBGEN /);
@@ -77,6 +80,7 @@ test('an install by an older hbgen: status tells the upgrade (no drift, healthy)
   const doc = await hb(h, 'doctor');
   assert.is(doc.code, 0, doc.out + doc.err);
   assert.ok(doc.out.includes(`  note  installed by hbgen ${OLD} (runtime sha256 ${rec.sha256.slice(0, 12)}…)`), doc.out);
+  assert.ok(doc.out.includes(what), doc.out);
   assert.match(doc.out, /\nit would run right now\n$/);
   const entry = spawnSync('/bin/sh', [join(dir, 'heartbeat.sh'), '--now'], { env: { PATH: '/usr/bin:/bin', HOME: h.home }, encoding: 'utf8' });
   assert.is(entry.status, 0, entry.stderr);
@@ -119,7 +123,7 @@ test('hbgen upgrade: one list, one question, then each install another hbgen mad
 
   const dry = await hb(h, 'upgrade', { all: true, dryRun: true });
   assert.is(dry.code, 0, dry.err + dry.out);
-  assert.ok(dry.out.includes(`hbgen upgrade: this hbgen is ${VERSION}\n  docs (systemd-user): hbgen ${OLD} → ${VERSION}, from ${h.specFile}\n`), dry.out);
+  assert.ok(dry.out.includes(`hbgen upgrade: this hbgen is ${VERSION}\n  docs (systemd-user): hbgen ${OLD} → ${VERSION}, from ${h.specFile}\n    what changes: runtime-${OLD}.sh \u2192 runtime-${VERSION}.sh; heartbeat.sh, host/hbgen-docs.service, window.sh rewritten\n`), dry.out);
   assert.ok(dry.out.includes(`  site (systemd-user, hbgen ${OLD}): left as it is: its spec file ${site.specFile} changed since install; run \`hbgen install ${site.specFile}\` to review that change and upgrade it\n`), dry.out);
   assert.match(dry.out, /--dry-run: nothing was changed on this host\n$/);
   assert.is(stateJson(h).hbgenVersion, OLD);
@@ -147,6 +151,43 @@ test('hbgen upgrade: one list, one question, then each install another hbgen mad
   const none = await hb(h, 'upgrade', { name: 'nosuch' });
   assert.is(none.code, 1);
   assert.match(none.err, /^hbgen: nosuch: no install of that name on this host; `hbgen list` shows the installs by name\n$/);
+});
+
+test('README "Upgrading hbgen": its block runs as written against an install an older hbgen made (list, status, upgrade --dry-run, upgrade, status)', () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const at = readme.indexOf('## Upgrading hbgen');
+  assert.ok(at >= 0, 'README.md has "## Upgrading hbgen"');
+  const block = /```sh\n([\s\S]*?)```/.exec(readme.slice(at))![1]!;
+  const lines = block.split('\n').map((l) => l.replace(/\s+#\s.*$/, '').trim()).filter(Boolean);
+  // The first line fetches and installs the new hbgen: here, this build goes first on PATH instead.
+  assert.match(lines[0]!, /npm install -g \.$/);
+  const copy = olderHbgen();
+  // The default state folder, under HOME, where `hbgen list` and a name find it from anywhere.
+  const h = makeHost('systemd-user', { stateDir: undefined });
+  assert.is(older(copy, h, 'install').code, 0);
+  const bin = join(h.root, 'newbin');
+  mkdirSync(bin);
+  writeFileSync(join(bin, 'hbgen'), `#!/bin/sh\nexec '${process.execPath}' '${join(ROOT, 'bin', 'hbgen.cjs')}' "$@"\n`, { mode: 0o755 });
+  const env = { ...h.env, PATH: `${bin}:${h.env.PATH}`, LANG: 'C.UTF-8', TERM: 'dumb' };
+  const said: string[] = [];
+  for (const line of lines.slice(1)) {
+    // `hbgen upgrade` asks on a terminal: script(1) gives it one, and the answer is y.
+    const asks = line === 'hbgen upgrade --all';
+    const r = asks
+      ? spawnSync('script', ['-qec', line, '/dev/null'], { cwd: h.home, env, input: 'y\n', encoding: 'utf8', timeout: 120_000 })
+      : spawnSync('/bin/sh', ['-c', line], { cwd: h.home, env, encoding: 'utf8', timeout: 120_000 });
+    assert.is(r.status, 0, `\`${line}\` exited ${r.status}:\n${r.stdout}${r.stderr}`);
+    said.push(`${r.stdout}${r.stderr}`);
+  }
+  const [list, before, dry, up, after] = said as [string, string, string, string, string];
+  assert.match(list, new RegExp(`\\ndocs +systemd-user +active +${OLD.replaceAll('.', '\\.')} `), list);
+  assert.match(before, new RegExp(`note +installed by hbgen ${OLD.replaceAll('.', '\\.')} .*upgrades it \\(what changes: runtime-`), before);
+  assert.match(before, /\nhealthy\n/);
+  assert.ok(dry.includes(`  docs (systemd-user): hbgen ${OLD} → ${VERSION}, from ${h.specFile}\n`), dry);
+  assert.match(up, /Upgrade "docs" as listed\? \[y\/N\]/, up);
+  assert.is(stateJson(h).hbgenVersion, VERSION);
+  assert.not.match(after, /installed by hbgen/, after);
+  assert.match(after, /\nhealthy\n/);
 });
 
 /** A copy of this tree, same version and runtime, whose generated files' first comment is the older one ("run hbgen render"). */

@@ -46,7 +46,7 @@ export async function doctor(argv: { spec: string }, io: HostIO): Promise<number
   }
   checks.push({ ok: listing.ok, what: 'scheduler', observed: listing.observed });
   const rendered = render.files.find((f) => f.path === 'heartbeat.sh');
-  const upgrade = pendingUpgrade(s);
+  const upgrade = pendingUpgrade(s, render.files);
   if (!rendered || !lstatOrNull(n.wrapper)) checks.push({ ok: false, what: 'wrapper', observed: `${n.wrapper} is missing or the spec no longer renders; run \`hbgen install\`` });
   else if (listing.ok) {
     // Installed by another hbgen: the smoke runs the wrapper as installed (state.json's bytes;

@@ -419,7 +419,9 @@ export async function init(argv: InitArgs, io: HostIO): Promise<number> {
   const agent = choices.command ? undefined : (choices.agent ?? host.agents[0]);
 
   writeControlPlane(repo, files, notes);
-  const srt = typeof host.env.PATH === 'string' && onPath('srt', host.env.PATH) ? null : bundledSrt();
+  // The existing hbgen.json is kept, so its sandbox.bin is whatever it says: no note about a
+  // path init did not write.
+  const srt = specExists || (typeof host.env.PATH === 'string' && onPath('srt', host.env.PATH)) ? null : bundledSrt();
   if (srt) notes.push(`the jail's srt is not on PATH: hbgen.json's sandbox.bin names hbgen's own copy (${srt})`);
   const models = agent ? modelsFor(agent, host.env, repo) : undefined;
   const spec = initSpec({ repo, agent, git: inGit, scheduler: host.scheduler, zone: host.zone, env: host.env, srt, models }, choices);

@@ -291,6 +291,7 @@ function showPanel(p: InstallPlan): string {
     seeds: p.seeds.rows,
     removes: p.others.flatMap((l) => l.plan.found.map((f) => `${l.id}: ${f}`)),
     oldRuntimes: oldRuntimes(p),
+    oldHostCopies: oldHostCopies(p),
     exclude: [...(p.exclude ? excludeLines(p.exclude) : []), ...(p.workspace ? workspaceLines(p.spec, p.workspace) : [])],
     edits: p.edits,
     smokeLines: smokePanelLines(p.spec.schedule.scheduler, p.names, p.ctx.io.uid),
@@ -457,14 +458,27 @@ async function removeOthers(p: InstallPlan, io: HostIO): Promise<void> {
  * until the wake closes it.
  */
 function removeOldRuntimes(p: InstallPlan): void {
-  for (const path of oldRuntimes(p)) rmSync(path, { force: true });
+  for (const path of [...oldRuntimes(p), ...oldHostCopies(p)]) rmSync(path, { force: true });
 }
 
 /** The earlier install's runtimes (state.json) in the state folder, and a manifest under host/ that carries one, that the new wrapper does not pin. */
 function oldRuntimes(p: InstallPlan): string[] {
   const kept = new Set(p.stateFiles.map((f) => f.path));
-  const dirs = [p.names.stateDir, posix.join(p.names.stateDir, 'host')];
+  const dirs = [p.names.stateDir, p.names.hostDir];
   return (p.prev?.files ?? []).map((r) => r.path).filter((path) => holdsRuntime(path) && dirs.includes(posix.dirname(path)) && !kept.has(path));
+}
+
+/**
+ * The earlier install's copies of its scheduler entries under host/ (state.json records
+ * them) that this install does not write: another scheduler's, after the spec's scheduler
+ * changed. Removed with the runtimes, once the check passed; status would otherwise read a
+ * copy no scheduler runs. Only files directly in host/, a real folder of the state folder.
+ */
+function oldHostCopies(p: InstallPlan): string[] {
+  const kept = new Set(p.stateFiles.map((f) => f.path));
+  const host = lstatOrNull(p.names.hostDir);
+  if (host && !host.isDirectory()) return [];
+  return (p.prev?.files ?? []).map((r) => r.path).filter((path) => posix.dirname(path) === p.names.hostDir && !holdsRuntime(path) && !kept.has(path));
 }
 
 /** The state folder, state.json as an intent, then the backend's host files and scheduler. */

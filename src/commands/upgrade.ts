@@ -6,7 +6,8 @@
 // longer names it, is left as it is: its change is for `hbgen install SPEC` to show.
 import { homeOf, type HostIO } from '../host/io.ts';
 import { listInstalls } from '../host/audit/inventory.ts';
-import { pendingUpgrade, specChanged } from '../host/audit/upgrade.ts';
+import { pendingUpgrade, specChanged, upgradeChanges } from '../host/audit/upgrade.ts';
+import { renderSpec } from '../pipeline.ts';
 import { askConsent } from '../host/install/prompt.ts';
 import { readState } from '../host/state.ts';
 import { UserError } from '../errors.ts';
@@ -21,6 +22,8 @@ interface Candidate {
   scheduler: string;
   specFile: string;
   from: string;
+  /** The files installing again rewrites (upgradeChanges), or '' when it cannot tell. */
+  what: string;
 }
 
 /** Each install of this user that another hbgen made: upgradable, or the reason it is not. */
@@ -47,7 +50,10 @@ async function candidates(io: HostIO, only: string | undefined): Promise<{ go: C
       why = `its spec file ${file} cannot be read (${e.lines[0]}); run \`hbgen install SPEC\` with the spec it should run`;
     }
     if (why) left.push(`${r.name} (${r.scheduler}, hbgen ${s.hbgenVersion}): left as it is: ${why}`);
-    else go.push({ name: r.name, scheduler: r.scheduler, specFile: file, from: s.hbgenVersion });
+    else {
+      const fresh = await renderSpec(loadSpec(file));
+      go.push({ name: r.name, scheduler: r.scheduler, specFile: file, from: s.hbgenVersion, what: fresh.errors.length ? '' : upgradeChanges(fresh.files, s) });
+    }
   }
   return { go, left, current };
 }
@@ -57,7 +63,10 @@ export async function upgrade(argv: { name?: string; all?: boolean; yes?: boolea
   const { go, left, current } = await candidates(io, argv.name);
   if (argv.name && go.length === 0 && left.length === 0 && current.length === 0) throw new UserError([`${argv.name}: no install of that name on this host; \`hbgen list\` shows the installs by name`]);
   line(io, `hbgen upgrade: this hbgen is ${VERSION}`);
-  for (const c of go) line(io, `  ${c.name} (${c.scheduler}): hbgen ${c.from} → ${VERSION}, from ${c.specFile}`);
+  for (const c of go) {
+    line(io, `  ${c.name} (${c.scheduler}): hbgen ${c.from} → ${VERSION}, from ${c.specFile}`);
+    if (c.what) line(io, `    what changes: ${c.what}`);
+  }
   for (const l of left) line(io, `  ${l}`);
   if (current.length) line(io, `  already on ${VERSION}: ${current.join(', ')}`);
   if (go.length === 0) {

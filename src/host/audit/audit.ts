@@ -470,9 +470,9 @@ async function renderDrift(fileSpec: Spec, file: string, s: State, n: Names, dri
   if (specChanged(fileSpec, s)) add(f, 'drift', `drift: ${file} changed since install; run \`hbgen install\` to apply it`);
   // Installed by another hbgen: its files differ from this hbgen's render by design, so the
   // one line says so (a note, not an alarm); a file changed since install is still drift above.
-  const upgrade = pendingUpgrade(s);
-  if (upgrade) {
-    note(f, 'note', upgrade);
+  if (pendingUpgrade(s)) {
+    const render = await renderSpec(fileSpec);
+    note(f, 'note', pendingUpgrade(s, render.errors.length ? undefined : render.files)!);
     return;
   }
   // A wrapper whose first comment is an older hbgen's sentence was rendered by that hbgen:

@@ -3,6 +3,7 @@
 // fresh render by this hbgen differs, because this hbgen ships another runtime. The
 // installed wrapper keeps running the runtime it pins until `hbgen install` upgrades it.
 import { posix } from 'node:path';
+import { sha256 } from '../fsx.ts';
 import { runtime } from '../../../generators/runtime.ts';
 import { type Spec, validateSpec } from '../../spec.ts';
 import { VERSION } from '../../version.ts';
@@ -32,10 +33,35 @@ export function upgradeFrom(s: State): string | null {
   return `installed by hbgen ${s.hbgenVersion} (${old}); this hbgen is ${VERSION} (runtime sha256 ${rt.sha256.slice(0, 12)}…)`;
 }
 
-/** The sentence status says of an install another hbgen made, or null (upgradeFrom). */
-export function pendingUpgrade(s: State): string | null {
+/**
+ * The sentence status says of an install another hbgen made, or null (upgradeFrom); with
+ * `fresh` (this hbgen's render of the spec), what the upgrade changes.
+ */
+export function pendingUpgrade(s: State, fresh?: readonly { path: string; content: string }[]): string | null {
   const from = upgradeFrom(s);
-  return from && `${from}: \`hbgen install\` upgrades it, and until then every wake runs the runtime installed`;
+  const what = fresh ? upgradeChanges(fresh, s) : '';
+  return from && `${from}: \`hbgen install\` upgrades it${what ? ` (what changes: ${what})` : ''}, and until then every wake runs the runtime installed`;
+}
+
+/**
+ * The files an upgrade rewrites, from state.json's record against this hbgen's render:
+ * "runtime-0.1.9.sh → runtime-0.2.0.sh; heartbeat.sh, window.sh rewritten", and the files
+ * this hbgen no longer writes. Paths relative to the state folder.
+ */
+export function upgradeChanges(fresh: readonly { path: string; content: string }[], s: State): string {
+  const rel = (p: string) => posix.relative(s.stateDir, p);
+  const recorded = new Map((s.files ?? []).map((f) => [rel(f.path), f.sha256]));
+  const out: string[] = [];
+  const oldRt = [...recorded.keys()].filter((p) => isRuntimeFile(p) && !fresh.some((f) => f.path === p));
+  const newRt = fresh.filter((f) => isRuntimeFile(f.path) && !recorded.has(f.path)).map((f) => f.path);
+  if (oldRt.length || newRt.length) out.push(`${oldRt.join(', ') || 'no runtime file'} \u2192 ${newRt.join(', ') || 'no runtime file'}`);
+  const rewritten = fresh.filter((f) => !isRuntimeFile(f.path) && recorded.has(f.path) && recorded.get(f.path) !== sha256(Buffer.from(f.content))).map((f) => f.path);
+  if (rewritten.length) out.push(`${rewritten.join(', ')} rewritten`);
+  const added = fresh.filter((f) => !isRuntimeFile(f.path) && !recorded.has(f.path)).map((f) => f.path);
+  if (added.length) out.push(`${added.join(', ')} new`);
+  const gone = [...recorded.keys()].filter((p) => !isRuntimeFile(p) && !fresh.some((f) => f.path === p));
+  if (gone.length) out.push(`${gone.join(', ')} removed`);
+  return out.join('; ');
 }
 
 /**

@@ -43,6 +43,8 @@ export interface PanelInput {
   exclude?: string[];
   /** The earlier install's runtimes that the new wrapper no longer pins (an upgrade), removed once the check passed. */
   oldRuntimes?: string[];
+  /** The earlier install's copies of another scheduler's entries under host/, removed once the check passed. */
+  oldHostCopies?: string[];
   /** Rows of the seed: agent budget, token policy, instruction files, models. */
   seeds?: [string, string][];
   /** The spec's fields changed since the last install (src/spec-diff.ts), and when that was. */
@@ -144,7 +146,7 @@ export function modelCaveats(agent: Spec['agent']): string[] {
 
 /** How the agent bills, as its client said at this install, and that the wrapper asks again. */
 function billingRow(b: BillingRecord): string {
-  if (b.result !== 'subscription') return 'cannot be checked for a custom command; no API key reaches it';
+  if (b.result !== 'subscription') return 'custom command: not checked, no API key reaches it; check your plan';
   return `${b.identity}, as \`${shownArgv(b.command ?? [])}\` says in the agent's environment${b.clientVersion ? ` (${b.clientVersion})` : ''}; asked again before every wake`;
 }
 
@@ -217,6 +219,7 @@ export function panel(p: PanelInput): string {
   out.push(`files it will write${same ? ` (${same} more already in place, unchanged)` : ''}:`, ...fileLines([...writes, record].map((f) => ({ ...f, path: tilde(f.path) })), tilde(n.stateDir), tilde(p.statePath)));
   for (const l of p.exclude ?? []) out.push(`  ${l}`);
   for (const r of p.oldRuntimes ?? []) out.push(`  ${r}  removed once the check passed: the earlier runtime, which the new wrapper no longer pins (a wake running now reads on from its open copy)`);
+  for (const r of p.oldHostCopies ?? []) out.push(`  ${tilde(r)}  removed once the check passed: the earlier install's copy of an entry no scheduler runs now`);
   for (const d of p.edits ?? []) out.push(...d.split('\n').filter(Boolean).map((l) => `    ${l}`));
   for (const w of pre.writes) out.push(`  ${w}`);
   const facts = FACTS[spec.schedule.scheduler];
