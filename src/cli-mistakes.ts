@@ -44,7 +44,7 @@ export const OPTIONS_OF: Record<string, string[]> = {
   stop: ['--all', '--apply'],
   resume: ['--yes', '--dry-run', '--apply', '--reset-cap', '--now'],
   wake: [],
-  log: ['--days', '--digest', '--json'],
+  log: ['--days', '--digest', '--json', '--send', '--state'],
   plan: ['--svg'],
   forget: ['--keep-logs', '--yes', '--dry-run'],
   list: ['--json'],

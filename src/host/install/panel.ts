@@ -2,7 +2,9 @@
 // bills, when, for how long, which scheduler, every file written and every command run,
 // how to undo it, and the caveats.
 import type { Names } from '../../names.ts';
-import { type Spec, pauseAfterOf, reserveOf } from '../../spec.ts';
+import { type Spec, clockMinutes, digestOf, pauseAfterOf, reserveOf } from '../../spec.ts';
+import { weeklyPattern } from '../../schedule.ts';
+import { pad2 } from '../../formats.ts';
 import { presetOf } from '../../harness/registry.ts';
 import type { FilePlan, Preflight } from '../backend.ts';
 import type { BillingRecord } from './billing.ts';
@@ -85,7 +87,24 @@ export function otherRuns(spec: Spec): [string, string][] {
     ['gate', spec.gate ? `${shownArgv(spec.gate)}, before every wake` : 'none'],
     ['notify', spec.notify ? `${shownArgv(spec.notify)}, at the ${ordinal(spec.notifyAfter!)} failing wake in a row and at the success after it` : 'none'],
     ['ping', pingRow(spec.ping)],
+    ...(digestOf(spec) ? ([['digest', digestRow(spec)]] as [string, string][]) : []),
   ];
+}
+
+/**
+ * The digest's row: when it actually goes (the wrapper sends it at a fire, and fires come
+ * only inside the window: the first one at or after the time, else the next day's first),
+ * and what runs it.
+ */
+export function digestRow(spec: Spec): string {
+  const d = digestOf(spec)!;
+  const at = clockMinutes(d.at);
+  const fires = weeklyPattern(spec).map((w) => w % 1440);
+  const same = fires.filter((m) => m >= at).sort((a, b) => a - b)[0];
+  const hm = (m: number) => `${pad2(Math.floor(m / 60))}:${pad2(m % 60)}`;
+  const when = same !== undefined ? `at the first fire at or after it, ${hm(same)}` : `at the next fire, the next day's first (${hm(Math.min(...fires))}): the window has none at or after it`;
+  const to = [spec.notify ? 'notify' : '', spec.ping ? "the ping's /log" : ''].filter(Boolean).join(' and ');
+  return `${d.at} ${spec.schedule.hours.timezone}, ${when}: \`hbgen log --digest --send\` outside the jail, kept in the state folder${to ? `, sent through ${to}` : ''}${d.empty === 'send' ? '' : ', skipped when nothing happened'}`;
 }
 
 /** The ping's row: what it calls and, on /fail, what it sends and where (outside the jail's hosts). */
