@@ -6,6 +6,7 @@
 // The agent's own workspace (heartbeat/48-workspace: its clone, the copies, the fetch back): 51 lines.
 // The person's reserve of the plan (heartbeat/37-reserve, its parser, stop and outcome lines): 72 lines.
 // Idle backoff (idleAfter, idleEvery: heartbeat/37-idle and its call in the outcome): 33 lines.
+// The daily digest (digest: heartbeat/33-digest and its call in step 8): 67 lines.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
@@ -13,7 +14,7 @@ import { join } from 'node:path';
 import { runtime } from '../generators/runtime.ts';
 import { ROOT } from './helpers/cli.ts';
 
-const BUDGET = 2528;
+const BUDGET = 2595;
 
 /** Lines that are neither blank nor comment-only, as the grep pipeline above counts them. */
 function codeLines(text: string): number {
