@@ -21,6 +21,7 @@ import { type Host, hb, makeHost } from './helpers/lifecycle.ts';
 import { HBGEN, hbgen } from './helpers/cli.ts';
 import { makeStub } from './helpers/crontab.ts';
 import { digestArgvText } from '../src/host/install/digest-argv.ts';
+import { digestWhen } from '../src/schedule.ts';
 
 const clock = fakeClock();
 const dash = shell('dash');
@@ -320,6 +321,21 @@ test('a window that crosses midnight: a day is the window that opens on it (22:0
   const now = () => new Date('2026-12-02T21:10:00Z'); // 22:10 on the 2nd: its window has opened
   const r = await hb(h, 'log', { digest: 'yesterday', now });
   assert.match(r.out, /^hbgen digest: "docs", Tue 2026-12-01 22:00 to Wed 22:00 \(Europe\/Berlin\)\n {2}wakes {5}2 wakes ran: 1 ok, 1 quiet\n/, r.out);
+});
+
+test('the panel and plan say at which fire the digest actually goes: the first at or after its time, else the next day\'s first', async () => {
+  const base = {
+    version: 1, name: 'docs', repo: '/r', agent: { harness: 'command', bin: '/bin/true', prompt: 'p' },
+    schedule: { scheduler: 'cron', every: '30m', minute: 7, hours: { start: '09:00', end: '18:00', timezone: 'Europe/Berlin' } },
+    timeout: '10m', env: { HOME: '/h', PATH: '/usr/bin:/bin' },
+  };
+  assert.is(digestWhen(validateSpec({ ...base, digest: '08:30' }).spec!), 'at the first fire at or after it, 09:07');
+  assert.is(digestWhen(validateSpec({ ...base, digest: '12:10' }).spec!), 'at the first fire at or after it, 12:37');
+  assert.is(digestWhen(validateSpec({ ...base, digest: '19:00' }).spec!), "at the next fire, the next day's first (09:07): the window has none at or after it");
+  const h = makeHost('systemd-user', { digest: { at: '19:00', empty: 'send' } });
+  const out = hbgen(['plan', h.specFile], { cwd: h.root, env: h.env });
+  assert.is(out.code, 0, out.stderr);
+  assert.match(out.stdout, /\ndigest: 19:00 Europe\/Berlin, at the first fire at or after it, 19:07 \(the wrapper sends it at a fire\)\n/, out.stdout);
 });
 
 // --- through the built CLI: install, a real fire, status, forget --------------------------

@@ -2,9 +2,8 @@
 // bills, when, for how long, which scheduler, every file written and every command run,
 // how to undo it, and the caveats.
 import type { Names } from '../../names.ts';
-import { type Spec, clockMinutes, digestOf, pauseAfterOf, reserveOf } from '../../spec.ts';
-import { weeklyPattern } from '../../schedule.ts';
-import { pad2 } from '../../formats.ts';
+import { type Spec, digestOf, pauseAfterOf, reserveOf } from '../../spec.ts';
+import { digestWhen } from '../../schedule.ts';
 import { presetOf } from '../../harness/registry.ts';
 import type { FilePlan, Preflight } from '../backend.ts';
 import type { BillingRecord } from './billing.ts';
@@ -91,20 +90,11 @@ export function otherRuns(spec: Spec): [string, string][] {
   ];
 }
 
-/**
- * The digest's row: when it actually goes (the wrapper sends it at a fire, and fires come
- * only inside the window: the first one at or after the time, else the next day's first),
- * and what runs it.
- */
+/** The digest's row: when it actually goes (schedule.ts digestWhen) and what runs it. */
 export function digestRow(spec: Spec): string {
   const d = digestOf(spec)!;
-  const at = clockMinutes(d.at);
-  const fires = weeklyPattern(spec).map((w) => w % 1440);
-  const same = fires.filter((m) => m >= at).sort((a, b) => a - b)[0];
-  const hm = (m: number) => `${pad2(Math.floor(m / 60))}:${pad2(m % 60)}`;
-  const when = same !== undefined ? `at the first fire at or after it, ${hm(same)}` : `at the next fire, the next day's first (${hm(Math.min(...fires))}): the window has none at or after it`;
   const to = [spec.notify ? 'notify' : '', spec.ping ? "the ping's /log" : ''].filter(Boolean).join(' and ');
-  return `${d.at} ${spec.schedule.hours.timezone}, ${when}: \`hbgen log --digest --send\` outside the jail, kept in the state folder${to ? `, sent through ${to}` : ''}${d.empty === 'send' ? '' : ', skipped when nothing happened'}`;
+  return `${d.at} ${spec.schedule.hours.timezone}, ${digestWhen(spec)}: \`hbgen log --digest --send\` outside the jail, kept in the state folder${to ? `, sent through ${to}` : ''}${d.empty === 'send' ? '' : ', skipped when nothing happened'}`;
 }
 
 /** The ping's row: what it calls and, on /fail, what it sends and where (outside the jail's hosts). */
