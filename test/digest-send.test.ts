@@ -207,6 +207,12 @@ test('--send: the digest is kept in <stateDir>/digest/DATE.txt, sent through not
   const ping = await pingHost();
   try {
     const h = await sendHost('08:30', ping.url, true);
+    // A commit of yesterday whose subject holds a terminal's control sequence (the agent writes subjects).
+    const when = new Date(Date.now() - 24 * 60 * MIN).toISOString();
+    const git = (...a: string[]) => spawnSync('git', ['-C', h.repo, '-c', 'user.name=t', '-c', 'user.email=t@example.com', ...a], { encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_DATE: when, GIT_COMMITTER_DATE: when } });
+    git('init', '-q', '-b', 'main');
+    git('add', 'README');
+    assert.is(git('commit', '-qm', 'docs: clear \u001b[2J the screen').status, 0);
     const got = ping.got.length;
     const r = await hb(h, 'log', { digest: 'yesterday', send: true });
     assert.is(r.code, 0, r.err);
@@ -216,6 +222,7 @@ test('--send: the digest is kept in <stateDir>/digest/DATE.txt, sent through not
     assert.is(file, join(names(h.spec).stateDir, 'digest', `${m![1]}.txt`));
     const text = readFileSync(file, 'utf8');
     assert.match(text, /^hbgen digest: "docs", \w{3} \d{4}-\d\d-\d\d \(Europe\/Berlin\)\n {2}wakes {5}1 wake ran: 1 ok\n/);
+    assert.match(text, /\n {2}commits {3}1 commit: [0-9a-f]+ \(HEAD -> main\) docs: clear \?\[2J the screen\n/, text);
     const env = readFileSync(join(h.root, 'notify.env'), 'utf8');
     assert.match(env, /^HBGEN_EVENT=digest$/m);
     assert.ok(env.includes(`HBGEN_DIGEST=${text.trimEnd()}`), env);

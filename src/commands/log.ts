@@ -8,6 +8,7 @@ import { type DayCounts, type HistoryInput, SKIP_KINDS, dailyCounts, dayBegin, h
 import { type DigestInput, digestLines } from '../host/audit/digest.ts';
 import { keepDigest, nothingHappened, notifyDigest, pingDigest } from '../host/audit/digest-send.ts';
 import { readState } from '../host/state.ts';
+import { terminalText } from '../escape.ts';
 import { DAYS } from '../formats.ts';
 import { clockMinutes, digestOf, validateSpec } from '../spec.ts';
 import { audit } from '../host/audit/audit.ts';
@@ -100,6 +101,19 @@ function stateSpec(dir: string): { spec: Spec; file: string; s: State } {
   return { spec: v.spec, file: s.specFile, s };
 }
 
+/**
+ * The wrapper runs with exactly the spec's env, which seldom holds XDG_RUNTIME_DIR: without
+ * it `systemctl --user` finds no user manager, and the digest would flag that. The folder
+ * systemd makes for the user's manager (/run/user/UID, see pam_systemd(8)) is where it
+ * listens; it is taken only when it is a real folder of this user's.
+ */
+function withUserManager(io: HostIO): HostIO {
+  if (io.env.XDG_RUNTIME_DIR) return io;
+  const dir = `/run/user/${io.uid}`;
+  const st = lstatOrNull(dir);
+  return st?.isDirectory() && st.uid === io.uid ? { ...io, env: { ...io.env, XDG_RUNTIME_DIR: dir } } : io;
+}
+
 /** `hbgen log --digest [DAY]`: one day in a few lines (src/host/audit/digest.ts); with --send, kept and sent. */
 async function digest(argv: { spec: string; digest: string; json?: boolean; send?: boolean; state?: string }, io: HostIO): Promise<number> {
   let loaded: { spec: Spec; file: string };
@@ -109,6 +123,7 @@ async function digest(argv: { spec: string; digest: string; json?: boolean; send
     const r = stateSpec(argv.state);
     loaded = { spec: r.spec, file: r.file };
     state = { s: r.s, notes: [] };
+    io = withUserManager(io);
   } else {
     loaded = loadFor(io, argv.spec);
     state = readStateOrNote(names(loaded.spec));
@@ -149,7 +164,8 @@ async function send(io: HostIO, spec: Spec, stateDir: string, log: string, input
     line(io, `skipped: nothing happened on ${wd} ${input.day.date} (no wake ran, no error, no missed fire)`);
     return 0;
   }
-  const text = `${digestLines(input).join('\n')}\n`;
+  // Commit subjects are the agent's words: shown on a terminal or a phone, never obeyed (src/escape.ts).
+  const text = terminalText(`${digestLines(input).join('\n')}\n`);
   const kept = keepDigest(stateDir, input.day.date, text);
   const said = ['file' in kept ? `written to ${kept.file}` : `not kept: ${kept.problem}`];
   if (spec.notify) said.push(await notifyDigest(spec, text, 'file' in kept ? kept.file : null, log));
