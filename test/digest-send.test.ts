@@ -345,6 +345,15 @@ test('the panel and plan say at which fire the digest actually goes: the first a
   assert.match(out.stdout, /\ndigest: 19:00 Europe\/Berlin, at the first fire at or after it, 19:07 \(the wrapper sends it at a fire\)\n/, out.stdout);
 });
 
+test('"yesterday" is the last day the window opened: on a Monday after a weekend off, Friday', async () => {
+  const h = makeHost('systemd-user', { schedule: { scheduler: 'systemd-user', every: '30m', minute: 7, hours: { start: '08:00', end: '18:00', timezone: 'Europe/Berlin', days: ['mon', 'tue', 'wed', 'thu', 'fri'] } } });
+  assert.is((await hb(h, 'install', { yes: true })).code, 0);
+  const r = await hb(h, 'log', { digest: 'yesterday', now: () => new Date('2026-12-07T08:10:00Z') });
+  assert.match(r.out, /^hbgen digest: "docs", Fri 2026-12-04 \(Europe\/Berlin\)\n/, r.out);
+  const t = await hb(h, 'log', { digest: 'yesterday', now: () => new Date('2026-12-08T08:10:00Z') });
+  assert.match(t.out, /^hbgen digest: "docs", Mon 2026-12-07 \(Europe\/Berlin\)\n/, t.out);
+});
+
 // --- through the built CLI: install, a real fire, status, forget --------------------------
 
 const stub = makeStub();
