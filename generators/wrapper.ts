@@ -14,7 +14,7 @@ import { harnessArgs, promptSeparator } from '../src/harness.ts';
 import { presetOf } from '../src/harness/registry.ts';
 import { openDays } from '../src/schedule.ts';
 import { offsetAt, repeatsWallClock, transitions } from '../src/zone-offsets.ts';
-import { clockMinutes, durations, idleOf, limitsOf, memoryBytes, memoryText, pauseAfterOf, reserveOf } from '../src/spec.ts';
+import { clockMinutes, digestOf, durations, idleOf, limitsOf, memoryBytes, memoryText, pauseAfterOf, reserveOf } from '../src/spec.ts';
 import { factsOf } from '../src/scheduler-facts.ts';
 import { sh } from '../src/escape.ts';
 import { LOCK_OWNER_PRINTF, LOG_DATE_FORMAT, LOG_MAX_BYTES, LOG_PRINTF, pad2 } from '../src/formats.ts';
@@ -532,6 +532,8 @@ function heartbeatValues(ctx: RenderContext): string[] {
     assign('hb_rsv5', stream.reserve5),
     assign('hb_rsv7', stream.reserve7),
     ...opt('hb_until', spec.until ? spec.until.replace('T', ' ') : ''),
+    // The daily digest's time (step 8c), HH:MM in the working zone.
+    ...opt('hb_digest_at', digestOf(spec)?.at ?? ''),
     assign('hb_minrun', end.minRun),
     assign('hb_minrun_text', end.minRunText),
     assign('hb_clockshift', end.clockShift),

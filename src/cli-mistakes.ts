@@ -46,7 +46,7 @@ export const OPTIONS_OF: Record<string, string[]> = {
   resume: ['--yes', '--dry-run', '--apply', '--reset-cap', '--now'],
   wake: [],
   doctor: [],
-  log: ['--days', '--digest', '--json'],
+  log: ['--days', '--digest', '--json', '--send', '--state'],
   plan: ['--svg'],
   forget: ['--keep-logs', '--yes', '--dry-run'],
   list: ['--json'],

@@ -30,7 +30,9 @@ const lifecycle = (name: keyof typeof COMMANDS) => async (argv: SpecArgv) => {
   const { processIO } = await import('./host/io.ts');
   const io = processIO();
   // stop resolves a name itself: with the spec file gone it stops from the install's record.
-  return (await COMMANDS[name]())({ ...argv, spec: name === 'stop' ? argv.spec : await specFileOf(argv.spec) }, io);
+  // log --state names the install by its state folder: the spec file is not looked at.
+  const asIs = name === 'stop' || (name === 'log' && (argv as { state?: string }).state !== undefined);
+  return (await COMMANDS[name]())({ ...argv, spec: asIs ? argv.spec : await specFileOf(argv.spec) }, io);
 };
 /** SPEC as a spec file: a file, or an install's name (src/spec-arg.ts). */
 const specFileOf = async (spec: string) => (await import('./spec-arg.ts')).resolveSpecArg((await import('./host/io.ts')).processIO(), spec);
@@ -144,7 +146,9 @@ function hostCommands(y: Argv, run: Run): Argv {
           .positional('spec', specArg)
           .option('days', { type: 'number', default: 7, describe: 'how many days back, today included' })
           .option('json', { type: 'boolean', describe: 'one JSON document (fields in docs/commands.md)' })
-          .option('digest', { type: 'string', describe: 'one day in a few lines: wakes, skips, missed fires, commits, tokens, what status flags (yesterday, today or YYYY-MM-DD)' }),
+          .option('digest', { type: 'string', describe: 'one day in a few lines: wakes, skips, missed fires, commits, tokens, what status flags (yesterday, today or YYYY-MM-DD)' })
+          .option('send', { type: 'boolean', describe: 'with --digest: keep it in <stateDir>/digest/DATE.txt and send it through notify and the ping\'s /log (skipped when nothing happened, unless digest.empty is "send")' })
+          .option('state', { type: 'string', describe: 'with --send: the install by its state folder, as the wrapper\'s daily run names it (the spec its state.json records)' }),
       run(lifecycle('log')),
     )
     .command(

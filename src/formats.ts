@@ -395,6 +395,15 @@ export const FAIL_PAUSE_PRINTF = '%s %s %s\\n%s\\n';
 /** The idle backoff's record in the state folder: "N PAID" (heartbeat/37-idle); its mtime is the end of the last wake. */
 export const IDLE_FILE = 'idle';
 
+/** The digest's files in the state folder: the program install records (node, then hbgen's CLI, one a line), and the local time of the last digest ("YYYY-MM-DD HH:MM ZONE"). */
+export const DIGEST_ARGV_FILE = 'digest.argv';
+export const DIGEST_STAMP_FILE = 'digest.stamp';
+/** The folder of the digests written, one DATE.txt a day, the last DIGEST_KEEP kept. */
+export const DIGEST_DIR = 'digest';
+export const DIGEST_KEEP = 14;
+/** The bound on `hbgen log --digest --send` run by the wrapper (node's start, status's checks, notify and ping). */
+export const DIGEST_SECONDS = 90;
+
 /** spec pauseAfter when the spec names none. */
 export const PAUSE_AFTER_DEFAULT = 5;
 

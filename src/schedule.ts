@@ -12,7 +12,7 @@
 //   is the smallest set of host minutes that never misses an expected wake; window.sh then
 //   skips the extra ones.
 import { DAY_NAMES, pad2 } from './formats.ts';
-import { clockMinutes, seconds, type Spec } from './spec.ts';
+import { clockMinutes, digestOf, seconds, type Spec } from './spec.ts';
 import { DAY_MS, offsetAt, segments, transitions, type Segment } from './zone-offsets.ts';
 import type { SchedulerFacts } from './scheduler-facts.ts';
 
@@ -329,4 +329,17 @@ export function dstWarnings(spec: Pick<Spec, 'schedule'>): string[] {
     }
   }
   return [...out.values()];
+}
+
+/**
+ * When the daily digest actually goes: the wrapper sends it at a fire, and the scheduler
+ * fires only inside the window, so at the first fire at or after the digest time, or, when
+ * the window holds none then, at the next day's first fire.
+ */
+export function digestWhen(spec: Pick<Spec, 'name' | 'schedule' | 'digest'>): string {
+  const at = clockMinutes(digestOf(spec)!.at);
+  const fires = weeklyPattern(spec).map((w) => w % 1440);
+  const same = fires.filter((m) => m >= at).sort((a, b) => a - b)[0];
+  const hm = (m: number) => `${pad2(Math.floor(m / 60))}:${pad2(m % 60)}`;
+  return same !== undefined ? `at the first fire at or after it, ${hm(same)}` : `at the next fire, the next day's first (${hm(Math.min(...fires))}): the window has none at or after it`;
 }

@@ -101,6 +101,9 @@ const clock = (allow2400: boolean, what: string) =>
       },
     });
 
+/** The digest's time: HH:MM, 00:00 to 23:59. */
+const digestAt = clock(false, 'the time of the digest, as HH:MM');
+
 /** "9:00", "9" or "9:5" as "09:00" / "09:05" when that is a valid time, else undefined. */
 export function paddedClock(v: string, allow2400 = false): string | undefined {
   // "5pm", "5:30 PM", "12am": the 12-hour clock, said as the 24-hour time it means.
@@ -681,6 +684,11 @@ export const SpecSchema = z
       .default(IDLE_AFTER_DEFAULT).describe('Idle backoff: after this many wakes in a row that ended ok or quiet and left nothing changed (the repo\'s files and git refs, HEART.md, STATE.md; LOG.md and journal/ not counted; default 3), later fires log skip-idle and run no agent until something of those changes or idleEvery has passed since the last wake; so do the fires before the time of the agent\'s "Next useful wake: not before YYYY-MM-DD HH:MM" line in STATE.md; false: never, and that line is not honoured.'),
     idleEvery: duration('the longest an idle job waits for its next wake, e.g. "4h"').default(IDLE_EVERY_DEFAULT).describe('The longest an idle job goes without a wake (default 4h): then one wake looks again; also the furthest the agent\'s "Next useful wake: not before" line in STATE.md can put off its next wake.'),
     ping: z.union([pingUrl, z.strictObject({ url: pingUrl.describe('The healthchecks-style URL, as for ping written alone.'), body: z.boolean({ error: 'must be true or false' }).optional().describe('false sends /fail with no body, so that no line of the agent\'s output leaves for the ping\'s host (default true).') })], { error: 'must be a URL such as "https://hc-ping.com/<uuid>", or an object {url, body}' }).optional().describe('A healthchecks-style URL (https; http only for 127.0.0.1 or localhost): URL/start before the agent, URL after a success, URL/fail after a failure, by curl or wget. Or {url, body}: body false sends /fail empty (by default it carries the wake\'s last 20 lines of agent output and hbgen\'s last 10 log lines to that host, which the jail does not gate).'),
+    // The morning digest: one day of the heartbeat, sent at the first fire at or after this
+    // wall time of hours.timezone (heartbeat/33-digest runs `hbgen log --digest --send`).
+    digest: z
+      .union([digestAt, z.strictObject({ at: digestAt.describe('HH:MM, local to hours.timezone.'), empty: z.enum(['skip', 'send'], { error: 'must be "skip" (the default: no digest for a day when nothing happened) or "send"' }).optional().describe('"skip" (default): no digest for a day on which no wake ran, no error was logged and no fire was missed; "send": one anyway.') })], { error: 'must be a time "HH:MM" such as "08:30", or an object {at, empty}' })
+      .optional().describe('The daily digest (`hbgen log --digest`), "HH:MM" in hours.timezone or {at, empty}: at the first fire at or after that time each day (or, when the day holds no fire then, at the next fire), the wrapper runs `hbgen log --digest yesterday --send` outside the jail, which writes <stateDir>/digest/DATE.txt and sends the text through notify (HBGEN_EVENT=digest, the text in HBGEN_DIGEST) and to the ping URL\'s /log; no agent runs for it. For a window that crosses midnight a day is the window that opens on it. Needs the state folder outside the repo; refused for kubernetes.'),
   }, { error: (i) => (i.code === 'invalid_type' ? 'must be a JSON object holding the spec; see `hbgen schema`' : undefined) })
   // Cross-field rules run even when some field is wrong, so that one run reports every
   // problem; each rule looks only at fields whose own form is already right.
@@ -740,6 +748,7 @@ export const SpecSchema = z
     envSecretIssues(s, ctx);
     allowReadIssues(s, ctx);
     limitsIssues(s, ctx);
+    digestIssues(s, ctx);
   }, { when: () => true })
   // The defaults that depend on other fields, filled in once every field is valid: the
   // schema's output is the spec every consumer reads, every default applied.
@@ -781,6 +790,32 @@ export function defaultStateDir(s: { name?: unknown; env?: unknown; schedule?: u
 /** The failing wakes in a row after which the job pauses itself; 0: never (pauseAfter false). */
 export function pauseAfterOf(s: Pick<Spec, 'pauseAfter'>): number {
   return s.pauseAfter === false ? 0 : (s.pauseAfter ?? PAUSE_AFTER_DEFAULT);
+}
+
+/**
+ * The digest runs a program recorded at install in the state folder (digest.argv) outside
+ * the jail: that folder must be one the agent cannot write (not inside the repo), and on
+ * this host (a cluster's pod has no hbgen to run).
+ */
+function digestIssues(s: Record<string, any>, ctx: z.RefinementCtx): void {
+  if (s.digest === undefined) return;
+  const sch = typeof s.schedule === 'object' && s.schedule !== null ? s.schedule : {};
+  if (factsOf(sch.scheduler)?.offHost) {
+    ctx.addIssue({ code: 'custom', path: ['digest'], message: `does not apply to schedule.scheduler "${sch.scheduler}": the pod has no hbgen to build the digest; remove it and read \`hbgen log --digest\` instead` });
+    return;
+  }
+  if (typeof s.repo !== 'string' || !s.repo.startsWith('/') || typeof s.stateDir !== 'string') return;
+  const state = s.stateDir.startsWith('/') ? posix.normalize(s.stateDir) : posix.join(s.repo, s.stateDir);
+  const repo = posix.normalize(s.repo).replace(/(.)\/$/, '$1');
+  if (state === repo || state.startsWith(repo === '/' ? '/' : `${repo}/`)) {
+    ctx.addIssue({ code: 'custom', path: ['digest'], message: `needs the state folder outside the repo (stateDir "${s.stateDir}" is inside it): the wrapper runs the program recorded there outside the agent's sandbox; leave stateDir out or move it out of the repo` });
+  }
+}
+
+/** The digest's time and whether a day when nothing happened is sent; null without digest. */
+export function digestOf(s: Pick<Spec, 'digest'>): { at: string; empty: 'skip' | 'send' } | null {
+  if (s.digest === undefined) return null;
+  return typeof s.digest === 'string' ? { at: s.digest, empty: 'skip' } : { at: s.digest.at, empty: s.digest.empty ?? 'skip' };
 }
 
 /** The clone of "workspace": "clone": on this host only, and never inside the repo or the state folder. */

@@ -98,6 +98,17 @@ for (const [name, path, bound, lead] of [
   });
 }
 
+test('with digest, a fire that sends none (today\'s went) creates the processes a wake without digest does: the stamp is a builtin read', () => {
+  const plain = makeCase({ spec: spec() });
+  const daily = makeCase({ spec: spec({ digest: '00:00' }) });
+  writeFileSync(join(daily.state, 'digest.stamp'), `${new Date().toISOString().slice(0, 10)} 00:00 UTC\n`);
+  for (const c of [plain, daily]) assert.is(count(c).code, 0, outcomes(c));
+  const a = count(plain);
+  const b = count(daily);
+  assert.equal([...b.what].sort(), [...a.what].sort(), `with digest: ${b.what.join(', ')}; without: ${a.what.join(', ')}`);
+  assert.not.match(outcomes(daily), /digest/);
+});
+
 test('one wake outside the working hours, and one paused by the plan\'s limit: 2 processes (find, date)', () => {
   const h = (new Date().getUTCHours() + 12) % 24;
   const hh = (n: number) => String(n % 24).padStart(2, '0');

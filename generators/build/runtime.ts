@@ -10,7 +10,7 @@ import { FILES_AWK, TOKEN_AWK, TOKEN_REFUSAL, VERDICT_AWK } from '../../src/bill
 import { STATUS_ARGV, billingKeyNames, fileHitFix, notPlan, timedOut } from '../../src/billing.ts';
 import { PRESETS } from '../../src/harness/registry.ts';
 import { JAIL_PLACEHOLDERS, REPO_DENY } from '../../src/jail.ts';
-import { LOCK_OWNER_PRINTF, LOG_DATE_FORMAT, LOG_PRINTF, OUTCOME_WORDS, PAUSE_PRINTF, FAIL_PAUSE_FILE, FAIL_PAUSE_PRINTF, IDLE_FILE, SMOKE_DETAIL, TAMPERED_GIT, ENTRY_NOTE, WORKSPACE_NOTE, ENTRY_NOTE_TAIL, UNTIL_WORD, WAKES_PRINTF, AGENT_RECORD_PRINTF, ASIDE_DIR, PAUSE_MAX_SECONDS, logLineShell, wakeDetailShell } from '../../src/formats.ts';
+import { LOCK_OWNER_PRINTF, LOG_DATE_FORMAT, LOG_PRINTF, OUTCOME_WORDS, PAUSE_PRINTF, FAIL_PAUSE_FILE, FAIL_PAUSE_PRINTF, IDLE_FILE, DIGEST_ARGV_FILE, DIGEST_STAMP_FILE, DIGEST_SECONDS, SMOKE_DETAIL, TAMPERED_GIT, ENTRY_NOTE, WORKSPACE_NOTE, ENTRY_NOTE_TAIL, UNTIL_WORD, WAKES_PRINTF, AGENT_RECORD_PRINTF, ASIDE_DIR, PAUSE_MAX_SECONDS, logLineShell, wakeDetailShell } from '../../src/formats.ts';
 import { LIMIT_FAR } from '../limit.ts';
 import { NOTIFY_SECONDS, PING_BOUND, PING_SECONDS } from '../notify.ts';
 import { logDateShell } from '../formats.ts';
@@ -42,6 +42,9 @@ export interface RuntimeContext {
   failPauseFile: string;
   failPausePrintf: string;
   idleFile: string;
+  digestArgvFile: string;
+  digestStampFile: string;
+  digestSeconds: number;
   lockOwnerPrintf: string;
   smokeDetail: string;
   untilWord: string;
@@ -97,6 +100,9 @@ function runtimeContext(): RuntimeContext {
     failPauseFile: FAIL_PAUSE_FILE,
     failPausePrintf: FAIL_PAUSE_PRINTF,
     idleFile: IDLE_FILE,
+    digestArgvFile: DIGEST_ARGV_FILE,
+    digestStampFile: DIGEST_STAMP_FILE,
+    digestSeconds: DIGEST_SECONDS,
     lockOwnerPrintf: LOCK_OWNER_PRINTF,
     smokeDetail: SMOKE_DETAIL,
     untilWord: UNTIL_WORD,

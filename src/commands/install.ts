@@ -14,7 +14,7 @@ import { specChanges } from '../spec-diff.ts';
 import { reachesRepo, resolved } from '../host/install/reach.ts';
 import { UserError } from '../errors.ts';
 import { shownArgv, shownWord } from '../escape.ts';
-import { sleep, formatWakes } from '../formats.ts';
+import { DIGEST_ARGV_FILE, sleep, formatWakes } from '../formats.ts';
 import { Journal, type Backend, type Ctx, type FilePlan, type Preflight, planFile, record, writePlanned } from '../host/backend.ts';
 import { type Facts, hostFacts, permissionMode, offHostFacts } from '../host/install/facts.ts';
 import { heartRefusal } from '../host/heart/mission.ts';
@@ -43,7 +43,8 @@ import { type Names, names } from '../names.ts';
 import { type RenderResult, renderSpec } from '../pipeline.ts';
 import { FACTS, factsOf } from '../scheduler-facts.ts';
 import { SCHEDULERS } from '../schedulers.ts';
-import { type Spec, validateSpec } from '../spec.ts';
+import { type Spec, digestOf, validateSpec } from '../spec.ts';
+import { digestArgvText } from '../host/install/digest-argv.ts';
 import { VERSION, holdsRuntime } from '../version.ts';
 import { checkApply, line, loadFor, specPath } from './common.ts';
 import { chooseOnTerminal } from './install-menu.ts';
@@ -230,6 +231,14 @@ async function planInstall(argv: InstallArgs, io: HostIO, verb: Verb): Promise<I
   for (const f of render.files) {
     const path = posix.join(n.stateDir, f.path);
     const pf = planFile(path, Buffer.from(f.content), f.mode, spec, n, prev?.files.find((x) => x.path === path));
+    if (pf.refusal) refusals.push(pf.refusal);
+    else stateFiles.push(pf.plan!);
+  }
+  // The daily digest's program (heartbeat/33-digest): this node and this hbgen, recorded here.
+  if (digestOf(spec)) {
+    const text = digestArgvText();
+    const path = posix.join(n.stateDir, DIGEST_ARGV_FILE);
+    const pf = text === null ? { refusal: `digest: hbgen cannot find its own bin/hbgen.cjs to record in ${path}; run hbgen from its installed package (npm install -g), or leave digest out` } : planFile(path, Buffer.from(text), 0o644, spec, n, prev?.files.find((x) => x.path === path));
     if (pf.refusal) refusals.push(pf.refusal);
     else stateFiles.push(pf.plan!);
   }

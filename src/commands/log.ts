@@ -4,8 +4,13 @@
 // the scheduler's fires that left no line; then the last wakes. Read-only; exit 0.
 import { UserError } from '../errors.ts';
 import { sleepFacts } from '../host/audit/asleep.ts';
-import { type DayCounts, type HistoryInput, SKIP_KINDS, dailyCounts, dayStart, historyLines, lastDates, lastWakes, localParts, nextDate, type WakeRow } from '../host/audit/history.ts';
-import { digestLines } from '../host/audit/digest.ts';
+import { type DayCounts, type HistoryInput, SKIP_KINDS, dailyCounts, dayBegin, historyLines, lastDates, lastWakes, localParts, nextDate, type WakeRow } from '../host/audit/history.ts';
+import { type DigestInput, digestLines } from '../host/audit/digest.ts';
+import { keepDigest, nothingHappened, notifyDigest, pingDigest } from '../host/audit/digest-send.ts';
+import { readState } from '../host/state.ts';
+import { terminalText } from '../escape.ts';
+import { DAYS } from '../formats.ts';
+import { clockMinutes, digestOf, validateSpec } from '../spec.ts';
 import { audit } from '../host/audit/audit.ts';
 import { gitLayoutProblem, safeGit } from '../host/proc/git.ts';
 import { schedulerClock } from '../host/audit/health.ts';
@@ -38,14 +43,29 @@ export interface LogReport {
   lastWakes: (WakeRow & { startLocal: string })[];
 }
 
-/** The local date --digest names: "yesterday" (also a bare --digest), "today", or YYYY-MM-DD within the last 366 days. */
-function digestDate(arg: string, now: number, zone: string): { date: string; days: number } {
-  const dates = lastDates(now, zone, 366);
+/**
+ * The day --digest names: "yesterday" (also a bare --digest), "today", or YYYY-MM-DD within
+ * the last 366 days; days as dayOf counts them (`from`: a window that crosses midnight is
+ * one day, the one it opens on). "yesterday" is the last day before today on which the
+ * window opens (hours.days): on a Monday after a weekend off, Friday.
+ */
+function digestDate(arg: string, now: number, zone: string, from: number, open: (date: string) => boolean): { date: string; days: number } {
+  const dates = lastDates(now, zone, 366, from);
   const today = dates[dates.length - 1]!;
-  const date = arg === '' || arg === 'yesterday' ? dates[dates.length - 2]! : arg === 'today' ? today : arg;
+  let date = arg === 'today' ? today : arg;
+  if (arg === '' || arg === 'yesterday') {
+    const before = dates.slice(0, -1);
+    date = [...before].reverse().find(open) ?? before[before.length - 1]!;
+  }
   const at = dates.indexOf(date);
   if (!/^\d{4}-\d\d-\d\d$/.test(date) || at < 0) throw new UserError([`--digest takes "yesterday" (the default), "today" or a date YYYY-MM-DD of the last 366 days in ${zone} (today is ${today}), got ${JSON.stringify(arg)}`], 2);
   return { date, days: dates.length - at };
+}
+
+/** Where a digest's day begins, in minutes after midnight: the window's start when it crosses midnight, else 0. */
+export function digestDayFrom(spec: Spec): number {
+  const { start, end } = spec.schedule.hours;
+  return end !== '24:00' && clockMinutes(end) < clockMinutes(start) ? clockMinutes(start) : 0;
 }
 
 /** The commits of one local day on any branch, "HASH (REFS) SUBJECT"; null where git may not run. */
@@ -70,33 +90,93 @@ function expectedFires(s: State | null, spec: Spec, lines: LogLine[]): HistoryIn
   return Number.isFinite(since) ? { clock: schedulerClock(plan(spec), spec.schedule.hours.timezone, factsOf(s.scheduler)!.hostClock), since } : null;
 }
 
-/** `hbgen log --digest [DAY]`: one day in a few lines (src/host/audit/digest.ts). */
-async function digest(argv: { spec: string; digest: string; json?: boolean }, io: HostIO): Promise<number> {
-  const loaded = loadFor(io, argv.spec);
+/** The spec `--state DIR` names: the one DIR/state.json records, when it is this folder's install. */
+function stateSpec(dir: string): { spec: Spec; file: string; s: State } {
+  const where = `${dir}/state.json`;
+  if (!dir.startsWith('/')) throw new UserError([`--state must be the absolute path of an install's state folder, got ${JSON.stringify(dir)}`], 2);
+  const s = readState(dir);
+  if (!s) throw new UserError([`${where}: no install is recorded there; give the state folder of an install (\`hbgen list\` shows them)`]);
+  const v = validateSpec(s.spec);
+  if (!v.spec || names(v.spec).stateDir !== dir) throw new UserError([`${where}: it records no spec of this state folder that this hbgen can read; install it again with \`hbgen install\``]);
+  return { spec: v.spec, file: s.specFile, s };
+}
+
+/**
+ * The wrapper runs with exactly the spec's env, which seldom holds XDG_RUNTIME_DIR: without
+ * it `systemctl --user` finds no user manager, and the digest would flag that. The folder
+ * systemd makes for the user's manager (/run/user/UID, see pam_systemd(8)) is where it
+ * listens; it is taken only when it is a real folder of this user's.
+ */
+function withUserManager(io: HostIO): HostIO {
+  if (io.env.XDG_RUNTIME_DIR) return io;
+  const dir = `/run/user/${io.uid}`;
+  const st = lstatOrNull(dir);
+  return st?.isDirectory() && st.uid === io.uid ? { ...io, env: { ...io.env, XDG_RUNTIME_DIR: dir } } : io;
+}
+
+/** `hbgen log --digest [DAY]`: one day in a few lines (src/host/audit/digest.ts); with --send, kept and sent. */
+async function digest(argv: { spec: string; digest: string; json?: boolean; send?: boolean; state?: string }, io: HostIO): Promise<number> {
+  let loaded: { spec: Spec; file: string };
+  let state: { s: State | null; notes: string[] };
+  if (argv.state !== undefined) {
+    // The wrapper's daily run: the install's own record, never a file of the repo.
+    const r = stateSpec(argv.state);
+    loaded = { spec: r.spec, file: r.file };
+    state = { s: r.s, notes: [] };
+    io = withUserManager(io);
+  } else {
+    loaded = loadFor(io, argv.spec);
+    state = readStateOrNote(names(loaded.spec));
+  }
   const n = names(loaded.spec);
-  const state = readStateOrNote(n);
   const { spec } = trustedSpec(state.s, loaded.spec);
   const zone = spec.schedule.hours.timezone;
   const now = io.now().getTime();
-  const { date, days } = digestDate(argv.digest, now, zone);
+  const from = digestDayFrom(spec);
+  const open = (date: string) => !spec.schedule.hours.days || spec.schedule.hours.days.includes(DAYS[(new Date(`${date}T12:00:00Z`).getUTCDay() + 6) % 7]!);
+  const { date, days } = digestDate(argv.digest, now, zone, from, open);
   const lines = historyLines(logHistory(n.log), loaded.spec.name);
-  const day = dailyCounts({ lines, zone, now, days, expected: expectedFires(state.s, spec, lines), sleep: sleepFacts(now) }).find((d) => d.date === date)!;
+  const day = dailyCounts({ lines, zone, now, days, expected: expectedFires(state.s, spec, lines), sleep: sleepFacts(now), from }).find((d) => d.date === date)!;
   const { findings } = await audit(loaded, state, io);
-  const from = dayStart(date, zone);
   const input = {
     name: loaded.spec.name,
     timezone: zone,
+    ...(from ? { from: spec.schedule.hours.start } : {}),
     day,
-    commits: commitsOf(spec.repo, from, dayStart(nextDate(date), zone)),
+    commits: commitsOf(spec.repo, dayBegin(date, zone, from), dayBegin(nextDate(date), zone, from)),
     problems: findings.problems.map((p) => p.message),
     tokens: day.tokens.total || day.tokens.cost !== null ? tokenText(day.tokens) : null,
   };
+  if (argv.send) return send(io, spec, n.stateDir, n.log, input);
   if (argv.json) line(io, JSON.stringify(input, null, 2));
   else for (const l of digestLines(input)) line(io, l);
   return 0;
 }
 
-export async function log(argv: { spec: string; days?: number; json?: boolean; digest?: string }, io: HostIO): Promise<number> {
+/**
+ * --send: the digest kept in <stateDir>/digest/DATE.txt and sent through notify and the
+ * ping's /log, unless nothing happened that day and the spec's digest.empty is not "send".
+ * One summary line (the wrapper's `note digest …`); exit 0 whatever notify or ping did.
+ */
+async function send(io: HostIO, spec: Spec, stateDir: string, log: string, input: DigestInput): Promise<number> {
+  const wd = new Date(`${input.day.date}T12:00:00Z`).toUTCString().slice(0, 3);
+  if (nothingHappened(input.day) && digestOf(spec)?.empty !== 'send') {
+    line(io, `skipped: nothing happened on ${wd} ${input.day.date} (no wake ran, no error, no missed fire)`);
+    return 0;
+  }
+  // Commit subjects are the agent's words: shown on a terminal or a phone, never obeyed (src/escape.ts).
+  const text = terminalText(`${digestLines(input).join('\n')}\n`);
+  const kept = keepDigest(stateDir, input.day.date, text);
+  const said = ['file' in kept ? `written to ${kept.file}` : `not kept: ${kept.problem}`];
+  if (spec.notify) said.push(await notifyDigest(spec, text, 'file' in kept ? kept.file : null, log));
+  if (spec.ping) said.push(await pingDigest(spec, text));
+  line(io, `sent for ${wd} ${input.day.date}: ${said.join('; ')}`);
+  return 0;
+}
+
+export async function log(argv: { spec: string; days?: number; json?: boolean; digest?: string; send?: boolean; state?: string }, io: HostIO): Promise<number> {
+  if ((argv.send || argv.state !== undefined) && argv.digest === undefined) throw new UserError([`--${argv.send ? 'send' : 'state'} goes with --digest: \`hbgen log --digest yesterday --send\``], 2);
+  if (argv.state !== undefined && !argv.send) throw new UserError(['--state goes with --send: it is how the wrapper names the install whose digest it sends'], 2);
   if (argv.digest !== undefined) return digest({ ...argv, digest: argv.digest }, io);
   const days = argv.days ?? 7;
   if (!Number.isInteger(days) || days < 1 || days > 366) throw new UserError([`--days must be a whole number of days from 1 to 366${Number.isNaN(days) ? '' : `, got ${days}`}`], 2);

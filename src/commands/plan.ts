@@ -9,6 +9,8 @@ import { fsError, writeAtomic } from '../host/fsx.ts';
 import type { HostIO } from '../host/io.ts';
 import { FACTS } from '../scheduler-facts.ts';
 import { week, weekSvg, weekText } from '../week.ts';
+import { digestOf } from '../spec.ts';
+import { digestWhen } from '../schedule.ts';
 import { line, loadFor } from './common.ts';
 
 export async function planCmd(argv: { spec: string; svg?: string }, io: HostIO): Promise<number> {
@@ -30,6 +32,8 @@ export async function planCmd(argv: { spec: string; svg?: string }, io: HostIO):
     line(io, `hbgen plan: wrote ${argv.svg} (the 7 days from today in ${w.workZone}: ${wakes} wakes, ${w.fires.length - wakes} fires that wake no agent)`);
   } else {
     for (const l of weekText(w)) line(io, l);
+    const d = digestOf(spec);
+    if (d) line(io, `digest: ${d.at} ${spec.schedule.hours.timezone}, ${digestWhen(spec)} (the wrapper sends it at a fire)`);
   }
   const clash = sched.hostClock ? hostZoneProblem(spec, actual) : null;
   if (clash) io.err(`hbgen: warning: ${clash}\n`);

@@ -125,7 +125,7 @@ export function hostIO(h: Host, now: () => Date = () => new Date()): HostIO {
   return { env: h.env, uid: process.getuid!(), user: 'ada', cwd: h.root, stdin: new PassThrough(), out: () => {}, err: () => {}, now };
 }
 
-export async function hb(h: Host, cmd: Cmd, opts: { yes?: boolean; dryRun?: boolean; all?: boolean; json?: boolean; tty?: boolean; answer?: string; env?: Record<string, string>; now?: () => Date; resetCap?: boolean; hostZone?: string; resumeNow?: boolean; outTTY?: boolean; firstWake?: boolean; forceEmptyHeart?: boolean; name?: string; digest?: string } = {}): Promise<Result> {
+export async function hb(h: Host, cmd: Cmd, opts: { yes?: boolean; dryRun?: boolean; all?: boolean; json?: boolean; tty?: boolean; answer?: string; env?: Record<string, string>; now?: () => Date; resetCap?: boolean; hostZone?: string; resumeNow?: boolean; outTTY?: boolean; firstWake?: boolean; forceEmptyHeart?: boolean; name?: string; digest?: string; send?: boolean; state?: string } = {}): Promise<Result> {
   let out = '';
   let err = '';
   const stdin = new PassThrough() as PassThrough & { isTTY?: boolean };
@@ -145,7 +145,7 @@ export async function hb(h: Host, cmd: Cmd, opts: { yes?: boolean; dryRun?: bool
     etc: etcFor(h.root, opts.hostZone ?? plannedHostZone(h.spec)),
     outTTY: opts.outTTY,
   };
-  const argv = { spec: h.specFile, name: opts.name, yes: opts.yes, dryRun: opts.dryRun, resetCap: opts.resetCap, all: opts.all, json: opts.json, now: opts.resumeNow, firstWake: opts.firstWake, forceEmptyHeart: opts.forceEmptyHeart, digest: opts.digest };
+  const argv = { spec: h.specFile, name: opts.name, yes: opts.yes, dryRun: opts.dryRun, resetCap: opts.resetCap, all: opts.all, json: opts.json, now: opts.resumeNow, firstWake: opts.firstWake, forceEmptyHeart: opts.forceEmptyHeart, digest: opts.digest, send: opts.send, state: opts.state };
   useWrapper(h.wrapper);
   const mod = await import(`../../src/commands/${cmd}.ts`);
   try {

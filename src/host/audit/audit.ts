@@ -14,7 +14,7 @@ import { COMMAND } from '../../harness/registry.ts';
 import { type LimitsFindings, limitsFindings, limitsLine } from '../../limits.ts';
 import { posix } from 'node:path';
 import { UserError } from '../../errors.ts';
-import { IDLE_FILE, WAKE_ENDS, generatedBy, isOneOf, type LogLine, olderGeneratedBy, pad2, parseLog, parseWakeDetail, SMOKE_DETAIL, TAMPERED_GIT } from '../../formats.ts';
+import { DIGEST_DIR, DIGEST_STAMP_FILE, IDLE_FILE, WAKE_ENDS, generatedBy, isOneOf, type LogLine, olderGeneratedBy, pad2, parseLog, parseWakeDetail, SMOKE_DETAIL, TAMPERED_GIT } from '../../formats.ts';
 import { hostZone, hostZoneProblem, wakesMissedIn } from './clock.ts';
 import { failStreak, farPauses, lastFireEntryNote, schedulerClock, wakeSeconds, wakes, missedSince } from './health.ts';
 import { localText, nextFire } from './next.ts';
@@ -42,7 +42,7 @@ import { renderSpec } from '../../pipeline.ts';
 import { type Plan, plan } from '../../schedule.ts';
 import { FACTS, factsOf, type SchedulerId } from '../../scheduler-facts.ts';
 import { SCHEDULERS } from '../../schedulers.ts';
-import { idleOf, type Spec, reserveOf } from '../../spec.ts';
+import { digestOf, idleOf, type Spec, reserveOf } from '../../spec.ts';
 import { fallbackInUse } from './fallback-state.ts';
 import type { FileRepair, RepairPlan } from './repair.ts';
 import { type Label, outcomeLabel } from '../../status-labels.ts';
@@ -597,6 +597,8 @@ function about(spec: Spec, n: Names, s: State, drifted: Set<string>, w: Wake | u
     const ended = untilReached(spec, Date.parse(f.checkedAt));
     out.push(['until', `${spec.until.replace('T', ' ')} ${h.timezone}${ended ? ': the job has ended, its fires log skip-ended and run no agent; `hbgen stop` removes its entry' : ': the job ends then'}`]);
   }
+  const digest = digestOf(spec);
+  if (digest) out.push(['digest', digestText(digest, h.timezone, n)]);
   if (w) {
     const secs = wakeSeconds(w);
     const took = w.end ? `, ${w.end.outcome}${w.end.detail ? ` ${w.end.detail}` : ''}${secs === null ? ' (its length unknown: the clock was stepped during it)' : ` after ${secs} s`}` : ', no outcome yet';
@@ -611,6 +613,13 @@ function about(spec: Spec, n: Names, s: State, drifted: Set<string>, w: Wake | u
     if (first) out.push([label, `${first} (STATE.md)`]);
   }
   return out;
+}
+
+/** The digest's time, and when the last one went: the wrapper's stamp (heartbeat/33-digest), never read through a link. */
+function digestText(d: { at: string }, zone: string, n: Names): string {
+  const stamp = readSoft(posix.join(n.stateDir, DIGEST_STAMP_FILE), READ_MAX, { noFollow: true })?.toString('utf8').split('\n')[0] ?? '';
+  const last = /^\d{4}-\d\d-\d\d \d\d:\d\d \S+$/.test(stamp) ? `the last went ${stamp}` : 'none sent yet';
+  return `${d.at} ${zone}, at the first fire at or after it; ${last} (${posix.join(n.stateDir, DIGEST_DIR)}/ keeps them)`;
 }
 
 type Wake = ReturnType<typeof wakes>[number];

@@ -7,6 +7,8 @@ import type { DayCounts } from './history.ts';
 export interface DigestInput {
   name: string;
   timezone: string;
+  /** For a window that crosses midnight, the time its day begins (hours.start): the day runs from then to then the next day. */
+  from?: string;
   day: DayCounts;
   /** `git log` of the day, one "HASH (REFS) SUBJECT" a line; null when the repo is no git work tree hbgen may read. */
   commits: string[] | null;
@@ -24,7 +26,8 @@ export function digestLines(d: DigestInput): string[] {
   const skips = Object.entries(c.skipped).filter(([, n]) => n > 0);
   const skipped = skips.reduce((s, [, n]) => s + n, 0);
   const ended = [['ok', c.ok], ['quiet', c.quiet], ['denied', c.denied], ['fail', c.fail], ['timeout', c.timeout], ['limit', c.limit], ['reserve', c.reserve]].filter(([, n]) => (n as number) > 0);
-  const out = [`hbgen digest: "${d.name}", ${wd} ${c.date} (${d.timezone})`];
+  const next = new Date(Date.parse(`${c.date}T12:00:00Z`) + 86_400_000).toUTCString().slice(0, 3);
+  const out = [`hbgen digest: "${d.name}", ${wd} ${c.date}${d.from ? ` ${d.from} to ${next} ${d.from}` : ''} (${d.timezone})`];
   out.push(`  wakes     ${c.started ? `${plural(c.started, 'wake')} ran: ${ended.map(([k, n]) => `${n} ${k}`).join(', ') || 'none ended yet'}` : 'no wake ran'}${c.error ? `; ${plural(c.error, 'error')}` : ''}`);
   out.push(`  skipped   ${skipped ? `${plural(skipped, 'fire')}: ${skips.map(([k, n]) => `${n} ${k.replace(/^skip-/, '')}`).join(', ')}` : 'no fire'}`);
   if (c.missed !== null) out.push(`  missed    ${c.missed ? `${plural(c.missed, 'fire')} left no line${c.asleep ? ` (${c.asleep} while the machine slept)` : ''}` : 'none: every fire the scheduler was due to make left a line'}`);

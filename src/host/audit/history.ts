@@ -150,9 +150,29 @@ export function dayStart(date: string, zone: string): number {
   return t;
 }
 
-/** The last `days` local dates in `zone` up to the one of `now`, oldest first. */
-export function lastDates(now: number, zone: string, days: number): string[] {
-  const today = localParts(now, zone).date;
+/**
+ * The day `ms` counts on: its local date, or, with `from` (minutes after midnight: a window
+ * that crosses midnight opens then), the date on which the last such opening fell, so that
+ * one window is one day (its hours after midnight count on the day it opened).
+ */
+export function dayOf(ms: number, zone: string, from = 0): string {
+  const p = localParts(ms, zone);
+  if (!from || Number(p.hm.slice(0, 2)) * 60 + Number(p.hm.slice(3)) >= from) return p.date;
+  return new Date(Date.parse(`${p.date}T12:00:00Z`) - DAY).toISOString().slice(0, 10);
+}
+
+/** The UTC time at which the day `date` begins: its local midnight, or with `from` its local time `from` minutes after it. */
+export function dayBegin(date: string, zone: string, from = 0): number {
+  const t = dayStart(date, zone);
+  if (!from) return t;
+  // The offset where the day begins, not at midnight: a clock change between them moves it.
+  const at = t + from * MIN;
+  return at + (offsetAt(zone, t) - offsetAt(zone, at)) * MIN;
+}
+
+/** The last `days` local dates in `zone` up to the one of `now` (as dayOf counts them with `from`), oldest first. */
+export function lastDates(now: number, zone: string, days: number, from = 0): string[] {
+  const today = dayOf(now, zone, from);
   const base = Date.parse(`${today}T12:00:00Z`);
   return Array.from({ length: days }, (_, i) => new Date(base - (days - 1 - i) * DAY).toISOString().slice(0, 10));
 }
@@ -176,12 +196,15 @@ export interface HistoryInput {
   expected: { clock: { entries: CalEntry[]; zone: string }; since: number } | null;
   /** The host's boot and sleep times; none: every missed fire counts as lost. */
   sleep?: SleepFacts;
+  /** Days begin this many minutes after local midnight (dayOf); 0 or none: at midnight. */
+  from?: number;
 }
 
 /** Per day in the working zone, oldest first. */
 export function dailyCounts(h: HistoryInput): DayCounts[] {
-  const dates = lastDates(h.now, h.zone, h.days);
-  const from = dayStart(dates[0]!, h.zone);
+  const shift = h.from ?? 0;
+  const dates = lastDates(h.now, h.zone, h.days, shift);
+  const from = dayBegin(dates[0]!, h.zone, shift);
   const byDate = new Map<string, DayCounts>();
   for (const date of dates) {
     byDate.set(date, { date, started: 0, ok: 0, quiet: 0, denied: 0, fail: 0, timeout: 0, limit: 0, reserve: 0, error: 0, skipped: Object.fromEntries(SKIP_KINDS.map((k) => [k, 0])), missed: h.expected ? 0 : null, asleep: h.expected ? 0 : null, tokens: noUsage() });
@@ -190,14 +213,14 @@ export function dailyCounts(h: HistoryInput): DayCounts[] {
   for (const [start, u] of usageOfWakes(h.lines)) {
     const t = Date.parse(start.time);
     if (t >= from) {
-      const day = byDate.get(localParts(t, h.zone).date);
+      const day = byDate.get(dayOf(t, h.zone, shift));
       if (day) addUsage(day.tokens, u);
     }
   }
   h.lines.forEach((l, i) => {
     const t = Date.parse(l.time);
     if (!(t >= from) || isInstallCheck(h.lines, i)) return;
-    const day = byDate.get(localParts(t, h.zone).date);
+    const day = byDate.get(dayOf(t, h.zone, shift));
     if (!day) return;
     const o = l.outcome as string;
     if (o === 'start') {
@@ -210,13 +233,13 @@ export function dailyCounts(h: HistoryInput): DayCounts[] {
     const missed = missedFires(h.lines, h.expected.clock, since, h.now, 2 * MIN, h.now - from + MIN);
     const asleep = asleepFires(h.lines, missed, h.expected.clock, h.sleep ?? { boot: null, slept: null });
     for (const t of missed) {
-      const day = byDate.get(localParts(t, h.zone).date);
+      const day = byDate.get(dayOf(t, h.zone, shift));
       if (!day || day.missed === null || day.asleep === null) continue;
       if (asleep.has(t)) day.asleep++;
       else day.missed++;
     }
     // A day that ended before `since` expected nothing: not known, rather than 0.
-    for (const d of byDate.values()) if (dayStart(nextDate(d.date), h.zone) <= h.expected.since) d.missed = d.asleep = null;
+    for (const d of byDate.values()) if (dayBegin(nextDate(d.date), h.zone, shift) <= h.expected.since) d.missed = d.asleep = null;
   }
   return [...byDate.values()];
 }

@@ -2,7 +2,8 @@
 // bills, when, for how long, which scheduler, every file written and every command run,
 // how to undo it, and the caveats.
 import type { Names } from '../../names.ts';
-import { type Spec, pauseAfterOf, reserveOf } from '../../spec.ts';
+import { type Spec, digestOf, pauseAfterOf, reserveOf } from '../../spec.ts';
+import { digestWhen } from '../../schedule.ts';
 import { presetOf } from '../../harness/registry.ts';
 import type { FilePlan, Preflight } from '../backend.ts';
 import type { BillingRecord } from './billing.ts';
@@ -87,7 +88,15 @@ export function otherRuns(spec: Spec): [string, string][] {
     ['gate', spec.gate ? `${shownArgv(spec.gate)}, before every wake` : 'none'],
     ['notify', spec.notify ? `${shownArgv(spec.notify)}, at the ${ordinal(spec.notifyAfter!)} failing wake in a row and at the success after it` : 'none'],
     ['ping', pingRow(spec.ping)],
+    ...(digestOf(spec) ? ([['digest', digestRow(spec)]] as [string, string][]) : []),
   ];
+}
+
+/** The digest's row: when it actually goes (schedule.ts digestWhen) and what runs it. */
+export function digestRow(spec: Spec): string {
+  const d = digestOf(spec)!;
+  const to = [spec.notify ? 'notify' : '', spec.ping ? "the ping's /log" : ''].filter(Boolean).join(' and ');
+  return `${d.at} ${spec.schedule.hours.timezone}, ${digestWhen(spec)}: \`hbgen log --digest --send\` outside the jail, kept in the state folder${to ? `, sent through ${to}` : ''}${d.empty === 'send' ? '' : ', skipped when nothing happened'}`;
 }
 
 /** The ping's row: what it calls and, on /fail, what it sends and where (outside the jail's hosts). */
