@@ -196,6 +196,27 @@ function specPlaceRefusal(spec: Spec, specFile: string): string | null {
   return `${specFile}: is inside the repo, where the jailed agent could rewrite it (a gate, a wider sandbox) before your next install; the jail keeps only ${posix.join(spec.repo, 'hbgen.json')} read-only, so name it that or move it outside the repo`;
 }
 
+/** The state folder's files as planned (the rendered ones, the digest's program); a file
+ * that cannot be written safely adds its refusal instead. */
+function planStateFiles(files: { path: string; content: string; mode: number }[], spec: Spec, n: Names, prev: InstallPlan['prev'], refusals: string[]): FilePlan[] {
+  const stateFiles: FilePlan[] = [];
+  for (const f of files) {
+    const path = posix.join(n.stateDir, f.path);
+    const pf = planFile(path, Buffer.from(f.content), f.mode, spec, n, prev?.files.find((x) => x.path === path));
+    if (pf.refusal) refusals.push(pf.refusal);
+    else stateFiles.push(pf.plan!);
+  }
+  // The daily digest's program (heartbeat/33-digest): this node and this hbgen, recorded here.
+  if (digestOf(spec)) {
+    const text = digestArgvText();
+    const path = posix.join(n.stateDir, DIGEST_ARGV_FILE);
+    const pf = text === null ? { refusal: `digest: hbgen cannot find its own bin/hbgen.cjs to record in ${path}; run hbgen from its installed package (npm install -g), or leave digest out` } : planFile(path, Buffer.from(text), 0o644, spec, n, prev?.files.find((x) => x.path === path));
+    if (pf.refusal) refusals.push(pf.refusal);
+    else stateFiles.push(pf.plan!);
+  }
+  return stateFiles;
+}
+
 /** Every read-only check, then the plan; any refusal is thrown before anything changes. */
 async function planInstall(argv: InstallArgs, io: HostIO, verb: Verb): Promise<InstallPlan> {
   const { spec, specFile, prev, notes } = resolveSpec(argv, io, verb);
@@ -227,21 +248,7 @@ async function planInstall(argv: InstallArgs, io: HostIO, verb: Verb): Promise<I
   // The client's own word on how it bills, asked only once the binary itself passed.
   const bill = refusals.length || !here ? null : await checkBilling(spec, io.now().toISOString());
   if (bill && 'refusal' in bill) refusals.push(bill.refusal);
-  const stateFiles: FilePlan[] = [];
-  for (const f of render.files) {
-    const path = posix.join(n.stateDir, f.path);
-    const pf = planFile(path, Buffer.from(f.content), f.mode, spec, n, prev?.files.find((x) => x.path === path));
-    if (pf.refusal) refusals.push(pf.refusal);
-    else stateFiles.push(pf.plan!);
-  }
-  // The daily digest's program (heartbeat/33-digest): this node and this hbgen, recorded here.
-  if (digestOf(spec)) {
-    const text = digestArgvText();
-    const path = posix.join(n.stateDir, DIGEST_ARGV_FILE);
-    const pf = text === null ? { refusal: `digest: hbgen cannot find its own bin/hbgen.cjs to record in ${path}; run hbgen from its installed package (npm install -g), or leave digest out` } : planFile(path, Buffer.from(text), 0o644, spec, n, prev?.files.find((x) => x.path === path));
-    if (pf.refusal) refusals.push(pf.refusal);
-    else stateFiles.push(pf.plan!);
-  }
+  const stateFiles = planStateFiles(render.files, spec, n, prev, refusals);
   refusals.push(...(pre?.refusals ?? []));
   // The jail must start here, for real: never a wake that would run unjailed.
   const jailFile = render.files.find((f) => f.path === 'jail.json');
