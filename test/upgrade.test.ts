@@ -69,7 +69,9 @@ test('an install by an older hbgen: status tells the upgrade (no drift, healthy)
   const ls = await hb(h, 'list');
   assert.match(ls.out, /^NAME +SCHEDULER +STATE +HBGEN /);
   assert.match(ls.out, new RegExp(`\\ndocs +systemd-user +active +${OLD.replaceAll('.', '\\.')} `), ls.out);
-  assert.ok(ls.out.includes(`this one is ${VERSION}. An install by another keeps running the runtime it installed; \`hbgen install SPEC\` upgrades it (docs)`), ls.out);
+  // list says it as status does, what changes included, and names the one step.
+  assert.ok(ls.out.includes(`\ndocs: installed by hbgen ${OLD} (runtime sha256 ${rec.sha256.slice(0, 12)}…); this hbgen is ${VERSION} (runtime sha256 ${runtime().sha256.slice(0, 12)}…): \`hbgen install\` upgrades it ${what}, and until then every wake runs the runtime installed\n`), ls.out);
+  assert.ok(ls.out.includes(`this one is ${VERSION}. \`hbgen upgrade --all\` installs each of them again after one list`), ls.out);
 
   // hbgen wake says why it waits for the upgrade; the wrapper the older hbgen installed runs
   // with the runtime it pins (run by hand here: it sums that runtime itself).
@@ -181,6 +183,7 @@ test('README "Upgrading hbgen": its block runs as written against an install an 
   }
   const [list, before, dry, up, after] = said as [string, string, string, string, string];
   assert.match(list, new RegExp(`\\ndocs +systemd-user +active +${OLD.replaceAll('.', '\\.')} `), list);
+  assert.match(list, new RegExp(`\\ndocs: installed by hbgen ${OLD.replaceAll('.', '\\.')} .*upgrades it \\(what changes: runtime-`), list);
   assert.match(before, new RegExp(`note +installed by hbgen ${OLD.replaceAll('.', '\\.')} .*upgrades it \\(what changes: runtime-`), before);
   assert.match(before, /\nhealthy\n/);
   assert.ok(dry.includes(`  docs (systemd-user): hbgen ${OLD} → ${VERSION}, from ${h.specFile}\n`), dry);

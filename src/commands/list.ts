@@ -6,6 +6,10 @@ import { type InstallRow, type Installs, listInstalls } from '../host/audit/inve
 import { line } from './common.ts';
 import { recordedSpec } from '../spec-arg.ts';
 import { VERSION } from '../version.ts';
+import { pendingUpgrade } from '../host/audit/upgrade.ts';
+import { readState } from '../host/state.ts';
+import { validateSpec } from '../spec.ts';
+import { renderSpec } from '../pipeline.ts';
 
 /** What each state means and what to run, said under the table once for each state shown. */
 const HINTS: Record<InstallRow['state'], string> = {
@@ -67,6 +71,25 @@ function places(f: Installs): string[] {
   return out;
 }
 
+/**
+ * One line for each install another hbgen made (its version or runtime is not this one's),
+ * as status says it: who installed it, what this hbgen ships, and what installing again
+ * rewrites, from the spec state.json recorded, rendered by this hbgen. Rendered only for
+ * those installs, so that list stays quick for the rest.
+ */
+async function upgradeLines(rows: InstallRow[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const r of rows.filter((x) => x.stateDir && x.state !== 'stopped' && x.state !== 'unowned')) {
+    const s = readState(r.stateDir!);
+    if (!s || !pendingUpgrade(s)) continue;
+    const spec = validateSpec(s.spec).spec;
+    const fresh = spec ? await renderSpec(spec) : null;
+    out.push(`${r.name}: ${pendingUpgrade(s, fresh && !fresh.errors.length ? fresh.files : undefined)}`);
+  }
+  if (out.length) out.push(`HBGEN: the hbgen that installed each; this one is ${VERSION}. \`hbgen upgrade --all\` installs each of them again after one list (\`hbgen install SPEC\` one of them)`);
+  return out;
+}
+
 export async function list(argv: { json?: boolean }, io: HostIO): Promise<number> {
   const f = await listInstalls(io, homeOf(io));
   if (argv.json) {
@@ -79,8 +102,7 @@ export async function list(argv: { json?: boolean }, io: HostIO): Promise<number
   for (const r of f.rows) if (r.workspace) line(io, `${r.name}: ${r.workspace}`);
   for (const l of places(f)) line(io, l);
   for (const st of new Set(f.rows.map((r) => r.state))) if (HINTS[st]) line(io, HINTS[st]);
-  const older = f.rows.filter((r) => r.version && r.version !== VERSION && r.state !== 'stopped');
-  if (older.length) line(io, `HBGEN: the hbgen that installed each; this one is ${VERSION}. An install by another keeps running the runtime it installed; \`hbgen install SPEC\` upgrades it (${older.map((r) => r.name).join(', ')})`);
+  for (const l of await upgradeLines(f.rows)) line(io, l);
   // A stopped install whose spec file is gone or renamed stays here until forgotten.
   for (const r of f.rows.filter((x) => x.state === 'stopped' && x.stateDir)) {
     const rec = recordedSpec(r.name, r.stateDir!);

@@ -14,9 +14,19 @@ const RUNTIME_FILE = /^runtime-[^/]*\.sh$/;
 /** Whether a state-folder path is a runtime (runtime-VERSION.sh). */
 export const isRuntimeFile = (path: string): boolean => RUNTIME_FILE.test(posix.basename(path));
 
+/**
+ * state.json's file records that are records (a path and a SHA-256, both strings): a
+ * state.json someone else wrote may hold anything, and list and status still answer.
+ */
+function records(s: State): { path: string; sha256: string }[] {
+  const files: unknown = s.files;
+  if (!Array.isArray(files)) return [];
+  return files.filter((f): f is { path: string; sha256: string } => !!f && typeof f === 'object' && typeof f.path === 'string' && typeof f.sha256 === 'string');
+}
+
 /** The runtime state.json recorded (its SHA-256), or null for an install from before the runtime was a file of its own. */
 export function installedRuntime(s: State): { path: string; sha256: string } | null {
-  const r = (s.files ?? []).find((f) => isRuntimeFile(f.path));
+  const r = records(s).find((f) => isRuntimeFile(f.path));
   return r ? { path: r.path, sha256: r.sha256 } : null;
 }
 
@@ -49,8 +59,9 @@ export function pendingUpgrade(s: State, fresh?: readonly { path: string; conten
  * this hbgen no longer writes. Paths relative to the state folder.
  */
 export function upgradeChanges(fresh: readonly { path: string; content: string }[], s: State): string {
-  const rel = (p: string) => posix.relative(s.stateDir, p);
-  const recorded = new Map((s.files ?? []).map((f) => [rel(f.path), f.sha256]));
+  const dir = typeof s.stateDir === 'string' ? s.stateDir : '';
+  const rel = (p: string) => (dir ? posix.relative(dir, p) : p);
+  const recorded = new Map(records(s).map((f) => [rel(f.path), f.sha256]));
   const out: string[] = [];
   const oldRt = [...recorded.keys()].filter((p) => isRuntimeFile(p) && !fresh.some((f) => f.path === p));
   const newRt = fresh.filter((f) => isRuntimeFile(f.path) && !recorded.has(f.path)).map((f) => f.path);
