@@ -14,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { spawn, spawnSync } from 'node:child_process';
 import { type Case, SHELLS, join, makeCase, run, shell } from './helpers/wrapper.ts';
 import { fakeClock } from './helpers/faketime.ts';
-import { renderNow } from './helpers/render.ts';
+import { rerenderAt } from './helpers/render.ts';
 import { validateSpec } from '../src/spec.ts';
 import { names } from '../src/names.ts';
 import { type Host, hb, makeHost } from './helpers/lifecycle.ts';
@@ -26,12 +26,7 @@ import { digestWhen } from '../src/schedule.ts';
 const clock = fakeClock();
 const dash = shell('dash');
 
-/** Re-render the case's scripts with the wrapper's clock (libfaketime, in the spec env) at `when`. */
-function clockAt(c: Case, when: string): void {
-  const v = validateSpec({ ...c.spec, env: { ...c.spec.env, ...clock.envAt(when) } });
-  assert.ok(v.spec, String(v.errors));
-  for (const f of renderNow(v.spec!).files) if (f.path.endsWith('.sh')) writeFileSync(join(c.state, f.path), f.content, { mode: 0o755 });
-}
+const clockAt = (c: Case, when: string): void => rerenderAt(clock, c, when);
 
 /**
  * A case whose digest.argv runs a stand-in of `hbgen` (/bin/sh and a script): it records its

@@ -10,19 +10,13 @@ import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { SHELLS, type Case, join, makeCase, run, shell } from './helpers/wrapper.ts';
 import { fakeClock } from './helpers/faketime.ts';
-import { validateSpec } from '../src/spec.ts';
 import { week, weekText } from '../src/week.ts';
-import { renderNow } from './helpers/render.ts';
+import { rerenderAt } from './helpers/render.ts';
 
 const clock = fakeClock();
 const dash = shell('dash');
 
-/** Re-render the wrapper with its clock (libfaketime, in the spec env) at `when`. */
-function clockAt(c: Case, when: string): void {
-  const v = validateSpec({ ...c.spec, env: { ...c.spec.env, ...clock.envAt(when) } });
-  assert.ok(v.spec, String(v.errors));
-  for (const f of renderNow(v.spec!).files) if (f.path.endsWith('.sh')) writeFileSync(join(c.state, f.path), f.content, { mode: 0o755 });
-}
+const clockAt = (c: Case, when: string): void => rerenderAt(clock, c, when);
 
 /** Fire i of the day: 08:00:30 Berlin (07:00:30 UTC in December) plus i half hours (half a
  * minute in: libfaketime may read the clock a second early, which at 08:00:00 is outside the hours). */

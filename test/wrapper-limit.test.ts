@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import { existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PATHS, SHELLS, type Case, type Shell, makeCase, run, shell, shellcheck } from './helpers/wrapper.ts';
-import { renderNow } from './helpers/render.ts';
+import { rerenderAt } from './helpers/render.ts';
 import { fakeClock } from './helpers/faketime.ts';
 import { validateSpec } from '../src/spec.ts';
 
@@ -29,12 +29,7 @@ function limitCase(o: LimitOpts = {}): Case {
   return makeCase({ path: o.path, env: o.env, spec: { agent: { harness: o.harness ?? 'claude-code' }, ...(o.spec ?? {}) } });
 }
 
-/** Re-render the wrapper with its clock (libfaketime, in the spec env) at `when`. */
-function clockAt(c: Case, when: string): void {
-  const v = validateSpec({ ...c.spec, env: { ...c.spec.env, ...clock.envAt(when) } });
-  assert.ok(v.spec, String(v.errors));
-  for (const f of renderNow(v.spec!).files) if (f.path.endsWith('.sh')) writeFileSync(join(c.state, f.path), f.content, { mode: 0o755 });
-}
+const clockAt = (c: Case, when: string): void => rerenderAt(clock, c, when);
 
 /** The agent prints `text` (on stderr, as the clients print errors) and exits `code`. */
 function says(c: Case, text: string, code = 1, stream: 'out' | 'err' = 'err'): void {
