@@ -188,7 +188,7 @@ const agent = z.strictObject({
       { error: 'must be an object of tier: "model id" strings, e.g. {"fast": "haiku", "general": "sonnet", "strong": "opus"}' },
     )
     .refine((m) => Object.keys(m).length > 0, { error: 'must name at least one tier; leave the field out for none' })
-    .optional().describe('Optional model tiers, tier name → model id (e.g. {"fast": "haiku", "general": "sonnet", "strong": "opus"}): listed in the wake prompt so the agent routes subagents to the cheapest sufficient tier. For claude-code a tier may be "inherit" (the subagent runs on the lead\'s model); `hbgen init` writes the tiers its client\'s catalog ranks.'),
+    .optional().describe('Optional model tiers, tier name → model id (e.g. {"fast": "haiku", "general": "sonnet", "strong": "opus"}): listed in the wake prompt so the agent routes subagents to the cheapest sufficient tier. For claude-code a tier may be "inherit" (the subagent runs on the lead\'s model); `hbgen init` writes the tiers its client\'s catalog ranks. A catalog lists the models the client knows, not those your plan allows, which no client tells without a paid call: a tier the plan refuses fails that subagent, so keep a tier on a model your plan has.'),
 });
 
 // The OS jail around the agent's process tree (src/jail.ts): false turns it off;
