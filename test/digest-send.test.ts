@@ -18,7 +18,8 @@ import { rerenderAt } from './helpers/render.ts';
 import { validateSpec } from '../src/spec.ts';
 import { names } from '../src/names.ts';
 import { type Host, hb, makeHost } from './helpers/lifecycle.ts';
-import { HBGEN, ROOT, hbgen } from './helpers/cli.ts';
+import { HBGEN, hbgen } from './helpers/cli.ts';
+import { blockAfter, commands, hbgenBin, typeLine } from './helpers/readme.ts';
 import { makeStub } from './helpers/crontab.ts';
 import { digestArgvText } from '../src/host/install/digest-argv.ts';
 import { digestWhen } from '../src/schedule.ts';
@@ -405,24 +406,16 @@ test('install records digest.argv (node and this CLI) in state.json; a fire runs
 });
 
 test('README "The morning digest": its block runs as written after the spec edit it names (install, status, log --digest yesterday)', () => {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const at = readme.indexOf('### The morning digest');
-  assert.ok(at >= 0, 'README.md has "### The morning digest"');
-  const lines = /```sh\n([\s\S]*?)```/.exec(readme.slice(at))![1]!.split('\n').map((l) => l.replace(/\s+#\s.*$/, '').trim()).filter(Boolean);
+  const lines = commands(blockAfter('### The morning digest', 'sh'));
   assert.equal(lines, ['hbgen install', 'hbgen status', 'hbgen log --digest yesterday']);
   // The edit the README names, in a spec in the folder the lines run in.
   const h = makeHost('systemd-user', { stateDir: undefined });
   const spec = { ...JSON.parse(readFileSync(h.specFile, 'utf8')), digest: '08:30' };
   writeFileSync(h.specFile, JSON.stringify(spec, null, 2));
-  const bin = join(h.root, 'newbin');
-  mkdirSync(bin);
-  writeFileSync(join(bin, 'hbgen'), `#!/bin/sh\nexec '${process.execPath}' '${HBGEN}' "$@"\n`, { mode: 0o755 });
-  const env = { ...h.env, PATH: `${bin}:${stub.dir}:${h.env.PATH}`, TERM: 'dumb' };
+  const env = { ...h.env, PATH: `${hbgenBin(join(h.root, 'newbin'))}:${stub.dir}:${h.env.PATH}`, TERM: 'dumb' };
   const said = lines.map((line) => {
-    // install asks on a terminal: script(1) gives it one, and the answer is y.
-    const r = line === 'hbgen install'
-      ? spawnSync('script', ['-qec', line, '/dev/null'], { cwd: h.root, env, input: 'y\n', encoding: 'utf8', timeout: 120_000 })
-      : spawnSync('/bin/sh', ['-c', line], { cwd: h.root, env, encoding: 'utf8', timeout: 120_000 });
+    // install asks on a terminal.
+    const r = typeLine(line, line === 'hbgen install', h.root, env);
     assert.is(r.status, 0, `\`${line}\` exited ${r.status}:\n${r.stdout}${r.stderr}`);
     return `${r.stdout}${r.stderr}`;
   });

@@ -15,22 +15,10 @@ import * as assert from 'uvu/assert';
 import { validateSpec } from '../src/spec.ts';
 import { subscriptionAnswers } from './helpers/clients.ts';
 import { HBGEN, ROOT } from './helpers/cli.ts';
+import { blockAfter, commands, hbgenBin, typeLine } from './helpers/readme.ts';
 import { makeStandIns } from './helpers/standins.ts';
 
-const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 const SPEC_DOC = readFileSync(join(ROOT, 'docs', 'spec.md'), 'utf8');
-
-/** The body of the first ```LANG block after the line holding `marker` in `page` (README.md unless told). */
-function blockAfter(marker: string, lang: string, page = README, name = 'README.md'): string {
-  const at = page.indexOf(marker);
-  assert.ok(at >= 0, `${name} has "${marker}"`);
-  const m = new RegExp('```' + lang + '\\n([\\s\\S]*?)```').exec(page.slice(at));
-  assert.ok(m, `a ${lang} block after "${marker}"`);
-  return m![1]!;
-}
-
-/** The command of each line of a sh block (its trailing `# comment` dropped). */
-const commands = (block: string) => block.split('\n').map((l) => l.replace(/\s+#\s.*$/, '').trim()).filter(Boolean);
 
 const example = () => JSON.parse(blockAfter('A complete example', 'json', SPEC_DOC, 'docs/spec.md'));
 
@@ -59,12 +47,9 @@ test('README "Quick start": the day-one block runs as written in a scratch HOME 
     const home = join(root, 'home');
     const repo = join(home, 'src', 'docs');
     mkdirSync(repo, { recursive: true });
-    const bin = join(root, 'bin');
-    mkdirSync(bin);
     // hbgen on PATH as `npm install -g .` puts it; the agent's client, logged in on a plan.
-    writeFileSync(join(bin, 'hbgen'), `#!/bin/sh\nexec '${process.execPath}' '${HBGEN}' "$@"\n`);
-    writeFileSync(join(bin, 'claude'), `#!/bin/sh\n${subscriptionAnswers()}echo "agent ran in $PWD"\n`);
-    for (const f of ['hbgen', 'claude']) chmodSync(join(bin, f), 0o755);
+    const bin = hbgenBin(join(root, 'bin'));
+    writeFileSync(join(bin, 'claude'), `#!/bin/sh\n${subscriptionAnswers()}echo "agent ran in $PWD"\n`, { mode: 0o755 });
     const tools = makeStandIns(join(root, 'standins'));
     const env = { HOME: home, PATH: `${bin}:${tools.bin}:/usr/bin:/bin`, LANG: 'C.UTF-8', USER: 'ada', LOGNAME: 'ada', TERM: 'dumb', EDITOR: 'false' };
     assert.is(spawnSync('git', ['init', '-q', repo]).status, 0);
@@ -89,7 +74,7 @@ test('README "Quick start": the day-one block runs as written in a scratch HOME 
         continue;
       }
       // `hbgen install` asks on a terminal: script(1) gives it one, and the answer is y.
-      const r = line === 'hbgen install' ? spawnSync('script', ['-qec', line, '/dev/null'], { cwd, env, input: 'y\n', encoding: 'utf8', timeout: 120_000 }) : spawnSync('/bin/sh', ['-c', line], { cwd, env, encoding: 'utf8', timeout: 120_000 });
+      const r = typeLine(line, line === 'hbgen install', cwd, env);
       said[line] = { code: r.status, out: `${r.stdout}${r.stderr}` };
       assert.is(r.status, 0, `\`${line}\` exited ${r.status}:\n${r.stdout}${r.stderr}`);
     }

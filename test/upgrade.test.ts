@@ -3,7 +3,7 @@
 // "docs" on the STAND-IN systemctl (test/helpers/standins.ts) through the lifecycle driver;
 // then this hbgen audits, lists, wakes and upgrades that install.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -12,6 +12,7 @@ import { runtime } from '../generators/runtime.ts';
 import { names } from '../src/names.ts';
 import { VERSION } from '../src/version.ts';
 import { hb, lines, makeHost, type Host } from './helpers/lifecycle.ts';
+import { blockAfter, commands, hbgenBin, typeLine } from './helpers/readme.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const OLD = '0.1.9';
@@ -156,28 +157,18 @@ test('hbgen upgrade: one list, one question, then each install another hbgen mad
 });
 
 test('README "Upgrading hbgen": its block runs as written against an install an older hbgen made (list, status, upgrade --dry-run, upgrade, status)', () => {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const at = readme.indexOf('## Upgrading hbgen');
-  assert.ok(at >= 0, 'README.md has "## Upgrading hbgen"');
-  const block = /```sh\n([\s\S]*?)```/.exec(readme.slice(at))![1]!;
-  const lines = block.split('\n').map((l) => l.replace(/\s+#\s.*$/, '').trim()).filter(Boolean);
+  const lines = commands(blockAfter('## Upgrading hbgen', 'sh'));
   // The first line fetches and installs the new hbgen: here, this build goes first on PATH instead.
   assert.match(lines[0]!, /npm install -g \.$/);
   const copy = olderHbgen();
   // The default state folder, under HOME, where `hbgen list` and a name find it from anywhere.
   const h = makeHost('systemd-user', { stateDir: undefined });
   assert.is(older(copy, h, 'install').code, 0);
-  const bin = join(h.root, 'newbin');
-  mkdirSync(bin);
-  writeFileSync(join(bin, 'hbgen'), `#!/bin/sh\nexec '${process.execPath}' '${join(ROOT, 'bin', 'hbgen.cjs')}' "$@"\n`, { mode: 0o755 });
-  const env = { ...h.env, PATH: `${bin}:${h.env.PATH}`, LANG: 'C.UTF-8', TERM: 'dumb' };
+  const env = { ...h.env, PATH: `${hbgenBin(join(h.root, 'newbin'))}:${h.env.PATH}`, LANG: 'C.UTF-8', TERM: 'dumb' };
   const said: string[] = [];
   for (const line of lines.slice(1)) {
-    // `hbgen upgrade` asks on a terminal: script(1) gives it one, and the answer is y.
-    const asks = line === 'hbgen upgrade --all';
-    const r = asks
-      ? spawnSync('script', ['-qec', line, '/dev/null'], { cwd: h.home, env, input: 'y\n', encoding: 'utf8', timeout: 120_000 })
-      : spawnSync('/bin/sh', ['-c', line], { cwd: h.home, env, encoding: 'utf8', timeout: 120_000 });
+    // `hbgen upgrade` asks on a terminal.
+    const r = typeLine(line, line === 'hbgen upgrade --all', h.home, env);
     assert.is(r.status, 0, `\`${line}\` exited ${r.status}:\n${r.stdout}${r.stderr}`);
     said.push(`${r.stdout}${r.stderr}`);
   }
