@@ -85,6 +85,7 @@ test('list: a state.json written by someone else (escape sequences, a scheduler 
   assert.is(r.code, 0, r.err);
   assert.not.match(r.out, /[\u0000-\u0009\u000b-\u001f]/);
   assert.match(r.out, new RegExp(`^evil\\?\\[2J +\\[object Object\\] +unknown +- +- +/r\\?\\]0;t\\? +${dir}$`, 'm'));
+  assert.match(r.out, /\nevil\?\[2J: installed by an hbgen that recorded no version \(no separate runtime\); this hbgen is /, r.out);
   assert.is((await json(h))[0]!.name, 'evil\u001b[2J', '--json keeps the bytes, escaped by JSON');
   done();
 });

@@ -40,7 +40,9 @@ export function upgradeFrom(s: State): string | null {
   const was = installedRuntime(s);
   if (s.hbgenVersion === VERSION && was?.sha256 === rt.sha256) return null;
   const old = was ? `runtime sha256 ${was.sha256.slice(0, 12)}…` : 'no separate runtime';
-  return `installed by hbgen ${s.hbgenVersion} (${old}); this hbgen is ${VERSION} (runtime sha256 ${rt.sha256.slice(0, 12)}…)`;
+  // A state.json someone else wrote may hold no version (list's HBGEN column says "-").
+  const by = typeof s.hbgenVersion === 'string' ? `hbgen ${s.hbgenVersion}` : 'an hbgen that recorded no version';
+  return `installed by ${by} (${old}); this hbgen is ${VERSION} (runtime sha256 ${rt.sha256.slice(0, 12)}…)`;
 }
 
 /**
