@@ -56,7 +56,9 @@ test('a missed fire followed by scheduled fires: status says recovered (when), e
 
 test('a missed fire after the last scheduled fire stays a problem; a wake by hand does not clear it', async () => {
   const { h, t0 } = await installed();
-  const now = t0 + 3 * 60 * MIN;
+  // Midway between two fires, so that the wake by hand a minute ago falls near no fire (a line
+  // within a minute before a fire, or two after it, would count as that fire's).
+  const now = fires(t0 + 150 * MIN, t0 + 181 * MIN).at(-1)! + 15 * MIN;
   const due = fires(t0 + MIN, now - 2 * MIN);
   // The first fires ran; the last two left nothing; then a wake by hand.
   let n = 1;
