@@ -1,3 +1,4 @@
+import type { JailPolicy } from '../src/jail.ts';
 import type { Names } from '../src/names.ts';
 import type { Plan } from '../src/schedule.ts';
 import type { Spec } from '../src/spec.ts';
@@ -14,6 +15,8 @@ export interface RenderContext {
   spec: Spec;
   names: Names;
   plan: Plan;
+  /** The jail's policy (jailPolicy), or null when the jail is off. */
+  jail: JailPolicy | null;
   /** The generated-by sentence every file opens with. */
   header: string;
 }

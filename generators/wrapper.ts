@@ -6,6 +6,7 @@ import { workspaceBranch, workspaceDir, workspaceOn } from '../src/workspace.ts'
 import { type SeedsContext, seedsContext } from './seeds.ts';
 import { posix } from 'node:path';
 import { sha256Hex } from '../src/sha256.ts';
+import { joinUnder } from '../src/path-join.ts';
 import { renderClaimSh, renderHeartbeatSh, renderWindowSh } from '../src/gen/templates.ts';
 import { runtime } from './runtime.ts';
 import { logDateShell } from './formats.ts';
@@ -18,7 +19,7 @@ import { clockMinutes, digestOf, durations, idleOf, limitsOf, memoryBytes, memor
 import { factsOf } from '../src/scheduler-facts.ts';
 import { sh } from '../src/escape.ts';
 import { LOCK_OWNER_PRINTF, LOG_DATE_FORMAT, LOG_MAX_BYTES, LOG_PRINTF, pad2 } from '../src/formats.ts';
-import { JAIL_PLACEHOLDERS, REPO_DENY, jailOn, jailPolicy, jailSettings } from '../src/jail.ts';
+import { JAIL_PLACEHOLDERS, REPO_DENY, jailOn, jailSettings } from '../src/jail.ts';
 import type { RenderContext, RenderedFile } from './types.ts';
 import { SHA256_TOOLS } from './entry.ts';
 import { type LimitContext, limitContext } from './limit.ts';
@@ -249,7 +250,7 @@ function environmentContext(ctx: RenderContext): EnvironmentContext {
     lockPath: names.lock,
     lockDir: names.lockDir,
     wakesPath: names.wakes,
-    heartPath: posix.join(names.stateDir, 'heart.sum'),
+    heartPath: joinUnder(names.stateDir, 'heart.sum'),
     sha256Tools: SHA256_TOOLS.map((cmd) => ({ path: cmd.split(' ').find((w) => w.startsWith('/') && !w.endsWith('/env'))!, cmd })),
     timeout: durations(spec).timeout,
     killAfter: durations(spec).killAfter,
@@ -316,12 +317,12 @@ function billingContext(ctx: RenderContext): BillingContext {
 }
 
 function jailContext(ctx: RenderContext): JailContext {
-  const p = jailPolicy(ctx.spec);
+  const p = ctx.jail;
   return {
     jail: p !== null,
     jailBin: p?.bin ?? '',
     jailLinux: p?.platform === 'linux',
-    jailSettingsPath: posix.join(ctx.names.stateDir, 'jail.json'),
+    jailSettingsPath: joinUnder(ctx.names.stateDir, 'jail.json'),
     jailTmp: p?.tmp ?? '',
     // The person's files the jail denies in the repo's top folder show as placeholders too where they are missing.
     jailPlaceholders: [...JAIL_PLACEHOLDERS, ...REPO_DENY],
@@ -639,7 +640,7 @@ export function scriptFiles(ctx: RenderContext): RenderedFile[] {
     { path: rt.name, content: rt.text, mode: 0o444 },
   ];
   if (ctx.spec.shared) files.push({ path: 'claim.sh', content: renderClaimSh(claimContext(ctx)), mode: 0o755 });
-  const jail = jailPolicy(ctx.spec);
+  const jail = ctx.jail;
   if (jail) files.push({ path: 'jail.json', content: jailSettings(jail), mode: 0o644 });
   return files;
 }

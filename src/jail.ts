@@ -4,6 +4,7 @@
 // @anthropic-ai/sandbox-runtime (`srt`): bubblewrap and a seccomp filter on Linux,
 // sandbox-exec on macOS, and a proxy that lets through only the listed hosts.
 import { posix } from 'node:path';
+import { joinUnder } from './path-join.ts';
 import { jailHoldsLine, jailOffLine } from './harness.ts';
 import { clientNeeds } from './jail-clients.ts';
 import { SECRET_PATHS, homePath } from './jail-secrets.ts';
@@ -65,7 +66,7 @@ const uniq = (xs: string[]): string[] => [...new Set(xs)];
 /** The credential paths under `home` the jail hides: SECRET_PATHS, but those sandbox.allowRead opens. */
 export function secretsHidden(home: string, allowRead: readonly string[]): string[] {
   const open = new Set(allowRead.map((p) => homePath(p, home)));
-  return SECRET_PATHS.map((d) => posix.join(home, d)).filter((p) => !open.has(p));
+  return SECRET_PATHS.map((d) => joinUnder(home, d)).filter((p) => !open.has(p));
 }
 
 /**
@@ -107,13 +108,13 @@ export function jailPolicy(spec: Spec): JailPolicy | null {
     write: uniq([work, tmp, ...need.write, ...need.writeFiles]),
     denyWrite: uniq([
       ...need.denyWrite,
-      ...(ws ? WORKSPACE_COPIES : REPO_DENY).map((f) => posix.join(work, f)),
-      ...(ws ? [...GIT_DENY, '.git/config', '.git/hooks'] : GIT_DENY).map((f) => posix.join(work, f)),
+      ...(ws ? WORKSPACE_COPIES : REPO_DENY).map((f) => joinUnder(work, f)),
+      ...(ws ? [...GIT_DENY, '.git/config', '.git/hooks'] : GIT_DENY).map((f) => joinUnder(work, f)),
       n.stateDir,
-      posix.join(home, '.config/systemd'),
-      posix.join(home, 'Library/LaunchAgents'),
+      joinUnder(home, '.config/systemd'),
+      joinUnder(home, 'Library/LaunchAgents'),
       // Where a login shell and git read their settings: code the person's next shell runs.
-      ...['.profile', '.bashrc', '.bash_profile', '.zshrc', '.zprofile', '.gitconfig'].map((f) => posix.join(home, f)),
+      ...['.profile', '.bashrc', '.bash_profile', '.zshrc', '.zprofile', '.gitconfig'].map((f) => joinUnder(home, f)),
     ]),
     denyRead: uniq([...secretsHidden(home, sb.allowRead ?? []), ...others, ...(sb.denyRead ?? [])]),
     hosts: uniq([...need.hosts, ...(sb.allowHosts ?? [])]),

@@ -2,6 +2,7 @@
 // unit names, the crontab markers and the state-dir files can never disagree.
 import { posix } from 'node:path';
 import { cronMarkers } from './formats.ts';
+import { joinUnder } from './path-join.ts';
 import type { Spec } from './spec.ts';
 
 export interface Names {
@@ -59,15 +60,15 @@ export function names(spec: Pick<Spec, 'name' | 'repo' | 'stateDir'>): Names {
     cronEnd: markers.end,
     stateDir: state,
     stateInRepo: within(spec.repo, state),
-    wrapper: posix.join(state, 'heartbeat.sh'),
-    gate: posix.join(state, 'window.sh'),
-    claim: posix.join(state, 'claim.sh'),
+    wrapper: joinUnder(state, 'heartbeat.sh'),
+    gate: joinUnder(state, 'window.sh'),
+    claim: joinUnder(state, 'claim.sh'),
     claimsDir: posix.join(spec.repo, AGENT_DIR, 'claims'),
-    log: posix.join(state, 'runtime.log'),
-    agentLog: posix.join(state, 'agent.log'),
-    wakes: posix.join(state, 'wakes'),
-    lock: posix.join(state, 'heartbeat.lock'),
-    lockDir: posix.join(state, 'heartbeat.lock.d'),
-    hostDir: posix.join(state, 'host'),
+    log: joinUnder(state, 'runtime.log'),
+    agentLog: joinUnder(state, 'agent.log'),
+    wakes: joinUnder(state, 'wakes'),
+    lock: joinUnder(state, 'heartbeat.lock'),
+    lockDir: joinUnder(state, 'heartbeat.lock.d'),
+    hostDir: joinUnder(state, 'host'),
   };
 }

@@ -6,6 +6,7 @@ import { sha256Hex } from './sha256.ts';
 import type { Generator, RenderContext, RenderedFile, SchedulerContext } from '../generators/types.ts';
 import { scriptFiles } from '../generators/wrapper.ts';
 import { generatedBy, pad2 } from './formats.ts';
+import { jailPolicy } from './jail.ts';
 import { names } from './names.ts';
 import { SCHEDULERS, type SchedulerId } from './schedulers.ts';
 import { dstWarnings, plan, summary } from './schedule.ts';
@@ -32,7 +33,10 @@ export async function renderSpec(spec: Spec, opts: { scheduler?: SchedulerId } =
 /** Render `spec` for `scheduler` with that scheduler's renderer, already loaded (SCHEDULERS[scheduler].generator()). */
 export function renderWith(scheduler: SchedulerId, gen: Generator, spec: Spec): RenderResult {
   const s: Spec = scheduler === spec.schedule.scheduler ? spec : { ...spec, schedule: { ...spec.schedule, scheduler } };
-  const base: RenderContext = { spec: s, names: names(s), plan: plan(s), header: generatedBy(s.name) };
+  // Each is computed once here and read by every part of the render (docs/SPEED.md: the
+  // jail's paths, built again by each reader, made Node's path functions hot enough for V8
+  // to optimise them in the background, ~2 ms of CPU for a render).
+  const base: RenderContext = { spec: s, names: names(s), plan: plan(s), jail: jailPolicy(s), header: generatedBy(s.name) };
   // The scripts first: the scheduler entry carries the wrapper's SHA-256 (generators/entry.ts).
   const scripts = scriptFiles(base);
   const wrapper = scripts.find((f) => f.path === 'heartbeat.sh')!.content;

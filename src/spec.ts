@@ -19,6 +19,7 @@ import { isKnownZone } from './zones.ts';
 import { pingProblem } from './notify.ts';
 import { within } from './names.ts';
 import { isLoopbackHost } from './loopback.ts';
+import { joinUnder } from './path-join.ts';
 import { SECRET_PATHS, homePath } from './jail-secrets.ts';
 import { PRELOAD_VARS, pathsIn, preloadWordProblem } from './preload.ts';
 
@@ -377,7 +378,7 @@ function allowReadIssues(s: Record<string, any>, ctx: z.RefinementCtx): void {
   const list = typeof s.sandbox === 'object' && s.sandbox !== null && Array.isArray(s.sandbox.allowRead) ? s.sandbox.allowRead : [];
   const home = typeof s.env?.HOME === 'string' && s.env.HOME.startsWith('/') ? s.env.HOME.replace(/(.)\/$/, '$1') : null;
   if (!home) return;
-  const hidden = new Set(SECRET_PATHS.map((p) => posix.join(home, p)));
+  const hidden = new Set(SECRET_PATHS.map((p) => joinUnder(home, p)));
   list.forEach((p: unknown, i: number) => {
     if (typeof p !== 'string' || !(p.startsWith('/') || p.startsWith('~/')) || posix.normalize(homePath(p, home)) !== homePath(p, home)) return;
     if (!hidden.has(homePath(p, home))) {
