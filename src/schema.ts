@@ -1,9 +1,9 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { SpecSchema } from './spec.ts';
 
 /**
  * The spec's JSON Schema, as `hbgen schema` prints it: every field's description and
- * default come from its zod definition in src/spec.ts (`.describe()`, `.default()`), which
+ * default come from its zod definition in src/spec.ts (`describe`, `z._default`), which
  * editors show on hover and completion, and docs/spec.md's table is made from.
  */
 export function jsonSchema(): object {

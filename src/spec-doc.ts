@@ -1,5 +1,5 @@
 // The field table of docs/spec.md, made from the spec's JSON Schema (src/schema.ts, from the zod
-// schema of src/spec.ts and each field's .describe()), so that the page cannot drift from what `hbgen schema` says.
+// schema of src/spec.ts and each field's description, `describe(schema, text)`), so that the page cannot drift from what `hbgen schema` says.
 // `npm run docs` (test/docs-update.ts) writes it between the markers below; test/docs.test.ts
 // fails when the page differs from what this prints.
 

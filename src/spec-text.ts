@@ -1,7 +1,7 @@
 // The strings a spec may hold: what every target (sh, systemd, crontab, XML plists, YAML)
 // can carry byte for byte, and the shell variables no spec may set. Shared by the spec's
 // schema (src/spec.ts) and the kubernetes block's (src/host/kubernetes/spec.ts).
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 // Control characters break every target language in its own way: a newline injects a
 // systemd directive or a crontab line, a CR becomes LF in XML, NUL cannot be an argv
@@ -51,3 +51,14 @@ export function text(what: string, allowNewline = false) {
 // Variables the wrapper's own shell reads at start-up or while it runs: in the spec env
 // they would change how heartbeat.sh itself splits words, changes folders or traces.
 export const SHELL_KEYS = new Set(['IFS', 'PPID', 'ENV', 'BASH_ENV', 'CDPATH', 'SHELLOPTS', 'BASHOPTS', 'PS4', 'OPTIND', 'OPTARG', '_']);
+
+/**
+ * A field's description, for `hbgen schema`, docs/spec.md and editors, on a copy of the
+ * schema (as the full zod's `.describe()` does), so that a schema used in two places keeps
+ * each place's own description, or none.
+ */
+export function describe<T extends z.ZodMiniType>(schema: T, description: string): T {
+  const copy = schema.clone() as T;
+  z.globalRegistry.add(copy, { description });
+  return copy;
+}

@@ -1,11 +1,12 @@
 // The spec. This zod schema is the only definition of it: the TypeScript
 // types, the validation and `hbgen schema` all come from here.
 import { posix } from 'node:path';
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import en from 'zod/v4/locales/en.js';
 import { credential, forgeToken, looksSecret, whyItBills } from './credentials.ts';
 import { carrierIssue } from './billing-rules.ts';
 import { DAYS, LOG_MAX_BYTES, NAME_PATTERN, PAUSE_AFTER_DEFAULT, pad2 } from './formats.ts';
-import { CONTROL, SHELL_KEYS, text } from './spec-text.ts';
+import { CONTROL, SHELL_KEYS, describe, text } from './spec-text.ts';
 import { kubernetesBlock, kubernetesIssues } from './host/kubernetes/spec.ts';
 import { WORKSPACES, workspaceDir, workspacePlaceProblem } from './workspace.ts';
 import { meantFirst } from './error-order.ts';
@@ -31,7 +32,11 @@ const IDLE_AFTER_ERROR = 'must be a whole number of wakes in a row that changed 
 export const IDLE_AFTER_DEFAULT = 3;
 export const IDLE_EVERY_DEFAULT = '4h';
 
-z.config({ jitless: true });
+// zod/mini, not the full zod: the same checks and messages, but its schemas carry no table
+// of methods, which made building this schema most of a render's own CPU time
+// (docs/SPEED.md). It sets no locale by itself: English, as the full zod has by default,
+// for the few messages the fields below do not word themselves.
+z.config({ jitless: true, ...en() });
 
 export const EVERY = ['5m', '10m', '15m', '20m', '30m', '1h', '2h', '3h', '4h', '6h', '8h', '12h', '24h'] as const;
 export { DAYS };
@@ -89,18 +94,18 @@ function homeOrAbsPath(what: string) {
 const duration = (what: string) =>
   z
     .string({ error: (i) => (i.input === undefined ? `required: ${what}` : 'must be a duration string such as "25m"') })
-    .regex(DURATION, { error: (i) => `must be a whole number of s, m or h, at least 1s (e.g. "25m"), got "${i.input}"` });
+    .check(z.regex(DURATION, { error: (i) => `must be a whole number of s, m or h, at least 1s (e.g. "25m"), got "${i.input}"` }));
 
 const clock = (allow2400: boolean, what: string) =>
   z
     .string({ error: (i) => (i.input === undefined ? `required: ${what}` : 'must be a time as "HH:MM"') })
-    .regex(allow2400 ? /^(([01][0-9]|2[0-3]):[0-5][0-9]|24:00)$/ : /^([01][0-9]|2[0-3]):[0-5][0-9]$/, {
+    .check(z.regex(allow2400 ? /^(([01][0-9]|2[0-3]):[0-5][0-9]|24:00)$/ : /^([01][0-9]|2[0-3]):[0-5][0-9]$/, {
       error: (i) => {
         // "9:00" is what people write; the spec wants the one spelling every target reads alike.
         const fix = typeof i.input === 'string' ? paddedClock(i.input, allow2400) : undefined;
         return `must be a time as "HH:MM" (00:00–23:59${allow2400 ? ' or 24:00' : ''}), got "${i.input}"${fix ? `; write "${fix}"` : ''}`;
       },
-    });
+    }));
 
 /** The digest's time: HH:MM, 00:00 to 23:59. */
 const digestAt = clock(false, 'the time of the digest, as HH:MM');
@@ -167,16 +172,16 @@ const envKey = z.string().check((ctx) => {
 });
 
 const agent = z.strictObject({
-  harness: oneOf(HARNESSES, 'the agent harness').describe('claude-code or codex (presets that pin headless flags), or command (your own argv).'),
-  bin: absPath('the absolute path of the agent executable').describe('Absolute path of the real executable (not an alias or shell function).'),
-  args: z.array(text('an argument'), { error: 'must be an array of strings' }).default([]).describe('Extra arguments, after the preset\'s and before the prompt.'),
-  prompt: text('the wake prompt', true).min(1, { error: 'must not be empty; say what the agent should do on each wake' }).describe('The wake prompt, passed as the last argument, followed by a short context block. Newlines allowed.'),
-  model: text('a model name').min(1, { error: 'must not be empty; leave the field out instead' }).optional().describe('Model the claude-code and codex presets pin on the command line.'),
+  harness: oneOf(HARNESSES, 'the agent harness').apply(describe, 'claude-code or codex (presets that pin headless flags), or command (your own argv).'),
+  bin: absPath('the absolute path of the agent executable').apply(describe, 'Absolute path of the real executable (not an alias or shell function).'),
+  args: z.array(text('an argument'), { error: 'must be an array of strings' }).apply(z._default, []).apply(describe, 'Extra arguments, after the preset\'s and before the prompt.'),
+  prompt: text('the wake prompt', true).check(z.minLength(1, { error: 'must not be empty; say what the agent should do on each wake' })).apply(describe, 'The wake prompt, passed as the last argument, followed by a short context block. Newlines allowed.'),
+  model: text('a model name').check(z.minLength(1, { error: 'must not be empty; leave the field out instead' })).apply(z.optional).apply(describe, 'Model the claude-code and codex presets pin on the command line.'),
   // The model the next wake uses after the client refused `model` (src/model-fallback.ts).
-  fallbackModel: text('a model name').min(1, { error: 'must not be empty; leave the field out instead' }).optional().describe('Model the presets fall back to when the client refuses agent.model (claude-code --fallback-model; for codex the next wake switches to it): the refusal is logged `error model …`, and status says which model the wakes run.'),
+  fallbackModel: text('a model name').check(z.minLength(1, { error: 'must not be empty; leave the field out instead' })).apply(z.optional).apply(describe, 'Model the presets fall back to when the client refuses agent.model (claude-code --fallback-model; for codex the next wake switches to it): the refusal is logged `error model …`, and status says which model the wakes run.'),
   // The reasoning effort the preset pins (claude --effort, codex model_reasoning_effort);
   // which levels each harness takes is checked with the harness (agentIssues).
-  effort: oneOf(ALL_EFFORTS, 'an effort level').optional().describe('Reasoning effort the preset pins: claude-code --effort (low medium high xhigh max), codex -c model_reasoning_effort (low medium high xhigh max ultra).'),
+  effort: oneOf(ALL_EFFORTS, 'an effort level').apply(z.optional).apply(describe, 'Reasoning effort the preset pins: claude-code --effort (low medium high xhigh max), codex -c model_reasoning_effort (low medium high xhigh max ultra).'),
   // Model tiers the agent may route subagents to (named in the wake prompt's context block).
   models: z
     .record(
@@ -185,11 +190,11 @@ const agent = z.strictObject({
           ctx.issues.push({ code: 'custom', input: ctx.value, message: `tier name ${JSON.stringify(ctx.value)} must be lowercase letters, digits and dashes, starting with a letter (e.g. "fast")` });
         }
       }),
-      text('a model id').min(1, { error: 'must not be empty; name the model id of this tier or remove the tier' }),
+      text('a model id').check(z.minLength(1, { error: 'must not be empty; name the model id of this tier or remove the tier' })),
       { error: 'must be an object of tier: "model id" strings, e.g. {"fast": "haiku", "general": "sonnet", "strong": "opus"}' },
     )
-    .refine((m) => Object.keys(m).length > 0, { error: 'must name at least one tier; leave the field out for none' })
-    .optional().describe('Optional model tiers, tier name → model id (e.g. {"fast": "haiku", "general": "sonnet", "strong": "opus"}): listed in the wake prompt so the agent routes subagents to the cheapest sufficient tier. For claude-code a tier may be "inherit" (the subagent runs on the lead\'s model); `hbgen init` writes the tiers its client\'s catalog ranks. A catalog lists the models the client knows, not those your plan allows, which no client tells without a paid call: a tier the plan refuses fails that subagent, so keep a tier on a model your plan has.'),
+    .check(z.refine((m) => Object.keys(m).length > 0, { error: 'must name at least one tier; leave the field out for none' }))
+    .apply(z.optional).apply(describe, 'Optional model tiers, tier name → model id (e.g. {"fast": "haiku", "general": "sonnet", "strong": "opus"}): listed in the wake prompt so the agent routes subagents to the cheapest sufficient tier. For claude-code a tier may be "inherit" (the subagent runs on the lead\'s model); `hbgen init` writes the tiers its client\'s catalog ranks. A catalog lists the models the client knows, not those your plan allows, which no client tells without a paid call: a tier the plan refuses fails that subagent, so keep a tier on a model your plan has.'),
 });
 
 // The OS jail around the agent's process tree (src/jail.ts): false turns it off;
@@ -214,12 +219,12 @@ const sandboxObject = z.strictObject({
       }),
       { error: 'must be an array of host names such as ["github.com", "registry.npmjs.org"]' },
     )
-    .optional().describe('Hosts the agent may reach besides its client\'s own API, e.g. ["github.com", "registry.npmjs.org"] ("*.example.com" for subdomains). Loopback and link-local names and addresses (localhost, 127.0.0.0/8, ::1, 169.254.0.0/16, fe80::/10, 0.0.0.0) are refused: the jail\'s proxy would reach every service on this host.'),
-  denyRead: z.array(absPath('an absolute path the agent must not read'), { error: 'must be an array of absolute paths such as ["/home/ada/secrets"]' }).optional().describe(`More absolute paths the agent must not read (always hidden: ${SECRET_PATHS.map((p) => `~/${p}`).join(', ')}, /root).`),
+    .apply(z.optional).apply(describe, 'Hosts the agent may reach besides its client\'s own API, e.g. ["github.com", "registry.npmjs.org"] ("*.example.com" for subdomains). Loopback and link-local names and addresses (localhost, 127.0.0.0/8, ::1, 169.254.0.0/16, fe80::/10, 0.0.0.0) are refused: the jail\'s proxy would reach every service on this host.'),
+  denyRead: z.array(absPath('an absolute path the agent must not read'), { error: 'must be an array of absolute paths such as ["/home/ada/secrets"]' }).apply(z.optional).apply(describe, `More absolute paths the agent must not read (always hidden: ${SECRET_PATHS.map((p) => `~/${p}`).join(', ')}, /root).`),
   // Opens one of the credential files the jail hides by default (src/jail.ts SECRET_PATHS);
   // which ones it may name needs env.HOME, so that is checked with the whole spec (sandboxIssues).
-  allowRead: z.array(homeOrAbsPath('an absolute path or a ~/ path the agent may read'), { error: 'must be an array of paths such as ["~/.npmrc"]' }).optional().describe('Credential paths of that default list the agent may read after all, each exactly as listed, as "~/.npmrc" or an absolute path, e.g. ["~/.npmrc"] for a private registry.'),
-  bin: absPath('the absolute path of the srt executable (@anthropic-ai/sandbox-runtime)').optional().describe('Absolute path of the srt executable; default: srt on env.PATH at wake time.'),
+  allowRead: z.array(homeOrAbsPath('an absolute path or a ~/ path the agent may read'), { error: 'must be an array of paths such as ["~/.npmrc"]' }).apply(z.optional).apply(describe, 'Credential paths of that default list the agent may read after all, each exactly as listed, as "~/.npmrc" or an absolute path, e.g. ["~/.npmrc"] for a private registry.'),
+  bin: absPath('the absolute path of the srt executable (@anthropic-ai/sandbox-runtime)').apply(z.optional).apply(describe, 'Absolute path of the srt executable; default: srt on env.PATH at wake time.'),
 });
 const sandbox = z.union([z.literal(false), sandboxObject], {
   error: (i) => (i.input === true ? 'must be false (no jail) or an object such as {"allowHosts": ["github.com"]}; leave it out for the default jail' : typeof i.input === 'object' && i.input !== null && !Array.isArray(i.input) ? undefined : 'must be false (no jail) or an object {allowHosts?, denyRead?, allowRead?, bin?}'),
@@ -238,16 +243,16 @@ const MEMORY = /^([1-9][0-9]{0,6}[MG]|([1-9][0-9]?|100)%)$/;
 const limitsObject = z.strictObject({
   tasks: z
     .number({ error: 'must be a whole number of tasks (processes and threads), e.g. 4096' })
-    .int({ error: 'must be a whole number of tasks (processes and threads), e.g. 4096' })
-    .min(32, { error: 'must be at least 32: the wrapper, the jail and the agent\'s client take a few dozen tasks before any work starts' })
-    .max(4_194_304, { error: 'must be at most 4194304, Linux\'s highest PID' })
-    .optional().describe('Most tasks (processes and threads) the agent\'s whole tree may hold at once (default 4096; 32 to 4194304). Under rlimits (cron without a user manager) it counts every process of the user, see docs/threat-model.md "Bounds on a wake".'),
+    .check(z.int({ error: 'must be a whole number of tasks (processes and threads), e.g. 4096' }))
+    .check(z.gte(32, { error: 'must be at least 32: the wrapper, the jail and the agent\'s client take a few dozen tasks before any work starts' }))
+    .check(z.lte(4_194_304, { error: 'must be at most 4194304, Linux\'s highest PID' }))
+    .apply(z.optional).apply(describe, 'Most tasks (processes and threads) the agent\'s whole tree may hold at once (default 4096; 32 to 4194304). Under rlimits (cron without a user manager) it counts every process of the user, see docs/threat-model.md "Bounds on a wake".'),
   memory: text('a memory size').check((ctx) => {
     const v = ctx.value;
     if (CONTROL.test(v)) return;
     if (!MEMORY.test(v)) ctx.issues.push({ code: 'custom', input: v, message: `must be a size such as "4G" or "512M", or a share of the host's RAM such as "50%", got ${JSON.stringify(v)}` });
     else if (memoryBytes(v) !== null && memoryBytes(v)! < 32 * 1024 * 1024) ctx.issues.push({ code: 'custom', input: v, message: `must be at least "32M": the agent's client alone needs more, got ${JSON.stringify(v)}` });
-  }).optional().describe('Most memory the agent\'s whole tree may use, swap none (default "50%" of the host\'s RAM, at most 8G): a size such as "8G" or "512M" (at least "32M"; for claude-code at least "1G", which its client needs to start), or a share such as "25%". Under rlimits it bounds each process\'s data, not the tree. There is no bound on the disk or the private tmp (srt has no size option for it).'),
+  }).apply(z.optional).apply(describe, 'Most memory the agent\'s whole tree may use, swap none (default "50%" of the host\'s RAM, at most 8G): a size such as "8G" or "512M" (at least "32M"; for claude-code at least "1G", which its client needs to start), or a share such as "25%". Under rlimits it bounds each process\'s data, not the tree. There is no bound on the disk or the private tmp (srt has no size option for it).'),
 });
 const limits = z.union([z.literal(false), limitsObject], {
   error: (i) => (i.input === true ? 'must be false (no bounds) or an object such as {"tasks": 4096, "memory": "8G"}; leave it out for the defaults' : typeof i.input === 'object' && i.input !== null && !Array.isArray(i.input) ? undefined : 'must be false (no bounds) or an object {tasks?, memory?}'),
@@ -277,27 +282,27 @@ export function memoryText(l: { memory: string; cap: string | null }): string {
 }
 
 const hours = z.strictObject({
-  start: clock(false, 'choose when the working hours start, as HH:MM').describe('HH:MM, local to timezone.'),
-  end: clock(true, 'choose when the working hours end, as HH:MM or 24:00').describe('HH:MM or 24:00, local to timezone; before start, the window crosses midnight.'),
-  timezone: zone('the IANA time zone of the working hours, e.g. "Europe/Berlin"', true).describe('IANA zone of the working hours, exactly as in the system zoneinfo (case matters).'),
+  start: clock(false, 'choose when the working hours start, as HH:MM').apply(describe, 'HH:MM, local to timezone.'),
+  end: clock(true, 'choose when the working hours end, as HH:MM or 24:00').apply(describe, 'HH:MM or 24:00, local to timezone; before start, the window crosses midnight.'),
+  timezone: zone('the IANA time zone of the working hours, e.g. "Europe/Berlin"', true).apply(describe, 'IANA zone of the working hours, exactly as in the system zoneinfo (case matters).'),
   days: z
     .array(oneOf(DAYS, 'a day'), { error: `must be an array of days (${DAYS.join(' ')})` })
-    .min(1, { error: 'must name at least one day; leave the field out for every day' })
-    .refine((d) => new Set(d).size === d.length, { error: 'names a day twice; list each day once' })
-    .optional().describe('Days on which the window opens (default every day).'),
+    .check(z.minLength(1, { error: 'must name at least one day; leave the field out for every day' }))
+    .check(z.refine((d) => new Set(d).size === d.length, { error: 'names a day twice; list each day once' }))
+    .apply(z.optional).apply(describe, 'Days on which the window opens (default every day).'),
 });
 
 const schedule = z.strictObject({
-  scheduler: oneOf(SCHEDULER_IDS, 'the host scheduler').describe(`The scheduler: ${schedulerList()} (a CronJob in a cluster).`),
-  every: oneOf(EVERY, 'choose the interval between wakes').describe('Interval between wakes inside the working hours.'),
+  scheduler: oneOf(SCHEDULER_IDS, 'the host scheduler').apply(describe, `The scheduler: ${schedulerList()} (a CronJob in a cluster).`),
+  every: oneOf(EVERY, 'choose the interval between wakes').apply(describe, 'Interval between wakes inside the working hours.'),
   minute: z
     .number({ error: 'must be a whole number from 1 to 59' })
-    .int({ error: 'must be a whole number from 1 to 59' })
-    .min(1, { error: 'must be from 1 to 59 (:00 is where every other job on the host fires)' })
-    .max(59, { error: 'must be from 1 to 59' })
-    .optional().describe('The off-:00 minute (1–59, below every when every is under an hour). Default: derived from name, never :00 or :30.'),
-  hours: z.strictObject(hours.shape, { error: (i) => (i.input === undefined ? 'required: choose the working hours {start, end, timezone}' : 'must be an object {start, end, timezone, days?}') }).describe('The working hours: the agent sleeps outside them.'),
-  hostTimezone: zone('the host clock\'s IANA time zone').optional().describe('Zone the host clock of launchd or cron is set to (default: hours.timezone); refused for kubernetes.'),
+    .check(z.int({ error: 'must be a whole number from 1 to 59' }))
+    .check(z.gte(1, { error: 'must be from 1 to 59 (:00 is where every other job on the host fires)' }))
+    .check(z.lte(59, { error: 'must be from 1 to 59' }))
+    .apply(z.optional).apply(describe, 'The off-:00 minute (1–59, below every when every is under an hour). Default: derived from name, never :00 or :30.'),
+  hours: z.strictObject(hours.shape, { error: (i) => (i.input === undefined ? 'required: choose the working hours {start, end, timezone}' : 'must be an object {start, end, timezone, days?}') }).apply(describe, 'The working hours: the agent sleeps outside them.'),
+  hostTimezone: zone('the host clock\'s IANA time zone').apply(z.optional).apply(describe, 'Zone the host clock of launchd or cron is set to (default: hours.timezone); refused for kubernetes.'),
 });
 
 /**
@@ -305,7 +310,7 @@ const schedule = z.strictObject({
  * A base URL whose host the person lists in sandbox.allowHosts is their own deliberate
  * endpoint (an LLM gateway of theirs, a local stand-in): the panel shows it with the hosts.
  */
-function envCarriers(s: { env?: unknown; sandbox?: unknown }, ctx: z.RefinementCtx): void {
+function envCarriers(s: { env?: unknown; sandbox?: unknown }, ctx: z.core.$RefinementCtx): void {
   const sb = s.sandbox as { allowHosts?: unknown } | undefined;
   const allowed = new Set(typeof sb === 'object' && sb !== null && Array.isArray(sb.allowHosts) ? sb.allowHosts.map((h: unknown) => String(h).toLowerCase()) : []);
   const hostOf = (u: string) => {
@@ -334,7 +339,7 @@ const env = z
     error: (i) => (i.input === undefined ? "required: the agent's environment, at least HOME and PATH" : 'must be an object of NAME: "value" strings'),
   })
   // Runs even when some other key is wrong, so that HOME and PATH are always reported.
-  .superRefine(
+  .check(z.superRefine(
     (e, ctx) => {
       if (typeof e !== 'object' || e === null || Array.isArray(e)) return;
       for (const k of ['HOME', 'PATH']) {
@@ -360,7 +365,7 @@ const env = z
       }
     },
     { when: () => true },
-  );
+  ));
 
 const stateDir = text('the state folder').check((ctx) => {
   const v = ctx.value;
@@ -374,7 +379,7 @@ const stateDir = text('the state folder').check((ctx) => {
 });
 
 /** sandbox.allowRead names only what the jail hides by default (SECRET_PATHS under env.HOME): anything else is readable already, or hidden by sandbox.denyRead on purpose. */
-function allowReadIssues(s: Record<string, any>, ctx: z.RefinementCtx): void {
+function allowReadIssues(s: Record<string, any>, ctx: z.core.$RefinementCtx): void {
   const list = typeof s.sandbox === 'object' && s.sandbox !== null && Array.isArray(s.sandbox.allowRead) ? s.sandbox.allowRead : [];
   const home = typeof s.env?.HOME === 'string' && s.env.HOME.startsWith('/') ? s.env.HOME.replace(/(.)\/$/, '$1') : null;
   if (!home) return;
@@ -388,7 +393,7 @@ function allowReadIssues(s: Record<string, any>, ctx: z.RefinementCtx): void {
 }
 
 
-function notifyIssues(s: Record<string, any>, ctx: z.RefinementCtx): void {
+function notifyIssues(s: Record<string, any>, ctx: z.core.$RefinementCtx): void {
   if (Array.isArray(s.notify) && typeof s.notify[0] === 'string' && !s.notify[0].startsWith('/')) {
     ctx.addIssue({ code: 'custom', path: ['notify', 0], message: `must be an absolute path to the program to run, got "${s.notify[0]}"` });
   }
@@ -397,7 +402,7 @@ function notifyIssues(s: Record<string, any>, ctx: z.RefinementCtx): void {
   }
 }
 
-function limitsIssues(s: Record<string, any>, ctx: z.RefinementCtx): void {
+function limitsIssues(s: Record<string, any>, ctx: z.core.$RefinementCtx): void {
   const m = typeof s.limits === 'object' && s.limits !== null ? s.limits.memory : undefined;
   // The least memory a preset's client starts with (its descriptor's memoryMin).
   const p = presetOf(s.agent?.harness);
@@ -416,7 +421,7 @@ function limitsIssues(s: Record<string, any>, ctx: z.RefinementCtx): void {
  * scheduler (their tools keep a login of their own); on Kubernetes any secret-looking name
  * is, since the Secret (secretName + secretKeys) carries it at no cost.
  */
-function envSecretIssues(s: Record<string, any>, ctx: z.RefinementCtx): void {
+function envSecretIssues(s: Record<string, any>, ctx: z.core.$RefinementCtx): void {
   const env = typeof s.env === 'object' && s.env !== null && !Array.isArray(s.env) ? (s.env as Record<string, unknown>) : {};
   const onK8s = typeof s.schedule === 'object' && s.schedule !== null && s.schedule.scheduler === 'kubernetes';
   const inSecret = 'put it in the Secret (kubernetes.secretName) and name it in kubernetes.secretKeys, so that the wrapper passes it on';
@@ -480,7 +485,7 @@ function commandLineParts(s: Record<string, any>): [string, number][] | undefine
 }
 
 /** The agent's command line must fit every host: see COMMAND_LINE. */
-function commandLineIssues(s: Record<string, any>, ctx: z.RefinementCtx): void {
+function commandLineIssues(s: Record<string, any>, ctx: z.core.$RefinementCtx): void {
   const parts = commandLineParts(s);
   if (!parts) return;
   const prompt = Buffer.byteLength(s.agent.prompt, 'utf8');
@@ -510,7 +515,7 @@ function commandLineIssues(s: Record<string, any>, ctx: z.RefinementCtx): void {
  * the repo would let it drop a fake `date` that the next wake runs for it. Empty and relative
  * entries (the repo, since the wake runs there) are refused by the env rule itself.
  */
-function pathInRepoIssues(s: { repo?: unknown; env?: unknown }, ctx: z.RefinementCtx): void {
+function pathInRepoIssues(s: { repo?: unknown; env?: unknown }, ctx: z.core.$RefinementCtx): void {
   const e = s.env as Record<string, unknown> | undefined;
   if (typeof s.repo !== 'string' || !s.repo.startsWith('/') || typeof e?.PATH !== 'string') return;
   const repo = posix.normalize(s.repo).replace(/(.)\/$/, '$1');
@@ -540,7 +545,7 @@ const PROGRAMS: [path: (string | number)[], runs: string][] = [
  * notify[0]) inside the repo, and a path of a preload variable (src/preload.ts) that is
  * relative or inside the repo. Lexical only: src/host/install/reach.ts resolves links on the host.
  */
-function repoCodeIssues(s: { repo?: unknown; agent?: unknown; gate?: unknown; notify?: unknown; env?: unknown; sandbox?: unknown }, ctx: z.RefinementCtx): void {
+function repoCodeIssues(s: { repo?: unknown; agent?: unknown; gate?: unknown; notify?: unknown; env?: unknown; sandbox?: unknown }, ctx: z.core.$RefinementCtx): void {
   if (typeof s.repo !== 'string' || !s.repo.startsWith('/')) return;
   const repo = s.repo;
   for (const [path, runs] of PROGRAMS) {
@@ -569,7 +574,7 @@ function repoCodeIssues(s: { repo?: unknown; agent?: unknown; gate?: unknown; no
 /** A reserve's share of one plan window: a whole percent from 1% to 99%, written "30%". */
 function reservePercent(what: string) {
   const msg = `must be the share of ${what} kept for you, a whole percent from "1%" to "99%", e.g. "30%"`;
-  return z.string({ error: msg }).regex(/^[1-9][0-9]?%$/, { error: msg });
+  return z.string({ error: msg }).check(z.regex(/^[1-9][0-9]?%$/, { error: msg }));
 }
 
 /** The spec's reserve as whole percents (0: none for that window). */
@@ -578,7 +583,7 @@ export function reserveOf(spec: { reserve?: { fiveHour?: string; weekly?: string
   return { fiveHour: p(spec.reserve?.fiveHour), weekly: p(spec.reserve?.weekly) };
 }
 
-function agentIssues(s: { agent?: unknown }, ctx: z.RefinementCtx): void {
+function agentIssues(s: { agent?: unknown }, ctx: z.core.$RefinementCtx): void {
   const a = (typeof s.agent === 'object' && s.agent) || {};
   const { harness, effort, args } = a as { harness?: unknown; effort?: unknown; args?: unknown };
   if (typeof effort === 'string' && (ALL_EFFORTS as readonly string[]).includes(effort)) {
@@ -609,91 +614,91 @@ function agentIssues(s: { agent?: unknown }, ctx: z.RefinementCtx): void {
 
 export const SpecSchema = z
   .strictObject({
-    $schema: text('the path or URL of the JSON Schema').optional().describe('Optional: the path or URL of this JSON Schema (as printed by `hbgen schema`).'),
-    version: z.literal(1, { error: (i) => (i.input === undefined ? 'required: 1, the spec format version' : `must be 1, got ${JSON.stringify(i.input)}`) }).describe('The spec format version: 1.'),
+    $schema: text('the path or URL of the JSON Schema').apply(z.optional).apply(describe, 'Optional: the path or URL of this JSON Schema (as printed by `hbgen schema`).'),
+    version: z.literal(1, { error: (i) => (i.input === undefined ? 'required: 1, the spec format version' : `must be 1, got ${JSON.stringify(i.input)}`) }).apply(describe, 'The spec format version: 1.'),
     name: z
       .string({ error: (i) => (i.input === undefined ? 'required: a short name such as "docs"' : 'must be a string') })
-      .max(40, { error: 'must be at most 40 characters' })
-      .regex(NAME_PATTERN, {
+      .check(z.maxLength(40, { error: 'must be at most 40 characters' }))
+      .check(z.regex(NAME_PATTERN, {
         error: (i) => `must be lowercase letters and digits joined by single dashes, such as "docs-nightly", got ${JSON.stringify(i.input)}`,
-      }).describe('Names every artifact (unit, label, crontab markers): lowercase letters and digits joined by single dashes, at most 40.'),
-    repo: absPath('the absolute path of the repository the agent owns').describe('Absolute path of the repository the agent owns; every wake starts there.'),
-    agent: z.strictObject(agent.shape, { error: (i) => (i.input === undefined ? 'required: the agent {harness, bin, prompt}' : 'must be an object') }).describe('The agent to run on each wake.'),
-    schedule: z.strictObject(schedule.shape, { error: (i) => (i.input === undefined ? 'required: the schedule {scheduler, every, hours}' : 'must be an object') }).describe('When the heartbeat fires.'),
-    timeout: duration('choose the hard time limit of one wake, shorter than every minus killAfter, e.g. "25m"').describe('Hard limit of one wake, e.g. "25m"; timeout + killAfter must be shorter than every.'),
-    killAfter: duration('the grace between TERM and KILL').default(KILL_AFTER_DEFAULT).describe('Grace between TERM and KILL at the timeout (default "30s").'),
+      })).apply(describe, 'Names every artifact (unit, label, crontab markers): lowercase letters and digits joined by single dashes, at most 40.'),
+    repo: absPath('the absolute path of the repository the agent owns').apply(describe, 'Absolute path of the repository the agent owns; every wake starts there.'),
+    agent: z.strictObject(agent.shape, { error: (i) => (i.input === undefined ? 'required: the agent {harness, bin, prompt}' : 'must be an object') }).apply(describe, 'The agent to run on each wake.'),
+    schedule: z.strictObject(schedule.shape, { error: (i) => (i.input === undefined ? 'required: the schedule {scheduler, every, hours}' : 'must be an object') }).apply(describe, 'When the heartbeat fires.'),
+    timeout: duration('choose the hard time limit of one wake, shorter than every minus killAfter, e.g. "25m"').apply(describe, 'Hard limit of one wake, e.g. "25m"; timeout + killAfter must be shorter than every.'),
+    killAfter: duration('the grace between TERM and KILL').apply(z._default, KILL_AFTER_DEFAULT).apply(describe, 'Grace between TERM and KILL at the timeout (default "30s").'),
     // The shortest run worth starting: a scheduled wake with less of its working window
     // left is skipped (skip-window). The default is in minRunDefault.
-    minRun: duration('the shortest run worth starting, below timeout').optional().describe('Shortest run worth starting, below timeout (default "5m", or the timeout when that is 5m or shorter): a scheduled wake with less of its working window left is skipped (skip-window), and every wake ends by the window\'s end.'),
+    minRun: duration('the shortest run worth starting, below timeout').apply(z.optional).apply(describe, 'Shortest run worth starting, below timeout (default "5m", or the timeout when that is 5m or shorter): a scheduled wake with less of its working window left is skipped (skip-window), and every wake ends by the window\'s end.'),
     // A fire missed while the machine slept: run once late, or skip it (skip-late).
-    catchUp: z.enum(['skip', 'once'], { error: (i) => `must be "skip" or "once"${typeof i.input === 'string' ? didYouMean(i.input, ['skip', 'once']) : ''}` }).default('once').describe('A fire missed while the machine slept: "once" (default) runs it once on waking, inside the working hours with at least minRun left; "skip" logs skip-late and waits for the next fire. cron never runs a missed fire, whatever this says.'),
-    env: env.describe('The agent\'s whole environment; HOME and PATH required. Metered credentials (API keys) and forge or registry tokens (GH_TOKEN, …) are refused; on kubernetes every secret-looking name (…_TOKEN, …_PASSWORD) belongs in the Secret.'),
-    stateDir: stateDir.optional().describe('Folder for wrapper, gate, log, lock and state: relative to repo (no ..) or absolute. Default: outside the repo, $XDG_STATE_HOME/hbgen/<name> (~/.local/state/hbgen/<name>; launchd: ~/Library/Application Support/hbgen/<name>), where the agent cannot edit it.'),
-    lock: z.enum(['auto', 'flock', 'mkdir'], { error: (i) => `must be one of auto flock mkdir${typeof i.input === 'string' ? didYouMean(i.input, ['auto', 'flock', 'mkdir']) : ''}` }).default('auto').describe('auto (flock when on PATH, else an atomic mkdir lock), flock or mkdir.'),
-    cap: z.number({ error: 'must be a whole number of wakes' }).int({ error: 'must be a whole number of wakes' }).min(1, { error: 'must be at least 1' }).optional().describe('Stop after this many counted wakes.'),
+    catchUp: z.enum(['skip', 'once'], { error: (i) => `must be "skip" or "once"${typeof i.input === 'string' ? didYouMean(i.input, ['skip', 'once']) : ''}` }).apply(z._default, 'once').apply(describe, 'A fire missed while the machine slept: "once" (default) runs it once on waking, inside the working hours with at least minRun left; "skip" logs skip-late and waits for the next fire. cron never runs a missed fire, whatever this says.'),
+    env: env.apply(describe, 'The agent\'s whole environment; HOME and PATH required. Metered credentials (API keys) and forge or registry tokens (GH_TOKEN, …) are refused; on kubernetes every secret-looking name (…_TOKEN, …_PASSWORD) belongs in the Secret.'),
+    stateDir: stateDir.apply(z.optional).apply(describe, 'Folder for wrapper, gate, log, lock and state: relative to repo (no ..) or absolute. Default: outside the repo, $XDG_STATE_HOME/hbgen/<name> (~/.local/state/hbgen/<name>; launchd: ~/Library/Application Support/hbgen/<name>), where the agent cannot edit it.'),
+    lock: z.enum(['auto', 'flock', 'mkdir'], { error: (i) => `must be one of auto flock mkdir${typeof i.input === 'string' ? didYouMean(i.input, ['auto', 'flock', 'mkdir']) : ''}` }).apply(z._default, 'auto').apply(describe, 'auto (flock when on PATH, else an atomic mkdir lock), flock or mkdir.'),
+    cap: z.number({ error: 'must be a whole number of wakes' }).check(z.int({ error: 'must be a whole number of wakes' })).check(z.gte(1, { error: 'must be at least 1' })).apply(z.optional).apply(describe, 'Stop after this many counted wakes.'),
     // Tokens a day: nine digits at most, within the wrapper's 32-bit arithmetic (mksh).
-    budget: z.number({ error: 'must be a whole number of tokens a day, e.g. 5000000' }).int({ error: 'must be a whole number of tokens a day, e.g. 5000000' }).min(1, { error: 'must be at least 1 token a day; leave the field out for no budget' }).max(999_999_999, { error: 'must be at most 999999999 tokens a day; leave the field out for no budget' }).optional().describe('Tokens a day (claude-code and codex presets): once the usage lines of the day\'s wakes (in + out + cache, the working zone\'s day) reach it, the day\'s further wakes are skipped (skip-budget).'),
+    budget: z.number({ error: 'must be a whole number of tokens a day, e.g. 5000000' }).check(z.int({ error: 'must be a whole number of tokens a day, e.g. 5000000' })).check(z.gte(1, { error: 'must be at least 1 token a day; leave the field out for no budget' })).check(z.lte(999_999_999, { error: 'must be at most 999999999 tokens a day; leave the field out for no budget' })).apply(z.optional).apply(describe, 'Tokens a day (claude-code and codex presets): once the usage lines of the day\'s wakes (in + out + cache, the working zone\'s day) reach it, the day\'s further wakes are skipped (skip-budget).'),
     // The share of the plan's windows kept for the person (claude-code: the stream's
     // rate_limit_event readings): a whole percent, so that the wrapper compares it in shell
     // arithmetic with the reading rounded to a whole percent.
     reserve: z
       .strictObject(
-        { fiveHour: reservePercent('the 5-hour window').optional().describe('The share of the plan\'s 5-hour window kept for you, "1%" to "99%".'), weekly: reservePercent('the weekly window').optional().describe('The share of the plan\'s weekly (7-day) window kept for you, "1%" to "99%".') },
+        { fiveHour: reservePercent('the 5-hour window').apply(z.optional).apply(describe, 'The share of the plan\'s 5-hour window kept for you, "1%" to "99%".'), weekly: reservePercent('the weekly window').apply(z.optional).apply(describe, 'The share of the plan\'s weekly (7-day) window kept for you, "1%" to "99%".') },
         { error: 'must be an object such as {"fiveHour": "30%", "weekly": "40%"}' },
       )
-      .refine((r) => r.fiveHour !== undefined || r.weekly !== undefined, { error: 'must hold fiveHour, weekly or both, e.g. {"fiveHour": "30%"}; leave the field out for no reserve' })
-      .optional().describe('The share of the plan\'s windows kept for you (claude-code: read from the client\'s rate_limit_event), e.g. {"fiveHour": "30%", "weekly": "40%"}: a wake is not started while a window\'s last reading is inside it (skip-reserve), and a wake whose reading crosses into it is stopped (outcome reserve). codex exposes no reading: the panel says so.'),
+      .check(z.refine((r) => r.fiveHour !== undefined || r.weekly !== undefined, { error: 'must hold fiveHour, weekly or both, e.g. {"fiveHour": "30%"}; leave the field out for no reserve' }))
+      .apply(z.optional).apply(describe, 'The share of the plan\'s windows kept for you (claude-code: read from the client\'s rate_limit_event), e.g. {"fiveHour": "30%", "weekly": "40%"}: a wake is not started while a window\'s last reading is inside it (skip-reserve), and a wake whose reading crosses into it is stopped (outcome reserve). codex exposes no reading: the panel says so.'),
     // 512 MiB at most: nine digits, so the wrapper compares sizes within 32-bit shell arithmetic (mksh).
-    logMaxBytes: z.number({ error: 'must be a whole number of bytes, e.g. 10485760 (10 MiB)' }).int({ error: 'must be a whole number of bytes, e.g. 10485760 (10 MiB)' }).min(65536, { error: 'must be at least 65536 (64 KiB); the default is 10485760 (10 MiB)' }).max(536870912, { error: 'must be at most 536870912 (512 MiB); the default is 10485760 (10 MiB)' }).default(LOG_MAX_BYTES).describe('runtime.log is rotated to runtime.log.1 (one generation kept) once it is larger than this many bytes, and agent.log to agent.log.1 by the same rule, each by its own size (default 10485760, 10 MiB; 65536 to 536870912).'),
+    logMaxBytes: z.number({ error: 'must be a whole number of bytes, e.g. 10485760 (10 MiB)' }).check(z.int({ error: 'must be a whole number of bytes, e.g. 10485760 (10 MiB)' })).check(z.gte(65536, { error: 'must be at least 65536 (64 KiB); the default is 10485760 (10 MiB)' })).check(z.lte(536870912, { error: 'must be at most 536870912 (512 MiB); the default is 10485760 (10 MiB)' })).apply(z._default, LOG_MAX_BYTES).apply(describe, 'runtime.log is rotated to runtime.log.1 (one generation kept) once it is larger than this many bytes, and agent.log to agent.log.1 by the same rule, each by its own size (default 10485760, 10 MiB; 65536 to 536870912).'),
     gate: z
       .array(text('an argument'), { error: 'must be an argv array such as ["/usr/bin/on_ac_power"]' })
-      .min(1, { error: 'must hold at least the program; leave the field out for no gate' })
-      .optional().describe('Argv of an extra gate program; a non-zero exit skips the wake.'),
-    shared: z.boolean({ error: 'must be true or false' }).default(false).describe('True when several agents (each with its own spec and name) share the repo: adds claim.sh, whose claims live in <repo>/.agent-platform/claims/. Claims keep honest agents from duplicating work; they are no security boundary.'),
+      .check(z.minLength(1, { error: 'must hold at least the program; leave the field out for no gate' }))
+      .apply(z.optional).apply(describe, 'Argv of an extra gate program; a non-zero exit skips the wake.'),
+    shared: z.boolean({ error: 'must be true or false' }).apply(z._default, false).apply(describe, 'True when several agents (each with its own spec and name) share the repo: adds claim.sh, whose claims live in <repo>/.agent-platform/claims/. Claims keep honest agents from duplicating work; they are no security boundary.'),
     // The job's end: a wall-clock time in hours.timezone, compared as such by the wrapper
     // (no zone arithmetic), so that a clock change cannot move it.
     until: z
       .string({ error: 'must be a local date and time in hours.timezone, "YYYY-MM-DDTHH:MM", e.g. "2026-12-24T18:00"' })
-      .regex(/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d$/, { error: 'must be a local date and time in hours.timezone, "YYYY-MM-DDTHH:MM", e.g. "2026-12-24T18:00"' })
-      .refine((v) => !Number.isNaN(Date.parse(`${v}:00Z`)) && new Date(`${v}:00Z`).toISOString().slice(0, 16) === v, { error: 'is no such date (the month has fewer days); e.g. "2026-12-24T18:00"' })
-      .optional().describe('The job\'s end, a local date and time in hours.timezone ("2026-12-24T18:00"): from then on every fire logs skip-ended, runs no agent and counts no wake; status says the job ended, plan draws no wakes after it.'),
+      .check(z.regex(/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d$/, { error: 'must be a local date and time in hours.timezone, "YYYY-MM-DDTHH:MM", e.g. "2026-12-24T18:00"' }))
+      .check(z.refine((v) => !Number.isNaN(Date.parse(`${v}:00Z`)) && new Date(`${v}:00Z`).toISOString().slice(0, 16) === v, { error: 'is no such date (the month has fewer days); e.g. "2026-12-24T18:00"' }))
+      .apply(z.optional).apply(describe, 'The job\'s end, a local date and time in hours.timezone ("2026-12-24T18:00"): from then on every fire logs skip-ended, runs no agent and counts no wake; status says the job ended, plan draws no wakes after it.'),
     // Where the agent works: the person's checkout (default) or a clone of its own on its
     // own branch (src/workspace.ts).
-    workspace: z.enum(WORKSPACES, { error: (i) => `must be "repo" (the default: the agent works in the repo itself) or "clone" (a checkout of its own on branch hbgen/<name>)${typeof i.input === 'string' ? didYouMean(i.input, [...WORKSPACES]) : ''}` }).default('repo').describe('Where the agent works: "repo" (default) in the repo itself; "clone" in a clone of its own at install (~/.local/share/hbgen/workspaces/<name>, $XDG_DATA_HOME when env sets it) on branch hbgen/<name> from your HEAD at install, so that it never writes your working tree, index or other refs (the jail enforces it). After each wake the wrapper fetches that branch into the repo, fast-forward only; status and list show it; forget asks before removing the clone. HEART.md and PROTOCOL.md are copied from the repo before each wake; STATE.md, LOG.md and journal/ live in the clone. Refused with "shared": true and for kubernetes.'),
-    controlFiles: z.enum(['exclude', 'commit'], { error: 'must be "exclude" (the default: kept out of git through .git/info/exclude) or "commit"' }).optional().describe('What git sees of the control files (HEART.md, PROTOCOL.md, STATE.md, LOG.md, journal/): "exclude" (default) adds them to the repository\'s own .git/info/exclude at install (never to .gitignore, never committed; stop removes them), so that the agent\'s `git add -A` leaves them out; "commit" leaves them to git like any file.'),
-    sandbox: sandbox.optional().describe('The OS jail around the agent and every process it starts (@anthropic-ai/sandbox-runtime: bubblewrap on Linux, sandbox-exec on macOS, a proxy with a host allowlist). On by default (omitted or an object); false runs the agent with all your rights. Needs bwrap, rg and socat on Linux (apt-get install bubblewrap ripgrep socat).'),
-    limits: limits.optional().describe('Bounds on every wake, each applied by the host\'s own mechanism (systemd: TasksMax=/MemoryMax= of the service; cron on Linux: a transient systemd scope where a user manager runs, else rlimits; launchd: the plist\'s resource limits). On by default (omitted or an object); false lifts them. A wake stopped by one ends `fail N limits.tasks …` / `fail N limits.memory …` (docs/threat-model.md "Bounds on a wake"). Not for kubernetes (kubernetes.resources bound the pod).'),
+    workspace: z.enum(WORKSPACES, { error: (i) => `must be "repo" (the default: the agent works in the repo itself) or "clone" (a checkout of its own on branch hbgen/<name>)${typeof i.input === 'string' ? didYouMean(i.input, [...WORKSPACES]) : ''}` }).apply(z._default, 'repo').apply(describe, 'Where the agent works: "repo" (default) in the repo itself; "clone" in a clone of its own at install (~/.local/share/hbgen/workspaces/<name>, $XDG_DATA_HOME when env sets it) on branch hbgen/<name> from your HEAD at install, so that it never writes your working tree, index or other refs (the jail enforces it). After each wake the wrapper fetches that branch into the repo, fast-forward only; status and list show it; forget asks before removing the clone. HEART.md and PROTOCOL.md are copied from the repo before each wake; STATE.md, LOG.md and journal/ live in the clone. Refused with "shared": true and for kubernetes.'),
+    controlFiles: z.enum(['exclude', 'commit'], { error: 'must be "exclude" (the default: kept out of git through .git/info/exclude) or "commit"' }).apply(z.optional).apply(describe, 'What git sees of the control files (HEART.md, PROTOCOL.md, STATE.md, LOG.md, journal/): "exclude" (default) adds them to the repository\'s own .git/info/exclude at install (never to .gitignore, never committed; stop removes them), so that the agent\'s `git add -A` leaves them out; "commit" leaves them to git like any file.'),
+    sandbox: sandbox.apply(z.optional).apply(describe, 'The OS jail around the agent and every process it starts (@anthropic-ai/sandbox-runtime: bubblewrap on Linux, sandbox-exec on macOS, a proxy with a host allowlist). On by default (omitted or an object); false runs the agent with all your rights. Needs bwrap, rg and socat on Linux (apt-get install bubblewrap ripgrep socat).'),
+    limits: limits.apply(z.optional).apply(describe, 'Bounds on every wake, each applied by the host\'s own mechanism (systemd: TasksMax=/MemoryMax= of the service; cron on Linux: a transient systemd scope where a user manager runs, else rlimits; launchd: the plist\'s resource limits). On by default (omitted or an object); false lifts them. A wake stopped by one ends `fail N limits.tasks …` / `fail N limits.memory …` (docs/threat-model.md "Bounds on a wake"). Not for kubernetes (kubernetes.resources bound the pod).'),
     // How long the wakes pause when the agent's client says the plan's limit is reached
     // but names no reset time; default 1h, at most 8 days are used.
-    limitBackoff: duration('how long to pause after a limit whose reset time is unknown, e.g. "1h"').default(LIMIT_BACKOFF_DEFAULT).describe('How long the wakes pause when the agent\'s client says the plan\'s usage limit is reached but names no reset time (default 1h; at most 8 days are used).'),
-    kubernetes: z.strictObject(kubernetesBlock.shape, { error: 'must be an object {image, namespace?, secretName?, secretKeys?, git | pvc, serviceAccountName?, resources?, sizeLimits?}' }).optional().describe('Only for schedule.scheduler "kubernetes": the pod that runs the same wrapper in a cluster (host/hbgen-<name>.cronjob.yaml).'),
+    limitBackoff: duration('how long to pause after a limit whose reset time is unknown, e.g. "1h"').apply(z._default, LIMIT_BACKOFF_DEFAULT).apply(describe, 'How long the wakes pause when the agent\'s client says the plan\'s usage limit is reached but names no reset time (default 1h; at most 8 days are used).'),
+    kubernetes: z.strictObject(kubernetesBlock.shape, { error: 'must be an object {image, namespace?, secretName?, secretKeys?, git | pvc, serviceAccountName?, resources?, sizeLimits?}' }).apply(z.optional).apply(describe, 'Only for schedule.scheduler "kubernetes": the pod that runs the same wrapper in a cluster (host/hbgen-<name>.cronjob.yaml).'),
     // Being told when the wakes stop working: a program run at the notifyAfter-th
     // failing wake in a row and at the success after it, and a healthchecks-style URL.
     notify: z
       .array(text('an argument'), { error: 'must be an argv array such as ["/usr/bin/notify-send", "hbgen"]' })
-      .min(1, { error: 'must hold at least the program; leave the field out for no notification' })
-      .optional().describe('Argv of a program (absolute path first) run when notifyAfter wakes in a row ended fail, denied, timeout or error (HBGEN_EVENT=failing) and at the success after them (recovered), and once when the job pauses itself after pauseAfter of them (paused); env: the spec\'s plus HBGEN_EVENT, HBGEN_STREAK, HBGEN_OUTCOME, HBGEN_LOG, HBGEN_NAME, HBGEN_REPO.'),
-    notifyAfter: z.number({ error: 'must be a whole number of wakes' }).int({ error: 'must be a whole number of wakes' }).min(1, { error: 'must be at least 1' }).optional().describe('Failing wakes in a row before notify runs (default 3); only with notify.'),
+      .check(z.minLength(1, { error: 'must hold at least the program; leave the field out for no notification' }))
+      .apply(z.optional).apply(describe, 'Argv of a program (absolute path first) run when notifyAfter wakes in a row ended fail, denied, timeout or error (HBGEN_EVENT=failing) and at the success after them (recovered), and once when the job pauses itself after pauseAfter of them (paused); env: the spec\'s plus HBGEN_EVENT, HBGEN_STREAK, HBGEN_OUTCOME, HBGEN_LOG, HBGEN_NAME, HBGEN_REPO.'),
+    notifyAfter: z.number({ error: 'must be a whole number of wakes' }).check(z.int({ error: 'must be a whole number of wakes' })).check(z.gte(1, { error: 'must be at least 1' })).apply(z.optional).apply(describe, 'Failing wakes in a row before notify runs (default 3); only with notify.'),
     // The job pauses itself after this many failing wakes in a row (default 5); false: never.
     pauseAfter: z
-      .union([z.literal(false), z.number({ error: PAUSE_AFTER_ERROR }).int({ error: PAUSE_AFTER_ERROR }).min(1, { error: PAUSE_AFTER_ERROR })], { error: PAUSE_AFTER_ERROR })
-      .default(PAUSE_AFTER_DEFAULT).describe('After this many failing wakes in a row (fail, denied, timeout, error; default 5) the job pauses itself: later fires log skip-paused and run no agent until a success by hand (hbgen wake), hbgen resume --now, an edit of HEART.md or the install of a changed spec; false: never.'),
+      .union([z.literal(false), z.number({ error: PAUSE_AFTER_ERROR }).check(z.int({ error: PAUSE_AFTER_ERROR })).check(z.gte(1, { error: PAUSE_AFTER_ERROR }))], { error: PAUSE_AFTER_ERROR })
+      .apply(z._default, PAUSE_AFTER_DEFAULT).apply(describe, 'After this many failing wakes in a row (fail, denied, timeout, error; default 5) the job pauses itself: later fires log skip-paused and run no agent until a success by hand (hbgen wake), hbgen resume --now, an edit of HEART.md or the install of a changed spec; false: never.'),
     // Idle backoff: after idleAfter wakes in a row that left nothing changed (default 3;
     // false: never), fires are skipped until something changes or idleEvery passes (default 4h).
     idleAfter: z
-      .union([z.literal(false), z.number({ error: IDLE_AFTER_ERROR }).int({ error: IDLE_AFTER_ERROR }).min(1, { error: IDLE_AFTER_ERROR })], { error: IDLE_AFTER_ERROR })
-      .default(IDLE_AFTER_DEFAULT).describe('Idle backoff: after this many wakes in a row that ended ok or quiet and left nothing changed (the repo\'s files and git refs, HEART.md, STATE.md; LOG.md and journal/ not counted; default 3), later fires log skip-idle and run no agent until something of those changes or idleEvery has passed since the last wake; so do the fires before the time of the agent\'s "Next useful wake: not before YYYY-MM-DD HH:MM" line in STATE.md; false: never, and that line is not honoured.'),
-    idleEvery: duration('the longest an idle job waits for its next wake, e.g. "4h"').default(IDLE_EVERY_DEFAULT).describe('The longest an idle job goes without a wake (default 4h): then one wake looks again; also the furthest the agent\'s "Next useful wake: not before" line in STATE.md can put off its next wake.'),
-    ping: z.union([pingUrl, z.strictObject({ url: pingUrl.describe('The healthchecks-style URL, as for ping written alone.'), body: z.boolean({ error: 'must be true or false' }).optional().describe('false sends /fail with no body, so that no line of the agent\'s output leaves for the ping\'s host (default true).') })], { error: 'must be a URL such as "https://hc-ping.com/<uuid>", or an object {url, body}' }).optional().describe('A healthchecks-style URL (https; http only for 127.0.0.1 or localhost): URL/start before the agent, URL after a success, URL/fail after a failure, by curl or wget. Or {url, body}: body false sends /fail empty (by default it carries the wake\'s last 20 lines of agent output and hbgen\'s last 10 log lines to that host, which the jail does not gate).'),
+      .union([z.literal(false), z.number({ error: IDLE_AFTER_ERROR }).check(z.int({ error: IDLE_AFTER_ERROR })).check(z.gte(1, { error: IDLE_AFTER_ERROR }))], { error: IDLE_AFTER_ERROR })
+      .apply(z._default, IDLE_AFTER_DEFAULT).apply(describe, 'Idle backoff: after this many wakes in a row that ended ok or quiet and left nothing changed (the repo\'s files and git refs, HEART.md, STATE.md; LOG.md and journal/ not counted; default 3), later fires log skip-idle and run no agent until something of those changes or idleEvery has passed since the last wake; so do the fires before the time of the agent\'s "Next useful wake: not before YYYY-MM-DD HH:MM" line in STATE.md; false: never, and that line is not honoured.'),
+    idleEvery: duration('the longest an idle job waits for its next wake, e.g. "4h"').apply(z._default, IDLE_EVERY_DEFAULT).apply(describe, 'The longest an idle job goes without a wake (default 4h): then one wake looks again; also the furthest the agent\'s "Next useful wake: not before" line in STATE.md can put off its next wake.'),
+    ping: z.union([pingUrl, z.strictObject({ url: pingUrl.apply(describe, 'The healthchecks-style URL, as for ping written alone.'), body: z.boolean({ error: 'must be true or false' }).apply(z.optional).apply(describe, 'false sends /fail with no body, so that no line of the agent\'s output leaves for the ping\'s host (default true).') })], { error: 'must be a URL such as "https://hc-ping.com/<uuid>", or an object {url, body}' }).apply(z.optional).apply(describe, 'A healthchecks-style URL (https; http only for 127.0.0.1 or localhost): URL/start before the agent, URL after a success, URL/fail after a failure, by curl or wget. Or {url, body}: body false sends /fail empty (by default it carries the wake\'s last 20 lines of agent output and hbgen\'s last 10 log lines to that host, which the jail does not gate).'),
     // The morning digest: one day of the heartbeat, sent at the first fire at or after this
     // wall time of hours.timezone (heartbeat/33-digest runs `hbgen log --digest --send`).
     digest: z
-      .union([digestAt, z.strictObject({ at: digestAt.describe('HH:MM, local to hours.timezone.'), empty: z.enum(['skip', 'send'], { error: 'must be "skip" (the default: no digest for a day when nothing happened) or "send"' }).optional().describe('"skip" (default): no digest for a day on which no wake ran, no error was logged and no fire was missed; "send": one anyway.') })], { error: 'must be a time "HH:MM" such as "08:30", or an object {at, empty}' })
-      .optional().describe('The daily digest (`hbgen log --digest`), "HH:MM" in hours.timezone or {at, empty}: at the first fire at or after that time each day (or, when the day holds no fire then, at the next fire), the wrapper runs `hbgen log --digest yesterday --send` outside the jail, which writes <stateDir>/digest/DATE.txt and sends the text through notify (HBGEN_EVENT=digest, the text in HBGEN_DIGEST) and to the ping URL\'s /log; no agent runs for it. For a window that crosses midnight a day is the window that opens on it. Needs the state folder outside the repo; refused for kubernetes.'),
+      .union([digestAt, z.strictObject({ at: digestAt.apply(describe, 'HH:MM, local to hours.timezone.'), empty: z.enum(['skip', 'send'], { error: 'must be "skip" (the default: no digest for a day when nothing happened) or "send"' }).apply(z.optional).apply(describe, '"skip" (default): no digest for a day on which no wake ran, no error was logged and no fire was missed; "send": one anyway.') })], { error: 'must be a time "HH:MM" such as "08:30", or an object {at, empty}' })
+      .apply(z.optional).apply(describe, 'The daily digest (`hbgen log --digest`), "HH:MM" in hours.timezone or {at, empty}: at the first fire at or after that time each day (or, when the day holds no fire then, at the next fire), the wrapper runs `hbgen log --digest yesterday --send` outside the jail, which writes <stateDir>/digest/DATE.txt and sends the text through notify (HBGEN_EVENT=digest, the text in HBGEN_DIGEST) and to the ping URL\'s /log; no agent runs for it. For a window that crosses midnight a day is the window that opens on it. Needs the state folder outside the repo; refused for kubernetes.'),
   }, { error: (i) => (i.code === 'invalid_type' ? 'must be a JSON object holding the spec; see `hbgen schema`' : undefined) })
   // Cross-field rules run even when some field is wrong, so that one run reports every
   // problem; each rule looks only at fields whose own form is already right.
-  .superRefine((s, ctx) => {
+  .check(z.superRefine((s, ctx) => {
     // With `when` this runs on any JSON value: `null`, a number or a string already has its
     // one "must be a JSON object" issue, and reading a field of null would throw.
     if (typeof s !== 'object' || s === null || Array.isArray(s)) return;
@@ -750,16 +755,21 @@ export const SpecSchema = z
     allowReadIssues(s, ctx);
     limitsIssues(s, ctx);
     digestIssues(s, ctx);
-  }, { when: () => true })
+  }, { when: () => true }))
   // The defaults that depend on other fields, filled in once every field is valid: the
   // schema's output is the spec every consumer reads, every default applied.
-  .transform((s) => ({
-    ...s,
-    env: s.env as Record<string, string>,
-    minRun: s.minRun ?? minRunDefault(s.timeout),
-    stateDir: s.stateDir ?? defaultStateDir(s),
-    ...(s.notify ? { notifyAfter: s.notifyAfter ?? NOTIFY_AFTER_DEFAULT } : {}),
-  }));
+  .apply((spec) =>
+    z.pipe(
+      spec,
+      z.transform((s: z.output<typeof spec>) => ({
+        ...s,
+        env: s.env as Record<string, string>,
+        minRun: s.minRun ?? minRunDefault(s.timeout),
+        stateDir: s.stateDir ?? defaultStateDir(s),
+        ...(s.notify ? { notifyAfter: s.notifyAfter ?? NOTIFY_AFTER_DEFAULT } : {}),
+      })),
+    ),
+  );
 
 export type SpecInput = z.input<typeof SpecSchema>;
 
@@ -798,7 +808,7 @@ export function pauseAfterOf(s: Pick<Spec, 'pauseAfter'>): number {
  * the jail: that folder must be one the agent cannot write (not inside the repo), and on
  * this host (a cluster's pod has no hbgen to run).
  */
-function digestIssues(s: Record<string, any>, ctx: z.RefinementCtx): void {
+function digestIssues(s: Record<string, any>, ctx: z.core.$RefinementCtx): void {
   if (s.digest === undefined) return;
   const sch = typeof s.schedule === 'object' && s.schedule !== null ? s.schedule : {};
   if (factsOf(sch.scheduler)?.offHost) {
@@ -820,7 +830,7 @@ export function digestOf(s: Pick<Spec, 'digest'>): { at: string; empty: 'skip' |
 }
 
 /** The clone of "workspace": "clone": on this host only, and never inside the repo or the state folder. */
-function workspaceIssues(s: Record<string, any>, ctx: z.RefinementCtx): void {
+function workspaceIssues(s: Record<string, any>, ctx: z.core.$RefinementCtx): void {
   if (s.workspace !== 'clone') return;
   const sch = typeof s.schedule === 'object' && s.schedule !== null ? s.schedule : {};
   if (factsOf(sch.scheduler)?.offHost) {

@@ -201,7 +201,7 @@ test('every property of the JSON Schema has a description, at every depth and in
   };
   walk(jsonSchema() as Node, '');
   assert.ok(seen.size > 60, `${seen.size} properties`);
-  assert.equal(missing, [], 'properties without a description: add .describe() to the field in src/spec.ts');
+  assert.equal(missing, [], 'properties without a description: give the field a description in src/spec.ts (.apply(describe, "…"))');
 });
 
 test('every default the JSON Schema states is what validation fills in for a spec without the field', () => {

@@ -1,8 +1,8 @@
 // The spec's kubernetes block and its rules against the rest of the spec, kept with the
 // scheduler they belong to; src/spec.ts puts them in the schema.
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { credential, whyItBills } from '../../credentials.ts';
-import { CONTROL, SHELL_KEYS, text } from '../../spec-text.ts';
+import { CONTROL, SHELL_KEYS, describe, text } from '../../spec-text.ts';
 
 // The kubernetes block (schedule.scheduler "kubernetes"): the pod that runs the same
 // wrapper in a cluster. Object names follow Kubernetes' own rules (RFC 1123 labels and
@@ -21,7 +21,7 @@ const k8sName = (what: string, label: boolean) =>
 // A resource quantity as Kubernetes writes one: "500m", "1", "2Gi", "1.5".
 const QUANTITY = /^(\d+(\.\d+)?|\.\d+)(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$/;
 const quantity = (what: string) =>
-  text(what).regex(QUANTITY, { error: (i) => `must be a Kubernetes quantity such as ${what === 'cpu' ? '"1" or "500m"' : '"2Gi" or "512Mi"'}, got ${JSON.stringify(i.input)}` });
+  text(what).check(z.regex(QUANTITY, { error: (i) => `must be a Kubernetes quantity such as ${what === 'cpu' ? '"1" or "500m"' : '"2Gi" or "512Mi"'}, got ${JSON.stringify(i.input)}` }));
 const secretKey = z.string().check((ctx) => {
   const k = ctx.value;
   // CLAUDE_CODE_OAUTH_TOKEN is the subscription's own token (`claude setup-token`); every other credential bills per token.
@@ -48,14 +48,14 @@ export function gitUrlSecret(url: string): string | undefined {
 export const kubernetesBlock = z.strictObject({
   image: text('the container image that holds the agent CLI, git and a POSIX sh, e.g. "ghcr.io/acme/agent:1.2"').check((ctx) => {
     if (!CONTROL.test(ctx.value) && !/^[^\s]+$/.test(ctx.value)) ctx.issues.push({ code: 'custom', input: ctx.value, message: `must be an image reference without spaces, such as "ghcr.io/acme/agent:1.2", got ${JSON.stringify(ctx.value)}` });
-  }).describe('Container image holding the agent CLI (agent.bin), git and a POSIX sh with env and date.'),
-  namespace: k8sName('a namespace', true).optional().describe('Namespace of the ConfigMap and CronJobs (default "default").'),
-  secretName: k8sName('a Secret name', false).optional().describe('A Secret whose keys become the container\'s env (envFrom); hbgen never reads it. For codex, its key auth.json is copied into CODEX_HOME.'),
+  }).apply(describe, 'Container image holding the agent CLI (agent.bin), git and a POSIX sh with env and date.'),
+  namespace: k8sName('a namespace', true).apply(z.optional).apply(describe, 'Namespace of the ConfigMap and CronJobs (default "default").'),
+  secretName: k8sName('a Secret name', false).apply(z.optional).apply(describe, 'A Secret whose keys become the container\'s env (envFrom); hbgen never reads it. For codex, its key auth.json is copied into CODEX_HOME.'),
   secretKeys: z
     .array(secretKey, { error: 'must be an array of variable names, e.g. ["CLAUDE_CODE_OAUTH_TOKEN"]' })
-    .min(1, { error: 'must name at least one key; leave the field out for none' })
-    .refine((k) => new Set(k).size === k.length, { error: 'names a key twice; list each once' })
-    .optional().describe('Names of the Secret\'s keys the agent gets (the wrapper passes only these on), e.g. ["CLAUDE_CODE_OAUTH_TOKEN"]; metered credentials are refused.'),
+    .check(z.minLength(1, { error: 'must name at least one key; leave the field out for none' }))
+    .check(z.refine((k) => new Set(k).size === k.length, { error: 'names a key twice; list each once' }))
+    .apply(z.optional).apply(describe, 'Names of the Secret\'s keys the agent gets (the wrapper passes only these on), e.g. ["CLAUDE_CODE_OAUTH_TOKEN"]; metered credentials are refused.'),
   git: z
     .strictObject(
       {
@@ -67,25 +67,25 @@ export const kubernetesBlock = z.strictObject({
             const why = gitUrlSecret(v);
             if (why) ctx.issues.push({ code: 'custom', input: v, message: `${why}, which would be stored in the manifest and shown in the clone container's command line; remove it, and give the clone its credentials from the Secret (kubernetes.secretName: the clone container gets its keys, for a credential helper in the image such as \`gh auth git-credential\`) or clone over ssh` });
           }
-        }).describe('The repository\'s https URL, without a token, user name or query string.'),
-        branch: text('a branch name').regex(/^[A-Za-z0-9._/-]+$/, { error: 'must be a branch name such as "main"' }).refine((b) => !b.startsWith('-'), { error: 'must not start with "-"' }).optional().describe('The branch the init container clones (default: the remote\'s default branch).'),
+        }).apply(describe, 'The repository\'s https URL, without a token, user name or query string.'),
+        branch: text('a branch name').check(z.regex(/^[A-Za-z0-9._/-]+$/, { error: 'must be a branch name such as "main"' })).check(z.refine((b) => !b.startsWith('-'), { error: 'must not start with "-"' })).apply(z.optional).apply(describe, 'The branch the init container clones (default: the remote\'s default branch).'),
       },
       { error: 'must be an object {url, branch?}' },
     )
-    .optional().describe('The repo, cloned for every wake by an init container into an emptyDir mounted at repo (exactly one of git, pvc); a URL with a token, user name or query string is refused (the clone gets the Secret\'s keys for a credential helper).'),
-  pvc: k8sName('a PersistentVolumeClaim name', false).optional().describe('An existing PersistentVolumeClaim holding the repo, mounted at repo (exactly one of git, pvc); with a relative stateDir the state outlives the pod.'),
-  serviceAccountName: k8sName('a ServiceAccount name', false).optional().describe('ServiceAccount of the pod (default: none mounted).'),
+    .apply(z.optional).apply(describe, 'The repo, cloned for every wake by an init container into an emptyDir mounted at repo (exactly one of git, pvc); a URL with a token, user name or query string is refused (the clone gets the Secret\'s keys for a credential helper).'),
+  pvc: k8sName('a PersistentVolumeClaim name', false).apply(z.optional).apply(describe, 'An existing PersistentVolumeClaim holding the repo, mounted at repo (exactly one of git, pvc); with a relative stateDir the state outlives the pod.'),
+  serviceAccountName: k8sName('a ServiceAccount name', false).apply(z.optional).apply(describe, 'ServiceAccount of the pod (default: none mounted).'),
   resources: z
-    .strictObject({ cpu: quantity('cpu').optional().describe('CPU of the agent\'s container, requested and the limit, e.g. "1" or "500m".'), memory: quantity('memory').optional().describe('Memory of the agent\'s container, requested and the limit, e.g. "2Gi".') }, { error: 'must be an object {cpu?, memory?}' })
-    .optional().describe('CPU and memory, as requests = limits, e.g. {"cpu": "1", "memory": "2Gi"}; the init containers get the same (without it: 100m/128Mi requested, 1 CPU/1Gi at most).'),
+    .strictObject({ cpu: quantity('cpu').apply(z.optional).apply(describe, 'CPU of the agent\'s container, requested and the limit, e.g. "1" or "500m".'), memory: quantity('memory').apply(z.optional).apply(describe, 'Memory of the agent\'s container, requested and the limit, e.g. "2Gi".') }, { error: 'must be an object {cpu?, memory?}' })
+    .apply(z.optional).apply(describe, 'CPU and memory, as requests = limits, e.g. {"cpu": "1", "memory": "2Gi"}; the init containers get the same (without it: 100m/128Mi requested, 1 CPU/1Gi at most).'),
   // The emptyDirs' sizeLimit (defaults in generators/kubernetes.ts EMPTYDIR_SIZE): a pod past it is evicted, not the node's disk filled.
   sizeLimits: z
-    .strictObject({ repo: quantity('size').optional().describe('sizeLimit of the clone\'s emptyDir (default "4Gi").'), home: quantity('size').optional().describe('sizeLimit of HOME\'s emptyDir (default "1Gi").'), tmp: quantity('size').optional().describe('sizeLimit of /tmp\'s emptyDir (default "1Gi").') }, { error: 'must be an object {repo?, home?, tmp?}, each a size such as "4Gi"' })
-    .optional().describe('sizeLimit of the emptyDirs (a pod past it is evicted): repo (the clone, default "4Gi"), home (default "1Gi"), tmp (default "1Gi").'),
+    .strictObject({ repo: quantity('size').apply(z.optional).apply(describe, 'sizeLimit of the clone\'s emptyDir (default "4Gi").'), home: quantity('size').apply(z.optional).apply(describe, 'sizeLimit of HOME\'s emptyDir (default "1Gi").'), tmp: quantity('size').apply(z.optional).apply(describe, 'sizeLimit of /tmp\'s emptyDir (default "1Gi").') }, { error: 'must be an object {repo?, home?, tmp?}, each a size such as "4Gi"' })
+    .apply(z.optional).apply(describe, 'sizeLimit of the emptyDirs (a pod past it is evicted): repo (the clone, default "4Gi"), home (default "1Gi"), tmp (default "1Gi").'),
 });
 
 /** The kubernetes block against the rest of the spec: present for this scheduler only, and what a pod can mount. */
-export function kubernetesIssues(s: Record<string, any>, ctx: z.RefinementCtx): void {
+export function kubernetesIssues(s: Record<string, any>, ctx: z.core.$RefinementCtx): void {
   const sch = typeof s.schedule === 'object' && s.schedule !== null ? s.schedule : {};
   const k = s.kubernetes;
   if (sch.scheduler === 'kubernetes' && s.sandbox !== undefined && s.sandbox !== false) {
