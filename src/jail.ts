@@ -8,7 +8,7 @@ import { joinUnder } from './path-join.ts';
 import { jailHoldsLine, jailOffLine } from './harness.ts';
 import { clientNeeds } from './jail-clients.ts';
 import { SECRET_PATHS, homePath } from './jail-secrets.ts';
-import { names } from './names.ts';
+import { type Names, names } from './names.ts';
 import { WORKSPACE_COPIES, workspaceDir, workspaceOn } from './workspace.ts';
 import { FACTS } from './scheduler-facts.ts';
 import type { Spec } from './spec.ts';
@@ -81,12 +81,11 @@ export function jailTmp(spec: Spec): string {
   return posix.join(cache, 'hbgen', spec.name, 'tmp');
 }
 
-/** The jail's policy, or null when the jail is off. */
-export function jailPolicy(spec: Spec): JailPolicy | null {
+/** The jail's policy, or null when the jail is off. `n`: the spec's names, when the caller holds them already. */
+export function jailPolicy(spec: Spec, n: Names = names(spec)): JailPolicy | null {
   if (!jailOn(spec)) return null;
   const sb = spec.sandbox === false || spec.sandbox === undefined ? {} : spec.sandbox;
   const home = spec.env.HOME!.replace(/(.)\/$/, '$1');
-  const n = names(spec);
   const macos = FACTS[spec.schedule.scheduler].macOS === true;
   const need = clientNeeds(spec.agent.harness, home, spec.env);
   const tmp = jailTmp(spec);

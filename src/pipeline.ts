@@ -30,13 +30,20 @@ export async function renderSpec(spec: Spec, opts: { scheduler?: SchedulerId } =
   return renderWith(scheduler, await SCHEDULERS[scheduler].generator(), spec);
 }
 
+/**
+ * What every part of a render reads, each computed once here (docs/SPEED.md: the jail's
+ * paths, built again by each reader, made Node's path functions hot enough for V8 to
+ * optimise them in the background, ~2 ms of CPU for a render).
+ */
+export function renderContext(s: Spec): RenderContext {
+  const n = names(s);
+  return { spec: s, names: n, plan: plan(s), jail: jailPolicy(s, n), header: generatedBy(s.name) };
+}
+
 /** Render `spec` for `scheduler` with that scheduler's renderer, already loaded (SCHEDULERS[scheduler].generator()). */
 export function renderWith(scheduler: SchedulerId, gen: Generator, spec: Spec): RenderResult {
   const s: Spec = scheduler === spec.schedule.scheduler ? spec : { ...spec, schedule: { ...spec.schedule, scheduler } };
-  // Each is computed once here and read by every part of the render (docs/SPEED.md: the
-  // jail's paths, built again by each reader, made Node's path functions hot enough for V8
-  // to optimise them in the background, ~2 ms of CPU for a render).
-  const base: RenderContext = { spec: s, names: names(s), plan: plan(s), jail: jailPolicy(s), header: generatedBy(s.name) };
+  const base = renderContext(s);
   // The scripts first: the scheduler entry carries the wrapper's SHA-256 (generators/entry.ts).
   const scripts = scriptFiles(base);
   const wrapper = scripts.find((f) => f.path === 'heartbeat.sh')!.content;

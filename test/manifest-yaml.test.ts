@@ -14,10 +14,7 @@ import { manifestObjects, manifestYaml, runtimeHeader, runtimeManifestPath, runt
 import { runtime } from '../generators/runtime.ts';
 import { yamlDocument } from '../generators/manifest-yaml.ts';
 import { scriptFiles } from '../generators/wrapper.ts';
-import { generatedBy } from '../src/formats.ts';
-import { jailPolicy } from '../src/jail.ts';
-import { names } from '../src/names.ts';
-import { plan } from '../src/schedule.ts';
+import { renderContext } from '../src/pipeline.ts';
 import { validateSpec, type Spec } from '../src/spec.ts';
 import { SPECS, specNames } from './helpers/fixtures.ts';
 import { renderNow } from './helpers/render.ts';
@@ -63,7 +60,7 @@ for (const name of specNames()) {
     assert.equal(r.errors, []);
     const rendered = r.files.find((f) => f.path.endsWith('.cronjob.yaml'))!.content;
     // The scripts in the order the pipeline hands them over (src/pipeline.ts).
-    const base = { spec, names: names(spec), plan: plan(spec), jail: jailPolicy(spec), header: generatedBy(spec.name) };
+    const base = renderContext(spec);
     const scripts = scriptFiles(base);
     const wrapper = scripts.find((f) => f.path === 'heartbeat.sh')!.content;
     const ctx = { ...base, wrapperSha256: createHash('sha256').update(wrapper).digest('hex'), scripts };
