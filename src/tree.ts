@@ -46,7 +46,7 @@ export interface Drift {
   diff: string;
 }
 
-/** Compare a folder with a fresh render: content, modes, and files that should not be there. */
+/** Compare a folder with a fresh render: content, the executable bit, and files that should not be there. */
 export async function compareTree(dir: string, files: RenderedFile[]): Promise<Drift[]> {
   const st = statSync(dir, { throwIfNoEntry: false });
   if (!st?.isDirectory()) throw new UserError([`${dir}: no such folder; render it first with \`hbgen render SPEC --out ${dir}\``]);
@@ -64,9 +64,14 @@ export async function compareTree(dir: string, files: RenderedFile[]): Promise<D
     if (actual !== f.content) {
       drift.push({ path: f.path, kind: 'changed', diff: createTwoFilesPatch(`a/${f.path}`, `b/${f.path}`, actual, f.content, '(in folder)', '(rendered)') });
     }
-    const mode = fst.mode & 0o777;
-    if (mode !== f.mode) {
-      drift.push({ path: f.path, kind: 'mode', diff: `mode of ${f.path}: ${mode.toString(8).padStart(4, '0')}, rendered ${f.mode.toString(8).padStart(4, '0')}\n` });
+    // Only what a repository can carry: git records a file as 100644 or 100755, the owner's
+    // executable bit and nothing else (https://git-scm.com/book/en/v2/Git-Internals-Git-Objects, "Tree Objects"),
+    // and a clone writes the other bits from the cloner's umask. A committed render must check
+    // clean in any fresh clone, so 0444 and 0644 are the same file here; 0755 and 0644 are not.
+    const exec = (fst.mode & 0o100) !== 0;
+    if (exec !== ((f.mode & 0o100) !== 0)) {
+      const word = (x: boolean) => (x ? 'executable' : 'not executable');
+      drift.push({ path: f.path, kind: 'mode', diff: `mode of ${f.path}: ${word(exec)}, rendered ${word(!exec)}; \`chmod ${exec ? '-x' : '+x'} ${f.path}\` or render again\n` });
     }
   }
   for (const rel of listFiles(dir)) {

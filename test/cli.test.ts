@@ -103,6 +103,37 @@ test('render: SPEC defaults to ./hbgen.json and says what to do when it is missi
   assert.match(ok.stdout, /^==> heartbeat\.sh <==\n#!\/bin\/sh\n/);
 });
 
+// The design's central use: the render is committed, and CI checks it in a fresh clone. git
+// keeps only the executable bit, and a clone writes the rest from the cloner's umask, so the
+// runtime rendered 0444 comes back 0644 (and 0664 under umask 002): still identical.
+test('check: a render committed with git checks clean in a fresh clone, under umask 022 and 002; a lost executable bit is drift', () => {
+  const repo = join(tmp, 'repo');
+  mkdirSync(repo);
+  assert.is(hbgen(['render', EXAMPLE, '--out', join(repo, 'hbgen')]).code, 0);
+  assert.ok(readdirSync(join(repo, 'hbgen')).some((f) => /^runtime-.*\.sh$/.test(f) && (statSync(join(repo, 'hbgen', f)).mode & 0o777) === 0o444), 'the runtime is rendered 0444');
+  const git = (cwd: string, ...args: string[]) => {
+    const r = spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', '-c', 'init.defaultBranch=main', ...args], { cwd, encoding: 'utf8' });
+    assert.is(r.status, 0, `git ${args.join(' ')}: ${r.stderr}`);
+  };
+  git(repo, 'init', '-q');
+  git(repo, 'add', '-A');
+  git(repo, 'commit', '-q', '-m', 'render');
+  for (const umask of ['022', '002']) {
+    const clone = join(tmp, `clone-${umask}`);
+    const r = spawnSync('sh', ['-c', `umask ${umask} && exec git clone -q "$0" "$1"`, repo, clone], { encoding: 'utf8' });
+    assert.is(r.status, 0, r.stderr);
+    const rt = readdirSync(join(clone, 'hbgen')).find((f) => f.startsWith('runtime-'))!;
+    assert.is.not(statSync(join(clone, 'hbgen', rt)).mode & 0o777, 0o444, 'git did not carry 0444: the case this test is for');
+    const c = hbgen(['check', EXAMPLE, join(clone, 'hbgen')]);
+    assert.is(c.code, 0, `umask ${umask}: ${c.stdout}${c.stderr}`);
+    assert.is(c.stdout, '');
+  }
+  chmodSync(join(tmp, 'clone-022', 'hbgen', 'heartbeat.sh'), 0o644);
+  const c = hbgen(['check', EXAMPLE, join(tmp, 'clone-022', 'hbgen')]);
+  assert.is(c.code, 1);
+  assert.match(c.stdout, /mode of heartbeat\.sh: not executable, rendered executable/);
+});
+
 test('a folder as SPEC is its hbgen.json, for render (the fast path), check and plan; a folder without one is one clear line', () => {
   const dir = mkdtempSync(join(tmpdir(), 'hbgen-folder-'));
   const none = hbgen(['render', dir]);
@@ -211,7 +242,7 @@ test('check: identical → 0; changed, mode, extra and missing files → 1 with 
   chmodSync(join(out, 'window.sh'), 0o644);
   r = hbgen(['check', EXAMPLE, out]);
   assert.is(r.code, 1);
-  assert.match(r.stdout, /mode of window\.sh: 0644, rendered 0755/);
+  assert.match(r.stdout, /mode of window\.sh: not executable, rendered executable; `chmod \+x window\.sh` or render again/);
 
   chmodSync(join(out, 'window.sh'), 0o755);
   writeFileSync(join(out, 'host', 'stray.plist'), 'x');
