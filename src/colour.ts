@@ -1,6 +1,9 @@
 // Colour, sparingly: only on a terminal, never with NO_COLOR set (https://no-color.org: any
 // non-empty value), never for TERM=dumb, never in --json output. Plain SGR sequences, no
-// dependency: a pipe, a file or a script always gets the same bytes as before.
+// dependency: a pipe, a file or a script always gets the same bytes as before. Each is a mark
+// (src/escape.ts colourMark) that only the output guard turns into colour, so the same bytes
+// in text the agent wrote stay inert.
+import { colourMark } from './escape.ts';
 import type { HostIO } from './host/io.ts';
 
 export type Paint = (s: string) => string;
@@ -11,7 +14,7 @@ export interface Palette {
   dim: Paint;
 }
 
-const sgr = (code: number): Paint => (s) => `\u001b[${code}m${s}\u001b[0m`;
+const sgr = (code: 2 | 31 | 32 | 33): Paint => (s) => `${colourMark(code)}${s}${colourMark(0)}`;
 const plain: Paint = (s) => s;
 
 /** Whether output to `io.out` may be coloured. */

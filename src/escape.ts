@@ -93,10 +93,28 @@ export function xmlComment(s: string): string {
  * terminal obeys the control characters in it: OSC 52 writes the clipboard, OSC 0 the
  * window title, CSI 2J clears the screen (ECMA-48 §5 and §8.3; xterm's list:
  * https://invisible-island.net/xterm/ctlseqs/ctlseqs.html). So every control character (C0
- * but newline and tab, DEL, C1) becomes "?", except the colour hbgen paints itself
- * (src/colour.ts: SGR 0, 2, 31, 32, 33, which change nothing but colour). Applied once, where
- * the commands' output leaves the process (src/host/io.ts, src/errors.ts).
+ * but newline and tab, DEL, C1) becomes "?". hbgen's own colour passes only as the marks
+ * colourMark makes: the same SGR bytes in the agent's text are the agent's, and a red
+ * "fail" painted green by a commit subject is a lie on the person's screen. Applied once,
+ * where the commands' output leaves the process (src/host/io.ts, src/errors.ts).
  */
 export function terminalText(s: string): string {
-  return s.replace(/\u001b\[(?:0|2|3[123])m|[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (m) => (m.length > 1 ? m : '?'));
+  const key = markKey;
+  return s.replace(CONTROL, (m, k: string | undefined, code: string | undefined) => {
+    if (k === undefined) return '?';
+    // Mark-shaped: colour with this process's key, else its two NULs are control characters like any other.
+    return k === key ? `\u001b[${code}m` : m.replaceAll('\u0000', '?');
+  });
+}
+
+// A mark is NUL, a key drawn once per process, the SGR code, NUL: NUL is a control character,
+// so any mark the agent wrote without the key comes out as "?" like every other one, and the
+// key, drawn after the agent's text was written and never printed, cannot be guessed.
+const CONTROL = /\u0000([0-9a-f]{16})(0|2|3[123])\u0000|[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+let markKey: string | undefined;
+
+/** hbgen's own colour (SGR 0, 2, 31, 32, 33: colour and nothing else), as a mark terminalText turns into it. */
+export function colourMark(code: 0 | 2 | 31 | 32 | 33): string {
+  markKey ??= Array.from(globalThis.crypto.getRandomValues(new Uint32Array(2)), (n) => n.toString(16).padStart(8, '0')).join('');
+  return `\u0000${markKey}${code}\u0000`;
 }

@@ -3,12 +3,13 @@
 // terminal obeys the control characters in them: OSC 52 writes the clipboard, OSC 0 the
 // window title, CSI 2J clears the screen. Through the built CLI (its HostIO, src/host/io.ts),
 // on a STAND-IN systemctl host: status, log, list, wake and doctor print them as "?", and
-// only hbgen's own colour (SGR 0, 2, 31, 32, 33) passes terminalText.
+// only hbgen's own colour (SGR 0, 2, 31, 32, 33, as colourMark makes it) passes terminalText:
+// the same SGR bytes in the agent's text (a commit subject) are printed as "?".
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { terminalText } from '../src/escape.ts';
+import { colourMark, terminalText } from '../src/escape.ts';
 import { names } from '../src/names.ts';
 import { hbgen } from './helpers/cli.ts';
 import { subscriptionAnswers } from './helpers/clients.ts';
@@ -33,7 +34,16 @@ function clean(what: string, r: { stdout: string; stderr: string }): void {
 test('terminalText: every control character but newline and tab becomes "?"; hbgen\'s own colour passes', () => {
   assert.is(terminalText(HOSTILE), '?]52;c;ZWNobyBwd25lZA==??]0;owned?\\?[2J?[H?2J???');
   assert.is(terminalText('a\tb\nc'), 'a\tb\nc');
-  for (const c of [0, 2, 31, 32, 33]) assert.is(terminalText(`\u001b[${c}mx`), `\u001b[${c}mx`);
+  for (const c of [0, 2, 31, 32, 33] as const) {
+    assert.is(terminalText(`${colourMark(c)}x`), `\u001b[${c}mx`, 'hbgen\'s own colour');
+    assert.is(terminalText(`\u001b[${c}mx`), `?[${c}mx`, 'the same colour in text the agent wrote');
+  }
+  // A mark the agent wrote without the key, or with another one, is inert.
+  const key = /^\u0000([0-9a-f]{16})31\u0000$/.exec(colourMark(31))?.[1];
+  assert.ok(key, 'a mark holds a 16-digit key');
+  assert.is(colourMark(32), `\u0000${key}32\u0000`, 'one key per process');
+  assert.is(terminalText(`\u0000${'0'.repeat(16)}31\u0000x`), `?${'0'.repeat(16)}31?x`);
+  assert.is(terminalText(`\u0000${key}8\u0000x`), `?${key}8?x`, 'only the five colour codes');
   assert.is(terminalText('\u001b[8mhidden\u001b[30;40m'), '?[8mhidden?[30;40m');
   assert.is(terminalText('ü 你好 🙂'), 'ü 你好 🙂');
 });
@@ -56,6 +66,18 @@ test('status, log, list, wake and doctor print the agent\'s escape sequences as 
   assert.match(s.stdout, /next +next \?\]52;c;ZWNobyBwd25lZA==\?\?\]0;owned\?\\\?\[2J\?\[H\?2J\?\?\? \(STATE\.md\)\n/);
   assert.match(s.stdout, /blockers +stuck \?\]52/);
   for (const args of [['status', '--json'], ['log'], ['log', '--json'], ['list'], ['list', '--json'], ['doctor']]) clean(args.join(' '), cli(h, args));
+});
+
+test('on a terminal, hbgen\'s colour is painted and the agent\'s colour in STATE.md is printed as "?"', async () => {
+  const h = makeHost('systemd-user');
+  writeFileSync(h.bin, `#!/bin/sh\n${subscriptionAnswers()}printf '# State\\n## Next\\nall \\033[32mgreen\\033[0m now\\n' > "$HBGEN_REPO/STATE.md"\nexit 0\n`);
+  const i = await hb(h, 'install', { yes: true });
+  assert.is(i.code, 0, i.out + i.err);
+  const w = cli(h, ['wake']);
+  assert.is(w.code, 0, w.stdout + w.stderr);
+  const s = await hb(h, 'status', { outTTY: true });
+  assert.match(s.out, /next +all \?\[32mgreen\?\[0m now \(STATE\.md\)\n/);
+  assert.match(s.out, /\u001b\[3[123]m/, 'hbgen\'s own colour is there');
 });
 
 test.run();
