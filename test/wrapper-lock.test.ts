@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { JUNK_ENV, PATHS, SHELLS, makeCase, run, shell, sleep, survivors, waitFor, type Case, type Shell } from './helpers/wrapper.ts';
+import { JUNK_ENV, PATHS, SHELLS, makeCase, run, shell, sleep, survivors, waitFor, type Case, type Shell, lagProbe, pidIn, withinPromise } from './helpers/wrapper.ts';
 
 async function tenAtOnce(c: Case, sh: Shell) {
   c.behave('sleep 1\n');
@@ -236,7 +236,7 @@ test('timeout without a process group: an agent forking all the time leaves no c
       c.behave("trap '' TERM\nwhile :; do sleep 3 & sleep 0.01; done\n");
       const r = await run(c, sh);
       await sleep(150);
-      const agent = Number(readFileSync(join(c.rec, 'started'), 'utf8'));
+      const agent = await pidIn(join(c.rec, 'started'));
       return { sh, c, r, left: survivors([r.pid, agent]) };
     }),
   );
@@ -247,26 +247,30 @@ test('timeout without a process group: an agent forking all the time leaves no c
 });
 
 test('timeout: TERM-ignoring agent and grandchild killed after timeout + killAfter, exit 124 (shell matrix, in parallel)', async () => {
+  const probe = lagProbe();
   const results = await Promise.all(
     TIMEOUT_MATRIX.map(async ([sh, tname, path]) => {
       const c = makeCase({ path });
       c.behave("trap '' TERM\nsleep 300 & printf '%s' $! >\"$HBTEST_DIR/helper\"\nwhile :; do sleep 1; done\n");
       const r = await run(c, sh);
       await sleep(150);
-      const agent = Number(readFileSync(join(c.rec, 'started'), 'utf8'));
+      const agent = await pidIn(join(c.rec, 'started'));
       return { sh, tname, c, r, left: survivors([r.pid, agent]) };
     }),
   );
+  const late = await probe.stop();
   for (const { sh, tname, c, r, left } of results) {
     const what = `${sh.name}/${tname}`;
     assert.is(r.code, 124, `${what}: ${c.log()}`);
     assert.equal(c.outcomes(), ['start wake 1', 'timeout after 2s'], what);
-    assert.ok(r.ms >= 2900 && r.ms < 6000, `${what}: took ${r.ms} ms`);
+    assert.ok(r.ms >= 2900, `${what}: took ${r.ms} ms, less than the 2 s timeout + 1 s killAfter`);
+    withinPromise(r.ms, 6000, late, what);
     assert.equal(left, [], `${what}: survivors`);
   }
 });
 
 test('timeout: an agent that obeys TERM ends at the deadline; no watchdog sleep is left', async () => {
+  const probe = lagProbe();
   const results = await Promise.all(
     TIMEOUT_MATRIX.map(async ([sh, tname, path]) => {
       const c = makeCase({ path });
@@ -276,9 +280,10 @@ test('timeout: an agent that obeys TERM ends at the deadline; no watchdog sleep 
       return { what: `${sh.name}/${tname}`, c, r, left: survivors([r.pid]) };
     }),
   );
+  const late = await probe.stop();
   for (const { what, c, r, left } of results) {
     assert.is(r.code, 124, `${what}: ${c.log()}`);
-    assert.ok(r.ms < 4500, `${what}: took ${r.ms} ms`);
+    withinPromise(r.ms, 4500, late, what);
     assert.equal(left, [], `${what}: survivors`);
   }
 });
@@ -293,13 +298,14 @@ test('signal to the wrapper with a TERM-ignoring agent: KILL after killAfter, ex
     let pid = 0;
     const p = run(c, sh, { onSpawn: (x) => (pid = x) });
     const t0 = Date.now();
-    while (!existsSync(join(c.rec, 'helper'))) await sleep(20);
+    const probe = lagProbe();
+    await pidIn(join(c.rec, 'helper'));
     process.kill(pid, 'SIGTERM');
     const r = await p;
     assert.is(r.code, 143, c.log());
-    assert.ok(Date.now() - t0 < 4000);
+    withinPromise(Date.now() - t0, 4000, await probe.stop(), 'TERM to the wrapper until its exit');
     await sleep(100);
-    const agent = Number(readFileSync(join(c.rec, 'started'), 'utf8'));
+    const agent = await pidIn(join(c.rec, 'started'));
     assert.equal(survivors([r.pid, agent]), []);
     assert.equal(c.outcomes(), ['start wake 1', 'fail 143 signal TERM']);
   }

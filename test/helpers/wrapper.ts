@@ -381,12 +381,66 @@ export function killPending(pid: number): boolean {
   }
 }
 
-/** Live (non-zombie) processes in any of these sessions or process groups, a pending SIGKILL counted as gone. */
+/**
+ * Live (non-zombie) processes in any of these sessions or process groups, a pending SIGKILL
+ * counted as gone. Each id must be a real process id (> 1): 0 is the session and group of the
+ * kernel's threads and 1 is init's, so a pid read from a record before it was written would
+ * list the machine's own processes as the agent's leftovers.
+ */
 export function survivors(ids: number[]): Proc[] {
+  const bad = ids.filter((i) => !Number.isInteger(i) || i <= 1);
+  if (bad.length > 0) throw new Error(`survivors(): ${bad.join(', ')} is no process id of the test's; read the pid after it was written (pidIn)`);
   const set = new Set(ids);
   return procs()
     .filter((p) => p.state !== 'Z' && p.state !== 'X' && (set.has(p.sid) || set.has(p.pgrp) || set.has(p.pid)) && !killPending(p.pid))
     .map((p) => ({ ...p, args: cmdline(p.pid) }));
+}
+
+/**
+ * How late this machine runs shells right now, measured while a case runs: a probe sh loops
+ * `date; sleep 0.05` and the lateness is the sum of each step's excess over the quickest step
+ * it took. On a quiet machine it is a few milliseconds; beside other work (two CPU hogs, the
+ * rest of the suite) it grows by as much as a shell's chain of short processes is delayed,
+ * which is what stretches a wrapper's kill path. A deadline's bound in a test is then the
+ * product's promise plus this measured lateness, never a figure that holds only when idle.
+ */
+export function lagProbe(): { stop: () => Promise<number> } {
+  const child = spawn('/bin/sh', ['-c', 'while :; do date +%s%N; sleep 0.05; done'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  let text = '';
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (d: string) => (text += d));
+  return {
+    stop: async () => {
+      const closed = new Promise((res) => child.on('close', res));
+      child.kill('SIGKILL');
+      await closed;
+      const ts = text.split('\n').filter((l) => /^\d+$/.test(l)).map((l) => Number(BigInt(l) / 1_000_000n));
+      const steps = ts.slice(1).map((t, i) => t - ts[i]!);
+      if (steps.length === 0) return 0;
+      const best = Math.min(...steps);
+      return steps.reduce((sum, d) => sum + (d - best), 0);
+    },
+  };
+}
+
+/** `took` ms within `promise` ms plus the lateness the probe measured meanwhile; the message names all three. */
+export function withinPromise(took: number, promise: number, late: number, what: string): void {
+  if (took > promise + late) throw new Error(`${what}: took ${took} ms; the promise is ${promise} ms, and this machine's shells ran ${late} ms late meanwhile`);
+}
+
+/** The pid a test program wrote to FILE, once it is all there (a number and its end): under load a reader can see the file before its bytes. */
+export async function pidIn(file: string, ms = 5000): Promise<number> {
+  let pid = 0;
+  await waitFor(() => {
+    try {
+      const t = readFileSync(file, 'utf8');
+      pid = /^\d+$/.test(t.trim()) ? Number(t.trim()) : 0;
+    } catch {
+      pid = 0;
+    }
+    return pid > 1;
+  }, ms, `a pid in ${file}`);
+  return pid;
 }
 
 /** A process's argv as one line, for failure messages ('' when it is gone). */
