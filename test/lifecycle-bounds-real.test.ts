@@ -86,7 +86,7 @@ except MemoryError:
     // wrapper's own chain (cron's shell, the wrapper, timeout) is counted too.
     assert.ok(held >= 56 && held <= 64 + 4, `the user's tasks while the bomb holds its bound: ${held}`);
     // The person's own process, started from outside the wake, still starts.
-    const own = spawnSync('runuser', ['-u', bomb.U.name, '--', '/bin/sh', '-c', 'echo "own process $$ started"'], { encoding: 'utf8', timeout: 20_000 });
+    const own = spawnSync('runuser', ['-u', bomb.U.name, '--', '/bin/sh', '-c', 'echo "own process $$ started"'], { encoding: 'utf8', timeout: 90_000 });
     assert.is(own.status, 0, `runuser as ${bomb.U.name} during the wake: ${own.stderr}`);
     assert.match(own.stdout, /^own process \d+ started$/m);
     writeFileSync(join(dir, 'go'), 'released\n');

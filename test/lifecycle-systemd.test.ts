@@ -425,8 +425,10 @@ const allButLog = (h: Host) => {
 test('stand-in systemctl: a re-install waits for a wake running now, then installs; runtime.log and agent.log keep every byte the wake wrote', async () => {
   const h = makeHost('systemd-user');
   assert.is((await hb(h, 'install', { yes: true })).code, 0);
-  // The agent writes all through the install, so a cut log would lose some of its ticks.
-  writeFileSync(h.bin, '#!/bin/sh\ni=0\nwhile [ $i -lt 12 ]; do echo "tick $i"; i=$((i+1)); sleep 0.25; done\n');
+  // The agent writes all through the install, so a cut log would lose some of its ticks. It
+  // runs 12 s, well inside the install's 30 s wait: on a busy machine install's own checks
+  // take seconds before it looks, and a wake already over would not test the wait.
+  writeFileSync(h.bin, '#!/bin/sh\ni=0\nwhile [ $i -lt 12 ]; do echo "tick $i"; i=$((i+1)); sleep 1; done\n');
   const wake = startWake(h);
   await until('the wake is running', () => readAgentLog(h).includes('tick 0'));
   rewriteSpec(h, { timeout: '20m' });
