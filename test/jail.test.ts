@@ -288,6 +288,36 @@ test('a jailed agent that writes .git/commondir (srt cannot deny a missing one):
   assert.is(w.code, 78, w.log);
 });
 
+test('install during a jailed wake: srt\'s placeholder .git/gitdir (an empty file of mode 0444 on the host while the jail runs) is no "tampered git"', async () => {
+  need();
+  const h = makeHost('systemd-user');
+  spawnSync('git', ['init', '-q', h.repo]);
+  const go = join(h.root, 'go');
+  // The agent waits (at most 60 s) until the test has run install during its wake.
+  writeFileSync(h.bin, `#!/bin/sh\ni=0\nwhile [ ! -e '${go}' ] && [ "$i" -lt 300 ]; do sleep 0.2; i=$((i + 1)); done\necho done\n`, { mode: 0o755 });
+  rewriteSpec(h, { sandbox: { bin: SRT, allowHosts: ['github.com'] }, env: { HOME: h.home, PATH: `${NODE_DIR}:/usr/bin:/bin` } });
+  const first = await hb(h, 'install', { yes: true });
+  assert.is(first.code, 0, first.out + first.err);
+  const n = names(h.spec);
+  const w = spawn('/usr/bin/env', ['-i', '/bin/sh', n.wrapper, '--now'], { stdio: 'ignore' });
+  const ended = new Promise<number | null>((resolve) => w.on('exit', resolve));
+  const gitdir = join(h.repo, '.git', 'gitdir');
+  for (let i = 0; i < 150 && !existsSync(gitdir); i++) await new Promise((r) => setTimeout(r, 200));
+  const st = lstatSync(gitdir);
+  assert.ok(st.isFile() && st.size === 0 && (st.mode & 0o7777) === 0o444, `srt's placeholder is not as expected: mode ${st.mode.toString(8)}, ${st.size} bytes`);
+  const again = await hb(h, 'install', { yes: true });
+  writeFileSync(go, '');
+  const code = await ended;
+  assert.not.match(again.out + again.err, /tampered git|gitdir exists/, again.out + again.err);
+  assert.is(again.code, 0, again.out + again.err);
+  assert.is(code, 0, readFileSync(n.log, 'utf8'));
+  // Gone once the jail ended; the same file left by anyone while no wake runs is still refused.
+  assert.not.ok(existsSync(gitdir), 'srt left its placeholder');
+  writeFileSync(gitdir, '', { mode: 0o444 });
+  const refused = await hb(h, 'install', { yes: true });
+  assert.match(refused.out + refused.err, /\.git\/gitdir exists: it points git at another directory/, refused.out + refused.err);
+});
+
 test('works: the project\'s own tests run offline inside the jail (node --test)', async () => {
   const s = await theWake();
   assert.is(saidOf(s, 'project-tests'), 'done', s.log);

@@ -124,4 +124,27 @@ test('a jailed wake that ended `error tampered git …` is a problem (exit 1) na
   assert.match(st.out, /tampered git: the wake at \S+ left git a program to run outside the jail \(\.\/sub\/\.git\/config sets core\.fsmonitor\); do not run git in that folder/, st.out);
 });
 
+test('the advice after `tampered git` is true: install with the spec unchanged leaves the problem, the stop and resume it names clear it', async () => {
+  const h = await installed();
+  assert.is((await hb(h, 'wake')).code, 0);
+  const at = Date.parse(JSON.parse(readFileSync(join(names(h.spec).stateDir, 'state.json'), 'utf8')).installedAt) + 1000;
+  const stamp = new Date(at).toISOString().replace(/\.\d+Z$/, 'Z');
+  appendFileSync(logOf(h), `${stamp} hbgen docs start wake 2 jail\n${stamp} hbgen docs error tampered git ./docs-site/config sets core.pager\n`);
+  const st = await hb(h, 'status');
+  assert.is(st.code, 1, st.out);
+  const advice = /\(\.\/docs-site\/config sets core\.pager\); do not run git in that folder until you have removed what this names \([^)]*\), then run `hbgen stop docs` and `hbgen resume` to clear this/;
+  assert.match(st.out, advice, st.out);
+  // An install of the unchanged spec changes nothing, so it is not what the advice names.
+  const again = await hb(h, 'install', { yes: true });
+  assert.match(again.out, /nothing changed/, again.out);
+  assert.match((await hb(h, 'status')).out, /tampered git: /);
+  // What the advice names, run as it says it.
+  assert.is((await hb(h, 'stop', { name: 'docs' })).code, 0);
+  const res = await hb(h, 'resume', { yes: true });
+  assert.is(res.code, 0, res.out + res.err);
+  const after = await hb(h, 'status');
+  assert.not.match(after.out, /tampered git: /, after.out);
+  assert.not.match(after.out, /problem {2}/, after.out);
+});
+
 test.run();

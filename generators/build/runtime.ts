@@ -4,7 +4,7 @@
 // it once (bin/build.mjs, into src/gen/runtime.ts); what renders and installs read is that
 // text, through generators/runtime.ts.
 import { WORKSPACE_COPIES } from '../../src/workspace.ts';
-import { WORKSPACE_GIT_CONFIG } from '../../src/git-safe.ts';
+import { GIT_HARMLESS_KEYS, GIT_HARMLESS_SECTIONS, WORKSPACE_GIT_CONFIG } from '../../src/git-safe.ts';
 import { renderRuntimeSh } from '../../src/gen/runtime-templates.ts';
 import { FILES_AWK, TOKEN_AWK, TOKEN_REFUSAL, VERDICT_AWK } from '../../src/billing-rules.ts';
 import { STATUS_ARGV, billingKeyNames, fileHitFix, notPlan, timedOut } from '../../src/billing.ts';
@@ -67,6 +67,9 @@ export interface RuntimeContext {
   /** "workspace": "clone": the person's files copied into the clone before each wake, and the -c settings of the wrapper's git in the person's repo. */
   workspaceCopies: string[];
   workspaceGit: string[];
+  /** The git check's one list (src/git-safe.ts): settings that choose no program, space-separated, and the sections as an awk alternation. */
+  gitHarmlessKeys: string;
+  gitHarmlessSections: string;
   billingKeys: string;
   billingVerdictAwk: string;
   billingFilesAwk: string;
@@ -122,6 +125,8 @@ function runtimeContext(): RuntimeContext {
     jailPlaceholders: [...JAIL_PLACEHOLDERS, ...REPO_DENY],
     workspaceCopies: WORKSPACE_COPIES,
     workspaceGit: WORKSPACE_GIT_CONFIG,
+    gitHarmlessKeys: GIT_HARMLESS_KEYS.join(' '),
+    gitHarmlessSections: GIT_HARMLESS_SECTIONS.join('|'),
     billingKeys: ` ${billingKeyNames().join(' ')} `,
     billingVerdictAwk: VERDICT_AWK,
     billingFilesAwk: FILES_AWK,

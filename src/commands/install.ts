@@ -26,7 +26,7 @@ import type { HostIO } from '../host/io.ts';
 import { type BillingRecord, checkBilling } from '../host/install/billing.ts';
 import { acquireOpLock } from '../host/proc/lock.ts';
 import { panel } from '../host/install/panel.ts';
-import { heartbeatRunningNow } from '../host/proc/proc.ts';
+import { heartbeatRunningNow, lockInfo } from '../host/proc/proc.ts';
 import { wakesDone } from '../host/audit/runtime-log.ts';
 import { askConsent } from '../host/install/prompt.ts';
 import { type Check, smokeTest } from '../host/install/smoke.ts';
@@ -239,10 +239,13 @@ async function planInstall(argv: InstallArgs, io: HostIO, verb: Verb): Promise<I
   const place = specPlaceRefusal(spec, specFile);
   if (place) refusals.push(place);
   // The repo is the pod's for an off-host scheduler: nothing of it is here to exclude in.
-  const ex = here ? excludePlan(spec) : null;
+  // A jailed wake running now shows srt's placeholders in the repo (or the agent's clone):
+  // told apart from a pointer of the agent's only while it holds the lock.
+  const jailRunning = here && jailOn(spec) && (await lockInfo(io, spec, n)).held;
+  const ex = here ? excludePlan(spec, jailRunning) : null;
   if (typeof ex === 'string') refusals.push(ex);
   const exclude = typeof ex === 'string' ? null : ex;
-  const ws = here && workspaceOn(spec) ? workspacePlan(spec) : null;
+  const ws = here && workspaceOn(spec) ? workspacePlan(spec, jailRunning) : null;
   if (typeof ws === 'string') refusals.push(ws);
   const workspace = typeof ws === 'string' ? null : ws;
   // The client's own word on how it bills, asked only once the binary itself passed.

@@ -521,12 +521,14 @@ function wakeHealth(spec: Spec, n: Names, s: State, when: Plan, present: boolean
   const lines = parseLog(text, s.name);
   failingOrPaused(spec, n, lines, f);
   // A jailed wake that left git a program to run outside the jail (heartbeat/81-gitcheck):
-  // a problem until the next install, even after clean wakes (the wrapper names a change
-  // once, in the wake that made it, and the program is still there).
+  // a problem until the install is made again, even after clean wakes (the wrapper names a
+  // change once, in the wake that made it, and the program is still there). An install of
+  // an unchanged spec changes nothing, so it does not clear it: stop and resume do (a new
+  // installedAt), and the advice says so, after what the person must remove first.
   const installed = Date.parse(s.installedAt ?? s.time);
   const tampered = lines.filter((l) => l.outcome === 'error' && l.detail.startsWith(`${TAMPERED_GIT} `) && !(Date.parse(l.time) < installed)).at(-1);
   if (tampered) {
-    add(f, 'tampered-git', `tampered git: the wake at ${tampered.time} left git a program to run outside the jail (${tampered.detail.slice(TAMPERED_GIT.length + 1)}); do not run git in that folder until you have removed it, then run \`hbgen install\` again`);
+    add(f, 'tampered-git', `tampered git: the wake at ${tampered.time} left git a program to run outside the jail (${tampered.detail.slice(TAMPERED_GIT.length + 1)}); do not run git in that folder until you have removed what this names (the setting in that config, the hook, the .git file or commondir, or the whole repository the agent made), then run \`hbgen stop ${s.name}\` and \`hbgen resume\` to clear this`);
   }
   const far = farPauses(lines);
   if (far.count >= 2 && far.latest) {
@@ -802,7 +804,8 @@ async function lockAndLastOutcome(spec: Spec, n: Names, s: State, text: string, 
     return;
   }
   const said = `${last.outcome}${last.detail ? ` ${last.detail}` : ''} at ${last.time}`;
-  if (last.outcome === 'error' && last.detail.startsWith(`${TAMPERED_GIT} `)) note(f, 'problem', `last outcome: ${said}`);
+  // Before the install now recorded (stop and resume made it again): no longer the problem wakeHealth reports.
+  if (last.outcome === 'error' && last.detail.startsWith(`${TAMPERED_GIT} `)) note(f, Date.parse(last.time) < Date.parse(s.installedAt ?? s.time) ? 'note' : 'problem', `last outcome: ${said}`);
   else if (last.outcome === 'error') add(f, 'last-error', `last wake could not run: ${said} (see ${n.log}); fix it, then check with \`hbgen wake\``);
   else note(f, outcomeLabel(last.outcome), `last outcome: ${said}`);
 }

@@ -60,10 +60,10 @@ export function withoutBlock(text: string, name: string): { text: string; found:
  * files to git (controlFiles "commit") or the repo is no git repository (then nothing is
  * there to keep them out of); a sentence when hbgen will not write there.
  */
-export function excludePlan(spec: Spec): ExcludePlan | string | null {
+export function excludePlan(spec: Spec, jailRunning = false): ExcludePlan | string | null {
   if (spec.controlFiles === 'commit') return null;
   const dot = posix.join(spec.repo, '.git');
-  const layout = gitLayoutProblem(spec.repo);
+  const layout = gitLayoutProblem(spec.repo, jailRunning);
   if (layout.startsWith('not a git repository')) return null;
   if (layout) return `${dot}: ${layout}, so hbgen will not write its info/exclude; fix the repository, or set "controlFiles": "commit"`;
   const info = posix.join(dot, 'info');

@@ -42,10 +42,10 @@ function commitOf(repo: string, ref: string): string {
 }
 
 /** What install does for the workspace, or a sentence saying why it cannot. */
-export function workspacePlan(spec: Spec): WorkspacePlan | string {
+export function workspacePlan(spec: Spec, jailRunning = false): WorkspacePlan | string {
   const dir = workspaceDir(spec);
   const branch = workspaceBranch(spec.name);
-  const layout = gitLayoutProblem(spec.repo);
+  const layout = gitLayoutProblem(spec.repo, jailRunning);
   if (layout) return `"workspace": "clone" needs the repo to be a git repository: ${spec.repo} is ${layout.startsWith('not a git') ? layout : `unusable (${layout})`}; run git init there and commit once, or leave "workspace" out`;
   const head = commitOf(spec.repo, 'HEAD');
   if (!head) return `"workspace": "clone" starts the agent's branch at the repo's HEAD, but ${spec.repo} has no commit yet; commit once, or leave "workspace" out`;
@@ -57,7 +57,7 @@ export function workspacePlan(spec: Spec): WorkspacePlan | string {
   } catch {
     return { dir, branch, repo: spec.repo, create: true, branchInRepo: !inRepo, head, exclude };
   }
-  if (!st.isDirectory() || gitLayoutProblem(dir) || !commitOf(dir, `refs/heads/${branch}`)) {
+  if (!st.isDirectory() || gitLayoutProblem(dir, jailRunning) || !commitOf(dir, `refs/heads/${branch}`)) {
     return `${dir} is there but is not the agent's clone (a git repository with branch ${branch}); move it away, or leave "workspace" out`;
   }
   return { dir, branch, repo: spec.repo, create: false, branchInRepo: !inRepo, head: inRepo || head, exclude };

@@ -10,11 +10,32 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { GIT_SAFE_CONFIG, WORKSPACE_GIT_CONFIG } from '../../git-safe.ts';
+import { GIT_DENY } from '../../jail.ts';
 
 export { GIT_SAFE_CONFIG, WORKSPACE_GIT_CONFIG };
 
-/** Why git must not run on `repo` as it is ('' when it may): a .git that is not a plain folder, or one that names another git directory. */
-export function gitLayoutProblem(repo: string): string {
+/**
+ * Is `path` the placeholder srt puts where a path it denies is missing? While a jailed wake
+ * runs, bubblewrap makes an empty file of mode 0444 there on the host to mount /dev/null
+ * on (the jail shows a character device), and srt removes it when the jail ends (srt
+ * 0.0.83: cleanupBwrapMountPoints). Exactly that: an empty regular file that nobody may
+ * write; a link, or a byte in it, is never one.
+ */
+export function isJailPlaceholder(path: string): boolean {
+  try {
+    const st = lstatSync(path);
+    return st.isFile() && st.size === 0 && (st.mode & 0o7777) === 0o444;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Why git must not run on `repo` as it is ('' when it may): a .git that is not a plain
+ * folder, or one that names another git directory. `jailRunning`: a jailed wake holds the
+ * lock now, so srt's placeholder at a path the jail denies (.git/gitdir) is no pointer.
+ */
+export function gitLayoutProblem(repo: string, jailRunning = false): string {
   const dot = join(repo, '.git');
   let st;
   try {
@@ -24,6 +45,7 @@ export function gitLayoutProblem(repo: string): string {
   }
   if (!st.isDirectory()) return `${dot} is not a folder (a link to a git directory elsewhere)`;
   for (const f of ['commondir', 'gitdir']) {
+    if (jailRunning && GIT_DENY.includes(`.git/${f}`) && isJailPlaceholder(join(dot, f))) continue;
     if (existsSync(join(dot, f)) || isLink(join(dot, f))) return `${join(dot, f)} exists: it points git at another directory's config and hooks (tampered git: see hbgen status)`;
   }
   return '';
