@@ -32,6 +32,7 @@ import { codeInRepoProblems, stateInRepoProblem } from '../install/reach.ts';
 import { agentLines, lastOutcome, logHistory, wakesDone } from './runtime-log.ts';
 import { activePause } from './pause.ts';
 import { activeFailPause } from './failpause.ts';
+import { strayEntries, strayText } from './stray.ts';
 import { allHostPaths, lookEverywhere, lostStateText, trustedSpec, untrustedRecords } from './found.ts';
 import { type UsageFindings, usageFindings, usageLine, windowsLine } from './usage.ts';
 import { pendingUpgrade, specChanged } from './upgrade.ts';
@@ -242,6 +243,7 @@ async function lookAround(ctx: Ctx, fileSpec: Spec, s: State, notes: string[], f
   for (const e of (await hostEntries(ctx.io, ctx.home)).entries.filter((x) => x.wrapper === n.wrapper && x.name !== fileSpec.name)) {
     add(f, 'unowned', `unowned: ${e.scheduler} runs this install's wrapper under the name "${e.name}" (${e.where.join(', ')}); \`hbgen stop --all\` removes it`);
   }
+  await strayProblems(ctx, f);
   return paths;
 }
 
@@ -323,6 +325,7 @@ async function installChecks(fileSpec: Spec, spec: Spec, file: string, s: State,
 /** No state.json: look for what the scheduler still runs for this name, and say how to remove it. */
 async function lostState(fileSpec: Spec, n: Names, ctx: Ctx, unread: string[], f: Findings): Promise<void> {
   const found = (await lookEverywhere(ctx, null, fileSpec)).flatMap((l) => l.plan.found);
+  await strayProblems(ctx, f);
   if (found.length === 0 && unread.length === 0) {
     f.header = `hbgen status: "${fileSpec.name}" is not installed (no ${statePath(n.stateDir)}); install it with \`hbgen install\``;
     f.verdict = { code: 'not-installed', message: `not installed: there is no ${statePath(n.stateDir)}; install it with \`hbgen install\`` };
@@ -333,6 +336,16 @@ async function lostState(fileSpec: Spec, n: Names, ctx: Ctx, unread: string[], f
   const lost = unread.length ? `${statePath(n.stateDir)} cannot be read` : lostStateText(n);
   addAll(f, unread, 'state-unreadable');
   for (const e of found) add(f, 'lost-state', `${lost}; the scheduler still runs ${e}; \`hbgen stop\` removes it`);
+}
+
+/**
+ * Entries hbgen did not write that run this install's wrapper (src/host/audit/stray.ts): each
+ * fires a full wake, stopped or not, so each is a problem naming it and how to remove it.
+ */
+async function strayProblems(ctx: Ctx, f: Findings): Promise<void> {
+  const { strays, notes } = await strayEntries(ctx.io, ctx.home, ctx.names);
+  for (const x of strays) add(f, 'stray', `stray: ${strayText(x, ctx.names.wrapper)}`);
+  for (const l of notes) note(f, 'warn', l);
 }
 
 /** When the scheduler fires next (its own calendar: the working zone for systemd, the host clock else), or null within 8 days. */
