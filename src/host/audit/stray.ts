@@ -72,7 +72,8 @@ function userUnitDirs(home: string, env: Record<string, string | undefined>): st
   return [...new Set([posix.join(home, '.config', 'systemd', 'user'), posix.join(config, 'systemd', 'user'), posix.join(data, 'systemd', 'user')])];
 }
 
-const shorten = (t: string) => (t.length > 160 ? `${t.slice(0, 157)}...` : t);
+// A copied job line is long (hbgen's entry checks the wrapper's SHA-256): its schedule and its end, which names the wrapper.
+const shorten = (t: string) => (t.length > 160 ? `${t.slice(0, 60)} ... ${t.slice(-90)}` : t);
 
 /**
  * Every stray entry that runs `n.wrapper` on this host, and notes for what could not be
