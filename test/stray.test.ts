@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { names } from '../src/names.ts';
-import { runsWrapper, strayCronLines } from '../src/host/audit/stray.ts';
+import { runsWrapper } from '../src/host/backend.ts';
+import { jobLinesOutsideBlocks } from '../src/host/cron/crontab.ts';
 import { hb, makeHost } from './helpers/lifecycle.ts';
 
 const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -78,7 +79,7 @@ test('the wrapper is matched as a whole path, in a job line outside every hbgen 
   assert.not.ok(runsWrapper(`7 * * * * /bin/sh ${w}.bak`, w, []), 'another file');
   assert.not.ok(runsWrapper(`7 * * * * /bin/sh /x${w}`, w, []), 'another folder');
   const table = Buffer.from(`# BEGIN hbgen docs\n7 * * * * /bin/sh ${w}\n# END hbgen docs\nMAILTO=${w}\n# 7 * * * * /bin/sh ${w}\n0 5 * * * mine\n9 * * * * /bin/sh ${w}\n# BEGIN hbgen other\n7 * * * * /bin/sh ${w}\n# END hbgen other\n`);
-  assert.equal(strayCronLines(table, w), [{ line: 6, text: `9 * * * * /bin/sh ${w}` }]);
+  assert.equal(jobLinesOutsideBlocks(table, (t) => runsWrapper(t, w, [])), [{ line: 6, text: `9 * * * * /bin/sh ${w}` }]);
 });
 
 test.run();
