@@ -6,7 +6,8 @@
 // → state-folder files → state.json intent → host files and scheduler → install check
 // (smoke test, state.json, the scheduler lists the entry) → success only when every check
 // was observed passing; otherwise everything is undone, except the log history (runtime.log
-// is never cut, runtime.log.1 never removed: see docs/install.md).
+// is never cut, runtime.log.1 never removed: see docs/install.md). Then the first real wake,
+// when asked for: a required check of it that fails leaves the platform stopped, exit 1.
 import { activeFailPause, clearFailPause } from '../host/audit/failpause.ts';
 import { readdirSync, rmSync } from 'node:fs';
 import { dirname, posix } from 'node:path';
