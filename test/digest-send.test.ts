@@ -375,7 +375,7 @@ test('install records digest.argv (node and this CLI) in state.json; a fire runs
     const recorded = JSON.parse(readFileSync(join(state, 'state.json'), 'utf8')).files.map((f: { path: string }) => f.path);
     assert.ok(recorded.includes(argvFile), recorded.join('\n'));
     let st = cli(['status', h.specFile]);
-    assert.match(st.stdout, /\n {2}digest +00:00 Europe\/Berlin, at the first fire at or after it; none sent yet \(\S+\/digest\/ keeps them\)\n/, st.stdout);
+    assert.match(st.stdout, /\n {2}digest +00:00 Europe\/Berlin, at the first fire at or after it; none sent yet \(\S+\/digest\/ will keep them\)\n/, st.stdout);
     // Yesterday's went (00:00 is at or after the time): today's is due at this fire.
     const y = new Date(Date.now() - 86_400_000).toLocaleDateString('en-CA', { timeZone: 'Europe/Berlin' });
     writeFileSync(join(state, 'digest.stamp'), `${y} 00:05 CET\n`);
@@ -403,6 +403,36 @@ test('install records digest.argv (node and this CLI) in state.json; a fire runs
   } finally {
     ping.close();
   }
+});
+
+test('status says what became of the last digest, as the wrapper noted it: sent, skipped (none sent, and why), not sent, or none yet; never "went" for one that did not', async () => {
+  const h = makeHost('systemd-user');
+  const spec = { ...JSON.parse(readFileSync(h.specFile, 'utf8')), digest: { at: '07:00' } };
+  writeFileSync(h.specFile, JSON.stringify(spec, null, 2));
+  const inst = await hb(h, 'install', { yes: true });
+  assert.is(inst.code, 0, inst.out + inst.err);
+  const state = names(validateSpec(spec).spec!).stateDir;
+  const row = async () => /\n {2}digest +([^\n]*)\n/.exec((await hb(h, 'status')).out)?.[1] ?? '';
+  const note = (t: string, d: string) => writeFileSync(join(state, 'runtime.log'), `${readFileSync(join(state, 'runtime.log'), 'utf8')}${t} hbgen docs note ${d}\n`);
+  assert.match(await row(), /; none sent yet \(\S+\/digest\/ will keep them\)$/);
+  // The first fire only starts the count: the stamp is written, nothing is sent.
+  writeFileSync(join(state, 'digest.stamp'), '2026-12-06 08:07 CET\n');
+  note('2026-12-06T07:07:01Z', 'digest: none sent yet; the first goes at the first fire at or after 07:00');
+  assert.match(await row(), /; none sent yet \(/);
+  // A day when nothing happened: skipped, and the digest folder was never made.
+  writeFileSync(join(state, 'digest.stamp'), '2026-12-07 07:07 CET\n');
+  note('2026-12-07T06:07:01Z', 'digest skipped: nothing happened on Sun 2026-12-06 (no wake ran, no error, no missed fire)');
+  const skipped = await row();
+  assert.not.match(skipped, /went/);
+  assert.match(skipped, /; the last, due 2026-12-07 07:07 CET, was skipped and none sent: nothing happened on Sun 2026-12-06 \(no wake ran, no error, no missed fire\) \(\S+\/digest\/ will keep them\)$/, skipped);
+  assert.not.ok(existsSync(join(state, 'digest')));
+  // One that failed says why.
+  note('2026-12-07T06:07:02Z', 'digest not sent: exit 3: boom');
+  assert.match(await row(), /; the last, due 2026-12-07 07:07 CET, was not sent: exit 3: boom \(/);
+  // One that went.
+  mkdirSync(join(state, 'digest'));
+  note('2026-12-07T06:07:03Z', 'digest sent for Sun 2026-12-06: written to /x/digest/2026-12-06.txt; notify exit 0');
+  assert.match(await row(), /; the last went 2026-12-07 07:07 CET \(sent for Sun 2026-12-06: written to \/x\/digest\/2026-12-06\.txt; notify exit 0\) \(\S+\/digest\/ keeps them\)$/);
 });
 
 test('README "The morning digest": its block runs as written after the spec edit it names (install, status, log --digest yesterday)', () => {

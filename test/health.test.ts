@@ -90,6 +90,25 @@ test('note lines (how notify or a ping went) are the log\'s own: never the last 
   assert.is(wakeLine(log, '/x/runtime.log', 1, '/x/agent.log'), "wake 1: fail 1 after 60 s (see /x/runtime.log; the agent's output is in /x/agent.log)", 'a fail names agent.log too');
 });
 
+test('hbgen wake says how long the wake took by the log\'s `took N s` (the boot clock), not by the stamps a clock step moved', () => {
+  // The wall clock was stepped back during the wake: its stamps say 0 s (or less), the boot clock 28 s.
+  const stepped = L([
+    '2026-12-07T20:58:30Z hbgen docs start wake 4',
+    '2026-12-07T20:58:02Z hbgen docs took 28 s',
+    '2026-12-07T20:58:02Z hbgen docs ok',
+  ].join('\n'));
+  assert.is(wakeLine(stepped, '/x/runtime.log', 0), 'wake 4: ok after 28 s (see /x/runtime.log)');
+  const forward = L([
+    '2026-12-07T20:58:00Z hbgen docs start wake 5',
+    '2026-12-07T21:58:28Z hbgen docs took 28 s',
+    '2026-12-07T21:58:28Z hbgen docs quiet',
+  ].join('\n'));
+  assert.is(wakeLine(forward, '/x/runtime.log', 0), 'wake 5: quiet after 28 s (see /x/runtime.log)', 'a step forward does not lengthen it either');
+  // Without a `took` line (a wrapper that could not read the boot clock) the stamps, never a negative length.
+  const none = L(['2026-12-07T20:58:30Z hbgen docs start wake 6', '2026-12-07T20:58:02Z hbgen docs ok'].join('\n'));
+  assert.is(wakeLine(none, '/x/runtime.log', 0), 'wake 6: ok (its length unknown: the clock was stepped during it) (see /x/runtime.log)');
+});
+
 test('missedFires: a fire with no line in the log is missed; a skip counts as a line; fires before the install or inside the grace do not count', () => {
   const spec: any = { name: 'docs', schedule: { scheduler: 'cron', every: '30m', minute: 7, hours: { start: '08:00', end: '12:00', timezone: 'UTC' } } };
   const clock = schedulerClock(plan(spec), 'UTC', true);

@@ -161,6 +161,7 @@ test('hbgen doctor: the install\'s checks again through the scheduler, nothing o
 
 test('first wake: --first-wake runs one real wake through systemctl --user start after the check and prints its outcome, duration and what changed in the repo; without a terminal and without the flag it is skipped, and said', async () => {
   const h = makeHost('systemd-user');
+  writeFileSync(join(h.repo, 'PROTOCOL.md'), '# PROTOCOL\nAppend one line to LOG.md, update STATE.md.\n');
   const git = (...a: string[]) => spawnSync('git', ['-C', h.repo, '-c', 'user.name=t', '-c', 'user.email=t@example.com', ...a], { encoding: 'utf8' });
   git('init', '-q');
   git('add', '-A');
@@ -177,19 +178,43 @@ test('first wake: --first-wake runs one real wake through systemctl --user start
   assert.match(after, /\nfirst wake: started through the scheduler; waiting up to 10m for its outcome\n/);
   assert.match(after, /\nfirst wake: ok after \d+ s\n/);
   assert.match(after, /\n {2}in the repo: a new commit [0-9a-f]+ agent: one chunk; 2 files changed and not committed: notes\.txt, scratch\.txt\n/);
-  assert.match(after, /\n {2}ok {4}the wake's outcome: ok\n {2}ok {4}the lock released\n {2}ok {4}runtime\.log: its start line and its outcome line\n {2}ok {4}LOG\.md: a new line in the shape PROTOCOL\.md asks\n {2}ok {4}STATE\.md updated\n {2}ok {4}the scheduler's entry: still armed\nfirst wake: all 6 checks passed\n/, after);
+  assert.match(after, /\n {2}ok {4}the wake's outcome: ok\n {2}ok {4}the lock released\n {2}ok {4}runtime\.log: its start line and its outcome line\n {2}ok {4}LOG\.md: a new line in the shape PROTOCOL\.md asks\n {2}ok {4}STATE\.md updated\n {2}ok {4}the scheduler's entry: still armed\nfirst wake: all 6 required checks passed\n/, after);
   assert.equal(h.tools.calls().filter((c) => c === 'systemctl --user start hbgen-docs.service').length, 2, 'the check and the first wake, both through the user manager');
   assert.ok(lines(names(h.spec).log).includes('hbgen docs start wake 1 by hand'), 'one wake counted');
   assert.not.ok(existsSync(join(names(h.spec).stateDir, 'wake.request')));
 
-  // On a terminal it is offered with Enter for yes; an agent that leaves no memory fails those checks, and the install stays.
+  // On a terminal it is offered with Enter for yes; an agent that leaves no memory fails
+  // those required checks (the repo has a PROTOCOL.md): the platform is left stopped, as
+  // `hbgen stop` leaves it, the state folder and logs kept, exit 1; resume brings it back.
   const t = makeHost('systemd-user');
+  writeFileSync(join(t.repo, 'PROTOCOL.md'), '# PROTOCOL\nAppend one line to LOG.md, update STATE.md.\n');
   writeFileSync(t.bin, `#!/bin/sh\n${subscriptionAnswers()}exit 0\n`);
   const y = await hb(t, 'install', { yes: true, tty: true, answer: '' });
-  assert.is(y.code, 0, y.out + y.err);
+  assert.is(y.code, 1, y.out + y.err);
   assert.match(y.err, /Run one real wake of "docs" now, through the scheduler, to see the agent work \(up to 10m, it spends your plan's allowance\)\? \[Y\/n\] /);
-  assert.match(y.out, /\n {2}FAIL {2}LOG\.md: no new line \(PROTOCOL\.md asks for one every wake\)\n {2}FAIL {2}STATE\.md unchanged[^\n]*\n {2}ok {4}the scheduler's entry: still armed\nfirst wake: 2 of 6 checks failed: /, y.out);
-  assert.ok(existsSync(names(t.spec).wrapper), 'the install stays');
+  assert.match(y.out, /\n {2}FAIL {2}LOG\.md: no new line \(PROTOCOL\.md asks for one every wake\)\n {2}FAIL {2}STATE\.md unchanged[^\n]*\n {2}ok {4}the scheduler's entry: still armed\nfirst wake: 2 required checks failed \(LOG\.md, STATE\.md\), so "docs" is left stopped; its state folder and logs stay for the diagnosis:\n/, y.out);
+  assert.not.match(y.out, /the install stays|all \d+ required checks passed/);
+  assert.match(y.err, /hbgen: first wake: 2 required checks failed \(LOG\.md, STATE\.md\): "docs" is stopped; the wake's lines are in \S+runtime\.log and the agent's output in \S+agent\.log; fix what the FAIL lines above name [^\n]*, then `hbgen resume \S+` installs it again\n/, y.err);
+  assert.ok(t.tools.calls().includes('systemctl --user disable --now hbgen-docs.timer') || t.tools.calls().some((c) => /disable/.test(c)), t.tools.calls().join('\n'));
+  assert.not.ok(existsSync(join(t.home, '.config/systemd/user/hbgen-docs.timer')), 'the timer is gone, as stop removes it');
+  assert.is(JSON.parse(readFileSync(join(names(t.spec).stateDir, 'state.json'), 'utf8')).status, 'stopped');
+  assert.ok(existsSync(names(t.spec).wrapper), 'the state folder is kept');
+  assert.ok(lines(names(t.spec).log).includes('hbgen docs start wake 1 by hand'), 'runtime.log keeps the wake');
+  const ts = await hb(t, 'status');
+  assert.is(ts.code, 1, ts.out);
+  assert.match(ts.out, /stopped: there is no scheduler entry; `hbgen resume` installs it again/);
+  const again = await hb(t, 'resume', { yes: true });
+  assert.is(again.code, 0, again.out + again.err);
+  assert.ok(existsSync(join(t.home, '.config/systemd/user/hbgen-docs.timer')), 'resume put the timer back');
+
+  // Without a PROTOCOL.md, LOG.md and STATE.md are said but not required: the install stays.
+  const np = makeHost('systemd-user');
+  writeFileSync(np.bin, `#!/bin/sh\n${subscriptionAnswers()}exit 0\n`);
+  const npr = await hb(np, 'install', { yes: true, firstWake: true });
+  assert.is(npr.code, 0, npr.out + npr.err);
+  assert.match(npr.out, /\n {2}warn {2}LOG\.md: no new line \(PROTOCOL\.md asks for one every wake\) \(not required: the repo has no PROTOCOL\.md\)\n/, npr.out);
+  assert.match(npr.out, /\nfirst wake: all 4 required checks passed \(2 checks not required failed\)\n/, npr.out);
+  assert.is(JSON.parse(readFileSync(join(names(np.spec).stateDir, 'state.json'), 'utf8')).status, 'installed');
   const no = makeHost('systemd-user');
   const nn = await hb(no, 'install', { yes: true, tty: true, answer: 'n' });
   assert.match(nn.out, /\nfirst wake: not run; /, nn.out);
@@ -199,15 +224,41 @@ test('first wake: --first-wake runs one real wake through systemctl --user start
   rewriteSpec(d, { agent: { harness: 'claude-code', bin: d.bin, prompt: 'Do one chunk.', model: 'sonnet' } });
   writeFileSync(d.bin, `#!/bin/sh\n${subscriptionAnswers()}cat '${join(ROOT, 'test/streams/claude-2.1.332-denied.jsonl')}'\n`);
   const dr = await hb(d, 'install', { yes: true, firstWake: true });
-  assert.is(dr.code, 0, dr.out + dr.err);
+  assert.is(dr.code, 1, dr.out + dr.err);
   assert.match(dr.out, /\nfirst wake: denied 2 \(Bash\): the client refused these tool calls; [^\n]* after \d+ s\n/, dr.out);
   assert.match(dr.out, /\n {2}FAIL {2}the wake's outcome: denied 2 \(Bash\)/);
+  assert.match(dr.err, /first wake: 1 required check failed \(the wake's outcome\): "docs" is stopped/, dr.err);
+  assert.is(JSON.parse(readFileSync(join(names(d.spec).stateDir, 'state.json'), 'utf8')).status, 'stopped');
 
   const q = makeHost('systemd-user');
   const n = await hb(q, 'install', { yes: true });
   assert.is(n.code, 0, n.err);
   assert.match(n.out, /\nfirst wake: skipped \(no terminal to ask; `--first-wake` runs one after the check\); `hbgen wake` runs one by hand\n$/);
   assert.not.ok(lines(names(q.spec).log).some((l) => / start wake /.test(l)), 'no wake ran');
+});
+
+test('first wake: a LOG.md line with the time as the context block prints it (`Local time: 2026-12-07 20:58 UTC (UTC)`) is in PROTOCOL.md\'s shape; a malformed one is still refused', async () => {
+  const { logLineShaped } = await import('../src/host/install/first-wake.ts');
+  for (const l of [
+    '2026-12-07 20:58 UTC (UTC) \u2014 Curr: done: links fixed \u2014 next: search',
+    '2026-12-07 21:58 CET (Europe/Berlin) \u2014 Curr: partial: half the links',
+    '2026-12-07 17:58 -03 (America/Santiago) \u2014 Curr: idle: nothing to do',
+    '2026-12-08 02:28 +0530 (Asia/Kolkata) \u2014 Curr: done: one chunk',
+    '2026-12-07 20:58 (America/Argentina/Buenos_Aires) \u2014 Curr: blocked: no network',
+    'Local time: 2026-12-07 20:58 UTC (UTC) \u2014 Curr: done: copied with its label',
+    '2026-07-23 22:38 CEST \u2014 Curr: done: as LOG.md\'s own example',
+    '2026-07-23 22:38 \u2014 Curr: done: no zone',
+  ]) assert.ok(logLineShaped(l), l);
+  for (const l of [
+    '2026-12-07 20:58 UTC (UTC) Curr: done: no dash',
+    '2026-12-07 20:58 UTC (UTC) (UTC) \u2014 Curr: done: the zone twice',
+    '2026-12-07 20:58 UTC (UTC \u2014 Curr: done: an unclosed parenthesis',
+    '20:58 UTC (UTC) \u2014 Curr: done: no date',
+    'Dec 7 2026 20:58 UTC \u2014 Curr: done: another date form',
+    '2026-12-07 20:58 UTC (UTC) \u2014 Curr:',
+    '2026-12-07 20:58 UTC (UTC) - Curr: done: a hyphen, not the dash',
+    'did one chunk',
+  ]) assert.not.ok(logLineShaped(l), l);
 });
 
 test.run();

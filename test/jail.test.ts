@@ -747,6 +747,35 @@ test('status after a real jailed install and wake: the policy in the panel and i
   assert.ok(doc.jail.denyWrite.includes(names(h.spec).stateDir), JSON.stringify(doc.jail));
 });
 
+test('doctor starts the jail as a fire does: with a working jail it passes; with a bwrap that cannot start (first on env.PATH) it says the jail cannot start, exit 1, though the smoke run still passes', async () => {
+  need();
+  const h = makeHost('systemd-user');
+  const dir = mkdtempSync(join(tmpdir(), 'hbgen-doctor-jail.'));
+  made.push(dir);
+  chmodSync(dir, 0o755);
+  const first = join(dir, 'bin');
+  mkdirSync(first);
+  chmodSync(first, 0o755);
+  rewriteSpec(h, { sandbox: { bin: SRT, allowHosts: ['github.com'] }, env: { HOME: h.home, PATH: `${first}:${NODE_DIR}:/usr/bin:/bin` } });
+  const inst = await hb(h, 'install', { yes: true });
+  assert.is(inst.code, 0, inst.out + inst.err);
+  const ok = await hb(h, 'doctor');
+  assert.is(ok.code, 0, ok.out + ok.err);
+  assert.match(ok.out, /\n {2}ok {4}jail: \S+srt started a probe inside \S+\/jail\.json and it could not write outside the allowed folders\n/, ok.out);
+  assert.match(ok.out, /\nit would run right now\n$/);
+  // The host changes under the install: a bwrap that cannot start comes first on the wakes' PATH.
+  writeFileSync(join(first, 'bwrap'), '#!/bin/sh\necho "bwrap: setting up uid map: Permission denied" >&2\nexit 1\n', { mode: 0o755 });
+  const bad = await hb(h, 'doctor');
+  assert.is(bad.code, 1, bad.out + bad.err);
+  assert.match(bad.out, /\n {2}FAIL {2}jail: cannot start: the jail cannot start here: [^\n]*uid map[^\n]*\n/, bad.out);
+  assert.match(bad.out, /ok {4}scheduler run: /, 'the smoke run itself starts no jail, and passes');
+  assert.match(bad.out, /\nit would not run right now: jail; /, bad.out);
+  // And a wake would indeed not run the agent: the wrapper refuses to start it unjailed.
+  const w = await hb(h, 'wake');
+  assert.is(w.code, 78, w.out + w.err);
+  assert.match(readFileSync(join(names(h.spec).stateDir, 'runtime.log'), 'utf8'), / error jail cannot start: /);
+});
+
 test.after(() => {
   server?.kill();
   if (!process.env.HBTEST_KEEP) for (const d of made) rmSync(d, { recursive: true, force: true });

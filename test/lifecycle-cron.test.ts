@@ -106,6 +106,55 @@ real('real crontab: a duplicated block is refused with the lines to remove, and 
   U.set(null);
 });
 
+real('real crontab: a copy of the job line outside hbgen\'s block is found by status, doctor and stop; stop removes only the block, never the line, and does not call the install stopped until it is gone', () => {
+  const h = host();
+  U.set(B('0 5 * * * mine\n'));
+  assert.is(U.run(h, 'install', { yes: true }).code, 0);
+  const job = block(h).toString('latin1').split('\n').find((l) => /heartbeat\.sh/.test(l) && !l.startsWith('#'))!;
+  assert.ok(job, block(h).toString('latin1'));
+  // The person copied the job line below their own (a `crontab -e` that kept a copy).
+  const table = Buffer.concat([block(h), B(`0 5 * * * mine\n${job}\n`)]);
+  U.set(table);
+  const strayLine = table.toString('latin1').split('\n').indexOf(job, block(h).toString('latin1').split('\n').length - 1) + 1;
+  const st = U.run(h, 'status');
+  assert.is(st.code, 1, st.out);
+  assert.match(st.out, new RegExp(`problem  stray: line ${strayLine} of your crontab \\(7,37 8-22 \\* \\* \\* /bin/sh -c .*heartbeat\\.sh'?\\) runs \\S+/heartbeat\\.sh, and hbgen did not write it: it fires wakes whatever hbgen says; delete that line with \`crontab -e\``), st.out);
+  const d = U.run(h, 'doctor');
+  assert.is(d.code, 1, d.out + d.err);
+  assert.match(d.out, new RegExp(`FAIL  other entries: line ${strayLine} of your crontab`), d.out);
+  assert.match(d.out, /it would not run right now: .*other entries/, d.out);
+
+  const stop = U.run(h, 'stop');
+  assert.is(stop.code, 1, stop.out + stop.err);
+  assert.match(stop.out, /removed hbgen's block "docs" from your crontab/);
+  // The block is gone: the copy is now line 2, as stop names it after its own removal.
+  assert.match(stop.err, new RegExp(`hbgen: line 2 of your crontab \\(`), stop.err);
+  assert.match(stop.err, /hbgen: so "docs" is not stopped: hbgen's own entries are gone, but that entry still wakes it; remove it as said, then run `hbgen stop \S+` again\n/, stop.err);
+  assert.not.match(stop.out, /hbgen: stopped "docs"/);
+  // Only hbgen's block went: the person's lines, the copy among them, byte for byte.
+  same(U.table(), B(`0 5 * * * mine\n${job}\n`), 'every byte outside the block kept');
+  const st2 = U.run(h, 'status');
+  assert.is(st2.code, 1, st2.out);
+  assert.match(st2.out, /problem  stray: line 2 of your crontab/, st2.out);
+  assert.not.match(st2.out, /stopped: there is no scheduler entry/);
+  const again = U.run(h, 'stop');
+  assert.is(again.code, 1, again.out + again.err);
+  assert.match(again.err, /so "docs" is not stopped/);
+
+  // The person removes the line: stopped, and status says so.
+  U.set(B('0 5 * * * mine\n'));
+  const done = U.run(h, 'stop');
+  assert.is(done.code, 0, done.out + done.err);
+  assert.match(done.out, /already stopped/);
+  const st3 = U.run(h, 'status');
+  assert.match(st3.out, /stopped: there is no scheduler entry/, st3.out);
+  assert.not.match(st3.out, /stray/);
+  // A commented-out copy runs nothing: not a stray.
+  U.set(B(`0 5 * * * mine\n#${job}\n`));
+  assert.is(U.run(h, 'stop').code, 0);
+  U.set(null);
+});
+
 real('real crontab: a BEGIN marker without its END is refused with its line number; the table is untouched', () => {
   const h = host();
   const broken = B('0 5 * * * mine\n# BEGIN hbgen docs\n7 8 * * * x\n');

@@ -1,6 +1,8 @@
 // hbgen doctor [SPEC]: "would it run right now?" The install's checks
 // again on an installed spec, changing nothing of the install: the installed wrapper is the
 // one hbgen renders from the spec; HEART.md holds a mission; the scheduler lists the entry;
+// the jail starts with the installed jail.json (install's probe, run for real: the smoke run
+// below starts no jail); nothing but hbgen's entry runs the wrapper (src/host/audit/stray.ts);
 // and the smoke run through the scheduler (systemctl --user start, launchctl kickstart; cron's
 // environment for cron), with the client's billing check in that context and a second run
 // that must meet the lock. Like install's check it adds its own lines to runtime.log (start
@@ -20,6 +22,32 @@ import { renderSpec } from '../pipeline.ts';
 import { SCHEDULERS } from '../schedulers.ts';
 import { line, loadFor } from './common.ts';
 import { factsOf } from '../scheduler-facts.ts';
+import { posix } from 'node:path';
+import { jailOn } from '../jail.ts';
+import { probeJail } from '../host/install/jail-probe.ts';
+import { strayEntries, strayText } from '../host/audit/stray.ts';
+import type { State } from '../host/state.ts';
+import type { Names } from '../names.ts';
+import type { Spec } from '../spec.ts';
+
+/**
+ * The jail as a fire starts it: install's probe (src/host/install/jail-probe.ts) run for real
+ * with the installed jail.json, the file every wake hands srt. The smoke run never starts the
+ * jail (it runs no agent), so without this a host where the jail cannot start (bwrap gone,
+ * user namespaces off) would pass. A jail.json that is not the one state.json records is a
+ * failure, never probed: the wrapper refuses to start a jail with it.
+ */
+function jailCheck(spec: Spec, n: Names, s: State): Check | null {
+  if (!jailOn(spec)) return null;
+  const path = posix.join(n.stateDir, 'jail.json');
+  const bytes = readOrNull(path);
+  const rec = s.files.find((f) => f.path === path);
+  if (!bytes) return { ok: false, what: 'jail', observed: `${path} is missing; run \`hbgen install\` to put it back` };
+  if (!rec || sha256(bytes) !== rec.sha256) return { ok: false, what: 'jail', observed: `${path} is not the file state.json records (edited?); run \`hbgen install\` to put it back` };
+  const probe = probeJail(spec, bytes.toString('utf8'));
+  if (probe.refusal) return { ok: false, what: 'jail', observed: `cannot start: ${probe.refusal.replace(/^sandbox: /, '')}` };
+  return { ok: true, what: 'jail', observed: `${probe.bin} started a probe inside ${path} and it could not write outside the allowed folders` };
+}
 
 export async function doctor(argv: { spec: string }, io: HostIO): Promise<number> {
   const { spec, file } = loadFor(io, argv.spec);
@@ -45,6 +73,14 @@ export async function doctor(argv: { spec: string }, io: HostIO): Promise<number
     listing = { ok: false, observed: (e as UserError).lines?.join('; ') ?? (e as Error).message };
   }
   checks.push({ ok: listing.ok, what: 'scheduler', observed: listing.observed });
+  const jail = jailCheck(spec, n, s);
+  if (jail) checks.push(jail);
+  const { strays, notes } = await strayEntries(io, facts.home, n);
+  checks.push(
+    strays.length
+      ? { ok: false, what: 'other entries', observed: strays.map((x) => strayText(x, n.wrapper)).join('; ') }
+      : { ok: true, what: 'other entries', observed: `nothing but hbgen's entry runs ${n.wrapper}${notes.length ? ` (${notes.join('; ')})` : ''}` },
+  );
   const rendered = render.files.find((f) => f.path === 'heartbeat.sh');
   const upgrade = pendingUpgrade(s, render.files);
   if (!rendered || !lstatOrNull(n.wrapper)) checks.push({ ok: false, what: 'wrapper', observed: `${n.wrapper} is missing or the spec no longer renders; run \`hbgen install\`` });

@@ -6,7 +6,8 @@
 // → state-folder files → state.json intent → host files and scheduler → install check
 // (smoke test, state.json, the scheduler lists the entry) → success only when every check
 // was observed passing; otherwise everything is undone, except the log history (runtime.log
-// is never cut, runtime.log.1 never removed: see docs/install.md).
+// is never cut, runtime.log.1 never removed: see docs/install.md). Then the first real wake,
+// when asked for: a required check of it that fails leaves the platform stopped, exit 1.
 import { activeFailPause, clearFailPause } from '../host/audit/failpause.ts';
 import { readdirSync, rmSync } from 'node:fs';
 import { dirname, posix } from 'node:path';
@@ -20,7 +21,8 @@ import { type Facts, hostFacts, permissionMode, offHostFacts } from '../host/ins
 import { heartRefusal } from '../host/heart/mission.ts';
 import { probeJail } from '../host/install/jail-probe.ts';
 import { jailOn } from '../jail.ts';
-import { type Look, lookEverywhere, lookRenamed, resumeNotes } from '../host/audit/found.ts';
+import { type Look, lookEverywhere, lookRenamed, resumeNotes, trustedSpec } from '../host/audit/found.ts';
+import { stopLocked } from './stop.ts';
 import { lstatOrNull, missingDirs, mkdirs, readOrNull, sha256, writeAtomic } from '../host/fsx.ts';
 import type { HostIO } from '../host/io.ts';
 import { type BillingRecord, checkBilling } from '../host/install/billing.ts';
@@ -443,8 +445,35 @@ async function applyAndCheck(p: InstallPlan, io: HostIO): Promise<number> {
     `\`hbgen status\` audits without doing work; \`hbgen stop\` keeps that state for \`hbgen resume\`.`,
   ])
     line(io, `  ${l}`);
-  if (p.verb === 'install' && !p.argv.upgrade) await firstWake(p.spec, p.names, io, p.ctx.home, p.argv.firstWake, (l) => line(io, l), () => p.backend.listed({ ...p.ctx, prev: readState(p.names.stateDir) }));
+  if (p.verb === 'install' && !p.argv.upgrade) {
+    const w = await firstWake(p.spec, p.names, io, p.ctx.home, p.argv.firstWake, (l) => line(io, l), () => p.backend.listed({ ...p.ctx, prev: readState(p.names.stateDir) }));
+    if (w.ran && w.failed.length) await stopAfterFirstWake(p, io, w.failed);
+  }
   return 0;
+}
+
+/**
+ * The first wake ran and a required check failed: the proof did not hold, so the platform
+ * is left stopped, as `hbgen stop` leaves it (under the lock install holds: its scheduler
+ * entries removed, a heartbeat still running ended, state.json marked stopped), with the state
+ * folder, runtime.log, agent.log and the repo kept for the diagnosis; `hbgen resume` brings
+ * it back. Ends the command with exit 1, saying what blocks it.
+ */
+async function stopAfterFirstWake(p: InstallPlan, io: HostIO, failed: string[]): Promise<never> {
+  const arg = shownWord(p.argv.spec);
+  const what = `first wake: ${failed.length} required check${failed.length === 1 ? '' : 's'} failed (${failed.join(', ')})`;
+  line(io, `${what}, so "${p.spec.name}" is left stopped; its state folder and logs stay for the diagnosis:`);
+  const s = readState(p.names.stateDir);
+  const { spec, notes } = trustedSpec(s, p.spec);
+  try {
+    await stopLocked(io, { spec: p.argv.spec }, { fileSpec: p.spec, n: p.names, s, spec, notes, ctx: { ...p.ctx, prev: s } });
+  } catch (e) {
+    if (!(e instanceof UserError)) throw e;
+    throw new UserError([`${what}, and stopping "${p.spec.name}" did not complete: ${e.lines.join('; ')}`]);
+  }
+  throw new UserError([
+    `${what}: "${p.spec.name}" is stopped; the wake's lines are in ${p.names.log} and the agent's output in ${p.names.agentLog}; fix what the FAIL lines above name (the agent, its prompt, PROTOCOL.md), then \`hbgen resume ${arg}\` installs it again`,
+  ]);
 }
 
 /** An install that changes nothing leaves the pause after failures where it is: say how it ends. */

@@ -24,6 +24,7 @@ import { type Names, names } from '../names.ts';
 import type { Spec } from '../spec.ts';
 import { checkApply, line, loadFor } from './common.ts';
 import { specForStop } from '../spec-arg.ts';
+import { strayEntries, strayText } from '../host/audit/stray.ts';
 
 /** The spec stop goes by, its names, the install's record and what reading it noted. */
 async function stopSpec(io: HostIO, argv: { spec: string; apply?: boolean }): Promise<{ fileSpec: Spec; n: Names; s: State | null; unread: string[] }> {
@@ -49,48 +50,87 @@ export async function stop(argv: { spec: string; all?: boolean; apply?: boolean 
   const ctx: Ctx = { io, spec: fileSpec, names: n, home: homeOf(io), files: [], prev: s, apply: argv.apply };
   const lock = await acquireOpLock(io);
   try {
-    const byName = await lookEverywhere(ctx, s, fileSpec);
-    // --all: also what runs this wrapper under another name (shown before it goes).
-    const extra = argv.all ? await lookByWrapper(ctx, fileSpec, byName) : { looks: [], notes: [] };
-    const looks = [...byName, ...extra.looks];
-    notes.push(...extra.notes);
-    const refusals = looks.flatMap((l) => l.plan.refusals);
-    if (refusals.length) throw new UserError([...refusals, 'nothing was changed on this host']);
-    // A backend that prints its removal for the person (without --apply): said, and nothing changes.
-    const printed = looks.flatMap((l) => l.plan.printed ?? []);
-    if (printed.length) {
-      for (const l of printed) line(io, l);
-      return 0;
-    }
-    const lk = await lockInfo(io, spec, n);
-    const { running, all } = await runningWrappers(io, n);
-    const found = looks.filter((l) => l.plan.found.length);
-    const say = (l: string) => line(io, `  ${l}`);
-    if (found.length === 0 && running.length === 0 && !lk.stale && (!s || s.status === 'stopped')) {
-      line(io, s ? `hbgen: "${fileSpec.name}" is already stopped; nothing changed (\`hbgen resume ${shownWord(argv.spec)}\` installs it again)` : `hbgen: no install of "${fileSpec.name}" is recorded in ${statePath(n.stateDir)}, and no scheduler holds hbgen's entry for it; nothing to stop`);
-      for (const l of [...notes, ...looks.flatMap((x) => x.plan.notes)]) say(l);
-      return 0;
-    }
-    line(io, `hbgen stop: "${fileSpec.name}" (${found.length ? [...new Set(found.map((l) => l.id))].join(', ') : (s?.scheduler ?? scheduler)})`);
-    const own = byName.some((l) => l.plan.found.length);
-    if (own && !s) say(`${lostStateText(n)}; removing what the scheduler still runs for "${fileSpec.name}", found by its name`);
-    else if (own && s?.status === 'stopped') say('state.json says stopped, but the scheduler still runs this spec\'s entry');
-    for (const l of [...notes, ...(s ? untrustedRecords(s, fileSpec.name, n, await allHostPaths(ctx), byName) : []), ...looks.flatMap((x) => x.plan.notes)]) say(l);
-    if (extra.looks.length) say(`--all: these run ${n.wrapper} under another spec name, and go too:`);
-    for (const l of extra.looks) for (const f of l.plan.found) say(`  ${l.id}: ${f}`);
-    await removeEntries(looks, s, say);
-    for (const l of await endHeartbeats(io, spec, running, all)) say(l);
-    const after = await lockInfo(io, spec, n);
-    if (after.kind === 'mkdir' && !after.held) {
-      clearStaleLock(n);
-      say(`removed the stale lock ${n.lockDir} (${after.detail.replace(`${n.lockDir}: `, '')})`);
-    }
-    await finish(io, ctx, s, say);
-    line(io, `hbgen: stopped "${fileSpec.name}"; \`hbgen ${s ? 'resume' : 'install'} ${shownWord(argv.spec)}\` installs it again`);
-    return 0;
+    return await stopLocked(io, argv, { fileSpec, n, s, spec, notes, ctx });
   } finally {
     lock.release();
   }
+}
+
+/** What stopLocked goes by: the spec file's spec and names, state.json, the trusted spec, the notes so far. */
+export interface StopWhat {
+  fileSpec: Spec;
+  n: Names;
+  s: State | null;
+  spec: Spec;
+  notes: string[];
+  ctx: Ctx;
+}
+
+/**
+ * stop's work, under hbgen's lock (the caller holds it: stop itself, or install undoing a
+ * first wake whose required checks failed). Returns 0 when the install is stopped; throws
+ * when something still runs its wrapper that hbgen did not write (src/host/audit/stray.ts).
+ */
+export async function stopLocked(io: HostIO, argv: { spec: string; all?: boolean }, w: StopWhat): Promise<number> {
+  const { fileSpec, n, s, spec, notes, ctx } = w;
+  const scheduler = fileSpec.schedule.scheduler;
+  const byName = await lookEverywhere(ctx, s, fileSpec);
+  // --all: also what runs this wrapper under another name (shown before it goes).
+  const extra = argv.all ? await lookByWrapper(ctx, fileSpec, byName) : { looks: [], notes: [] };
+  const looks = [...byName, ...extra.looks];
+  notes.push(...extra.notes);
+  const refusals = looks.flatMap((l) => l.plan.refusals);
+  if (refusals.length) throw new UserError([...refusals, 'nothing was changed on this host']);
+  // A backend that prints its removal for the person (without --apply): said, and nothing changes.
+  const printed = looks.flatMap((l) => l.plan.printed ?? []);
+  if (printed.length) {
+    for (const l of printed) line(io, l);
+    return 0;
+  }
+  const lk = await lockInfo(io, spec, n);
+  const { running, all } = await runningWrappers(io, n);
+  const found = looks.filter((l) => l.plan.found.length);
+  const say = (l: string) => line(io, `  ${l}`);
+  if (found.length === 0 && running.length === 0 && !lk.stale && (!s || s.status === 'stopped')) {
+    line(io, s ? `hbgen: "${fileSpec.name}" is already stopped; nothing changed (\`hbgen resume ${shownWord(argv.spec)}\` installs it again)` : `hbgen: no install of "${fileSpec.name}" is recorded in ${statePath(n.stateDir)}, and no scheduler holds hbgen's entry for it; nothing to stop`);
+    for (const l of [...notes, ...looks.flatMap((x) => x.plan.notes)]) say(l);
+    await refuseStrays(io, ctx, argv.spec, say);
+    return 0;
+  }
+  line(io, `hbgen stop: "${fileSpec.name}" (${found.length ? [...new Set(found.map((l) => l.id))].join(', ') : (s?.scheduler ?? scheduler)})`);
+  const own = byName.some((l) => l.plan.found.length);
+  if (own && !s) say(`${lostStateText(n)}; removing what the scheduler still runs for "${fileSpec.name}", found by its name`);
+  else if (own && s?.status === 'stopped') say('state.json says stopped, but the scheduler still runs this spec\'s entry');
+  for (const l of [...notes, ...(s ? untrustedRecords(s, fileSpec.name, n, await allHostPaths(ctx), byName) : []), ...looks.flatMap((x) => x.plan.notes)]) say(l);
+  if (extra.looks.length) say(`--all: these run ${n.wrapper} under another spec name, and go too:`);
+  for (const l of extra.looks) for (const f of l.plan.found) say(`  ${l.id}: ${f}`);
+  await removeEntries(looks, s, say);
+  for (const l of await endHeartbeats(io, spec, running, all)) say(l);
+  const after = await lockInfo(io, spec, n);
+  if (after.kind === 'mkdir' && !after.held) {
+    clearStaleLock(n);
+    say(`removed the stale lock ${n.lockDir} (${after.detail.replace(`${n.lockDir}: `, '')})`);
+  }
+  await finish(io, ctx, s, say);
+  await refuseStrays(io, ctx, argv.spec, say);
+  line(io, `hbgen: stopped "${fileSpec.name}"; \`hbgen ${s ? 'resume' : 'install'} ${shownWord(argv.spec)}\` installs it again`);
+  return 0;
+}
+
+/**
+ * An entry hbgen did not write that still runs this install's wrapper (a copy of the job
+ * line outside hbgen's crontab block, a unit or LaunchAgent of another name) keeps waking it:
+ * the install is not called stopped while one is there. hbgen never edits it (a crontab line
+ * outside its block is the person's byte): each is named with how to remove it, exit 1.
+ */
+async function refuseStrays(io: HostIO, ctx: Ctx, arg: string, say: (l: string) => void): Promise<void> {
+  const { strays, notes } = await strayEntries(io, ctx.home, ctx.names);
+  for (const l of notes) say(l);
+  if (strays.length === 0) return;
+  throw new UserError([
+    ...strays.map((x) => strayText(x, ctx.names.wrapper)),
+    `so "${ctx.spec.name}" is not stopped: hbgen's own entries are gone, but ${strays.length === 1 ? 'that entry still wakes' : 'those entries still wake'} it; remove ${strays.length === 1 ? 'it' : 'them'} as said, then run \`hbgen stop ${shownWord(arg)}\` again`,
+  ]);
 }
 
 /** Each scheduler's removal, or, for the one state.json names, that nothing was left. */

@@ -7,7 +7,7 @@
 // one hbgen renders from the spec, and refuses with exit 78 when it is not.
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { UserError } from '../errors.ts';
-import { NOT_OUTCOMES, isOneOf, type LogLine, parseLog, parseWakeDetail } from '../formats.ts';
+import { NOT_OUTCOMES, isOneOf, type LogLine, parseLog, parseTookDetail, parseWakeDetail } from '../formats.ts';
 import { readOrNull, sha256 } from '../host/fsx.ts';
 import { homeOf, type HostIO } from '../host/io.ts';
 import { SCHEDULERS } from '../schedulers.ts';
@@ -123,7 +123,13 @@ export function wakeLine(lines: LogLine[], log: string, code: number, agentLog?:
   // An error's detail is its whole reason (`error agent binary … is missing …`): said as it is.
   if (end.outcome === 'error') return `wake${num ? ` ${num}` : ''}: ${what} ${see}`;
   if (!start) return `wake: ${what} ${see}`;
-  // A timeout line already says how long (`timeout after 25m`).
-  const took = /^after /.test(end.detail) ? '' : ` after ${Math.max(0, epochOf(end.time) - epochOf(start.time))} s`;
+  // A timeout line already says how long (`timeout after 25m`). Otherwise the length is the
+  // log's own `took N s` (the boot clock, which a step of the wall clock during the wake does
+  // not move), as status and `hbgen log` read it; the two stamps only without that line, and
+  // never a length they cannot give (the clock stepped back).
+  const tookLine = [...lines].reverse().find((l) => l.outcome === 'took');
+  const booted = tookLine ? parseTookDetail(tookLine.detail) : null;
+  const stamps = epochOf(end.time) - epochOf(start.time);
+  const took = /^after /.test(end.detail) ? '' : booted !== null ? ` after ${booted} s` : stamps >= 0 ? ` after ${stamps} s` : ' (its length unknown: the clock was stepped during it)';
   return `wake${num ? ` ${num}` : ''}: ${what}${took} ${see}`;
 }

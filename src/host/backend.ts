@@ -110,6 +110,25 @@ export interface HostPaths {
   dirs: string[];
 }
 
+/** An entry hbgen did not write that runs an install's wrapper (src/host/audit/stray.ts). */
+export interface StrayEntry {
+  /** Where it is: "line 4 of your crontab", or the file's path. */
+  where: string;
+  /** The line as it reads (shortened), or null for a file. */
+  text: string | null;
+  /** How the person removes it, one clause. */
+  fix: string;
+}
+
+/**
+ * Does `text` name `wrapper` as a whole path: bare between blanks, quotes, tags or `=`
+ * (never inside a longer path), or as one of `quoted` (the scheduler's own quoting)?
+ */
+export function runsWrapper(text: string, wrapper: string, quoted: string[]): boolean {
+  if (quoted.some((q) => text.includes(q))) return true;
+  return new RegExp(`(?:^|[\\s'"=>])${escapeRe(wrapper)}(?=$|[\\s'"<;&|)])`, 'm').test(text);
+}
+
 /** One hbgen entry of any spec name found on the host (for `hbgen list` and `stop --all`). */
 export interface HostEntry {
   /** The spec name its file name or markers carry. */
@@ -170,6 +189,12 @@ export interface Backend<D = unknown> {
    * changing a file (systemd's manager environment), asked once for all its entries.
    */
   sharedTamper?(io: HostIO): Promise<string[]>;
+  /**
+   * Read-only: entries this scheduler would run that hbgen did not write and that run
+   * `c.names.wrapper` by its path (src/host/audit/stray.ts); `own` holds where hbgen's own
+   * entries of any name are (the inventory's `where`), which are none of these.
+   */
+  strays?(c: Pick<Ctx, 'io' | 'home' | 'names'>, own: Set<string>): Promise<{ found: StrayEntry[]; notes: string[] }>;
   /**
    * Refuses, as a usage error (exit 2) before anything is read, a command-line option this
    * backend cannot honour (kubernetes: resume --reset-cap, whose counter is in the pod).

@@ -49,7 +49,7 @@ export interface ScratchUser {
   /** Give the scratch user the host's files. */
   own(h: Host): void;
   /** A lifecycle command as this user, with HOME=h.home, PATH=h.env.PATH and `env` added. */
-  run(h: Host, cmd: 'install' | 'status' | 'stop' | 'resume' | 'wake' | 'list', opts?: { yes?: boolean; dryRun?: boolean; all?: boolean; json?: boolean; wrapper?: StandInWrapper; env?: Record<string, string>; firstWake?: boolean }): { code: number; out: string; err: string };
+  run(h: Host, cmd: 'install' | 'status' | 'stop' | 'resume' | 'wake' | 'list' | 'doctor', opts?: { yes?: boolean; dryRun?: boolean; all?: boolean; json?: boolean; wrapper?: StandInWrapper; env?: Record<string, string>; firstWake?: boolean }): { code: number; out: string; err: string };
 }
 
 export interface CronUser extends ScratchUser {

@@ -12,7 +12,7 @@ import type { StandInWrapper } from './standins.ts';
 // The command below renders through standin-pipeline.ts (see standin-hooks.mjs).
 register('./standin-hooks.mjs', import.meta.url);
 
-const req = JSON.parse(process.argv[2]!) as { cmd: 'install' | 'status' | 'stop' | 'resume' | 'wake' | 'list'; spec: string; yes?: boolean; dryRun?: boolean; all?: boolean; json?: boolean; wrapper?: StandInWrapper; firstWake?: boolean };
+const req = JSON.parse(process.argv[2]!) as { cmd: 'install' | 'status' | 'stop' | 'resume' | 'wake' | 'list' | 'doctor'; spec: string; yes?: boolean; dryRun?: boolean; all?: boolean; json?: boolean; wrapper?: StandInWrapper; firstWake?: boolean };
 const io = processIO(req.spec);
 useWrapper(req.wrapper ?? {});
 const mod = await import(`../../src/commands/${req.cmd}.ts`);

@@ -32,6 +32,7 @@ import { codeInRepoProblems, stateInRepoProblem } from '../install/reach.ts';
 import { agentLines, lastOutcome, logHistory, wakesDone } from './runtime-log.ts';
 import { activePause } from './pause.ts';
 import { activeFailPause } from './failpause.ts';
+import { strayEntries, strayText } from './stray.ts';
 import { allHostPaths, lookEverywhere, lostStateText, trustedSpec, untrustedRecords } from './found.ts';
 import { type UsageFindings, usageFindings, usageLine, windowsLine } from './usage.ts';
 import { pendingUpgrade, specChanged } from './upgrade.ts';
@@ -242,6 +243,7 @@ async function lookAround(ctx: Ctx, fileSpec: Spec, s: State, notes: string[], f
   for (const e of (await hostEntries(ctx.io, ctx.home)).entries.filter((x) => x.wrapper === n.wrapper && x.name !== fileSpec.name)) {
     add(f, 'unowned', `unowned: ${e.scheduler} runs this install's wrapper under the name "${e.name}" (${e.where.join(', ')}); \`hbgen stop --all\` removes it`);
   }
+  await strayProblems(ctx, f);
   return paths;
 }
 
@@ -315,7 +317,7 @@ async function installChecks(fileSpec: Spec, spec: Spec, file: string, s: State,
   if (here) await lockAndLastOutcome(spec, n, s, text, io, f);
   stateFileShapes(n, f);
   if (here) wakeHealth(spec, n, s, when, present, text, io, f);
-  f.about = about(spec, n, s, drift.drifted, last, f);
+  f.about = about(spec, n, s, drift.drifted, last, f, text);
   if (here && present && s.status === 'installed') f.nextFire = nextFireOf(spec, s, when, io.now());
   return drift;
 }
@@ -323,6 +325,7 @@ async function installChecks(fileSpec: Spec, spec: Spec, file: string, s: State,
 /** No state.json: look for what the scheduler still runs for this name, and say how to remove it. */
 async function lostState(fileSpec: Spec, n: Names, ctx: Ctx, unread: string[], f: Findings): Promise<void> {
   const found = (await lookEverywhere(ctx, null, fileSpec)).flatMap((l) => l.plan.found);
+  await strayProblems(ctx, f);
   if (found.length === 0 && unread.length === 0) {
     f.header = `hbgen status: "${fileSpec.name}" is not installed (no ${statePath(n.stateDir)}); install it with \`hbgen install\``;
     f.verdict = { code: 'not-installed', message: `not installed: there is no ${statePath(n.stateDir)}; install it with \`hbgen install\`` };
@@ -333,6 +336,16 @@ async function lostState(fileSpec: Spec, n: Names, ctx: Ctx, unread: string[], f
   const lost = unread.length ? `${statePath(n.stateDir)} cannot be read` : lostStateText(n);
   addAll(f, unread, 'state-unreadable');
   for (const e of found) add(f, 'lost-state', `${lost}; the scheduler still runs ${e}; \`hbgen stop\` removes it`);
+}
+
+/**
+ * Entries hbgen did not write that run this install's wrapper (src/host/audit/stray.ts): each
+ * fires a full wake, stopped or not, so each is a problem naming it and how to remove it.
+ */
+async function strayProblems(ctx: Ctx, f: Findings): Promise<void> {
+  const { strays, notes } = await strayEntries(ctx.io, ctx.home, ctx.names);
+  for (const x of strays) add(f, 'stray', `stray: ${strayText(x, ctx.names.wrapper)}`);
+  for (const l of notes) note(f, 'warn', l);
 }
 
 /** When the scheduler fires next (its own calendar: the working zone for systemd, the host clock else), or null within 8 days. */
@@ -584,7 +597,7 @@ function healthRecord(n: Names, s: State, repairs: Repair[], f: Findings, io: Ho
 }
 
 /** The install at a glance: where, when, what ran last, and what the agent reads next. */
-function about(spec: Spec, n: Names, s: State, drifted: Set<string>, w: Wake | undefined, f: Findings): [string, string][] {
+function about(spec: Spec, n: Names, s: State, drifted: Set<string>, w: Wake | undefined, f: Findings, log: string): [string, string][] {
   const h = spec.schedule.hours;
   const out: [string, string][] = [
     ['repo', spec.repo],
@@ -600,7 +613,7 @@ function about(spec: Spec, n: Names, s: State, drifted: Set<string>, w: Wake | u
     out.push(['until', `${spec.until.replace('T', ' ')} ${h.timezone}${ended ? ': the job has ended, its fires log skip-ended and run no agent; `hbgen stop` removes its entry' : ': the job ends then'}`]);
   }
   const digest = digestOf(spec);
-  if (digest) out.push(['digest', digestText(digest, h.timezone, n)]);
+  if (digest) out.push(['digest', digestText(digest, h.timezone, n, log, s.name)]);
   if (w) {
     const secs = wakeSeconds(w);
     const took = w.end ? `, ${w.end.outcome}${w.end.detail ? ` ${w.end.detail}` : ''}${secs === null ? ' (its length unknown: the clock was stepped during it)' : ` after ${secs} s`}` : ', no outcome yet';
@@ -617,11 +630,28 @@ function about(spec: Spec, n: Names, s: State, drifted: Set<string>, w: Wake | u
   return out;
 }
 
-/** The digest's time, and when the last one went: the wrapper's stamp (heartbeat/33-digest), never read through a link. */
-function digestText(d: { at: string }, zone: string, n: Names): string {
+/**
+ * The digest's time, and what became of the last one, as the wrapper's own `note digest …`
+ * line says (heartbeat/33-digest): sent, skipped (nothing happened that day) or not sent, and
+ * why. The stamp (never read through a link) only says when the last was due: the wrapper
+ * writes it before it runs the digest, and also at the first fire, which sends none.
+ */
+function digestText(d: { at: string }, zone: string, n: Names, log: string, name: string): string {
   const stamp = readSoft(posix.join(n.stateDir, DIGEST_STAMP_FILE), READ_MAX, { noFollow: true })?.toString('utf8').split('\n')[0] ?? '';
-  const last = /^\d{4}-\d\d-\d\d \d\d:\d\d \S+$/.test(stamp) ? `the last went ${stamp}` : 'none sent yet';
-  return `${d.at} ${zone}, at the first fire at or after it; ${last} (${posix.join(n.stateDir, DIGEST_DIR)}/ keeps them)`;
+  const due = /^\d{4}-\d\d-\d\d \d\d:\d\d \S+$/.test(stamp) ? stamp : null;
+  const dir = posix.join(n.stateDir, DIGEST_DIR);
+  const said = [...parseLog(log, name)].reverse().find((l) => l.outcome === 'note' && /^digest\b/.test(l.detail));
+  const what = said?.detail.replace(/^digest:? ?/, '') ?? '';
+  const at = due ?? said?.time ?? '';
+  let last: string;
+  if (!said) last = due ? `the last was due ${due}, and runtime.log holds no line saying what became of it` : 'none sent yet';
+  else if (/^sent for /.test(what)) last = `the last went ${at} (${what})`;
+  else if (/^skipped: /.test(what)) last = `the last, due ${at}, was skipped and none sent: ${what.slice('skipped: '.length)}`;
+  else if (/^not sent: /.test(what)) last = `the last, due ${at}, was not sent: ${what.slice('not sent: '.length)}`;
+  else if (/^none sent yet/.test(what)) last = 'none sent yet';
+  else last = `the last, due ${at}: ${what}`;
+  const kept = lstatOrNull(dir)?.isDirectory() ? `${dir}/ keeps them` : `${dir}/ will keep them`;
+  return `${d.at} ${zone}, at the first fire at or after it; ${last} (${kept})`;
 }
 
 type Wake = ReturnType<typeof wakes>[number];

@@ -7,7 +7,7 @@ import { catchUpCaveat } from '../audit/catchup.ts';
 import { UserError } from '../../errors.ts';
 import type { Plan } from '../../schedule.ts';
 import { cronWord } from '../../escape.ts';
-import { type Audit, type Backend, type Ctx, type HostEntry, type Journal, type Preflight, type StopPlan, entryOwner, lastWordBack, nothingToStop, wrapperIn } from '../backend.ts';
+import { type Audit, type Backend, type Ctx, type HostEntry, type Journal, type Preflight, type StopPlan, entryOwner, lastWordBack, nothingToStop, runsWrapper, wrapperIn } from '../backend.ts';
 import { ANY_CRON_MARKER } from '../../formats.ts';
 import { cronDaemonRefusal } from './daemon.ts';
 import {
@@ -15,6 +15,7 @@ import {
   type CrontabState,
   crontabRunner,
   findBlocks,
+  jobLinesOutsideBlocks,
   listingAmbiguities,
   mergeBlock,
   readCrontab,
@@ -25,7 +26,7 @@ import {
 import { nextFireText } from '../audit/next.ts';
 import { crontabEnvProblems } from '../audit/tamper.ts';
 import type { State } from '../state.ts';
-import { findOnPath } from '../proc/tools.ts';
+import { findOnPath, toolsPresent } from '../proc/tools.ts';
 
 /** What state.json records for cron: whether there was a crontab before, and the block's bytes. */
 export interface CronRecord {
@@ -303,6 +304,30 @@ export const backend: Backend<CronData> = {
     const present = scan.blocks.length > 0;
     if (present) info.push(`next fire: ${nextFireText(plan, c.io.now())}`);
     return { problems, info, present };
+  },
+
+  // A copy of the job line outside every hbgen block (a `crontab -e` that kept one): never
+  // edited, only named (every byte outside hbgen's block is the person's).
+  async strays(c) {
+    if (!toolsPresent('cron', c.io.env.PATH, 'inspect').ok) return { found: [], notes: [] };
+    let now: CrontabState;
+    try {
+      now = await readCrontab(io(c));
+    } catch (e) {
+      if (e instanceof CrontabRefusal) return { found: [], notes: [`could not read your crontab to look for a line that runs ${c.names.wrapper} (${e.problems.join('; ')})`] };
+      throw e;
+    }
+    const table = tableOf(now);
+    if (!table) return { found: [], notes: [] };
+    const w = c.names.wrapper;
+    // A copied job line is long (it checks the wrapper's SHA-256): its schedule and its end, which names the wrapper.
+    const shorten = (t: string) => (t.length > 160 ? `${t.slice(0, 60)} ... ${t.slice(-90)}` : t);
+    const found = jobLinesOutsideBlocks(table, (t) => runsWrapper(t, w, [cronWord(w)])).map((l) => ({
+      where: `line ${l.line + 1} of your crontab`,
+      text: shorten(l.text),
+      fix: 'delete that line with `crontab -e` (hbgen never edits a line of your crontab outside its block)',
+    }));
+    return { found, notes: [] };
   },
 
   async inventory(c, toolsOnPath) {

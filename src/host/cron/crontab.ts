@@ -239,6 +239,23 @@ export function listingAmbiguities(table: Buffer): string[] {
   return out;
 }
 
+/**
+ * The job lines outside every hbgen block (of any name) that `runs` accepts: 0-based index
+ * and text. Blank, comment and environment lines run nothing and are never among them.
+ */
+export function jobLinesOutsideBlocks(table: Buffer, runs: (line: string) => boolean): { line: number; text: string }[] {
+  const out: { line: number; text: string }[] = [];
+  let open: string | null = null;
+  splitLines(table).forEach((l, i) => {
+    const t = text(table, l);
+    const m = ANY_CRON_MARKER.exec(t);
+    if (open === null && m?.[1] === 'BEGIN') open = `# END ${t.slice('# BEGIN '.length)}`;
+    else if (open !== null && t === open) open = null;
+    else if (open === null && classify(t).kind === 'job' && runs(t)) out.push({ line: i, text: t });
+  });
+  return out;
+}
+
 // ------------------------------------------------------------------ warnings
 
 function envWarnings(table: Buffer, name: string, block: CrontabBlock): string[] {

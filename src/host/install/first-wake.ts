@@ -10,12 +10,14 @@
 // each changed file by its bytes, so a file already dirty that the agent changed again is
 // counted), and the checks a finished wake should pass: its outcome, the lock released,
 // runtime.log's start and outcome lines, a LOG.md line in PROTOCOL.md's shape, STATE.md
-// updated, and the scheduler's entry still armed.
+// updated, and the scheduler's entry still armed. Every one is required (LOG.md and STATE.md
+// only where the repo has a PROTOCOL.md that asks for them): install leaves the platform
+// stopped when one fails (src/commands/install.ts), as the proof did not hold.
 import { agentDir, workspaceOn } from '../../workspace.ts';
 import { posix } from 'node:path';
 import { SUCCEEDED, WAKE_ENDS, isOneOf } from '../../formats.ts';
 import { gitLayoutProblem, safeGit } from '../proc/git.ts';
-import { readSoft, sha256 } from '../fsx.ts';
+import { lstatOrNull, readSoft, sha256 } from '../fsx.ts';
 import { lockInfo } from '../proc/proc.ts';
 import type { Names } from '../../names.ts';
 import { type Spec, durations } from '../../spec.ts';
@@ -76,20 +78,36 @@ function memoryNow(repo: string): { logLines: string[]; state: string } {
   return { logLines: log.split('\n').filter(Boolean), state: bytesOf(repo, 'STATE.md') };
 }
 
-// PROTOCOL.md's LOG.md line: `<local time> — Curr: <state>…` (templates/LOG.md.hbs); the dash
-// written \u2014, as the bundle stays ASCII (esbuild leaves a regular expression as written).
-const LOG_LINE = /^\d{4}-\d\d-\d\d \d\d:\d\d\S*(?: \S+)? \u2014 Curr: \S/;
+// PROTOCOL.md's LOG.md line: `<local time> — Curr: <state>…` (templates/LOG.md.hbs), the time
+// as the context block's `Local time` gives it: `2026-12-07 20:58 UTC (UTC)` (date, time, the
+// zone's abbreviation or offset, then the zone's name in parentheses, as 50-wake prints it),
+// or without the name as LOG.md's example, the label `Local time: ` itself copied too. The
+// dash written \u2014, as the bundle stays ASCII (esbuild leaves a regular expression as written).
+const LOG_LINE = /^(?:Local time: )?\d{4}-\d\d-\d\d \d\d:\d\d\S*(?: [A-Za-z0-9+\-:]+)?(?: \([A-Za-z0-9_+\-/]+\))? \u2014 Curr: \S/;
+
+/** Is `l` a LOG.md line in the shape PROTOCOL.md asks? */
+export const logLineShaped = (l: string): boolean => LOG_LINE.test(l);
 
 interface Checked {
   ok: boolean;
+  /** Its short name, for the verdict. */
+  name: string;
   what: string;
+  /** A required check that fails leaves the platform stopped (see firstWake). */
+  required: boolean;
 }
+
+/** What the first wake found: not run (skipped or declined), or run, with the required checks that failed. */
+export type FirstWake = { ran: false } | { ran: true; failed: string[] };
 
 /** The checks of a finished first wake, each as observed. */
 async function afterChecks(spec: Spec, n: Names, io: HostIO, outcome: string | null, lines: string[], before: { logLines: string[]; state: string }, armed: () => Promise<{ ok: boolean; observed: string }>): Promise<Checked[]> {
   const now = memoryNow(agentDir(spec));
   const added = now.logLines.slice(before.logLines.length);
-  const shaped = added.some((l) => LOG_LINE.test(l));
+  const shaped = added.some(logLineShaped);
+  // LOG.md and STATE.md are the agent's memory between wakes: required where PROTOCOL.md asks
+  // for them (a repo without it has another protocol, and the two are said, not required).
+  const memory = lstatOrNull(posix.join(agentDir(spec), 'PROTOCOL.md')) !== null || lstatOrNull(posix.join(spec.repo, 'PROTOCOL.md')) !== null;
   const started = lines.some((l) => /^start wake \d+/.test(l));
   const lock = await lockInfo(io, spec, n);
   let entry;
@@ -99,12 +117,12 @@ async function afterChecks(spec: Spec, n: Names, io: HostIO, outcome: string | n
     entry = { ok: false, observed: (e as Error).message };
   }
   return [
-    { ok: !!outcome && isOneOf(SUCCEEDED, outcome.split(' ')[0]!), what: `the wake's outcome: ${outcome ?? 'none logged'}` },
-    { ok: !lock.held, what: lock.held ? `the lock is still held (${lock.detail})` : 'the lock released' },
-    { ok: started && !!outcome, what: `runtime.log: ${started ? 'its start line' : 'no start line'} and ${outcome ? 'its outcome line' : 'no outcome line'}` },
-    { ok: shaped, what: added.length ? `LOG.md: ${shaped ? 'a new line in the shape PROTOCOL.md asks' : `${added.length} new line${added.length === 1 ? '' : 's'}, none in the shape PROTOCOL.md asks ("<local time> — Curr: <state>: …")`}` : 'LOG.md: no new line (PROTOCOL.md asks for one every wake)' },
-    { ok: now.state !== before.state, what: now.state !== before.state ? 'STATE.md updated' : 'STATE.md unchanged (PROTOCOL.md asks the agent to record its chunk there)' },
-    { ok: entry.ok, what: `the scheduler's entry: ${entry.ok ? 'still armed' : entry.observed}` },
+    { name: "the wake's outcome", ok: !!outcome && isOneOf(SUCCEEDED, outcome.split(' ')[0]!), what: `the wake's outcome: ${outcome ?? 'none logged'}`, required: true },
+    { name: 'the lock', ok: !lock.held, what: lock.held ? `the lock is still held (${lock.detail})` : 'the lock released', required: true },
+    { name: 'runtime.log', ok: started && !!outcome, what: `runtime.log: ${started ? 'its start line' : 'no start line'} and ${outcome ? 'its outcome line' : 'no outcome line'}`, required: true },
+    { name: 'LOG.md', ok: shaped, what: added.length ? `LOG.md: ${shaped ? 'a new line in the shape PROTOCOL.md asks' : `${added.length} new line${added.length === 1 ? '' : 's'}, none in the shape PROTOCOL.md asks ("<local time> — Curr: <state>: …")`}` : 'LOG.md: no new line (PROTOCOL.md asks for one every wake)', required: memory },
+    { name: 'STATE.md', ok: now.state !== before.state, what: now.state !== before.state ? 'STATE.md updated' : 'STATE.md unchanged (PROTOCOL.md asks the agent to record its chunk there)', required: memory },
+    { name: "the scheduler's entry", ok: entry.ok, what: `the scheduler's entry: ${entry.ok ? 'still armed' : entry.observed}`, required: true },
   ];
 }
 
@@ -112,11 +130,17 @@ async function afterChecks(spec: Spec, n: Names, io: HostIO, outcome: string | n
  * Asks (or not) and runs the first wake; every line goes to io.out. `armed` asks the
  * scheduler whether the entry is still in place (the backend's listing, as doctor does).
  */
-export async function firstWake(spec: Spec, n: Names, io: HostIO, home: string, flag: boolean | undefined, say: (l: string) => void, armed: () => Promise<{ ok: boolean; observed: string }>): Promise<void> {
+export async function firstWake(spec: Spec, n: Names, io: HostIO, home: string, flag: boolean | undefined, say: (l: string) => void, armed: () => Promise<{ ok: boolean; observed: string }>): Promise<FirstWake> {
   if (!flag) {
     const a = await askConsent(io, `Run one real wake of "${spec.name}" now, through the scheduler, to see the agent work (up to ${spec.timeout}, it spends your plan's allowance)?`, true);
-    if (a === 'no-tty') return say('first wake: skipped (no terminal to ask; `--first-wake` runs one after the check); `hbgen wake` runs one by hand');
-    if (a === 'no') return say('first wake: not run; the first scheduled fire runs it, or `hbgen wake` now');
+    if (a === 'no-tty') {
+      say('first wake: skipped (no terminal to ask; `--first-wake` runs one after the check); `hbgen wake` runs one by hand');
+      return { ran: false };
+    }
+    if (a === 'no') {
+      say('first wake: not run; the first scheduled fire runs it, or `hbgen wake` now');
+      return { ran: false };
+    }
   }
   const before = repoNow(agentDir(spec));
   const memory = memoryNow(agentDir(spec));
@@ -141,7 +165,9 @@ export async function firstWake(spec: Spec, n: Names, io: HostIO, home: string, 
   for (const l of lines.slice(start + 1, end >= 0 ? end : undefined).filter((l) => /^(note|usage)\b/.test(l))) say(`  ${l}`);
   say(`  ${workspaceOn(spec) ? 'in its clone' : 'in the repo'}: ${changes(agentDir(spec), before)}`);
   const checks = await afterChecks(spec, n, io, outcome, lines, memory, armed);
-  for (const c of checks) say(`  ${c.ok ? 'ok  ' : 'FAIL'}  ${c.what}`);
-  const failed = checks.filter((c) => !c.ok).length;
-  say(failed ? `first wake: ${failed} of ${checks.length} checks failed: \`hbgen log\` and the agent's own LOG.md and STATE.md say more; the install stays` : `first wake: all ${checks.length} checks passed`);
+  for (const c of checks) say(`  ${c.ok ? 'ok  ' : c.required ? 'FAIL' : 'warn'}  ${c.what}${c.ok || c.required ? '' : ' (not required: the repo has no PROTOCOL.md)'}`);
+  const failed = checks.filter((c) => !c.ok && c.required);
+  const warned = checks.filter((c) => !c.ok && !c.required).length;
+  if (failed.length === 0) say(`first wake: all ${checks.filter((c) => c.required).length} required checks passed${warned ? ` (${warned} check${warned === 1 ? '' : 's'} not required failed)` : ''}`);
+  return { ran: true, failed: failed.map((c) => c.name) };
 }

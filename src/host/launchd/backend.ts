@@ -22,6 +22,7 @@ import {
   nothingToStop,
   planFile,
   pollUntil,
+  runsWrapper,
   wrapperIn,
   writePlanned,
 } from '../backend.ts';
@@ -219,6 +220,26 @@ export const backend: Backend<LaunchdData> = {
     const present = r.code === 0;
     if (present) info.push(`next fire: ${nextFireText(plan, c.io.now())}${file ? '' : ' (until the next logout: the plist is gone)'}`);
     return { problems, info, present };
+  },
+
+  // A LaunchAgent of the person's own, under another file name, whose arguments run the
+  // wrapper: named, never touched.
+  async strays(c, own) {
+    const dir = posix.join(c.home, 'Library', 'LaunchAgents');
+    const w = c.names.wrapper;
+    const found = [];
+    for (const f of namesIn(dir)) {
+      const path = posix.join(dir, f);
+      if (!f.endsWith('.plist') || own.has(path)) continue;
+      let text: string | null = null;
+      try {
+        text = readOrNull(path, 1 << 20, { noFollow: true })?.toString('utf8') ?? null;
+      } catch {
+        // a link, a FIFO: passed over, never waited on
+      }
+      if (text && runsWrapper(text, w, [xmlText(w)])) found.push({ where: path, text: null, fix: `run \`launchctl bootout gui/${c.io.uid} ${path}\` and delete the file` });
+    }
+    return { found, notes: [] };
   },
 
   async inventory(c, toolsOnPath) {

@@ -23,6 +23,7 @@ import {
   leftAlone,
   planFile,
   pollUntil,
+  runsWrapper,
   wrapperIn,
   writePlanned,
 } from '../backend.ts';
@@ -182,6 +183,15 @@ function systemdArgBack(w: string): string | null {
 }
 
 /** hbgen's units of any name in the folder it writes them to, each name with the wrapper its service runs. */
+/** A file's text when it is a regular file (a link, a FIFO or a file over 1 MiB is passed over, never waited on). */
+function textOf(path: string): string | null {
+  try {
+    return readOrNull(path, 1 << 20, { noFollow: true })?.toString('utf8') ?? null;
+  } catch {
+    return null;
+  }
+}
+
 function unitEntries(dir: string): HostEntry[] {
   const files = namesIn(dir);
   const byName = new Map<string, HostEntry>();
@@ -425,6 +435,25 @@ export const backend: Backend<SystemdData> = {
     const l = await linger(c);
     if (l.value === 'no') info.push(`warning: lingering is off for ${c.io.user}: the timer stops when you log out; run \`loginctl enable-linger ${c.io.user}\``);
     return { problems, info, present };
+  },
+
+  // A unit of the person's own in their unit folders (systemd.unit(5)) whose command runs
+  // the wrapper: named, never touched. Comment lines run nothing.
+  async strays(c, own) {
+    const config = c.io.env.XDG_CONFIG_HOME?.startsWith('/') ? c.io.env.XDG_CONFIG_HOME : posix.join(c.home, '.config');
+    const data = c.io.env.XDG_DATA_HOME?.startsWith('/') ? c.io.env.XDG_DATA_HOME : posix.join(c.home, '.local', 'share');
+    const dirs = [...new Set([unitDir(c), posix.join(config, 'systemd', 'user'), posix.join(data, 'systemd', 'user')])];
+    const w = c.names.wrapper;
+    const found = [];
+    for (const dir of dirs) {
+      for (const f of namesIn(dir)) {
+        const path = posix.join(dir, f);
+        if (!f.endsWith('.service') || own.has(path)) continue;
+        const body = textOf(path)?.split('\n').filter((l) => !/^\s*[#;]/.test(l)).join('\n');
+        if (body && runsWrapper(body, w, [systemdArg(w)])) found.push({ where: path, text: null, fix: `run \`systemctl --user disable --now ${f}\` and delete ${path} (and its .timer, if it has one)` });
+      }
+    }
+    return { found, notes: [] };
   },
 
   async inventory(c, toolsOnPath) {
