@@ -1,3 +1,4 @@
+// needs root: it makes each shell /bin/sh by a bind mount (unshare -m)
 // The claude-code and codex presets against the REAL clients (npm packages
 // @anthropic-ai/claude-code and @openai/codex), run through the rendered heartbeat.sh with
 // a temporary HOME and no credentials. Offline and logged out, an accepted command line

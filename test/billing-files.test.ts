@@ -1,3 +1,4 @@
+// needs root: it makes each shell /bin/sh by a bind mount (unshare -m)
 // What the agent can change between wakes that the clients' status
 // commands do not show. Checked with the REAL clients (Claude Code 2.1.197, codex 0.171,
 // installed by test/helpers/clients.ts) and a local capture server standing in for the API:

@@ -1,3 +1,4 @@
+// needs root: it makes each shell /bin/sh by a bind mount (unshare -m)
 // Billing verified with the clients' own tools: install asks the
 // agent's client how it is logged in (`claude auth status`, `codex login status`), in the
 // agent's own environment, and the wrapper asks again before every wake. Only the plan goes

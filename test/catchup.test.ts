@@ -1,3 +1,4 @@
+// needs root: it makes each shell /bin/sh by a bind mount (unshare -m)
 // One policy for a fire missed while the machine slept, `catchUp`, the
 // same on every scheduler. systemd gets Persistent= from it; the wrapper (the same on
 // launchd, systemd and cron) checks a scheduled wake against the wake grid it was rendered

@@ -1,3 +1,4 @@
+// needs root: it makes each shell /bin/sh by a bind mount (unshare -m)
 // The agent's command line limits (COMMAND_LINE in src/spec.ts) against the real wrapper:
 // the context block fits the allowance kept for it, and the largest command line the spec
 // accepts reaches the agent whole, in every shell of the matrix.

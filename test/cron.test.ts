@@ -1,3 +1,4 @@
+// needs root: it creates scratch users (useradd)
 // cron artifacts of every fixture spec (scheduler overridden to cron):
 // - the block's shape: BEGIN/END markers, comments, job lines, no environment lines,
 //   day-of-month `*` (crontab(5): restricted DOM and DOW are ORed);

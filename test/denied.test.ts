@@ -1,3 +1,4 @@
+// needs root: it makes each shell /bin/sh by a bind mount (unshare -m)
 // Denied tools are a failure. A client that refused the agent's tool calls still exits 0
 // with is_error false: the wake did not do what it was asked, and says so as `denied N
 // (TOOLS): ...` (exit 77), which counts toward the failing streak and notify as fail does.

@@ -1,3 +1,4 @@
+// needs root: it makes each shell /bin/sh by a bind mount (unshare -m)
 // The daily digest (spec digest): the wrapper sends it at the first fire at or after the
 // digest time of each day and not again that day, never before the time (libfaketime moves
 // the wrapper's clock), at the next fire when the window holds none then; a digest.argv that

@@ -1,3 +1,4 @@
+// needs root: it starts a real systemd user manager for a scratch user; it gives files to other users (chown)
 // The jail, end to end: what a new user does with the README's Quick start and
 // the claude-code preset, jailed (the default), on a REAL scheduler, with the REAL client.
 // A scratch user with its own real `systemd --user` (test/helpers/systemd-user.ts) has a tiny

@@ -1,3 +1,4 @@
+// needs root: it makes each shell /bin/sh by a bind mount (unshare -m)
 // The formats that cross the sh/TypeScript boundary, checked end to end: render the
 // scripts, run heartbeat.sh through its real paths, and parse what it wrote with the one
 // parser in src/formats.ts. Every line of runtime.log must parse (the stand-in agent

@@ -1,3 +1,4 @@
+// needs root: it starts a real systemd user manager for a scratch user
 // A REAL `systemd --user` (test/helpers/systemd-user.ts), for a scratch
 // user of this suite's own (prefix hbgen-i26-test, made unique per run), hbgen running as
 // that user with the real systemctl and the real heartbeat.sh (loginctl is the linger

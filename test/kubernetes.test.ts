@@ -1,3 +1,4 @@
+// needs root: it bind-mounts (unshare -m)
 // The kubernetes scheduler:
 // - the kubernetes block's validation, each refusal naming its field;
 // - every rendered manifest validated against the Kubernetes OpenAPI schema (the

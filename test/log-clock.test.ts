@@ -1,3 +1,4 @@
+// needs root: it makes each shell /bin/sh by a bind mount (unshare -m)
 // A wall clock stepped during a wake (NTP after a suspend, a person setting it by hand) must
 // not give the wake a negative or made-up length in `hbgen log` or status: the wrapper writes
 // the boot clock's count (`took N s`, just before the outcome) and both read it. The

@@ -1,3 +1,4 @@
+// needs root: it makes each shell /bin/sh by a bind mount (unshare -m)
 // "hbgen log shows a week of usage". A week of runtime.log is built from the lines
 // a REAL wake writes (the wrapper run with a stand-in claude that prints the stream Claude
 // Code 2.1.197 printed, test/streams/claude-2.1.197-ok.jsonl): its start, result text,

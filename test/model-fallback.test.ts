@@ -1,3 +1,4 @@
+// needs root: it makes each shell /bin/sh by a bind mount (unshare -m)
 // agent.fallbackModel: a wake whose client says the model was refused is logged
 // `error model …`; with a fallback the next wake runs it (once) and status says so. The
 // claude case runs the REAL Claude Code against a local server on 127.0.0.1 that answers

@@ -1,3 +1,4 @@
+// needs root: it makes each shell /bin/sh by a bind mount (unshare -m)
 // `ping` sends the last output lines as the body on /fail (healthchecks.io shows a ping's
 // body; its users expect the failure's output there), unless ping.body is false: that host
 // is outside the jail's allowlist, and the person may not want the agent's output there. A local HTTP server on

@@ -1,3 +1,4 @@
+// needs root: it makes each shell /bin/sh by a bind mount (unshare -m)
 // The person's reserve of the plan (spec `reserve`, heartbeat/37-reserve): the wrapper
 // keeps each plan window's last reading from Claude Code's stream, stops a wake whose
 // reading crosses into the reserve (outcome `reserve`, no failure) and starts no wake while

@@ -7,7 +7,9 @@
 // The longest suites start first (their times from the last run in .tmp/test-times.json,
 // else as measured below), so that the run ends about when its longest suite does.
 // Usage: node test/run.mjs [substring …]   (only files whose name contains one of them)
-import './need-root.mjs'; // first: as another user, one line and no suite
+// As a user other than root, only the suites without a `// needs root: WHY` line run; the
+// others are named, with their reason, before the last line, and counted as skipped.
+import { asRoot } from './need-root.mjs'; // first: as another user under CI, one line and no suite
 import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -56,11 +58,21 @@ const MEASURED = {
 // (bytes / 1000 as "seconds", which puts a new large suite ahead of the small ones).
 const times = lastTimes();
 const guess = (f) => times[f] ?? MEASURED[f] ?? statSync(join(dir, f)).size / 1000;
-const files = readdirSync(dir)
+const chosen = readdirSync(dir)
   .filter((f) => f.endsWith('.test.ts'))
   .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
   .sort()
   .sort((a, b) => guess(b) - guess(a));
+
+/** Why a suite needs root, from its own line `// needs root: WHY` near its top; undefined when it needs none. */
+function needsRoot(f) {
+  const head = readFileSync(join(dir, f), 'utf8').split('\n', 40);
+  return head.map((l) => /^\/\/ needs root: (.+)$/.exec(l)?.[1]).find(Boolean);
+}
+// As another user, the suites that need root are left out, each named with its reason
+// (HBTEST_EVERY_SUITE=1 runs them anyway: how the marks are checked).
+const leftOut = asRoot || process.env.HBTEST_EVERY_SUITE === '1' ? [] : chosen.map((f) => [f, needsRoot(f)]).filter(([, why]) => why);
+const files = chosen.filter((f) => !leftOut.some(([g]) => g === f));
 
 let passed = 0;
 let failed = 0;
@@ -142,10 +154,16 @@ try {
 } catch {}
 
 for (const b of broken) say(`broken: ${b}\n`);
-if (files.length === 0) {
+if (chosen.length === 0) {
   say('no test files matched\n');
   failed += 1;
 }
 say(`\nall suites: ${secs(t0)}\n`);
-say(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
+if (leftOut.length > 0) {
+  say(`\nleft out as ${process.env.USER ?? `uid ${process.getuid?.()}`}: ${leftOut.length} suite${leftOut.length === 1 ? ' that needs' : 's that need'} root (run \`sudo npm test\` for every suite):\n`);
+  for (const [f, why] of leftOut) say(`  ${f}: ${why}\n`);
+}
+// A suite left out counts as one skipped: none of its tests ran.
+const skippedAll = skipped + leftOut.length;
+say(`\n${passed} passed, ${failed} failed${skippedAll ? `, ${skippedAll} skipped` : ''}\n`);
 process.exit(failed === 0 ? 0 : 1);

@@ -1,3 +1,4 @@
+// needs root: it makes each shell /bin/sh by a bind mount (unshare -m)
 // The thin runner: every spec's heartbeat.sh is its values and the pin of one runtime, the
 // same bytes for every spec; a runtime that is missing, edited or another than the pinned
 // one never runs (in every shell); and an hbgen change that touches only the runtime

@@ -1,3 +1,4 @@
+// needs root: it makes each shell /bin/sh by a bind mount (unshare -m)
 // The wake's side: the allowance line of the context block (minutes left and
 // the day's token budget left), under every shell as /bin/sh.
 import { test } from 'uvu';

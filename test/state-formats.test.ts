@@ -1,3 +1,4 @@
+// needs root: it makes each shell /bin/sh by a bind mount (unshare -m)
 // Every state file and log detail has one definition (src/formats.ts),
 // and what each shell writes from it reads back with its one parser. Under every shell of
 // the matrix: the printf formats themselves through the shell's own printf, then the real

@@ -1,3 +1,4 @@
+// needs root: it makes each shell /bin/sh by a bind mount (unshare -m)
 // The presets run their client with one JSON event a line (Claude Code
 // --output-format stream-json --verbose, codex exec --json) and the wrapper's parser
 // (heartbeat/63-stream-awk) reads it. The stand-in clients print streams the REAL clients

@@ -1,3 +1,4 @@
+// needs root: it makes each shell /bin/sh by a bind mount (unshare -m)
 // The pause after failures (spec pauseAfter), in every shell as /bin/sh: the real wrapper
 // with a failing agent over pauseAfter + 2 fires runs it pauseAfter times, then every fire
 // is one skip-paused line and no agent; notify is told once (paused); a wake by hand still

@@ -1,3 +1,4 @@
+// needs root: it makes each shell /bin/sh by a bind mount (unshare -m)
 // The wrapper's check after a jailed wake (heartbeat/81-gitcheck): what the agent left git
 // to run outside the jail ends the wake `error tampered git WHAT`, exit 78, in every shell of
 // the matrix and on a PATH without flock, timeout and setsid. srt is a STAND-IN here (it runs

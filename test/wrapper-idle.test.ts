@@ -1,3 +1,4 @@
+// needs root: it makes each shell /bin/sh by a bind mount (unshare -m)
 // Idle backoff (spec idleAfter, idleEvery): a simulated day of 30 fires (libfaketime, every
 // 30 minutes from 08:00 to 22:30 in Berlin) in which nothing changes runs the agent idleAfter
 // times and then at most once every idleEvery; an edit of HEART.md makes the next fire run;

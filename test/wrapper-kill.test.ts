@@ -1,3 +1,4 @@
+// needs root: it makes each shell /bin/sh by a bind mount (unshare -m)
 // heartbeat.sh: a helper of the agent that ignores TERM is KILLed once killAfter is over,
 // after a timeout and after a TERM to the wrapper, in every shell of the matrix and with
 // both PATHs (full: timeout(1), flock, setsid; bare: none of them, the sh watchdog).

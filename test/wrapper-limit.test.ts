@@ -1,3 +1,4 @@
+// needs root: it makes each shell /bin/sh by a bind mount (unshare -m)
 // At the plan's limit the wrapper pauses until the reset instead of failing.
 // Stand-in agents print each client's message exactly as the clients print it (Claude
 // Code 2.1.197 and the forms users reported; codex 0.171 with its typographic

@@ -1,3 +1,4 @@
+// needs root: it makes each shell /bin/sh by a bind mount (unshare -m)
 // Hard links in a state folder the agent can write (one inside the repo).
 // `ln ~/victim <state>/wake.marker` made the next wake truncate the victim, and
 // `ln ~/victim2 <state>/runtime.log` made it append its log lines there, while status said

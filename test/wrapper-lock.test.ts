@@ -1,3 +1,4 @@
+// needs root: it makes each shell /bin/sh by a bind mount (unshare -m)
 // heartbeat.sh: no overlap (flock and the mkdir lock), stale takeover, helpers and the lock
 // fd, and the deadline (timeout(1) and the portable watchdog), across the shell matrix.
 import { test } from 'uvu';

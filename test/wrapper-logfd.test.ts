@@ -1,3 +1,4 @@
+// needs root: it makes each shell /bin/sh by a bind mount (unshare -m)
 // runtime.log on one descriptor, and faults that are loud, in every shell as /bin/sh with
 // a full PATH and a bare one (no flock, timeout, setsid):
 // - the wrapper holds runtime.log on fd 3, the scheduler's stderr on fd 4 and agent.log on

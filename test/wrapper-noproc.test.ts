@@ -1,3 +1,4 @@
+// needs root: it makes each shell /bin/sh by a bind mount (unshare -m)
 // heartbeat.sh's sh watchdog where there is no /proc (macOS): the same guarantees through
 // its other road. On Linux the watchdog reads start times from /proc/PID/stat and finds
 // its timer's `sleep` among the timer's children (/proc/PID/task/PID/children); without

@@ -1,3 +1,4 @@
+// needs root: it makes each shell /bin/sh by a bind mount (unshare -m)
 // Told when it stops working. A notify stand-in records each call and its
 // environment; a local HTTP server on 127.0.0.1 (in this process) records the pings. The
 // wrapper runs under every shell, on a full PATH and on one without curl, wget, timeout,

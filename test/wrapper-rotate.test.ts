@@ -1,3 +1,4 @@
+// needs root: it makes each shell /bin/sh by a bind mount (unshare -m)
 // heartbeat.sh step 4b: runtime.log rotated to runtime.log.1 past logMaxBytes, under the
 // lock only, across the shell matrix and on a PATH without flock/timeout (mkdir lock):
 // at the cap (on the next wake; without find(1), on the wake counter's checking wakes), every byte kept and no line split,

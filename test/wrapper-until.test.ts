@@ -1,3 +1,4 @@
+// needs root: it makes each shell /bin/sh by a bind mount (unshare -m)
 // The job's end date, `until`, in every shell as /bin/sh: a fire at or after it logs
 // skip-ended and runs no agent, a fire before it runs the agent, a wake by hand after it
 // is skipped too; the spec refuses a time that is no date; plan draws no wake after it.

@@ -1,3 +1,4 @@
+// needs root: it makes each shell /bin/sh by a bind mount (unshare -m)
 // heartbeat.sh's step 3b (no spill into protected time): a scheduled wake's
 // deadline is the earlier of start + timeout and the end of the working window it started in,
 // and a wake with less than minRun of the window left is skipped (skip-window), uncounted.

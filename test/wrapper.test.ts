@@ -1,3 +1,4 @@
+// needs root: it makes each shell /bin/sh by a bind mount (unshare -m)
 // heartbeat.sh behaviour (one bounded wake of the agent) under every shell as /bin/sh, with a PATH that
 // has flock/timeout/setsid and one that has none of them.
 import { createHash } from 'node:crypto';
