@@ -194,4 +194,33 @@ test('every `hbgen: ` line quoted in a code block of README.md and docs/*.md is 
   }
 });
 
+// docs/ARCHITECTURE.md's claims a test can keep: every command module is in its list of
+// src/commands/, and "Adding a wrapper step" names every group number of the runtime's
+// partials, each of which templates/runtime.sh.hbs includes exactly once.
+test('ARCHITECTURE.md: the command modules, and the wrapper steps against the runtime\'s includes', () => {
+  const arch = readFileSync(join(ROOT, 'docs', 'ARCHITECTURE.md'), 'utf8');
+  const list = /^src\/commands\/ {2,}one module per command: ([\s\S]*?); common\.ts/m.exec(arch)?.[1] ?? '';
+  const named = new Set(list.replace(/\([^)]*\)/g, '').split(/[,;\s]+/).map((w) => w.replace(/\.ts$/, '')).filter(Boolean));
+  const modules = readdirSync(join(ROOT, 'src', 'commands')).filter((f) => f.endsWith('.ts') && f !== 'common.ts').map((f) => f.slice(0, -3));
+  assert.equal(modules.filter((m) => !named.has(m)), [], 'command modules missing from the list of src/commands/');
+
+  const partials = readdirSync(join(ROOT, 'templates', 'partials', 'heartbeat')).filter((f) => f.endsWith('.hbs')).map((f) => f.slice(0, -4));
+  // The runtime includes each partial once, itself or through another partial (the digest's, in the gates').
+  const runtime = [join(ROOT, 'templates', 'runtime.sh.hbs'), ...partials.map((p) => join(ROOT, 'templates', 'partials', 'heartbeat', `${p}.hbs`))]
+    .map((f) => readFileSync(f, 'utf8'))
+    .join('\n');
+  for (const p of partials.filter((x) => /^\d/.test(x))) {
+    const n = runtime.split(`{{> heartbeat/${p}}}`).length - 1;
+    assert.is(n, 1, `the runtime's templates include heartbeat/${p} ${n} times`);
+  }
+  const step = arch.slice(arch.indexOf('## Adding a wrapper step'), arch.indexOf('## Where else to look'));
+  const groups = new Set<number>();
+  for (const m of step.matchAll(/\b(\d\d)(?:–(\d\d))?\b/g)) {
+    const a = Number(m[1]);
+    for (let i = a; i <= Number(m[2] ?? a); i++) groups.add(i);
+  }
+  const numbers = [...new Set(partials.map((x) => Number(/^(\d+)/.exec(x)?.[1] ?? NaN)).filter((x) => !Number.isNaN(x)))];
+  assert.equal(numbers.filter((x) => !groups.has(x)), [], 'partial numbers missing from "Adding a wrapper step"');
+});
+
 test.run();
