@@ -141,7 +141,7 @@ export function jailPolicy(spec: Spec, n: Names = names(spec)): JailPolicy | nul
     // The spec's own env wins (a person who sets one of these differently meant it), but for
     // the variable that points the client at its own folder: the spec's value names the
     // person's folder, which the jailed client must not write.
-    env: { ...Object.fromEntries(Object.entries(need.env).filter(([k]) => !(k in spec.env))), ...(need.own ? { [need.own.env]: own! } : {}) },
+    env: { ...Object.fromEntries(Object.entries(need.env).filter(([k]) => !(k in spec.env))), ...(need.own ? { [need.own.env]: own!, ...(macos ? need.own.keychainEnv : {}) } : {}) },
   };
 }
 

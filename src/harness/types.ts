@@ -66,6 +66,8 @@ export interface ClientNeeds {
      * refresh token) and the person's own file did not change meanwhile.
      */
     login?: string;
+    /** Variables set for the client on macOS only, where its login is in the Keychain, not a file. */
+    keychainEnv?: Record<string, string>;
   };
   /** Hosts the client talks to (its API and its login's refresh). Nothing else: no telemetry. */
   hosts: string[];

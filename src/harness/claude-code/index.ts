@@ -191,6 +191,15 @@ function needs(home: string, configDir: string | undefined): ClientNeeds {
       // file. What it holds is checked again before every wake by the billing check, which
       // reads the person's own folder outside the jail (`claude auth status`).
       login: '.credentials.json',
+      // macOS keeps the login in the Keychain, under a service name that Claude Code 2.1.332
+      // suffixes with a hash of CLAUDE_CONFIG_DIR when that is set (its bundle: `r=n?"":`-${
+      // sha256(o).substring(0,8)}`` in the name "Claude Code-credentials…"), so the jailed
+      // client would look for a login of its own folder and find none.
+      // CLAUDE_SECURESTORAGE_CONFIG_DIR names the folder that name is made from instead (empty:
+      // the default, no suffix): the person's. Not on Linux, where it would also move the
+      // credentials file back into the person's folder, read-only in the jail. Not run here
+      // (no macOS host in the tests): from the bundle alone.
+      keychainEnv: { CLAUDE_SECURESTORAGE_CONFIG_DIR: configDir ?? '' },
     },
     hosts: [
       // The API, and (logged out) the only host it resolved: strace -e sendto showed DNS
