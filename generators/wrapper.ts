@@ -625,13 +625,19 @@ function listValues(ctx: RenderContext, env: EnvironmentContext, wake: WakeConte
     ...list('hb_notify', notify.notifyArgv),
     ...list('hb_jailenv', jail.jailEnvWords),
     ...list('hb_jaildir', jail.jailDirs),
-    ...jail.jailSeeds.flatMap((x, i) => [
-      assign(`hb_seed_${i + 1}`, x.path),
-      ...(x.content === undefined ? [] : [assign(`hb_seedtext_${i + 1}`, x.content)]),
-      ...(x.from === undefined ? [] : [assign(`hb_seedfrom_${i + 1}`, x.from)]),
+    // One list for the files the wrapper makes for the client (step 22, hb_jailprep): seeds
+    // and copies, links to the person's entries, the login (written back by hb_jailback).
+    ...[
+      ...jail.jailSeeds.map((x) => [x.path, x.content, x.from, undefined, false] as const),
+      ...jail.jailLinks.map((x) => [x.path, undefined, undefined, x.target, false] as const),
+      ...jail.jailLogins.map((x) => [x.path, undefined, x.person, undefined, true] as const),
+    ].flatMap(([path, text, from, link, login], i) => [
+      assign(`hb_seed_${i + 1}`, path),
+      ...(text === undefined ? [] : [assign(`hb_seedtext_${i + 1}`, text)]),
+      ...(from === undefined ? [] : [assign(`hb_seedfrom_${i + 1}`, from)]),
+      ...(link === undefined ? [] : [assign(`hb_seedlink_${i + 1}`, link)]),
+      ...(login ? [assign(`hb_seedlogin_${i + 1}`, '1')] : []),
     ]),
-    ...jail.jailLinks.flatMap((x, i) => [assign(`hb_link_${i + 1}`, x.path), assign(`hb_linkto_${i + 1}`, x.target)]),
-    ...jail.jailLogins.flatMap((x, i) => [assign(`hb_login_${i + 1}`, x.path), assign(`hb_loginto_${i + 1}`, x.person)]),
     ...list('hb_billfile', billing.billingFiles),
     ...list('hb_prune', outcomeContext(ctx).prunes),
   ];

@@ -228,7 +228,7 @@ test('the login: a refresh written in the jail (temp file + rename, as Claude Co
   assert.match(second, /^PLANTED$/m, second);
 });
 
-test('the person changed their login during the wake: theirs is kept, the jailed copy is dropped', () => {
+test('the person changed their login during the wake: theirs is kept, the jailed copy is dropped', async () => {
   need();
   const u = scratchUser('hbown');
   const dir = join(u.home, '.claude');
@@ -249,13 +249,9 @@ test('the person changed their login during the wake: theirs is kept, the jailed
   while (!(existsSync(log) && readFileSync(log, 'utf8').includes('READY')) && Date.now() - t0 < 60_000) spawnSync('sleep', ['0.1']);
   writeFileSync(cred, '{"claudeAiOauth":{"refreshToken":"rt-person-new"}}');
   writeFileSync(flag, '');
-  return new Promise<void>((ok) =>
-    p.on('close', () => {
-      assert.is(readFileSync(cred, 'utf8'), '{"claudeAiOauth":{"refreshToken":"rt-person-new"}}');
-      assert.not.ok(existsSync(join(c.own, '.credentials.json')));
-      ok();
-    }),
-  );
+  await new Promise<void>((ok) => p.on('close', () => ok()));
+  assert.is(readFileSync(cred, 'utf8'), '{"claudeAiOauth":{"refreshToken":"rt-person-new"}}');
+  assert.not.ok(existsSync(join(c.own, '.credentials.json')), 'a copy of the login stayed in the private folder');
 });
 
 // --- The real Claude Code, jailed, against stand-in HTTPS hosts.

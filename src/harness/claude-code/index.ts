@@ -133,6 +133,58 @@ export const CLAUDE_STATE = ['projects', 'sessions', 'todos', 'shell-snapshots',
  */
 export const CLAUDE_LINKS = ['CLAUDE.md', 'agents', 'commands', 'skills', 'output-styles', 'plugins'];
 
+/** The jailed client's own folder (ClientNeeds.own): what the wrapper puts there from the person's folder. */
+function claudeOwn(person: string, configDir: string | undefined): NonNullable<ClientNeeds['own']> {
+  return {
+    env: 'CLAUDE_CONFIG_DIR',
+    name: 'claude',
+    person,
+    copies: [
+      // The person's settings, so that their permissions.deny rules and hooks still apply
+      // (the panel says so); a copy made by the wrapper, not a link: srt resolves a denied
+      // link to its target and would leave the link itself replaceable in a writable folder,
+      // while a denied regular file is a read-only bind the agent cannot write, rename or
+      // remove (EBUSY). Denied: an apiKeyHelper, env credentials or a provider switch written
+      // mid-wake would change billing (src/harness.ts settingsIssues). settings.json is read
+      // at every start; where the person has none, `{}` (an empty file is unreadable JSON).
+      { name: 'settings.json', seed: '{}\n', deny: true },
+      // Read at user level too; only copied where the person has one.
+      { name: 'settings.local.json', deny: true },
+      // With CLAUDE_CONFIG_DIR, Claude Code keeps .claude.json there (seen:
+      // `CLAUDE_CONFIG_DIR=$HOME/cfg claude -p hi` made cfg/{.claude.json, projects, sessions,
+      // telemetry, backups}). Never the person's (primaryApiKey, mcpServers, their projects'
+      // trust): `{}`, denied. Claude rewrites it by a temp file + rename (strace: openat
+      // .claude.json.tmp.PID.*, rename): the rename onto the read-only bind fails, which claude
+      // survives as it does a read-only HOME (2.1.332 against the stand-in API: the wake
+      // completes, its tool runs and it commits; test/jail-own.test.ts).
+      { name: '.claude.json', seed: '{}\n', deny: true, fresh: true },
+    ],
+    links: CLAUDE_LINKS,
+    // The subscription's OAuth login (Linux: .credentials.json). Its refresh replaces the
+    // access AND the refresh token (the bundle: POST grant_type:"refresh_token" to TOKEN_URL
+    // platform.claude.com/v1/oauth/token; the answer's refresh token replaces the old one,
+    // which stops working), and Claude Code 2.1.332 writes it by a temp file + rename in its
+    // folder (strace: openat .credentials.json.tmp.*, rename onto .credentials.json): a link
+    // to the person's file would be replaced by a file in the private folder, and the person's
+    // login would die at its next refresh. So the wrapper copies the file in, and after the
+    // wake writes a changed one back into the person's file (unless the person's changed
+    // meanwhile): test/jail-own.test.ts refreshes through the real client in the jail and
+    // finds the rotated token in the person's file. A CLAUDE_CODE_OAUTH_TOKEN login needs no
+    // file. What it holds is checked again before every wake by the billing check, which
+    // reads the person's own folder outside the jail (`claude auth status`).
+    login: '.credentials.json',
+    // macOS keeps the login in the Keychain, under a service name that Claude Code 2.1.332
+    // suffixes with a hash of CLAUDE_CONFIG_DIR when that is set (its bundle: `r=n?"":`-${
+    // sha256(o).substring(0,8)}`` in the name "Claude Code-credentials…"), so the jailed
+    // client would look for a login of its own folder and find none.
+    // CLAUDE_SECURESTORAGE_CONFIG_DIR names the folder that name is made from instead (empty:
+    // the default, no suffix): the person's. Not on Linux, where it would also move the
+    // credentials file back into the person's folder, read-only in the jail. Not run here
+    // (no macOS host in the tests): from the bundle alone.
+    keychainEnv: { CLAUDE_SECURESTORAGE_CONFIG_DIR: configDir ?? '' },
+  };
+}
+
 /**
  * Claude Code in the jail. `configDir`: the spec env's CLAUDE_CONFIG_DIR, when it sets one
  * (that folder is then the person's, treated as ~/.claude is).
@@ -153,54 +205,7 @@ function needs(home: string, configDir: string | undefined): ClientNeeds {
     ],
     denyDirs: [],
     seed: [],
-    own: {
-      env: 'CLAUDE_CONFIG_DIR',
-      name: 'claude',
-      person,
-      copies: [
-        // The person's settings, so that their permissions.deny rules and hooks still apply
-        // (the panel says so); a copy made by the wrapper, not a link: srt resolves a denied
-        // link to its target and would leave the link itself replaceable in a writable folder,
-        // while a denied regular file is a read-only bind the agent cannot write, rename or
-        // remove (EBUSY). Denied: an apiKeyHelper, env credentials or a provider switch written
-        // mid-wake would change billing (src/harness.ts settingsIssues). settings.json is read
-        // at every start; where the person has none, `{}` (an empty file is unreadable JSON).
-        { name: 'settings.json', seed: '{}\n', deny: true },
-        // Read at user level too; only copied where the person has one.
-        { name: 'settings.local.json', deny: true },
-        // With CLAUDE_CONFIG_DIR, Claude Code keeps .claude.json there (seen:
-        // `CLAUDE_CONFIG_DIR=$HOME/cfg claude -p hi` made cfg/{.claude.json, projects, sessions,
-        // telemetry, backups}). Never the person's (primaryApiKey, mcpServers, their projects'
-        // trust): `{}`, denied. Claude rewrites it by a temp file + rename (strace: openat
-        // .claude.json.tmp.PID.*, rename): the rename onto the read-only bind fails, which claude
-        // survives as it does a read-only HOME (2.1.332 against the stand-in API: the wake
-        // completes, its tool runs and it commits; test/jail-own.test.ts).
-        { name: '.claude.json', seed: '{}\n', deny: true, fresh: true },
-      ],
-      links: CLAUDE_LINKS,
-      // The subscription's OAuth login (Linux: .credentials.json). Its refresh replaces the
-      // access AND the refresh token (the bundle: POST grant_type:"refresh_token" to TOKEN_URL
-      // platform.claude.com/v1/oauth/token; the answer's refresh token replaces the old one,
-      // which stops working), and Claude Code 2.1.332 writes it by a temp file + rename in its
-      // folder (strace: openat .credentials.json.tmp.*, rename onto .credentials.json): a link
-      // to the person's file would be replaced by a file in the private folder, and the person's
-      // login would die at its next refresh. So the wrapper copies the file in, and after the
-      // wake writes a changed one back into the person's file (unless the person's changed
-      // meanwhile): test/jail-own.test.ts refreshes through the real client in the jail and
-      // finds the rotated token in the person's file. A CLAUDE_CODE_OAUTH_TOKEN login needs no
-      // file. What it holds is checked again before every wake by the billing check, which
-      // reads the person's own folder outside the jail (`claude auth status`).
-      login: '.credentials.json',
-      // macOS keeps the login in the Keychain, under a service name that Claude Code 2.1.332
-      // suffixes with a hash of CLAUDE_CONFIG_DIR when that is set (its bundle: `r=n?"":`-${
-      // sha256(o).substring(0,8)}`` in the name "Claude Code-credentials…"), so the jailed
-      // client would look for a login of its own folder and find none.
-      // CLAUDE_SECURESTORAGE_CONFIG_DIR names the folder that name is made from instead (empty:
-      // the default, no suffix): the person's. Not on Linux, where it would also move the
-      // credentials file back into the person's folder, read-only in the jail. Not run here
-      // (no macOS host in the tests): from the bundle alone.
-      keychainEnv: { CLAUDE_SECURESTORAGE_CONFIG_DIR: configDir ?? '' },
-    },
+    own: claudeOwn(person, configDir),
     hosts: [
       // The API, and (logged out) the only host it resolved: strace -e sendto showed DNS
       // queries for api.anthropic.com only; inside srt, srt -d: "Allowed by config rule:
