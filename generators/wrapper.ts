@@ -108,8 +108,12 @@ export interface JailContext {
   jailSettingsText: string;
   /** The client's folders, made before srt starts (src/jail-clients.ts). */
   jailDirs: string[];
-  /** The client's files created where nothing is, each with its content. */
-  jailSeeds: { path: string; content: string }[];
+  /** The client's files created where nothing is: a copy of `from` where that is a regular file, else `content`. */
+  jailSeeds: { path: string; content?: string; from?: string }[];
+  /** Links in the client's own folder to the person's entries (src/jail.ts JailPolicy.links). */
+  jailLinks: { path: string; target: string }[];
+  /** The client's login file in its own folder and the person's, written back after the wake. */
+  jailLogins: { path: string; person: string }[];
   /** KEY=VALUE words the client needs inside the jail, added to the agent's environment. */
   jailEnvWords: string[];
 }
@@ -329,6 +333,8 @@ function jailContext(ctx: RenderContext): JailContext {
     jailSettingsText: p ? jailSettings(p).replace(/\n$/, '') : '',
     jailDirs: p?.dirs ?? [],
     jailSeeds: p?.seed ?? [],
+    jailLinks: p?.links ?? [],
+    jailLogins: p?.logins ?? [],
     jailEnvWords: Object.entries(p?.env ?? {})
       .sort(([a], [b]) => (a < b ? -1 : 1))
       .map(([k, v]) => `${k}=${v}`),
@@ -619,7 +625,19 @@ function listValues(ctx: RenderContext, env: EnvironmentContext, wake: WakeConte
     ...list('hb_notify', notify.notifyArgv),
     ...list('hb_jailenv', jail.jailEnvWords),
     ...list('hb_jaildir', jail.jailDirs),
-    ...jail.jailSeeds.flatMap((x, i) => [assign(`hb_seed_${i + 1}`, x.path), assign(`hb_seedtext_${i + 1}`, x.content)]),
+    // One list for the files the wrapper makes for the client (step 22, hb_jailprep): seeds
+    // and copies, links to the person's entries, the login (written back by hb_jailback).
+    ...[
+      ...jail.jailSeeds.map((x) => [x.path, x.content, x.from, undefined, false] as const),
+      ...jail.jailLinks.map((x) => [x.path, undefined, undefined, x.target, false] as const),
+      ...jail.jailLogins.map((x) => [x.path, undefined, x.person, undefined, true] as const),
+    ].flatMap(([path, text, from, link, login], i) => [
+      assign(`hb_seed_${i + 1}`, path),
+      ...(text === undefined ? [] : [assign(`hb_seedtext_${i + 1}`, text)]),
+      ...(from === undefined ? [] : [assign(`hb_seedfrom_${i + 1}`, from)]),
+      ...(link === undefined ? [] : [assign(`hb_seedlink_${i + 1}`, link)]),
+      ...(login ? [assign(`hb_seedlogin_${i + 1}`, '1')] : []),
+    ]),
     ...list('hb_billfile', billing.billingFiles),
     ...list('hb_prune', outcomeContext(ctx).prunes),
   ];

@@ -44,8 +44,16 @@ export interface JailPolicy {
   hosts: string[];
   /** The client's own folders the wrapper makes (mode 700) before srt starts: srt skips an allowWrite path that does not exist. */
   dirs: string[];
-  /** Files the wrapper creates, with this content, only where nothing is (src/jail-clients.ts: a denied file that is missing is one the client cannot read). */
-  seed: { path: string; content: string }[];
+  /**
+   * Files the wrapper creates only where nothing is (src/jail-clients.ts: a denied file that is
+   * missing is one the client cannot read): a copy of `from` where that is a regular file,
+   * else `content`, else nothing.
+   */
+  seed: { path: string; content?: string; from?: string }[];
+  /** Symbolic links the wrapper makes in the client's own folder (path) to the person's entries (target), where the target exists. */
+  links: { path: string; target: string }[];
+  /** The client's login file in its own folder (path), written back after the wake into the person's (person) when it changed there and not in the person's folder. */
+  logins: { path: string; person: string }[];
   /** Variables the client needs inside the jail (no telemetry or update traffic the proxy would refuse). */
   env: Record<string, string>;
 }
@@ -100,6 +108,11 @@ export function jailPolicy(spec: Spec, n: Names = names(spec)): JailPolicy | nul
   // it are left to their own permissions (0700 or 0750 by default); sandbox.denyRead
   // hides any of them by name.
   const others = home !== '/root' && !macos ? ['/root'] : [];
+  // The client's own folder, inside the private tmp (ClientNeeds.own): made fresh by every
+  // wake, its copies, links and login put there by the wrapper before srt starts.
+  const own = need.own ? joinUnder(tmp, need.own.name) : null;
+  const at = (name: string) => joinUnder(own!, name);
+  const copies = need.own?.copies ?? [];
   return {
     bin: sb.bin ?? '',
     platform: macos ? 'macos' : 'linux',
@@ -107,6 +120,7 @@ export function jailPolicy(spec: Spec, n: Names = names(spec)): JailPolicy | nul
     write: uniq([work, tmp, ...need.write, ...need.writeFiles]),
     denyWrite: uniq([
       ...need.denyWrite,
+      ...copies.filter((c) => c.deny).map((c) => at(c.name)),
       ...(ws ? WORKSPACE_COPIES : REPO_DENY).map((f) => joinUnder(work, f)),
       ...(ws ? [...GIT_DENY, '.git/config', '.git/hooks'] : GIT_DENY).map((f) => joinUnder(work, f)),
       n.stateDir,
@@ -117,10 +131,17 @@ export function jailPolicy(spec: Spec, n: Names = names(spec)): JailPolicy | nul
     ]),
     denyRead: uniq([...secretsHidden(home, sb.allowRead ?? []), ...others, ...(sb.denyRead ?? [])]),
     hosts: uniq([...need.hosts, ...(sb.allowHosts ?? [])]),
-    dirs: uniq([...need.write, ...need.denyDirs]),
-    seed: need.seed,
-    // The spec's own env wins: a person who sets one of these differently meant it.
-    env: Object.fromEntries(Object.entries(need.env).filter(([k]) => !(k in spec.env))),
+    dirs: uniq([...need.write, ...need.denyDirs, ...(own ? [own] : [])]),
+    seed: [
+      ...need.seed,
+      ...(need.own ? copies.map((c) => ({ path: at(c.name), ...(c.fresh ? {} : { from: joinUnder(need.own!.person, c.name) }), ...(c.seed === undefined ? {} : { content: c.seed }) })) : []),
+    ],
+    links: need.own ? need.own.links.map((l) => ({ path: at(l), target: joinUnder(need.own!.person, l) })) : [],
+    logins: need.own?.login ? [{ path: at(need.own.login), person: joinUnder(need.own.person, need.own.login) }] : [],
+    // The spec's own env wins (a person who sets one of these differently meant it), but for
+    // the variable that points the client at its own folder: the spec's value names the
+    // person's folder, which the jailed client must not write.
+    env: { ...Object.fromEntries(Object.entries(need.env).filter(([k]) => !(k in spec.env))), ...(need.own ? { [need.own.env]: own!, ...(macos ? need.own.keychainEnv : {}) } : {}) },
   };
 }
 

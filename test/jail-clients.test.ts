@@ -8,7 +8,7 @@
 // missing (never a silent skip): the jail is the product's default.
 import { spawn, spawnSync } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { test } from 'uvu';
@@ -77,11 +77,25 @@ function settings(s: { root: string; home: string; repo: string; tmp: string }, 
       chownSync(f.path, user!.uid, user!.gid);
     }
   }
+  // The client's own folder in the private tmp, as the wrapper makes it (src/jail.ts): the
+  // person's copies (or their defaults), and their configuration linked.
+  const own = need.own ? join(s.tmp, need.own.name) : null;
+  if (own && need.own) {
+    mkdirSync(own, { mode: 0o700 });
+    for (const c of need.own.copies) {
+      const from = join(need.own.person, c.name);
+      if (!c.fresh && existsSync(from)) writeFileSync(join(own, c.name), readFileSync(from), { mode: 0o600 });
+      else if (c.seed !== undefined && seed) writeFileSync(join(own, c.name), c.seed, { mode: 0o600 });
+    }
+    for (const l of need.own.links) if (existsSync(join(need.own.person, l))) symlinkSync(join(need.own.person, l), join(own, l));
+    spawnSync('chown', ['-hR', `${user!.uid}:${user!.gid}`, own]);
+  }
+  const ownDeny = own && need.own ? need.own.copies.filter((c) => c.deny).map((c) => join(own, c.name)) : [];
   const file = join(s.root, 'srt.json');
   writeFileSync(
     file,
     JSON.stringify({
-      filesystem: { denyRead: [join(s.home, '.ssh')], allowWrite: [s.repo, s.tmp, ...need.write, ...need.writeFiles], denyWrite: need.denyWrite },
+      filesystem: { denyRead: [join(s.home, '.ssh')], allowWrite: [s.repo, s.tmp, ...need.write, ...need.writeFiles], denyWrite: [...need.denyWrite, ...ownDeny] },
       network: { allowedDomains: need.hosts, deniedDomains: [] },
     }),
   );
@@ -101,7 +115,7 @@ function jailed(tag: string, harness: Harness, argv: string[], limitMs: number, 
   const env = clientEnv(s.home);
   const need = clientNeeds(harness, s.home, env);
   const file = settings(s, need, seed);
-  const envs = Object.entries({ ...env, ...need.env }).map(([k, v]) => `${k}=${v}`);
+  const envs = Object.entries({ ...env, ...need.env, ...(need.own ? { [need.own.env]: join(s.tmp, need.own.name) } : {}) }).map(([k, v]) => `${k}=${v}`);
   const r = spawnSync('timeout', ['-s', 'KILL', String(limitMs / 1000), 'runuser', '-u', user!.name, '--', 'env', '-i', `HOME=${s.home}`, `PATH=${CLIENT_PATH}`, `TMPDIR=${s.tmp}`, ...envs, process.execPath, SRT, '-d', '-s', file, '--', 'env', `TMPDIR=${s.tmp}`, ...argv], {
     cwd: s.repo,
     encoding: 'utf8',
@@ -177,7 +191,7 @@ test('the real codex accepts the jailed flags: its header says sandbox: danger-f
   assert.match(out, /^sandbox: danger-full-access/m, out);
 });
 
-test('the real claude inside the jail: stops at "Not logged in" as outside, writes its session under ~/.claude, never ~/.claude.json; no read-only error', () => {
+test('the real claude inside the jail: stops at "Not logged in" as outside, writes its session in its own folder (CLAUDE_CONFIG_DIR in the private tmp), never in ~/.claude or ~/.claude.json; no read-only error', () => {
   const c = need();
   const args = harnessArgs({ harness: 'claude-code', bin: c.claude, prompt: '', args: [] }, true);
   const r = jailed('claude', 'claude-code', [c.claude, ...args, '--', 'hello'], 40_000);
@@ -186,16 +200,18 @@ test('the real claude inside the jail: stops at "Not logged in" as outside, writ
   // proxy until killed: seen by hand, srt -d "Allowed by config rule: api.anthropic.com:443".)
   assert.match(own(r.out), /Not logged in/, own(r.out));
   assert.not.match(own(r.out), READ_ONLY, own(r.out));
-  const written = files(join(r.s.home, '.claude'));
+  const written = files(join(r.s.tmp, 'claude'));
   // Its project folder, and no session file: the preset's --no-session-persistence.
-  assert.ok(written.some((f) => /^projects\/[^/]+$/.test(f)), `claude wrote no project folder under ~/.claude/projects: ${written.join(', ')}`);
+  assert.ok(written.some((f) => /^projects\/[^/]+$/.test(f)), `claude wrote no project folder in its own folder: ${written.join(', ')}`);
   assert.not.ok(written.some((f) => f.endsWith('.jsonl')), `a session file despite --no-session-persistence: ${written.join(', ')}`);
-  // HOME itself stays read-only: ~/.claude.json (primaryApiKey bills per token) was not written.
+  // Nothing in the person's folder, and HOME stays read-only: ~/.claude.json (primaryApiKey bills per token) was not written.
+  assert.equal(files(join(r.s.home, '.claude')), [], 'claude wrote ~/.claude inside the jail');
   assert.not.ok(existsSync(join(r.s.home, '.claude.json')), 'claude wrote ~/.claude.json inside the jail');
-  assert.is(statSync(join(r.s.home, '.claude', 'settings.json')).size, 3, 'the seeded settings.json was changed');
+  assert.is(statSync(join(r.s.tmp, 'claude', 'settings.json')).size, 3, 'the seeded settings.json was changed');
+  assert.is(statSync(join(r.s.tmp, 'claude', '.claude.json')).size, 3, 'the denied .claude.json was changed');
 });
 
-test('the real codex inside the jail: reaches the network, writes its state under ~/.codex; no read-only error', () => {
+test('the real codex inside the jail: reaches the network, writes its state in its own CODEX_HOME (in the private tmp), never in ~/.codex; no read-only error', () => {
   const c = need();
   const args = harnessArgs({ harness: 'codex', bin: c.codex, prompt: '', args: [] }, true);
   // Without --json, whose events replace the settings header read below (the stream
@@ -206,11 +222,12 @@ test('the real codex inside the jail: reaches the network, writes its state unde
   assert.match(own(r.out), /^sandbox: danger-full-access/m, own(r.out));
   assert.match(own(r.out), /Reconnecting|stream disconnected|error sending request|403/, own(r.out));
   assert.not.match(own(r.out), READ_ONLY, own(r.out));
-  const written = files(join(r.s.home, '.codex'));
-  assert.ok(written.some((f) => /^state_\d+\.sqlite$/.test(f)), `codex wrote no state under ~/.codex: ${written.join(', ')}`);
+  const written = files(join(r.s.tmp, 'codex'));
+  assert.ok(written.some((f) => /^state_\d+\.sqlite$/.test(f)), `codex wrote no state in its own CODEX_HOME: ${written.join(', ')}`);
   // The preset's --ephemeral: no session file.
   assert.not.ok(written.some((f) => f.startsWith('sessions/') && f.endsWith('.jsonl')), `a session file despite --ephemeral: ${written.join(', ')}`);
-  assert.is(statSync(join(r.s.home, '.codex', 'config.toml')).size, 0, 'config.toml was written inside the jail');
+  assert.is(statSync(join(r.s.tmp, 'codex', 'config.toml')).size, 0, 'config.toml was written inside the jail');
+  assert.not.ok(existsSync(join(r.s.home, '.codex')), 'codex wrote ~/.codex inside the jail');
 });
 
 /**
@@ -273,18 +290,20 @@ test('the jailed claude preset runs a shell command unattended (git commit); unj
   assert.match(r.results.join('\n'), /has been denied/, r.out);
 });
 
-test('CLAUDE_CONFIG_DIR and CODEX_HOME move what the jail lets the clients write; both still run, neither writes its settings', () => {
+test('a spec env CLAUDE_CONFIG_DIR or CODEX_HOME names the person\'s folder: read-only in the jail like ~/.claude, the clients still run in their own folders, neither writes its settings', () => {
   const c = need();
   let r = jailed('ccd', 'claude-code', [c.claude, ...harnessArgs({ harness: 'claude-code', bin: c.claude, prompt: '', args: [] }, true), '--', 'hello'], 40_000, true, (h) => ({ CLAUDE_CONFIG_DIR: join(h, 'cfg') }));
   assert.match(own(r.out), /Not logged in/, own(r.out));
   assert.not.match(own(r.out), READ_ONLY, own(r.out));
-  assert.ok(files(join(r.s.home, 'cfg')).some((f) => /^projects\/[^/]+$/.test(f)), files(join(r.s.home, 'cfg')).join(', '));
-  assert.is(statSync(join(r.s.home, 'cfg', '.claude.json')).size, 3, 'claude rewrote the denied .claude.json');
+  assert.ok(files(join(r.s.tmp, 'claude')).some((f) => /^projects\/[^/]+$/.test(f)), files(join(r.s.tmp, 'claude')).join(', '));
+  assert.not.ok(existsSync(join(r.s.home, 'cfg')), 'claude wrote the person\'s CLAUDE_CONFIG_DIR');
+  assert.is(statSync(join(r.s.tmp, 'claude', '.claude.json')).size, 3, 'claude rewrote the denied .claude.json');
   r = jailed('cxh', 'codex', [c.codex, ...harnessArgs({ harness: 'codex', bin: c.codex, prompt: '', args: [] }, true).filter((a) => a !== '--json'), '--', 'hello'], 25_000, true, (h) => ({ CODEX_HOME: join(h, 'cx') }));
   assert.match(own(r.out), /^sandbox: danger-full-access/m, own(r.out));
   assert.not.match(own(r.out), READ_ONLY, own(r.out));
-  assert.ok(files(join(r.s.home, 'cx')).some((f) => /^state_\d+\.sqlite$/.test(f)), files(join(r.s.home, 'cx')).join(', '));
-  assert.not.ok(existsSync(join(r.s.home, '.codex')), 'codex wrote ~/.codex although CODEX_HOME moved it');
+  assert.ok(files(join(r.s.tmp, 'codex')).some((f) => /^state_\d+\.sqlite$/.test(f)), files(join(r.s.tmp, 'codex')).join(', '));
+  assert.equal(files(join(r.s.home, 'cx')), [], 'codex wrote the person\'s CODEX_HOME');
+  assert.not.ok(existsSync(join(r.s.home, '.codex')), 'codex wrote ~/.codex');
 });
 
 /** Inside the jail for `harness`, try to write each path (relative to `dir`, made absolute in the jail's HOME); say which worked. */
@@ -300,22 +319,18 @@ function writesInJail(tag: string, harness: Harness, dir: string, paths: string[
   return said;
 }
 
-test('claude-code in the jail: ~/.claude\'s configuration, hooks, plugins, statusline and instructions are read-only; its session folders are writable', () => {
+test('claude-code in the jail: all of ~/.claude is read-only, its configuration and what it keeps of its runs alike', () => {
   need();
-  const ro = ['statusline.sh', 'CLAUDE.md', 'settings.json', 'settings.local.json', 'agents/a.md', 'commands/c.md', 'skills/s/SKILL.md', 'plugins/p/hooks/hooks.json', 'hooks/h.sh', 'my-scripts/statusline.sh', 'keybindings.json'];
-  const rw = ['projects/p/x.jsonl', 'sessions/1.json', 'todos/t.json', 'shell-snapshots/s.sh', 'backups/b.json', 'debug/d.txt', 'telemetry/t.json'];
-  const said = writesInJail('claude-split', 'claude-code', '.claude', [...ro, ...rw]);
+  const ro = ['statusline.sh', 'CLAUDE.md', 'settings.json', 'settings.local.json', 'agents/a.md', 'commands/c.md', 'skills/s/SKILL.md', 'plugins/p/hooks/hooks.json', 'hooks/h.sh', 'my-scripts/statusline.sh', 'keybindings.json', '.credentials.json', 'projects/p/x.jsonl', 'sessions/1.json', 'todos/t.json', 'shell-snapshots/s.sh', 'session-env/s/hook.sh', 'file-history/f', 'backups/b.json', 'plans/p.md', 'tasks/t.json', 'ide/1.lock', 'debug/d.txt', 'telemetry/t.json'];
+  const said = writesInJail('claude-split', 'claude-code', '.claude', ro);
   for (const p of ro) assert.is(said.get(p), 'R', `~/.claude/${p} was writable in the jail`);
-  for (const p of rw) assert.is(said.get(p), 'W', `~/.claude/${p} was read-only in the jail`);
 });
 
-test('codex in the jail: ~/.codex\'s config.toml, AGENTS.md, prompts, rules and agents are read-only; its sessions, log and state are writable', () => {
+test('codex in the jail: all of ~/.codex is read-only, its configuration and what it keeps of its runs alike', () => {
   need();
-  const ro = ['config.toml', 'AGENTS.md', 'AGENTS.override.md', 'prompts/p.md', 'rules/default.rules', 'agents/a.toml'];
-  const rw = ['sessions/s.jsonl', 'log/codex-tui.log', 'history.jsonl', 'state_5.sqlite', 'shell_snapshots/s.sh'];
-  const said = writesInJail('codex-split', 'codex', '.codex', [...ro, ...rw]);
+  const ro = ['config.toml', 'AGENTS.md', 'AGENTS.override.md', 'prompts/p.md', 'rules/default.rules', 'agents/a.toml', 'auth.json', 'sessions/s.jsonl', 'log/codex-tui.log', 'history.jsonl', 'state_5.sqlite', 'shell_snapshots/s.sh', 'skills/s/SKILL.md'];
+  const said = writesInJail('codex-split', 'codex', '.codex', ro);
   for (const p of ro) assert.is(said.get(p), 'R', `~/.codex/${p} was writable in the jail`);
-  for (const p of rw) assert.is(said.get(p), 'W', `~/.codex/${p} was read-only in the jail`);
 });
 
 test('why the seed: without config.toml, srt binds its deny rule to /dev/null and codex cannot even read it', () => {

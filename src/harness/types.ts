@@ -35,6 +35,40 @@ export interface ClientNeeds {
    * error 13)". An empty file is the client's own default (no settings).
    */
   seed: { path: string; content: string }[];
+  /**
+   * The client's own folder in the jail: a folder of its own inside the private tmp, made
+   * fresh by the wrapper for every wake (the private tmp is emptied first), whose path goes to
+   * the client in `env` (CLAUDE_CONFIG_DIR, CODEX_HOME). Whatever the jailed client keeps of its
+   * runs (shell snapshots, transcripts, file history, session scripts) lands there and dies
+   * with the wake: nothing it writes is a file the person's own client later executes,
+   * sources, restores or reads as instructions. The person's folder (`person`) is read-only
+   * in the jail, entirely. Names are relative to the private folder.
+   */
+  own?: {
+    /** The variable that points the client at its folder. */
+    env: string;
+    /** The folder's name inside the private tmp. */
+    name: string;
+    /** The person's own folder (the spec env's CLAUDE_CONFIG_DIR or CODEX_HOME, else the default under HOME). */
+    person: string;
+    /**
+     * Files copied from the person's folder at every wake, before the jail starts (only a
+     * regular file: never a link's target elsewhere or a FIFO); where the person has none,
+     * `seed` is written instead (none: nothing). `deny`: the copy is read-only in the jail.
+     * `fresh`: never the person's, always `seed`.
+     */
+    copies: { name: string; seed?: string; deny: boolean; fresh?: boolean }[];
+    /** Entries of the person's folder shown read-only through a symbolic link, where the person has them. */
+    links: string[];
+    /**
+     * The login file: copied in like `copies`, and after the wake, outside the jail, written
+     * back into the person's file when the client changed it (an OAuth refresh rotates the
+     * refresh token) and the person's own file did not change meanwhile.
+     */
+    login?: string;
+    /** Variables set for the client on macOS only, where its login is in the Keychain, not a file. */
+    keychainEnv?: Record<string, string>;
+  };
   /** Hosts the client talks to (its API and its login's refresh). Nothing else: no telemetry. */
   hosts: string[];
   /**

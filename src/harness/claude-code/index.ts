@@ -104,79 +104,108 @@ function billingFiles(spec: PresetSpec): string[] {
 }
 
 /**
- * Claude Code's own folder (~/.claude, or CLAUDE_CONFIG_DIR) is split: what it keeps of its
- * runs is writable, everything else is not. The documented layout
- * (https://docs.anthropic.com/en/docs/claude-code/settings, "memory" and "slash commands")
- * puts the person's configuration there: settings.json, CLAUDE.md, agents/, commands/,
- * skills/, hooks and the statusline scripts that settings.json names (anywhere in the
- * folder), plugins/ with their own hooks; all of it runs or is read by the person's own
- * interactive Claude Code, outside the jail. The folder itself stays read-only, so a name
- * that is not listed here (a new script, a new plugin) cannot be written either.
- * CLAUDE_STATE is Claude Code 2.1.197's own list of the machine-local entries of that folder
- * (its bundle keeps it as a Set beside the config entries: ".claude.json",
- * ".credentials.json", "projects", "sessions", "todos", "shell-snapshots", "statsig",
- * "file-history", "ide", "logs", "backups", … "plans", "telemetry", "debug", "cache",
- * "session-env", "paste-cache", "image-cache"), the folders of it; strace of `claude -p`
- * showed writes only into projects/, sessions/, backups/, telemetry/, debug/ and
- * plugins/store/ (a built-in plugin's record: refused, and claude goes on).
+ * What Claude Code keeps of its runs in its folder (~/.claude, or CLAUDE_CONFIG_DIR), and what
+ * the person's own client does with it later: shell-snapshots/ is sourced before every Bash
+ * command, session-env/ holds scripts that hooks leave for the next command, projects/ holds
+ * the transcripts a person resumes, file-history/ what /rewind restores, backups/ copies of
+ * .claude.json it restores, plans/, tasks/ and todos/ are read back into a session, ide/ holds
+ * the lock files that tell the person's client which IDE server to connect to, statsig/ and
+ * cache/ feature flags and caches it trusts. Claude Code 2.1.197's bundle keeps these machine-
+ * local entries as one Set (".claude.json", ".credentials.json", "projects", "sessions",
+ * "todos", "shell-snapshots", "statsig", "file-history", "ide", "logs", "backups", … "plans",
+ * "telemetry", "debug", "cache", "session-env", "paste-cache", "image-cache"). None of it is
+ * writable in the jail any more: a jailed wake that appended to a shell snapshot ran its line
+ * as the person, outside the jail, at the person's next Bash command. The jailed client gets
+ * a folder of its own instead (ClientNeeds.own), through CLAUDE_CONFIG_DIR ("Override the
+ * configuration directory", https://code.claude.com/docs/en/env-vars), and the list stays
+ * here to say what the person's folder holds that the jail keeps away from the agent.
  */
 export const CLAUDE_STATE = ['projects', 'sessions', 'todos', 'shell-snapshots', 'statsig', 'file-history', 'ide', 'logs', 'backups', 'plans', 'telemetry', 'debug', 'cache', 'session-env', 'paste-cache', 'image-cache', 'tasks', 'traces', 'usage-data'];
 
-function claudeState(dir: string): Pick<ClientNeeds, 'write' | 'writeFiles' | 'denyDirs'> {
+/**
+ * The person's configuration the jailed client still reads, read-only, through a link in its
+ * own folder (where the person has it): the global instructions CLAUDE.md, subagents,
+ * commands, skills, output styles and installed plugins (https://code.claude.com/docs/en/settings,
+ * "memory", "sub-agents", "slash commands", "skills", "plugins"). Offered because they are the
+ * person's own rules for any session (a "never push to main" in CLAUDE.md holds unattended
+ * too); read-only because the person's folder is read-only in the jail, whatever the link's
+ * name. The agent may replace a link in its own folder: that changes its own wake only.
+ */
+export const CLAUDE_LINKS = ['CLAUDE.md', 'agents', 'commands', 'skills', 'output-styles', 'plugins'];
+
+/** The jailed client's own folder (ClientNeeds.own): what the wrapper puts there from the person's folder. */
+function claudeOwn(person: string, configDir: string | undefined): NonNullable<ClientNeeds['own']> {
   return {
-    write: CLAUDE_STATE.map((d) => join(dir, d)),
-    // Rewritten in place at every OAuth refresh (its writer opens the file itself, no temp
-    // file and rename in the folder): see the note at `hosts`.
-    writeFiles: [join(dir, '.credentials.json')],
-    denyDirs: [],
+    env: 'CLAUDE_CONFIG_DIR',
+    name: 'claude',
+    person,
+    copies: [
+      // The person's settings, so that their permissions.deny rules and hooks still apply
+      // (the panel says so); a copy made by the wrapper, not a link: srt resolves a denied
+      // link to its target and would leave the link itself replaceable in a writable folder,
+      // while a denied regular file is a read-only bind the agent cannot write, rename or
+      // remove (EBUSY). Denied: an apiKeyHelper, env credentials or a provider switch written
+      // mid-wake would change billing (src/harness.ts settingsIssues). settings.json is read
+      // at every start; where the person has none, `{}` (an empty file is unreadable JSON).
+      { name: 'settings.json', seed: '{}\n', deny: true },
+      // Read at user level too; only copied where the person has one.
+      { name: 'settings.local.json', deny: true },
+      // With CLAUDE_CONFIG_DIR, Claude Code keeps .claude.json there (seen:
+      // `CLAUDE_CONFIG_DIR=$HOME/cfg claude -p hi` made cfg/{.claude.json, projects, sessions,
+      // telemetry, backups}). Never the person's (primaryApiKey, mcpServers, their projects'
+      // trust): `{}`, denied. Claude rewrites it by a temp file + rename (strace: openat
+      // .claude.json.tmp.PID.*, rename): the rename onto the read-only bind fails, which claude
+      // survives as it does a read-only HOME (2.1.332 against the stand-in API: the wake
+      // completes, its tool runs and it commits; test/jail-own.test.ts).
+      { name: '.claude.json', seed: '{}\n', deny: true, fresh: true },
+    ],
+    links: CLAUDE_LINKS,
+    // The subscription's OAuth login (Linux: .credentials.json). Its refresh replaces the
+    // access AND the refresh token (the bundle: POST grant_type:"refresh_token" to TOKEN_URL
+    // platform.claude.com/v1/oauth/token; the answer's refresh token replaces the old one,
+    // which stops working), and Claude Code 2.1.332 writes it by a temp file + rename in its
+    // folder (strace: openat .credentials.json.tmp.*, rename onto .credentials.json): a link
+    // to the person's file would be replaced by a file in the private folder, and the person's
+    // login would die at its next refresh. So the wrapper copies the file in, and after the
+    // wake writes a changed one back into the person's file (unless the person's changed
+    // meanwhile): test/jail-own.test.ts refreshes through the real client in the jail and
+    // finds the rotated token in the person's file. A CLAUDE_CODE_OAUTH_TOKEN login needs no
+    // file. What it holds is checked again before every wake by the billing check, which
+    // reads the person's own folder outside the jail (`claude auth status`).
+    login: '.credentials.json',
+    // macOS keeps the login in the Keychain, under a service name that Claude Code 2.1.332
+    // suffixes with a hash of CLAUDE_CONFIG_DIR when that is set (its bundle: `r=n?"":`-${
+    // sha256(o).substring(0,8)}`` in the name "Claude Code-credentials…"), so the jailed
+    // client would look for a login of its own folder and find none.
+    // CLAUDE_SECURESTORAGE_CONFIG_DIR names the folder that name is made from instead (empty:
+    // the default, no suffix): the person's. Not on Linux, where it would also move the
+    // credentials file back into the person's folder, read-only in the jail. Not run here
+    // (no macOS host in the tests): from the bundle alone.
+    keychainEnv: { CLAUDE_SECURESTORAGE_CONFIG_DIR: configDir ?? '' },
   };
 }
 
 /**
- * Claude Code 2.1.197 in the jail; `configDir`: the spec's CLAUDE_CONFIG_DIR, when it sets one.
- * With CLAUDE_CONFIG_DIR, Claude Code keeps everything there, .claude.json too (seen:
- * `CLAUDE_CONFIG_DIR=$HOME/cfg claude -p hi` made cfg/{.claude.json, projects, sessions,
- * telemetry, backups}).
+ * Claude Code in the jail. `configDir`: the spec env's CLAUDE_CONFIG_DIR, when it sets one
+ * (that folder is then the person's, treated as ~/.claude is).
  */
 function needs(home: string, configDir: string | undefined): ClientNeeds {
-  if (configDir) {
-    // .claude.json then lies inside the writable folder: denied, and seeded so that srt binds
-    // the deny rule to a real file (claude rewrites it by temp file + rename: the rename onto
-    // the read-only file fails, which claude survives as it does a read-only HOME).
-    const json = join(configDir, '.claude.json');
-    return {
-      ...needs(home, undefined),
-      ...claudeState(configDir),
-      denyWrite: [join(configDir, 'settings.json'), join(configDir, 'settings.local.json'), json],
-      seed: [{ path: join(configDir, 'settings.json'), content: '{}\n' }, { path: json, content: '{}\n' }],
-    };
-  }
+  const person = configDir ?? join(home, '.claude');
   return {
-    ...claudeState(join(home, '.claude')),
+    write: [],
+    writeFiles: [],
+    // Nothing of the person's folder is writable: it is not in the jail's write list at all.
+    // Named here so that the panel and status say it; srt places nothing for them.
     denyWrite: [
-      // Settings: apiKeyHelper, env credentials, permissions.defaultMode, hooks (src/harness.ts
-      // settingsIssues). settings.local.json is read at user level too.
-      join(home, '.claude', 'settings.json'),
-      join(home, '.claude', 'settings.local.json'),
       // ~/.claude.json holds `primaryApiKey`, which Claude Code 2.1.197 sends as an API key
       // (its bundle: `if(!e.primaryApiKey)return null;return{key:e.primaryApiKey,source:"/login
-      // managed key"}`), and user-scope mcpServers: writable, it would switch billing. It lies
-      // in HOME itself, which the jail never makes writable, and claude rewrites it by a temp
-      // file + rename in HOME (strace: openat ~/.claude.json.tmp.PID.*, rename, mkdir
-      // ~/.claude.json.lock). Denied, claude still runs: HOME read-only (chmod 555), `claude -p
-      // hello` got its 7 EACCES on ~/.claude.json.tmp.* and still said "Not logged in" in 2 s.
-      // Listed so that the panel says it; srt places nothing for it (its folder is read-only).
-      join(home, '.claude.json'),
+      // managed key"}`), and user-scope mcpServers. It lies in HOME itself, never writable in
+      // the jail; with CLAUDE_CONFIG_DIR it lies inside the person's folder.
+      ...(configDir ? [] : [join(home, '.claude.json')]),
     ],
-    // settings.json is read at every start; a /dev/null placeholder would be unreadable.
-    // settings.local.json is optional and only created if the person has one.
-    seed: [{ path: join(home, '.claude', 'settings.json'), content: '{}\n' }],
-    // ~/.claude/.credentials.json stays WRITABLE: the subscription's OAuth refresh replaces
-    // the access AND refresh token (the bundle: POST grant_type:"refresh_token" to TOKEN_URL
-    // platform.claude.com/v1/oauth/token, then `{access_token:l,refresh_token:c=e,...}=a`:
-    // the answer's refresh token replaces the old one) and writes them there; denied, the new
-    // refresh token is lost and the login dies at the next expiry (not runnable offline). What it holds is an OAuth login, which the wrapper's billing check before every
-    // wake reads again (`claude auth status`): a Console login written there is refused then.
+    denyDirs: [],
+    seed: [],
+    own: claudeOwn(person, configDir),
     hosts: [
       // The API, and (logged out) the only host it resolved: strace -e sendto showed DNS
       // queries for api.anthropic.com only; inside srt, srt -d: "Allowed by config rule:
@@ -251,7 +280,7 @@ export const preset = {
   jail: {
     holds: "Claude Code's permission rules (and its own sandbox settings) only filter its tool calls",
     off: 'jail off: the agent edits files in the repo but every shell command not allowed in advance (npm test, make, git commit) is refused unattended; remove "sandbox": false to run it jailed with shell commands allowed, or allow commands with permissions.allow rules in the repo\'s .claude/settings.json (they then run with your full rights)',
-    needs: (home, env) => needs(home, env.CLAUDE_CONFIG_DIR),
+    needs: (home, env) => needs(home, env.CLAUDE_CONFIG_DIR?.startsWith('/') ? env.CLAUDE_CONFIG_DIR : undefined),
   },
   // src/credentials.ts says what each is and why it bills.
   credentials: [

@@ -86,38 +86,53 @@ function billingFiles(spec: PresetSpec): string[] {
 }
 
 /**
- * codex's own folder is split the same way, the other way round: codex writes its state
- * databases (state_5.sqlite and the others, each with -wal and -shm made beside it as it
- * runs) in the folder itself, so the folder stays writable and its configuration is denied
- * by name (https://developers.openai.com/codex/config-reference, "AGENTS.md", "rules",
- * "custom prompts", "skills", "subagents"): config.toml, the global instructions AGENTS.md
- * and AGENTS.override.md, prompts/, rules/ (command approval rules), agents/.
- * skills/ stays writable: codex installs its built-in skills there (skills/.system) at every
- * start; a skill is instructions only, read by codex itself (NOT protected: see docs/threat-model.md).
+ * codex's own folder (CODEX_HOME, default ~/.codex) holds, beside its configuration
+ * (https://developers.openai.com/codex/config-reference, "AGENTS.md", "rules", "custom
+ * prompts", "skills", "subagents"), what it keeps of its runs and reads back later:
+ * shell_snapshots/ (sourced before its shell commands), sessions/ (the transcripts `codex
+ * resume` continues), skills/ (instructions it loads), its state databases, memories and
+ * history. None of it is writable in the jail: the jailed codex gets a CODEX_HOME of its own
+ * (ClientNeeds.own; "CODEX_HOME … defaults to ~/.codex", codex's own docs) and the person's
+ * folder is read-only. CODEX_CONFIG: the person's configuration the jailed codex still reads.
  */
 export const CODEX_CONFIG = { files: ['config.toml', 'AGENTS.md', 'AGENTS.override.md'], dirs: ['prompts', 'rules', 'agents'] };
 
-/** codex-cli 0.171.0 in the jail; `codexDir`: CODEX_HOME or ~/.codex (codex refuses a CODEX_HOME that does not exist). */
+/** codex-cli 0.171.0 in the jail; `codexDir`: the person's CODEX_HOME or ~/.codex. */
 function needs(codexDir: string): ClientNeeds {
   return {
-    // `codex exec --sandbox workspace-write -- hello` (HOME empty) created in ~/.codex itself
+    // `codex exec --sandbox workspace-write -- hello` (HOME empty) created in its CODEX_HOME
     // state_5.sqlite, logs_2.sqlite, thread_history_1.sqlite, memories_1, goals_1, queue_1
     // (each with -wal/-shm made as it runs), installation_id, .sandbox_migration, and the
     // folders sessions/, shell_snapshots/, thread-writer-locks/, skills/, tmp/arg0-linux/
-    // (its sandbox helpers), .tmp/: the whole folder must be writable.
-    write: [codexDir],
+    // (its sandbox helpers), .tmp/: all of it now in its own folder, made fresh per wake.
+    write: [],
     writeFiles: [],
-    // config.toml: model_provider, a provider's env_key / base_url, forced_login_method
-    // (billing), and the rest of its configuration (CODEX_CONFIG).
-    denyWrite: [...CODEX_CONFIG.files, ...CODEX_CONFIG.dirs].map((f) => join(codexDir, f)),
-    denyDirs: CODEX_CONFIG.dirs.map((d) => join(codexDir, d)),
-    // Empty files are codex's own default (no settings, no instructions). Not the override:
-    // an AGENTS.override.md, even empty, would replace the person's AGENTS.md.
-    seed: ['config.toml', 'AGENTS.md'].map((f) => ({ path: join(codexDir, f), content: '' })),
-    // ~/.codex/auth.json stays WRITABLE: a ChatGPT login's tokens are refreshed at
-    // auth.openai.com/oauth/token and written back; denied, the rotated refresh token is lost.
-    // An API key written there is refused by the billing check before the next wake
-    // (`codex login status` says "API key configured").
+    denyWrite: [],
+    denyDirs: [],
+    seed: [],
+    own: {
+      env: 'CODEX_HOME',
+      name: 'codex',
+      person: codexDir,
+      copies: [
+        // model_provider, a provider's env_key / base_url, forced_login_method (billing), MCP
+        // servers: the person's, copied (a denied regular file: see claude-code's copies) and
+        // read-only. Empty where the person has none: codex's own default, and a denied file
+        // that is missing would be /dev/null, which codex 0.171 cannot read ("Error: Failed to
+        // read config file …/config.toml: Permission denied (os error 13)").
+        { name: 'config.toml', seed: '', deny: true },
+      ],
+      // The global instructions, custom prompts, command rules and subagents, read-only (see
+      // CLAUDE_LINKS for why offered). Not skills/: codex writes its built-in skills there
+      // (skills/.system) at every start, so its folder stays its own, and the person's own
+      // skills are not offered in a jailed wake.
+      links: [...CODEX_CONFIG.files.filter((f) => f !== 'config.toml'), ...CODEX_CONFIG.dirs],
+      // A ChatGPT login's tokens are refreshed at auth.openai.com/oauth/token and written back
+      // to auth.json, the refresh token rotated: copied in and written back after the wake as
+      // claude-code's .credentials.json is. An API key written there is refused by the billing
+      // check before the next wake (`codex login status` says "API key configured").
+      login: 'auth.json',
+    },
     hosts: [
       // The ChatGPT login's model endpoint (chatgpt.com/backend-api/codex, 7 mentions in the
       // binary); logged out, strace saw a DNS query for chatgpt.com.
