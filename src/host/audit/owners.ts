@@ -97,10 +97,12 @@ export function foreignFiles(spec: Spec, n: Names): string[] {
   const names = new Map<number, string>();
   const nameOf = (uid: number) => names.get(uid) ?? names.set(uid, ownerText({ uid, name: userName(uid) })).get(uid)!;
   const as = owner.name ?? String(owner.uid);
+  // NAME: also gives the folder back to the owner's login group; a bare uid has none to name (chown refuses `1000:`).
+  const to = shownWord(owner.name ? `${owner.name}:` : String(owner.uid));
   const lines = found.slice(0, NAMED_MAX).map(
     (f) =>
-      `foreign owner: ${f.path} belongs to ${nameOf(f.uid)}, not to ${ownerText(owner)} who owns the state folder ${n.stateDir}, so the wakes, which run as ${as}, cannot replace it (hbgen was run as another user); give it back with \`sudo chown -R ${shownWord(`${as}:`)} ${shownWord(f.path)}\``,
+      `foreign owner: ${f.path} belongs to ${nameOf(f.uid)}, not to ${ownerText(owner)} who owns the state folder ${n.stateDir}, so the wakes, which run as ${as}, cannot replace it (hbgen was run as another user); give it back with \`sudo chown -R ${to} ${shownWord(f.path)}\``,
   );
-  if (found.length > NAMED_MAX) lines.push(`foreign owner: ${found.length - NAMED_MAX} more paths of this install belong to another user than ${ownerText(owner)}; \`sudo chown -R ${shownWord(`${as}:`)} ${shownWord(n.stateDir)}\` gives back those in the state folder`);
+  if (found.length > NAMED_MAX) lines.push(`foreign owner: ${found.length - NAMED_MAX} more paths of this install belong to another user than ${ownerText(owner)}; \`sudo chown -R ${to} ${shownWord(n.stateDir)}\` gives back those in the state folder`);
   return lines;
 }
