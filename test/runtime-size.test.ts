@@ -9,7 +9,7 @@
 // The agent's "Next useful wake: not before" line (heartbeat/37-idle: its reading, the record's third field, its skip): 55 lines.
 // A claude wake's usage before its result (heartbeat/63-stream-awk: its assistant messages, for a wake stopped early): 11 lines.
 // The daily digest (digest: heartbeat/33-digest and its call in step 8): 67 lines.
-// One owner (heartbeat/20-setup: the state folder's owner checked before any write, and its refusal): 9 lines.
+// One owner (heartbeat/20-setup: the state folder's owner checked before any write, and its refusal): 10 lines.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { runtime } from '../generators/runtime.ts';
 import { ROOT } from './helpers/cli.ts';
 
-const BUDGET = 2670;
+const BUDGET = 2671;
 
 /** Lines that are neither blank nor comment-only, as the grep pipeline above counts them. */
 function codeLines(text: string): number {
