@@ -76,24 +76,26 @@ function installPlaces(spec: Spec, n: Names): { deep: string[]; shallow: string[
  * owner, with the chown that fixes it; [] when the state folder is not there.
  */
 export function foreignFiles(spec: Spec, n: Names): string[] {
-  let owner: Owner;
+  let uid: number;
   try {
-    const uid = lstatSync(n.stateDir).uid;
-    owner = { uid, name: userName(uid) };
+    uid = lstatSync(n.stateDir).uid;
   } catch {
     return [];
   }
   const found: { path: string; uid: number }[] = [];
   const { deep, shallow } = installPlaces(spec, n);
-  for (const d of deep) foreignUnder(d, owner.uid, found);
+  for (const d of deep) foreignUnder(d, uid, found);
   for (const p of shallow) {
     try {
       const st = lstatSync(p);
-      if (st.uid !== owner.uid && !found.some((f) => p === f.path || p.startsWith(`${f.path}/`))) found.push({ path: p, uid: st.uid });
+      if (st.uid !== uid && !found.some((f) => p === f.path || p.startsWith(`${f.path}/`))) found.push({ path: p, uid: st.uid });
     } catch {
       // Not there: nothing of anyone's.
     }
   }
+  if (found.length === 0) return [];
+  // Names only now: a user of a directory service costs an `id` run, which a healthy install never pays.
+  const owner: Owner = { uid, name: userName(uid) };
   const names = new Map<number, string>();
   const nameOf = (uid: number) => names.get(uid) ?? names.set(uid, ownerText({ uid, name: userName(uid) })).get(uid)!;
   const as = owner.name ?? String(owner.uid);
