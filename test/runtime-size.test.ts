@@ -9,8 +9,9 @@
 // The agent's "Next useful wake: not before" line (heartbeat/37-idle: its reading, the record's third field, its skip): 55 lines.
 // A claude wake's usage before its result (heartbeat/63-stream-awk: its assistant messages, for a wake stopped early): 11 lines.
 // The daily digest (digest: heartbeat/33-digest and its call in step 8): 67 lines.
-// The jailed client's own folder (heartbeat/47-jail: the person's settings copied, instructions linked, the login copied in and written back after the wake): 26 lines.
+// The jailed client's own folder (heartbeat/47-jail: the person's settings copied, instructions linked, the login copied in and written back after the wake): 26 lines, and 4 more where it meets the owner check.
 // The git check over every git directory of the work tree (heartbeat/81-gitscan: one find before and after the agent, their fingerprints compared): 41 lines.
+// One owner (heartbeat/20-setup: the state folder's owner checked before any write, and its refusal): 10 lines.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
@@ -18,7 +19,7 @@ import { join } from 'node:path';
 import { runtime } from '../generators/runtime.ts';
 import { ROOT } from './helpers/cli.ts';
 
-const BUDGET = 2728;
+const BUDGET = 2742;
 
 /** Lines that are neither blank nor comment-only, as the grep pipeline above counts them. */
 function codeLines(text: string): number {

@@ -16,7 +16,9 @@ import type { HostIO } from '../host/io.ts';
 import { heartbeatRunningNow } from '../host/proc/proc.ts';
 import { scheduledSmoke } from '../host/install/sched-smoke.ts';
 import type { Check } from '../host/install/smoke.ts';
-import { readState, statePath } from '../host/state.ts';
+import { readState, refuseForeignState, statePath } from '../host/state.ts';
+import { foreignFiles } from '../host/audit/owners.ts';
+import { shownWord } from '../escape.ts';
 import { names } from '../names.ts';
 import { renderSpec } from '../pipeline.ts';
 import { SCHEDULERS } from '../schedulers.ts';
@@ -53,6 +55,8 @@ export async function doctor(argv: { spec: string }, io: HostIO): Promise<number
   const { spec, file } = loadFor(io, argv.spec);
   if (factsOf(spec.schedule.scheduler)?.offHost) throw new UserError([`hbgen doctor: a ${spec.schedule.scheduler} install runs off this host, where hbgen does not start jobs; run \`hbgen status\` for what its scheduler says`], 2);
   const n = names(spec);
+  // Its smoke run adds lines to runtime.log and takes the lock: as the state folder's owner only.
+  refuseForeignState(n.stateDir, io.uid, `hbgen doctor ${shownWord(argv.spec)}`);
   const s = readState(n.stateDir);
   if (!s || s.status !== 'installed') throw new UserError([`"${spec.name}" is not installed (${s ? `${statePath(n.stateDir)} says ${s.status}` : `no ${statePath(n.stateDir)}`}); \`hbgen install ${file}\` installs and checks it`]);
   const running = await heartbeatRunningNow(io, spec, n);
@@ -66,6 +70,8 @@ export async function doctor(argv: { spec: string }, io: HostIO): Promise<number
   const heart = heartRefusal(spec.repo);
   checks.push({ ok: !heart, what: 'HEART.md', observed: heart ?? `${spec.repo}/HEART.md holds a mission` });
   for (const p of facts.problems) checks.push({ ok: false, what: 'host', observed: p });
+  // A file of another user's in the install: the next wake fails on it, whatever the smoke run met.
+  for (const p of foreignFiles(spec, n)) checks.push({ ok: false, what: 'owner', observed: p.replace(/^foreign owner: /, '') });
   let listing;
   try {
     listing = await backend.listed(ctx);

@@ -9,10 +9,11 @@
 import { lstatSync, readdirSync, rmSync } from 'node:fs';
 import { posix } from 'node:path';
 import { UserError } from '../errors.ts';
+import { shownWord } from '../escape.ts';
 import { homeOf, type HostIO } from '../host/io.ts';
 import { type InstallRow, listInstalls } from '../host/audit/inventory.ts';
 import { askConsent } from '../host/install/prompt.ts';
-import { readState } from '../host/state.ts';
+import { readState, refuseForeignState } from '../host/state.ts';
 import { workspaceStatus } from '../host/audit/workspace.ts';
 import { safeGit } from '../host/proc/git.ts';
 import { jailTmp } from '../jail.ts';
@@ -98,6 +99,7 @@ export async function forget(argv: { name: string; keepLogs?: boolean; yes?: boo
   // Read again here, right before removing: still stopped, still this name, a real folder.
   const s = readState(dir);
   if (!s || s.status !== 'stopped' || s.name !== argv.name || lstatSync(dir).isSymbolicLink()) throw new UserError([`${dir} is no longer a stopped install of "${argv.name}"; nothing was removed`]);
+  refuseForeignState(dir, io.uid, `hbgen forget ${shownWord(argv.name)}`);
   const all = entries(dir);
   const keep = argv.keepLogs ? all.filter((e) => !e.folder && posix.dirname(e.path) === dir && LOGS.has(posix.basename(e.path))) : [];
   const go = all.filter((e) => !keep.includes(e) && !e.folder);

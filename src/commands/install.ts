@@ -34,7 +34,7 @@ import { askConsent } from '../host/install/prompt.ts';
 import { type Check, smokeTest } from '../host/install/smoke.ts';
 import { scheduledSmoke, smokePanelLines } from '../host/install/sched-smoke.ts';
 import { firstWake } from '../host/install/first-wake.ts';
-import { type State, readState, specHash, statePath, writeState } from '../host/state.ts';
+import { type State, readState, refuseForeignState, specHash, statePath, writeState } from '../host/state.ts';
 import { toolsPresent } from '../host/proc/tools.ts';
 import { type SeedLook, seedLook } from '../host/install/seed-checks.ts';
 import { registryCaveats } from '../host/install/agent-may.ts';
@@ -223,6 +223,8 @@ function planStateFiles(files: { path: string; content: string; mode: number }[]
 async function planInstall(argv: InstallArgs, io: HostIO, verb: Verb): Promise<InstallPlan> {
   const { spec, specFile, prev, notes } = resolveSpec(argv, io, verb);
   const n = names(spec);
+  // Before any look that runs a program (the backend's, billing, the jail probe): the state folder is written only by its owner.
+  refuseForeignState(n.stateDir, io.uid, `hbgen ${verb} ${shownWord(argv.spec)}`);
   const scheduler = spec.schedule.scheduler;
   // A scheduler off this host runs the agent in its own place (a pod): nothing of it is here to check.
   const here = !FACTS[scheduler].offHost;

@@ -7,8 +7,8 @@ import { sleepFacts } from '../host/audit/asleep.ts';
 import { type DayCounts, type HistoryInput, SKIP_KINDS, dailyCounts, dayBegin, historyLines, lastDates, lastWakes, localParts, nextDate, type WakeRow } from '../host/audit/history.ts';
 import { type DigestInput, digestLines } from '../host/audit/digest.ts';
 import { keepDigest, nothingHappened, notifyDigest, pingDigest } from '../host/audit/digest-send.ts';
-import { readState } from '../host/state.ts';
-import { terminalText } from '../escape.ts';
+import { readState, refuseForeignState } from '../host/state.ts';
+import { shownWord, terminalText } from '../escape.ts';
 import { DAYS } from '../formats.ts';
 import { clockMinutes, digestOf, validateSpec } from '../spec.ts';
 import { audit } from '../host/audit/audit.ts';
@@ -129,6 +129,8 @@ async function digest(argv: { spec: string; digest: string; json?: boolean; send
     state = readStateOrNote(names(loaded.spec));
   }
   const n = names(loaded.spec);
+  // --send keeps the digest in the state folder: written as its owner only.
+  if (argv.send) refuseForeignState(n.stateDir, io.uid, `hbgen log --digest ${shownWord(argv.digest)} --send ${argv.state !== undefined ? `--state ${shownWord(argv.state)}` : shownWord(argv.spec)}`);
   const { spec } = trustedSpec(state.s, loaded.spec);
   const zone = spec.schedule.hours.timezone;
   const now = io.now().getTime();

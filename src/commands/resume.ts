@@ -12,6 +12,7 @@ import { localText } from '../host/audit/next.ts';
 import { activePause, clearPause } from '../host/audit/pause.ts';
 import { activeFailPause, clearFailPause } from '../host/audit/failpause.ts';
 import { names } from '../names.ts';
+import { refuseForeignState } from '../host/state.ts';
 import { install, type InstallArgs } from './install.ts';
 import { line, loadFor, specPath } from './common.ts';
 
@@ -45,6 +46,7 @@ function endPause(argv: InstallArgs, io: HostIO): number {
   }
   const { spec } = loadFor(io, argv.spec);
   const n = names(spec);
+  refuseForeignState(n.stateDir, io.uid, `hbgen resume --now ${shownWord(argv.spec)}`);
   const f = activeFailPause(n.stateDir);
   const hadF = clearFailPause(n.stateDir);
   if (f) line(io, `hbgen: "${spec.name}" was paused after ${f.count} failing wakes in a row since ${localText(new Date(f.since), spec.schedule.hours.timezone)}; the pause is ended, and the next fire runs the agent (one more failure pauses it again; nothing was reinstalled)`);

@@ -10,6 +10,8 @@ import { readStateOrNote } from '../host/audit/found.ts';
 import { applyRepairs } from '../host/audit/repair.ts';
 import type { HostIO } from '../host/io.ts';
 import { names } from '../names.ts';
+import { ownerRefusal } from '../host/state.ts';
+import { shownWord } from '../escape.ts';
 import { labelOf } from '../status-labels.ts';
 import { line, loadFor } from './common.ts';
 
@@ -36,8 +38,18 @@ export async function status(argv: { spec: string; json?: boolean }, io: HostIO)
  */
 async function auditAndRepair(argv: { spec: string }, io: HostIO): Promise<Findings> {
   const loaded = loadFor(io, argv.spec);
-  const state = readStateOrNote(names(loaded.spec));
+  const n = names(loaded.spec);
+  const state = readStateOrNote(n);
   const first = await audit(loaded, state, io);
+  // Another user's status only reads: a repair it would make is refused (the file would be
+  // theirs, not the owner's), and the health record is left as the owner's last status wrote it.
+  const foreign = ownerRefusal(n.stateDir, io.uid, `hbgen status ${shownWord(argv.spec)}`);
+  if (foreign) {
+    if (first.repairs.files.length) throw new UserError([`${first.repairs.files.map((r) => r.path).join(', ')} would be put back, and ${foreign}`]);
+    first.findings.labels.set(foreign, 'note');
+    first.findings.info.push(foreign);
+    return first.findings;
+  }
   const failed = applyRepairs(first.repairs);
   if (failed.length === 0) return first.findings;
   const again = await audit(loaded, state, io, { written: first.repairs.files.filter((r) => !failed.includes(r)), failed: failed.map((r) => r.path) });

@@ -18,7 +18,7 @@ import { wakesDone } from '../host/audit/runtime-log.ts';
 import { homeOf, type HostIO } from '../host/io.ts';
 import { acquireOpLock } from '../host/proc/lock.ts';
 import { clearStaleLock, endHeartbeats, lockInfo, runningWrappers } from '../host/proc/proc.ts';
-import { type State, statePath, writeState } from '../host/state.ts';
+import { type State, refuseForeignState, statePath, writeState } from '../host/state.ts';
 import { toolsPresent } from '../host/proc/tools.ts';
 import { type Names, names } from '../names.ts';
 import type { Spec } from '../spec.ts';
@@ -39,6 +39,8 @@ async function stopSpec(io: HostIO, argv: { spec: string; apply?: boolean }): Pr
 
 export async function stop(argv: { spec: string; all?: boolean; apply?: boolean }, io: HostIO): Promise<number> {
   const { fileSpec, n, s, unread } = await stopSpec(io, argv);
+  // Before the scheduler is looked at: stop as another user would remove that user's entries, and write state.json as them.
+  refuseForeignState(n.stateDir, io.uid, `hbgen stop ${shownWord(argv.spec)}`);
   const scheduler = fileSpec.schedule.scheduler;
   const t = toolsPresent(scheduler, io.env.PATH, 'inspect').missing[0]?.name;
   if (t) {

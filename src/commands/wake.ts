@@ -12,7 +12,8 @@ import { readOrNull, sha256 } from '../host/fsx.ts';
 import { homeOf, type HostIO } from '../host/io.ts';
 import { SCHEDULERS } from '../schedulers.ts';
 import { codeInRepoProblems, stateInRepoProblem } from '../host/install/reach.ts';
-import { readState, statePath } from '../host/state.ts';
+import { readState, refuseForeignState, statePath } from '../host/state.ts';
+import { shownWord } from '../escape.ts';
 import { wrapperRefusal } from '../host/install/wrapper-check.ts';
 import { specChanged, upgradeFrom } from '../host/audit/upgrade.ts';
 import { names } from '../names.ts';
@@ -25,6 +26,8 @@ const REFUSED = 78;
 export async function wake(argv: { spec: string }, io: HostIO): Promise<number> {
   const { spec } = loadFor(io, argv.spec);
   const n = names(spec);
+  // The wrapper run as another user would leave that user's files in the owner's folder.
+  refuseForeignState(n.stateDir, io.uid, `hbgen wake ${shownWord(argv.spec)}`);
   // A scheduler whose wrapper is not on this host says where the wake runs instead.
   const backend = await SCHEDULERS[spec.schedule.scheduler].backend();
   if (backend.wake) return backend.wake({ io, spec, names: n, home: homeOf(io), files: [], prev: null });

@@ -2,8 +2,11 @@
 // stop can remove exactly it. Written first as an intent ("installing", before the
 // scheduler is touched: a crashed install can still be stopped), then "installed" after
 // the smoke test, "stopped" after stop.
+import { spawnSync } from 'node:child_process';
+import { lstatSync, readFileSync } from 'node:fs';
 import { posix } from 'node:path';
 import { UserError } from '../errors.ts';
+import { shownWord } from '../escape.ts';
 import type { SchedulerId } from '../scheduler-facts.ts';
 import type { Spec } from '../spec.ts';
 import type { BillingRecord } from './install/billing.ts';
@@ -128,4 +131,70 @@ export function writeState(stateDir: string, s: State): Buffer {
   const b = stateBytes(s);
   writeAtomic(statePath(stateDir), b, 0o600);
   return b;
+}
+
+/** Who owns a state folder: the uid, and the login name where this host has one for it. */
+export interface Owner {
+  uid: number;
+  name: string | null;
+}
+
+/**
+ * The login name of `uid`: /etc/passwd first (no process), then `id -nu` for a user of a
+ * directory service (LDAP, macOS's); null when neither knows it.
+ */
+export function userName(uid: number): string | null {
+  try {
+    for (const l of readFileSync('/etc/passwd', 'utf8').split('\n')) {
+      const [name, , id] = l.split(':');
+      if (name && id === String(uid)) return name;
+    }
+  } catch {
+    // No readable /etc/passwd: id(1) below asks the system's own lookup.
+  }
+  const r = spawnSync('id', ['-nu', String(uid)], { encoding: 'utf8', timeout: 5000 });
+  const name = r.status === 0 ? r.stdout.trim() : '';
+  return /^[A-Za-z0-9._][A-Za-z0-9._@-]*\$?$/.test(name) ? name : null;
+}
+
+/** `uid` as a sentence names it: "ada (uid 1000)", or "uid 1000" when the host has no name for it. */
+export function ownerText(o: Owner): string {
+  return o.name ? `${o.name} (uid ${o.uid})` : `uid ${o.uid}`;
+}
+
+/**
+ * The owner of the state folder `dir` when it is a folder of another uid than `uid`; null
+ * when it is the caller's, or not there (nothing of an install is in it to break). A link
+ * is not followed: the wrapper and install refuse a state folder that is one.
+ */
+export function foreignOwner(dir: string, uid: number): Owner | null {
+  let st;
+  try {
+    st = lstatSync(dir);
+  } catch {
+    return null;
+  }
+  if (!st.isDirectory() || st.uid === uid) return null;
+  return { uid: st.uid, name: userName(st.uid) };
+}
+
+/**
+ * One rule for every command that writes to an install: the state folder is written only by
+ * the uid that owns it. A file hbgen (or the wrapper it runs) makes there as anyone else
+ * (root through sudo, typically) belongs to that user, mode 0600, and the owner's next wake
+ * can neither read nor replace it. Root is not exempt: root writing into another user's
+ * folder is exactly that. `again` is the command line to run as the owner ("hbgen wake
+ * SPEC"); the sentence names the folder, its owner and that user. Null when `uid` owns it.
+ */
+export function ownerRefusal(dir: string, uid: number, again: string): string | null {
+  const o = foreignOwner(dir, uid);
+  if (!o) return null;
+  const as = o.name ?? `#${o.uid}`;
+  return `the state folder ${dir} belongs to ${ownerText(o)}, not to you (uid ${uid}), and hbgen writes to an install only as the owner of its state folder, so nothing was changed; run hbgen as ${o.name ?? `uid ${o.uid}`}, e.g. \`sudo -u ${shownWord(as)} ${again}\``;
+}
+
+/** ownerRefusal as the refusal of a command (exit 1), before it writes anything. */
+export function refuseForeignState(dir: string, uid: number, again: string): void {
+  const why = ownerRefusal(dir, uid, again);
+  if (why) throw new UserError([why]);
 }

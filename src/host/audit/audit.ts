@@ -45,6 +45,7 @@ import { FACTS, factsOf, type SchedulerId } from '../../scheduler-facts.ts';
 import { SCHEDULERS } from '../../schedulers.ts';
 import { digestOf, idleOf, type Spec, reserveOf } from '../../spec.ts';
 import { fallbackInUse } from './fallback-state.ts';
+import { foreignFiles } from './owners.ts';
 import type { FileRepair, RepairPlan } from './repair.ts';
 import { type Label, outcomeLabel } from '../../status-labels.ts';
 
@@ -121,6 +122,7 @@ const KINDS: [RegExp, string][] = [
   [/^unowned:/, 'unowned'],
   [/^missing binary:/, 'missing-binary'],
   [/^tampered:/, 'tampered'],
+  [/^foreign owner:/, 'foreign-owner'],
 ];
 
 export function problemOf(message: string, fallback: string): Problem {
@@ -191,6 +193,7 @@ export async function audit(loaded: { spec: Spec; file: string }, state: { s: St
   reachProblems(fileSpec, n, f);
   f.header = `hbgen status: "${s.name}" (${s.scheduler}), ${s.status} at ${s.time}, by hbgen ${s.hbgenVersion}`;
   folderLinks(n, f);
+  addAll(f, foreignFiles(fileSpec, n), 'foreign-owner');
   const { text, last } = recordedFindings(spec, n, s, io, f);
   const paths = await lookAround(ctx, fileSpec, s, notes, f);
   if (s.status === 'stopped') {

@@ -231,7 +231,6 @@ export function hostFacts(spec: Spec, io: HostIO): Facts {
   if (sd) {
     if (sd.isSymbolicLink()) problems.push(`stateDir: ${n.stateDir} is a symbolic link; hbgen writes the wrapper only into a real folder: replace the link with a folder, or change "stateDir"`);
     else if (!sd.isDirectory()) problems.push(`stateDir: ${n.stateDir} exists and is not a folder; move it away, or change "stateDir"`);
-    else if (sd.uid !== io.uid) problems.push(`stateDir: ${n.stateDir} belongs to uid ${sd.uid}, not to you (uid ${io.uid}); use a folder you own`);
     else if (sd.mode & 0o022) problems.push(`stateDir: ${n.stateDir} is writable by other users, who could replace the wrapper; run \`chmod go-w ${n.stateDir}\``);
   }
 
