@@ -1,4 +1,4 @@
-// needs root: it runs crontab(1) or the cron daemon as scratch users; it bind-mounts (unshare -m)
+// needs root: it starts the real cron daemon; it mounts (unshare -m, mount)
 // Install on the cron backend checks that a cron daemon runs, and refuses
 // with the command that starts it when none does. The process table is the real one: a
 // stand-in daemon (test/helpers/cron-daemon.ts, sleep(1) named cron) where one must run,

@@ -1,4 +1,4 @@
-// needs root: it creates scratch users (useradd); it runs crontab(1) or the cron daemon as scratch users; it runs commands as other users (runuser); it gives files to other users (chown)
+// needs root: it creates scratch users (useradd); it runs hbgen as scratch users on their real crontab; it runs commands as other users (runuser); it gives files to other users (chown)
 // src/host/cron/crontab.ts against the real Debian crontab(1), and against a recording stand-in
 // found first on PATH.
 // Real crontab(1): the library runs in test/helpers/crontab-driver.ts as a scratch user

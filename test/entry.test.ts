@@ -1,4 +1,4 @@
-// needs root: it makes each shell /bin/sh by a bind mount (unshare -m); it bind-mounts (unshare -m)
+// needs root: it makes each shell /bin/sh by a bind mount (unshare -m)
 // The scheduler entry checks the wrapper before it runs it (generators/entry.ts):
 // - why a SHA-256 and not POSIX cksum: test/helpers/cksum.ts computes what the real
 //   cksum(1) prints (coreutils, toybox, and busybox where its cksum applet is built in)

@@ -1,4 +1,4 @@
-// needs root: it creates scratch users (useradd); it runs crontab(1) or the cron daemon as scratch users
+// needs root: it creates scratch users (useradd); it starts the real cron daemon
 // Each escaper of src/escape.ts against the real consumer of its language, over a table
 // of hostile strings (test/helpers/tools.ts HOSTILE):
 //   sh         -> dash, bash --posix, busybox sh, mksh, posh, yash parse it back to the bytes

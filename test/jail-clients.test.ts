@@ -1,4 +1,4 @@
-// needs root: it creates scratch users (useradd); it runs commands as other users (runuser); it gives files to other users (chown); it bind-mounts (unshare -m)
+// needs root: it creates scratch users (useradd); it runs commands as other users (runuser); it gives files to other users (chown); it mounts (unshare -m, mount)
 // The jail's per-client lists (src/jail-clients.ts) and the jailed presets (src/harness.ts)
 // against the REAL clients (npm @anthropic-ai/claude-code, @openai/codex) inside the REAL
 // jail (srt, @anthropic-ai/sandbox-runtime from package.json), run as a scratch user with a

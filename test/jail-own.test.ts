@@ -1,3 +1,4 @@
+// needs root: it creates scratch users (useradd); it runs commands as other users (runuser); it gives files to other users (chown)
 // The jailed client's own folder (ClientNeeds.own, src/jail.ts): nothing the jailed client
 // writes lands in the person's own client folder (~/.claude, ~/.codex), where the person's
 // client would later execute it (shell snapshots, session scripts), restore it (file

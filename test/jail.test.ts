@@ -1,4 +1,4 @@
-// needs root: it makes each shell /bin/sh by a bind mount (unshare -m); it creates scratch users (useradd); it runs crontab(1) or the cron daemon as scratch users; it runs commands as other users (runuser); it gives files to other users (chown)
+// needs root: it makes each shell /bin/sh by a bind mount (unshare -m); it creates scratch users (useradd); it runs commands as other users (runuser); it gives files to other users (chown)
 // The jail, for real: the rendered heartbeat.sh runs a `command` agent inside
 // srt (bubblewrap) as an unprivileged scratch user, and what the agent tries from inside
 // is refused (a write outside the repo, ~/.ssh, the wrapper, the crontab, the client's

@@ -1,4 +1,4 @@
-// needs root: it bind-mounts (unshare -m)
+// needs root: it makes each shell /bin/sh by a bind mount (unshare -m)
 // The kubernetes scheduler:
 // - the kubernetes block's validation, each refusal naming its field;
 // - every rendered manifest validated against the Kubernetes OpenAPI schema (the

@@ -1,4 +1,4 @@
-// needs root: it runs crontab(1) or the cron daemon as scratch users; it runs commands as other users (runuser)
+// needs root: it creates scratch users (useradd); it starts the real cron daemon; it runs commands as other users (runuser)
 // The wake's bounds (spec limits) enforced for real, under the real cron daemon: two
 // scratch users install hbgen with the real crontab(1) and the real heartbeat.sh, both
 // entries fire at the same minute, and the kernel does the bounding.

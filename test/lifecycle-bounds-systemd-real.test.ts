@@ -1,4 +1,4 @@
-// needs root: it runs crontab(1) or the cron daemon as scratch users; it starts a real systemd user manager for a scratch user; it runs commands as other users (runuser)
+// needs root: it starts the real cron daemon; it starts a real systemd user manager for a scratch user; it runs commands as other users (runuser)
 // The wake's bounds under a REAL systemd user manager (test/helpers/systemd-user.ts): the
 // installed service carries TasksMax=, MemoryMax= and MemorySwapMax=0, the manager starts
 // it, and a fork bomb runs in it. Where cgroup v2 has the pids and memory controllers the

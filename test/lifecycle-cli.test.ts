@@ -1,4 +1,4 @@
-// needs root: it bind-mounts (unshare -m)
+// needs root: it bind-mounts yash as /bin/sh (unshare -m)
 // The lifecycle commands through the built CLI, as a user meets them: refusals (no
 // terminal, billing guard, alias binary, #! interpreter, unsafe state folder, no user bus
 // with the REAL systemctl of this host), --dry-run, the consent prompt on a real terminal

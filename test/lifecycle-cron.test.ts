@@ -1,4 +1,4 @@
-// needs root: it runs crontab(1) or the cron daemon as scratch users; it runs commands as other users (runuser)
+// needs root: it creates scratch users (useradd); it runs hbgen as scratch users on their real crontab; it runs commands as other users (runuser)
 // install / status / stop on the cron path.
 // - Real crontab(1): hbgen runs as the scratch user hbgen-life-test (runuser, through
 //   test/helpers/lifecycle-driver.ts; the real heartbeat.sh, or a STAND-IN where a test

@@ -1,4 +1,4 @@
-// needs root: it runs crontab(1) or the cron daemon as scratch users; it runs commands as other users (runuser)
+// needs root: it creates scratch users (useradd); it starts the real cron daemon; it runs commands as other users (runuser)
 // A fire's check of its own scheduler entry, through the real cron daemon: hbgen installs
 // as a scratch user (real crontab(1)); the person then edits hbgen's block by hand (a line
 // of their own inside it, the job still fires). A fire of the installed wrapper as cron

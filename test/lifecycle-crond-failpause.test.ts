@@ -1,4 +1,4 @@
-// needs root: it runs crontab(1) or the cron daemon as scratch users; it runs commands as other users (runuser)
+// needs root: it creates scratch users (useradd); it starts the real cron daemon; it runs commands as other users (runuser)
 // The pause after failures through the real cron daemon: hbgen installs as a scratch user
 // (real crontab(1), the real heartbeat.sh), one fire of the installed wrapper as that user
 // fails and pauses the job (pauseAfter 1), then cron's own fire of the entry at its minute

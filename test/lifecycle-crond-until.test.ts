@@ -1,4 +1,4 @@
-// needs root: it runs crontab(1) or the cron daemon as scratch users
+// needs root: it creates scratch users (useradd); it starts the real cron daemon
 // The job's end (until) through the real cron daemon: hbgen installs as a scratch user
 // (real crontab(1)) a spec whose until is the minute of the entry's next fire. cron's own
 // fire at that minute is one skip-ended line: no agent, no wake counted; status says the

@@ -1,4 +1,4 @@
-// needs root: it runs crontab(1) or the cron daemon as scratch users
+// needs root: it creates scratch users (useradd); it starts the real cron daemon
 // The agent's own workspace through the real cron daemon: hbgen installs as a scratch user
 // (real crontab(1)) a spec with "workspace": "clone"; the person has uncommitted work on
 // their branch. cron's own fire at the entry's minute runs the agent in its clone, where it

@@ -1,4 +1,4 @@
-// needs root: it runs crontab(1) or the cron daemon as scratch users
+// needs root: it creates scratch users (useradd); it starts the real cron daemon
 // The cron path end to end with the real daemon: hbgen installs as the scratch user
 // hbgen-crond-test (real crontab(1), the real heartbeat.sh), the test starts `cron -f`,
 // waits for the entry's actual fire and sees the wrapper's log line, then stops it.

@@ -1,3 +1,4 @@
+// needs root: it creates scratch users (useradd); it gives files to other users (chown)
 // One owner: a scratch user (the person) installs on its real crontab; root (the intruder,
 // as `sudo hbgen …` is) then runs the commands that write to that install, and the wrapper
 // itself. Each refuses with one sentence naming the state folder, its owner and the user to

@@ -1,4 +1,4 @@
-// needs root: it runs crontab(1) or the cron daemon as scratch users; it starts a real systemd user manager for a scratch user; it runs commands as other users (runuser)
+// needs root: it runs hbgen as scratch users on their real crontab; it starts a real systemd user manager for a scratch user; it runs commands as other users (runuser)
 // The systemd-user lifecycle against a REAL `systemd --user` (test/helpers/systemd-user.ts):
 // a scratch user with its own user manager in a delegated cgroup; hbgen runs as that user
 // (runuser, test/helpers/lifecycle-driver.ts) with the real systemctl and the real

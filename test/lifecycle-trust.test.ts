@@ -1,3 +1,4 @@
+// needs root: it mounts a 64 KiB tmpfs as a full disk
 // What stop and status trust (host side), with STAND-INS for
 // systemctl, loginctl and launchctl and a recording STAND-IN crontab first on PATH (so
 // that no real crontab is read or written here; test/lifecycle-cron.test.ts does the real

@@ -1,4 +1,4 @@
-// needs root: it runs crontab(1) or the cron daemon as scratch users
+// needs root: it creates scratch users (useradd)
 // hbgen list and hbgen stop --all. In-process against one temporary HOME with several
 // installs, STAND-IN systemctl/launchctl/loginctl first on PATH and a recording STAND-IN
 // crontab (so that no real user's crontab is read); and the real crontab(1) as a scratch

@@ -41,10 +41,10 @@ test('`npm test` as a normal user under CI=true is refused before it builds (no 
 
 // Every suite says whether it needs root, and one that runs as root only by its helpers says so:
 // a suite with no mark must not reach for what only root may do.
-test('a suite without a `// needs root:` line uses no scratch user, bind mount, runuser, setpriv or chown', () => {
+test('a suite without a `// needs root:` line uses no scratch user, mount, runuser, setpriv or chown', () => {
   const dir = join(ROOT, 'test');
   const marked = /^\/\/ needs root: .+$/m;
-  const rootOnly = /\bscratchUser\(|useradd|helpers\/(lifecycle-driver|crontab-driver|cronuser|crond|cron-daemon|systemd-user)|\brunuser\b|\bsetpriv\b|\bchownSync\(|\bunshare\b|mount --bind/;
+  const rootOnly = /\bscratchUser\(|useradd|helpers\/(lifecycle-driver|crontab-driver|cronuser|crond|cron-daemon|systemd-user)|\brunuser\b|\bsetpriv\b|\bchownSync\(|\bunshare\b|mount --bind|'mount'/;
   const wrapperRun = /import \{[^}]*\brun\b[^}]*\} from '\.\/helpers\/wrapper\.ts'/;
   const bad = readdirSync(dir)
     .filter((f) => f.endsWith('.test.ts'))

@@ -1,4 +1,4 @@
-// needs root: it runs crontab(1) or the cron daemon as scratch users
+// needs root: it runs hbgen as scratch users on their real crontab
 // An hbgen upgrade is told, not mistaken for tampering. The older hbgen here is real: a copy
 // of this tree built as version 0.1.9, with one comment of its runtime changed, installs
 // "docs" on the STAND-IN systemctl (test/helpers/standins.ts) through the lifecycle driver;

@@ -1,3 +1,4 @@
+// needs root: its process bounds count a wake as root; as another user a wake also runs prlimit for its task bound, one process more
 // What one wake of the rendered wrapper costs in processes, counted with
 // strace -f (every process of the wake's tree shows at least its exit, so each PID other
 // than the wrapper's is one process it created: a tool run, a subshell). The agent is

@@ -16,7 +16,8 @@ import { workspaceDir } from '../src/workspace.ts';
 const stub = makeStub();
 process.on('exit', () => stub.remove());
 const cli = (h: Host, args: string[]) => hbgen(args, { cwd: h.home, env: { ...h.env, PATH: `${stub.dir}:${h.env.PATH}` } });
-const git = (dir: string, ...a: string[]) => spawnSync('git', ['-C', dir, ...a], { encoding: 'utf8' }).stdout;
+// Its own identity: the test's commits must not depend on the machine's git config (a fresh one has none).
+const git = (dir: string, ...a: string[]) => spawnSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.invalid', '-C', dir, ...a], { encoding: 'utf8' }).stdout;
 
 function installed(agent: string): Host {
   const h = makeHost('systemd-user', { stateDir: undefined, workspace: 'clone' });

@@ -1,4 +1,4 @@
-// needs root: it makes each shell /bin/sh by a bind mount (unshare -m); it creates scratch users (useradd); it runs crontab(1) or the cron daemon as scratch users; it runs commands as other users (runuser); it gives files to other users (chown)
+// needs root: it makes each shell /bin/sh by a bind mount (unshare -m); it creates scratch users (useradd); it runs commands as other users (runuser); it gives files to other users (chown)
 // The agent's own workspace ("workspace": "clone"), for real: install's clone and branch
 // (src/host/install/workspace.ts), then the rendered heartbeat.sh run as an unprivileged
 // scratch user, the agent a `command` script inside the real jail (srt, bubblewrap). The

@@ -1,4 +1,4 @@
-// needs root: it makes each shell /bin/sh by a bind mount (unshare -m); it bind-mounts (unshare -m)
+// needs root: it makes each shell /bin/sh by a bind mount (unshare -m)
 // heartbeat.sh's step 5d, the wake's bounds (spec limits), in every shell of the matrix:
 // - where the wake's control group holds the bounds (pids.max, memory.max), a bound the
 //   agent reached is named in the outcome, read from the cgroup's own counters

@@ -1,3 +1,4 @@
+// needs root: it makes each shell /bin/sh by a bind mount (unshare -m); it gives files to other users (chown)
 // The wrapper refuses a state folder that belongs to another uid than the one it runs as,
 // before it writes anything (no runtime.log line, no lock, no counter), in every shell of
 // the matrix: exit 78 and one line on the caller's stderr naming the folder, its owner and

@@ -1,4 +1,4 @@
-// needs root: it makes each shell /bin/sh by a bind mount (unshare -m); it bind-mounts (unshare -m)
+// needs root: it makes each shell /bin/sh by a bind mount (unshare -m)
 // heartbeat.sh: never two agents, and deadlines exact, in every shell of the matrix.
 // - the agent and every helper it left in its group (or, without process groups, its
 //   tree) are gone within timeout + killAfter (+1 s), zombies counted as gone, also when
