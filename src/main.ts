@@ -2,7 +2,7 @@
 // calls — `render` and `check` in their plain forms — are answered without loading yargs, which alone costs about twice Node's own
 // start-up (see docs/SPEED.md). Anything else, including every mistake, goes to the
 // full yargs command line in cli.ts, which gives the same results for these forms
-// (test/cli.test.ts runs both and compares).
+// (test/parsers.test.ts runs a generated corpus of command lines both ways and compares).
 import { statSync } from 'node:fs';
 import { fastParse } from './fastparse.ts';
 import { runCommand } from './errors.ts';
@@ -18,7 +18,9 @@ function isFile(p: string): boolean {
 }
 
 async function main(args: string[]): Promise<number> {
-  const fast = fastParse(args);
+  // HBGEN_FULL_CLI=1 sends every call to yargs: test/parsers.test.ts runs each command line
+  // both ways and compares what the user sees, so the fast path cannot drift from yargs.
+  const fast = process.env.HBGEN_FULL_CLI === '1' ? undefined : fastParse(args);
   // An install's name, a folder or a missing file as SPEC (src/spec-arg.ts) goes to the full command line.
   if (fast && isFile(fast.spec)) {
     // render writes with out() and note() and builds no stream (src/output.ts).

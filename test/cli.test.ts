@@ -289,27 +289,4 @@ test('the fast path parses only the plain forms and leaves the rest to yargs', a
   }
 });
 
-test('the fast path and the full yargs command line give the same results', () => {
-  const out = join(tmp, 'o');
-  const forms: [string[], string?][] = [
-    [['render', EXAMPLE]],
-    [['render', EXAMPLE, '--scheduler', 'cron']],
-    [['render', '--scheduler=launchd', EXAMPLE]],
-    [['render', EXAMPLE, '--out', out]],
-    [['check', EXAMPLE, out]],
-    [['check', 'fixtures/specs/cron.json', out]],
-    [['render', 'fixtures/invalid/many.json']],
-    [['render'], tmp],
-    [['render', join(ROOT, EXAMPLE), '--out', ''], tmp],
-    [['render', join(ROOT, EXAMPLE), '--out'], tmp],
-  ];
-  for (const [args, cwd] of forms) {
-    const viaFast = hbgen(args, { cwd });
-    const viaYargs = spawnSync(process.execPath, ['--import', import.meta.resolve('tsx'), '--input-type=module', '-e', `import { main } from ${JSON.stringify(join(ROOT, 'src/cli.ts'))}; process.exitCode = await main(${JSON.stringify(args)});`], { cwd: cwd ?? ROOT, encoding: 'utf8' });
-    assert.is(viaFast.code, viaYargs.status, args.join(' '));
-    assert.is(viaFast.stdout, viaYargs.stdout, args.join(' '));
-    assert.is(viaFast.stderr, viaYargs.stderr, args.join(' '));
-  }
-});
-
 test.run();

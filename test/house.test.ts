@@ -193,8 +193,11 @@ test("the wrapper finds this wake's output (the lines after its start line) in o
   for (const p of ['57-model', '86-limit-scan']) assert.match(readFileSync(join(ROOT, `templates/partials/heartbeat/${p}.hbs`), 'utf8'), /\$\(hb_wakeout \d+ \|/, p);
 });
 
-test('generators/ renders only: it imports nothing from src/host/ or src/commands/', () => {
+test('generators/ and the build\'s renderer (src/build/) render only: they import nothing from src/host/ or src/commands/', () => {
   const bad = walk(join(ROOT, 'generators'), (p) => p.endsWith('.ts')).filter((f) => /from '\.\.\/src\/(host|commands)\//.test(readFileSync(f, 'utf8')));
+  const build = walk(join(ROOT, 'src/build'), (p) => p.endsWith('.ts'));
+  assert.ok(build.length > 0, 'src/build/ holds the runtime\'s renderer');
+  bad.push(...build.filter((f) => /from '\.\.\/(host|commands)\//.test(readFileSync(f, 'utf8'))));
   assert.equal(bad.map(rel), []);
 });
 

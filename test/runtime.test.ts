@@ -13,7 +13,7 @@ import { renderFixture, specNames, SPECS } from './helpers/fixtures.ts';
 import { ROOT } from './helpers/cli.ts';
 import { SHELLS, makeCase, run } from './helpers/wrapper.ts';
 import { runtime } from '../generators/runtime.ts';
-import { renderRuntime } from '../generators/build/runtime.ts';
+import { renderRuntime } from '../src/build/runtime.ts';
 import { entryArgv } from '../generators/entry.ts';
 import { names } from '../src/names.ts';
 import { realSha256 } from './helpers/entry.ts';

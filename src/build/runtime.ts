@@ -2,20 +2,24 @@
 // spec in it (the same bytes for every spec). Its context holds only hbgen's own
 // constants: the log's formats, the outcome words, the clients' words. The build renders
 // it once (bin/build.mjs, into src/gen/runtime.ts); what renders and installs read is that
-// text, through generators/runtime.ts.
-import { WORKSPACE_COPIES } from '../../src/workspace.ts';
-import { GIT_HARMLESS_KEYS, GIT_HARMLESS_SECTIONS, WORKSPACE_GIT_CONFIG } from '../../src/git-safe.ts';
-import { renderRuntimeSh } from '../../src/gen/runtime-templates.ts';
-import { FILES_AWK, TOKEN_AWK, TOKEN_REFUSAL, VERDICT_AWK } from '../../src/billing-rules.ts';
-import { STATUS_ARGV, billingKeyNames, fileHitFix, notPlan, timedOut } from '../../src/billing.ts';
-import { PRESETS } from '../../src/harness/registry.ts';
-import { JAIL_PLACEHOLDERS, REPO_DENY } from '../../src/jail.ts';
-import { LOCK_OWNER_PRINTF, LOG_DATE_FORMAT, LOG_PRINTF, OUTCOME_WORDS, PAUSE_PRINTF, FAIL_PAUSE_FILE, FAIL_PAUSE_PRINTF, IDLE_FILE, DIGEST_ARGV_FILE, DIGEST_STAMP_FILE, DIGEST_SECONDS, SMOKE_DETAIL, TAMPERED_GIT, ENTRY_NOTE, WORKSPACE_NOTE, ENTRY_NOTE_TAIL, UNTIL_WORD, WAKES_PRINTF, AGENT_RECORD_PRINTF, ASIDE_DIR, PAUSE_MAX_SECONDS, logLineShell, wakeDetailShell } from '../../src/formats.ts';
-import { LIMIT_FAR } from '../limit.ts';
-import { NOTIFY_SECONDS, PING_BOUND, PING_SECONDS } from '../notify.ts';
-import { logDateShell } from '../formats.ts';
-import { VERSION } from '../../src/version.ts';
-import { SHA256_TOOLS } from '../entry.ts';
+// text, through generators/runtime.ts. It sits in src/build/, what only the build runs,
+// and not beside the renderers in generators/: the registry's import of generators/<id>.ts
+// is a glob to the bundler that takes in every module under generators/, subfolders too,
+// and this one would ship with its precompiled templates though no command runs it
+// (test/bundle.test.ts).
+import { WORKSPACE_COPIES } from '../workspace.ts';
+import { GIT_HARMLESS_KEYS, GIT_HARMLESS_SECTIONS, WORKSPACE_GIT_CONFIG } from '../git-safe.ts';
+import { renderRuntimeSh } from '../gen/runtime-templates.ts';
+import { FILES_AWK, TOKEN_AWK, TOKEN_REFUSAL, VERDICT_AWK } from '../billing-rules.ts';
+import { STATUS_ARGV, billingKeyNames, fileHitFix, notPlan, timedOut } from '../billing.ts';
+import { PRESETS } from '../harness/registry.ts';
+import { JAIL_PLACEHOLDERS, REPO_DENY } from '../jail.ts';
+import { LOCK_OWNER_PRINTF, LOG_DATE_FORMAT, LOG_PRINTF, OUTCOME_WORDS, PAUSE_PRINTF, FAIL_PAUSE_FILE, FAIL_PAUSE_PRINTF, IDLE_FILE, DIGEST_ARGV_FILE, DIGEST_STAMP_FILE, DIGEST_SECONDS, SMOKE_DETAIL, TAMPERED_GIT, ENTRY_NOTE, WORKSPACE_NOTE, ENTRY_NOTE_TAIL, UNTIL_WORD, WAKES_PRINTF, AGENT_RECORD_PRINTF, ASIDE_DIR, PAUSE_MAX_SECONDS, logLineShell, wakeDetailShell } from '../formats.ts';
+import { LIMIT_FAR } from '../../generators/limit.ts';
+import { NOTIFY_SECONDS, PING_BOUND, PING_SECONDS } from '../../generators/notify.ts';
+import { logDateShell } from '../../generators/formats.ts';
+import { VERSION } from '../version.ts';
+import { SHA256_TOOLS } from '../../generators/entry.ts';
 
 /** A preset client's words, chosen at wake time by heartbeat.sh's hb_client. */
 export interface RuntimeClient {
