@@ -504,6 +504,36 @@ for (const mode of HELD_MODES) {
   }
 }
 
+test('a wrapper killed (SIGKILL) while srt is still bringing the jail up (bwrap held until srt is gone), under the sh watchdog in bash: its watchdog keeps the deadline, and nothing of the jail survives', async () => {
+  need();
+  const user = scratchUser('hbjailk');
+  const top = mkdtempSync(join(tmpdir(), 'hbgen-jailheld.'));
+  made.push(top);
+  chmodSync(top, 0o755);
+  const held = heldBwrap(top, 'srt gone');
+  const tools = ['env', 'date', 'sleep', 'mkdir', 'rmdir', 'rm', 'mv', 'find', 'head', 'ps', 'awk', 'cat', 'nice', 'ls', 'touch', '[', 'test', 'echo', 'readlink', 'tr', 'wc', 'grep', 'sed', 'chmod', 'ln', 'pwd', 'printf', 'kill', 'true', 'false', 'cksum', 'tail', 'which', 'socat', 'rg', 'bash', 'sh', 'dash'];
+  const c = makeJailCase(user, STUBBORN, { timeout: '4s', path: `${held}:${toolDir(join(top, 'bin'), tools)}` });
+  const bash = join(top, 'bash');
+  writeFileSync(bash, '#!/usr/bin/bash\nexec /usr/bin/bash "$@"\n', { mode: 0o755 });
+  const since = bootSeconds();
+  const child = spawn('/usr/bin/unshare', ['-m', '/bin/sh', '-c', 'mount --bind "$0" /usr/bin/dash && exec "$@"', bash, 'runuser', '-u', user.name, '--', '/usr/bin/env', '-i', '/bin/sh', join(c.state, 'heartbeat.sh'), '--now'], { stdio: 'ignore' });
+  const ended = new Promise<void>((r) => child.on('close', () => r()));
+  // Once the jail is held (its srt started by the wrapper), the wrapper (the lock's owner) is killed.
+  const mark = join(c.out, 'bwrap-held');
+  const owner = join(c.state, 'heartbeat.lock.d', 'owner');
+  const end = Date.now() + 60_000;
+  while (!(existsSync(mark) && existsSync(owner)) && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
+  assert.ok(existsSync(mark), 'the jail was held');
+  const wrapper = Number(readFileSync(owner, 'utf8').split(' ')[0]);
+  assert.ok(wrapper > 1, `the lock's owner: ${wrapper}`);
+  process.kill(wrapper, 'SIGKILL');
+  await ended;
+  // The deadline (4 s from the wake's start) and killAfter (2 s) pass; leftAfter polls 30 s more.
+  const left = leftAfter(user, since);
+  assert.equal(left, [], `left running:\n${left.join('\n')}`);
+  assert.not.match(readFileSync(join(c.state, 'runtime.log'), 'utf8'), /hbgen jailed (timeout|fail|ok|quiet)/, 'the killed wrapper logged no outcome (its watchdog kept the deadline)');
+});
+
 // --- A broken machine during a jailed wake: the clock steps, the private tmp's disk fills.
 
 /**
