@@ -534,6 +534,41 @@ test('a wrapper killed (SIGKILL) while srt is still bringing the jail up (bwrap 
   assert.not.match(readFileSync(join(c.state, 'runtime.log'), 'utf8'), /hbgen jailed (timeout|fail|ok|quiet)/, 'the killed wrapper logged no outcome (its watchdog kept the deadline)');
 });
 
+test('a wrapper killed (SIGKILL) under timeout(1) while srt is still bringing the jail up: the jail that escaped its deadline is gone by the end of the next wake', async () => {
+  need();
+  const user = scratchUser('hbjailn');
+  const top = mkdtempSync(join(tmpdir(), 'hbgen-jailheld.'));
+  made.push(top);
+  chmodSync(top, 0o755);
+  const held = heldBwrap(top, 'srt gone');
+  const c = makeJailCase(user, STUBBORN, { timeout: '4s', path: `${held}:${NODE_DIR}:/usr/bin:/bin` });
+  const since = bootSeconds();
+  const child = spawn('runuser', ['-u', user.name, '--', '/usr/bin/env', '-i', '/bin/sh', join(c.state, 'heartbeat.sh'), '--now'], { stdio: 'ignore' });
+  const ended = new Promise<void>((r) => child.on('close', () => r()));
+  const mark = join(c.out, 'bwrap-held');
+  const owner = join(c.state, 'heartbeat.lock.d', 'owner');
+  const runuserChild = () => spawnSync('ps', ['-o', 'pid=', '--ppid', String(child.pid)], { encoding: 'utf8' }).stdout.trim();
+  const end = Date.now() + 60_000;
+  while (!existsSync(mark) && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
+  assert.ok(existsSync(mark), 'the jail was held');
+  // The wrapper: the lock's owner (mkdir lock), or runuser's child (flock).
+  const wrapper = Number(existsSync(owner) ? readFileSync(owner, 'utf8').split(' ')[0] : runuserChild());
+  assert.ok(wrapper > 1, `the wrapper: ${wrapper}`);
+  process.kill(wrapper, 'SIGKILL');
+  await ended;
+  // timeout(1) keeps the deadline: its TERM ends srt, and the held jail leaves the group with
+  // nothing armed. Seen here first, so that the next wake has something to sweep.
+  const escaped = () => userProcs(user.name, since).filter((l) => / --die-with-parent /.test(l));
+  const until = Date.now() + 30_000;
+  while (!escaped().length && Date.now() < until) spawnSync('sleep', ['0.25']);
+  spawnSync('sleep', ['4']);
+  assert.ok(escaped().length > 0, 'the first wake\'s jail escaped its deadline (what the next wake must end)');
+  const w = wake(c);
+  assert.ok(w.code === 0 || w.code === 124, w.log);
+  const left = leftAfter(user, since);
+  assert.equal(left, [], `left running:\n${left.join('\n')}`);
+});
+
 // --- A broken machine during a jailed wake: the clock steps, the private tmp's disk fills.
 
 /**
