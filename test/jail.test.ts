@@ -118,9 +118,9 @@ function makeJailCase(user: ScratchUser, agent: string, over: { path?: string; t
   return { user, dir, repo, state, outside, out, files };
 }
 
-/** One wake, by hand, as the scratch user: the wrapper as the scheduler runs it. */
-function wake(c: JailCase): { code: number; log: string; out: string } {
-  const r = spawnSync('runuser', ['-u', c.user.name, '--', '/usr/bin/env', '-i', '/bin/sh', join(c.state, 'heartbeat.sh'), '--now'], { encoding: 'utf8', timeout: 120_000 });
+/** One wake, by hand, as the scratch user: the wrapper as the scheduler runs it (`via`: runuser, or what starts it). */
+function wake(c: JailCase, via: string[] = ['runuser']): { code: number; log: string; out: string } {
+  const r = spawnSync(via[0]!, [...via.slice(1), '-u', c.user.name, '--', '/usr/bin/env', '-i', '/bin/sh', join(c.state, 'heartbeat.sh'), '--now'], { encoding: 'utf8', timeout: 120_000 });
   const logf = join(c.state, 'runtime.log');
   const outf = join(c.state, 'agent.log');
   return {
@@ -359,9 +359,48 @@ sh -c 'sleep 303 & wait' &
 sleep 304
 `;
 
-function userProcs(name: string): string[] {
+// The boot clock, as the kernel counts a process's start (proc(5): /proc/uptime, and field 22
+// of /proc/PID/stat in clock ticks).
+const TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+const bootSeconds = (): number => Number(readFileSync('/proc/uptime', 'utf8').split(' ')[0]);
+
+/**
+ * The processes of user `name` that started at `since` (boot-clock seconds) or later, "PID ARGS".
+ * A scratch user's uid is reused once the user is removed, and a process another suite left
+ * behind under that uid (started before this test) is none of this wake's.
+ */
+function userProcs(name: string, since: number): string[] {
   const r = spawnSync('ps', ['-u', name, '-o', 'pid=,args='], { encoding: 'utf8' });
-  return r.stdout.split('\n').map((l) => l.trim()).filter(Boolean);
+  return r.stdout
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => {
+      if (!l) return false;
+      try {
+        const stat = readFileSync(`/proc/${l.split(' ')[0]}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(') ') + 2).split(' ')[19]) / TICKS >= since;
+      } catch {
+        return false; // gone since the listing
+      }
+    });
+}
+
+/**
+ * What is left of a wake of `user` since `since`, polled until nothing is or `ms` is over.
+ * Polled, not looked at once: the kernel ends a PID namespace's processes after its init is
+ * KILLed, and a busy machine runs that later. Every process the jail's agent starts sleeps
+ * 300 s or more, so a survivor is still there at the end of the poll.
+ */
+function leftAfter(user: ScratchUser, since: number, ms = 30_000): string[] {
+  const end = Date.now() + ms;
+  let left = userProcs(user.name, since);
+  while (left.length && Date.now() < end) {
+    spawnSync('sleep', ['0.25']);
+    left = userProcs(user.name, since);
+  }
+  // Whatever survived is this test's: ended here, so that it outlives neither the test nor the user.
+  for (const l of left) spawnSync('kill', ['-s', 'KILL', l.split(' ')[0]!]);
+  return left;
 }
 
 function toolDir(dir: string, tools: string[]): string {
@@ -387,23 +426,149 @@ for (const mode of ['timeout(1)', 'the sh watchdog (no timeout, no setsid on PAT
         : toolDir(bare, ['env', 'date', 'sleep', 'mkdir', 'rmdir', 'rm', 'mv', 'find', 'head', 'ps', 'awk', 'cat', 'nice', 'ls', 'touch', '[', 'test', 'echo', 'readlink', 'tr', 'wc', 'grep', 'sed', 'chmod', 'ln', 'pwd', 'printf', 'kill', 'true', 'false', 'cksum', 'tail', 'which', 'bwrap', 'socat', 'rg', 'bash', 'sh', 'dash']);
     chmodSync(dirname(bare), 0o755);
     const c = makeJailCase(user, STUBBORN, { timeout: '4s', path });
+    const since = bootSeconds();
     const t0 = Date.now();
     const w = wake(c);
     assert.is(w.code, 124, w.log);
     assert.match(w.log, /start wake 1 by hand jail\n/, w.log);
     assert.match(w.log, /hbgen jailed timeout after 4s\n/, w.log);
     assert.ok(Date.now() - t0 < 30_000, 'the wake ended in time');
-    // Give the kernel a moment to reap the PID namespace.
-    let left = userProcs(user.name);
-    for (let i = 0; i < 20 && left.length; i++) {
-      spawnSync('sleep', ['0.25']);
-      left = userProcs(user.name);
-    }
+    const left = leftAfter(user, since);
     assert.equal(left, [], `left running:\n${left.join('\n')}`);
     // srt's placeholders (empty .bashrc, .mcp.json, … made on the host while it runs) are gone.
     assert.equal(readdirSync(c.repo).sort(), ['.git', 'HEART.md', 'sum.js', 'sum.test.js'], 'files left in the repo');
   });
 }
+
+/**
+ * A STAND-IN bwrap first on the wrapper's PATH: the real one, but srt's jail (its call with
+ * --die-with-parent) held where a busy machine makes it slow: after bwrap's outer process has
+ * cloned the sandbox's first process, and before that process calls setsid and arms its
+ * parent-death signal (bwrap(1)'s own --block-fd is read there). It goes on when its hold,
+ * which ignores TERM, ends: `srt gone` when srt is (the deadline ended it), so that it leaves
+ * the agent's group with no parent left to die with; `past killAfter` not before the group's
+ * KILL, so that it is still in the group, where as a PID namespace's init it ignores TERM.
+ * The hold's start is marked in HBTEST_OUT/bwrap-held.
+ */
+function heldBwrap(dir: string, release: 'srt gone' | 'past killAfter'): string {
+  const d = join(dir, 'held');
+  mkdirSync(d, { recursive: true });
+  const hold = release === 'srt gone' ? 'while kill -0 "$srt" 2>/dev/null; do sleep 0.2; done' : 'exec sleep 600';
+  writeFileSync(
+    join(d, 'bwrap'),
+    `#!/bin/sh
+case " $* " in
+*" --die-with-parent "*)
+  srt=$PPID
+  echo held >>"$HBTEST_OUT/bwrap-held"
+  exec 8<&0
+  { trap '' TERM; ${hold}; } | exec /usr/bin/bwrap --block-fd 9 "$@" 9<&0 0<&8 8<&-
+  ;;
+esac
+exec /usr/bin/bwrap "$@"
+`,
+    { mode: 0o755 },
+  );
+  return d;
+}
+
+// The wrapper's three ways to a deadline: timeout(1); the sh watchdog with a group of the agent's
+// own (bash's job control, as /bin/sh); and without one (dash), where the agent's tree is listed.
+const HELD_MODES = ['timeout(1)', 'the sh watchdog in bash (a group of its own)', 'the sh watchdog in dash (no group)'] as const;
+for (const mode of HELD_MODES) {
+  for (const release of ['srt gone', 'past killAfter'] as const) {
+    test(`deadline while srt is still bringing the jail up (bwrap held between its clone and its setsid until ${release}), under ${mode}: timeout logged, and nothing of the jail survives`, async () => {
+      need();
+      const user = scratchUser('hbjailh');
+      const top = mkdtempSync(join(tmpdir(), 'hbgen-jailheld.'));
+      made.push(top);
+      chmodSync(top, 0o755);
+      const held = heldBwrap(top, release);
+      const tools = ['env', 'date', 'sleep', 'mkdir', 'rmdir', 'rm', 'mv', 'find', 'head', 'ps', 'awk', 'cat', 'nice', 'ls', 'touch', '[', 'test', 'echo', 'readlink', 'tr', 'wc', 'grep', 'sed', 'chmod', 'ln', 'pwd', 'printf', 'kill', 'true', 'false', 'cksum', 'tail', 'which', 'socat', 'rg', 'bash', 'sh', 'dash'];
+      const path = mode === 'timeout(1)' ? `${held}:${NODE_DIR}:/usr/bin:/bin` : `${held}:${toolDir(join(top, 'bin'), tools)}`;
+      const c = makeJailCase(user, STUBBORN, { timeout: '4s', path });
+      // bash as /bin/sh (the wrapper re-execs through it) in a mount namespace of this wake's own.
+      const bash = join(top, 'bash');
+      writeFileSync(bash, '#!/usr/bin/bash\nexec /usr/bin/bash "$@"\n', { mode: 0o755 });
+      const since = bootSeconds();
+      const t0 = Date.now();
+      const w = mode.includes('bash')
+        ? wake(c, ['/usr/bin/unshare', '-m', '/bin/sh', '-c', 'mount --bind "$0" /usr/bin/dash && exec "$@"', bash, 'runuser'])
+        : wake(c);
+      assert.is(readFileSync(join(c.out, 'bwrap-held'), 'utf8'), 'held\n', 'the jail was held once');
+      assert.is(w.code, 124, w.log);
+      assert.match(w.log, /hbgen jailed timeout after 4s\n/, w.log);
+      assert.ok(Date.now() - t0 < 30_000, 'the wake ended in time');
+      const left = leftAfter(user, since);
+      assert.equal(left, [], `left running:\n${left.join('\n')}`);
+    });
+  }
+}
+
+test('a wrapper killed (SIGKILL) while srt is still bringing the jail up (bwrap held until srt is gone), under the sh watchdog in bash: its watchdog keeps the deadline, and nothing of the jail survives', async () => {
+  need();
+  const user = scratchUser('hbjailk');
+  const top = mkdtempSync(join(tmpdir(), 'hbgen-jailheld.'));
+  made.push(top);
+  chmodSync(top, 0o755);
+  const held = heldBwrap(top, 'srt gone');
+  const tools = ['env', 'date', 'sleep', 'mkdir', 'rmdir', 'rm', 'mv', 'find', 'head', 'ps', 'awk', 'cat', 'nice', 'ls', 'touch', '[', 'test', 'echo', 'readlink', 'tr', 'wc', 'grep', 'sed', 'chmod', 'ln', 'pwd', 'printf', 'kill', 'true', 'false', 'cksum', 'tail', 'which', 'socat', 'rg', 'bash', 'sh', 'dash'];
+  const c = makeJailCase(user, STUBBORN, { timeout: '4s', path: `${held}:${toolDir(join(top, 'bin'), tools)}` });
+  const bash = join(top, 'bash');
+  writeFileSync(bash, '#!/usr/bin/bash\nexec /usr/bin/bash "$@"\n', { mode: 0o755 });
+  const since = bootSeconds();
+  const child = spawn('/usr/bin/unshare', ['-m', '/bin/sh', '-c', 'mount --bind "$0" /usr/bin/dash && exec "$@"', bash, 'runuser', '-u', user.name, '--', '/usr/bin/env', '-i', '/bin/sh', join(c.state, 'heartbeat.sh'), '--now'], { stdio: 'ignore' });
+  const ended = new Promise<void>((r) => child.on('close', () => r()));
+  // Once the jail is held (its srt started by the wrapper), the wrapper (the lock's owner) is killed.
+  const mark = join(c.out, 'bwrap-held');
+  const owner = join(c.state, 'heartbeat.lock.d', 'owner');
+  const end = Date.now() + 60_000;
+  while (!(existsSync(mark) && existsSync(owner)) && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
+  assert.ok(existsSync(mark), 'the jail was held');
+  const wrapper = Number(readFileSync(owner, 'utf8').split(' ')[0]);
+  assert.ok(wrapper > 1, `the lock's owner: ${wrapper}`);
+  process.kill(wrapper, 'SIGKILL');
+  await ended;
+  // The deadline (4 s from the wake's start) and killAfter (2 s) pass; leftAfter polls 30 s more.
+  const left = leftAfter(user, since);
+  assert.equal(left, [], `left running:\n${left.join('\n')}`);
+  assert.not.match(readFileSync(join(c.state, 'runtime.log'), 'utf8'), /hbgen jailed (timeout|fail|ok|quiet)/, 'the killed wrapper logged no outcome (its watchdog kept the deadline)');
+});
+
+test('a wrapper killed (SIGKILL) under timeout(1) while srt is still bringing the jail up: the jail that escaped its deadline is gone by the end of the next wake', async () => {
+  need();
+  const user = scratchUser('hbjailn');
+  const top = mkdtempSync(join(tmpdir(), 'hbgen-jailheld.'));
+  made.push(top);
+  chmodSync(top, 0o755);
+  const held = heldBwrap(top, 'srt gone');
+  const c = makeJailCase(user, STUBBORN, { timeout: '4s', path: `${held}:${NODE_DIR}:/usr/bin:/bin` });
+  const since = bootSeconds();
+  const child = spawn('runuser', ['-u', user.name, '--', '/usr/bin/env', '-i', '/bin/sh', join(c.state, 'heartbeat.sh'), '--now'], { stdio: 'ignore' });
+  const ended = new Promise<void>((r) => child.on('close', () => r()));
+  const mark = join(c.out, 'bwrap-held');
+  const owner = join(c.state, 'heartbeat.lock.d', 'owner');
+  const runuserChild = () => spawnSync('ps', ['-o', 'pid=', '--ppid', String(child.pid)], { encoding: 'utf8' }).stdout.trim();
+  const end = Date.now() + 60_000;
+  while (!existsSync(mark) && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
+  assert.ok(existsSync(mark), 'the jail was held');
+  // The wrapper: the lock's owner (mkdir lock), or runuser's child (flock).
+  const wrapper = Number(existsSync(owner) ? readFileSync(owner, 'utf8').split(' ')[0] : runuserChild());
+  assert.ok(wrapper > 1, `the wrapper: ${wrapper}`);
+  process.kill(wrapper, 'SIGKILL');
+  await ended;
+  // timeout(1) keeps the deadline: its TERM ends srt, and the held jail leaves the group with
+  // nothing armed. Seen here first, so that the next wake has something to sweep.
+  const escaped = () => userProcs(user.name, since).filter((l) => / --die-with-parent /.test(l));
+  const until = Date.now() + 30_000;
+  while (!escaped().length && Date.now() < until) spawnSync('sleep', ['0.25']);
+  spawnSync('sleep', ['4']);
+  assert.ok(escaped().length > 0, 'the first wake\'s jail escaped its deadline (what the next wake must end)');
+  const w = wake(c);
+  assert.ok(w.code === 0 || w.code === 124, w.log);
+  const left = leftAfter(user, since);
+  assert.equal(left, [], `left running:\n${left.join('\n')}`);
+});
 
 // --- A broken machine during a jailed wake: the clock steps, the private tmp's disk fills.
 
