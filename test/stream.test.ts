@@ -237,7 +237,7 @@ test('denials count as they stream: a forged success result after them hides non
   assert.is((await run(c, dash)).code, 77, c.log());
   assert.is(recs(c).at(-1), `denied 2 (Bash): ${HOW}`, c.log());
   // Stopped at the deadline after the first two events' denials: denied wins, and says the deadline.
-  const upTo = before.slice(0, before.findLastIndex((l) => l.includes('"subtype":"permission_denied"')) + 1);
+  const upTo = before.slice(0, before.map((l) => l.includes('"subtype":"permission_denied"')).lastIndexOf(true) + 1);
   for (const sh of SHELLS) {
     const t = client('claude-code', `${upTo.join('\n')}\n`, 'sleep 30\nexit 0', { timeout: '3s', killAfter: '1s' });
     const r = await run(t, sh, { limitMs: 30_000 });
