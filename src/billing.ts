@@ -11,7 +11,10 @@
 //   claude.ai), apiProvider (firstParty, bedrock, vertex, …), apiKeySource when an API key
 //   is in use (ANTHROPIC_API_KEY, apiKeyHelper, "/login managed key"), and for claude.ai
 //   email, orgId, orgName and subscriptionType. A Console login ("/login managed key")
-//   also says claude.ai, with an apiKeySource and no subscriptionType: it bills per token.
+//   also says claude.ai, with an apiKeySource and no subscriptionType: it bills per token
+//   (2.1.332 says api_key). A subscription login beside a leftover Console key says claude.ai
+//   with its subscriptionType and apiKeySource "/login managed key": the login's token is
+//   sent, not the key (src/harness/claude-code/index.ts), so that is the plan too.
 //   So the plan is claude.ai with a subscriptionType and no apiKeySource, or oauth_token (a
 //   `claude setup-token` token, tied to the subscription), both on firstParty. But an
 //   ANTHROPIC_AUTH_TOKEN (a bearer token for the API or a gateway, billed per token) is

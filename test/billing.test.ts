@@ -10,7 +10,8 @@
 //   by install and replayed to the rendered wrapper; both must give the expected verdict.
 // - STAND-IN clients cover what the real ones cannot be made to print here (a client too old
 //   to have the command, unreadable output, one that never answers).
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { createServer } from 'node:http';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -125,7 +126,8 @@ const CLAUDE_SAID: [string, Said, boolean, string][] = [
   ['apiKeyHelper', { stdout: '{\n  "loggedIn": true,\n  "authMethod": "api_key_helper",\n  "apiProvider": "firstParty",\n  "apiKeySource": "apiKeyHelper"\n}\n', stderr: '', rc: 0 }, false, 'claude auth status says authMethod "api_key_helper", apiKeySource "apiKeyHelper"'],
   ['Console login ("/login managed key")', { stdout: '{\n  "loggedIn": true,\n  "authMethod": "claude.ai",\n  "apiProvider": "firstParty",\n  "apiKeySource": "/login managed key",\n  "email": null,\n  "orgId": null,\n  "orgName": null,\n  "subscriptionType": null\n}\n', stderr: '', rc: 0 }, false, 'claude auth status says authMethod "claude.ai", apiKeySource "/login managed key"'],
   ['claude.ai without a subscriptionType field (from the code)', { stdout: '{"loggedIn":true,"authMethod":"claude.ai","apiProvider":"firstParty"}\n', stderr: '', rc: 0 }, false, 'claude auth status says authMethod "claude.ai", no subscriptionType'],
-  ['subscription login with a Console key beside it (from the code)', { stdout: '{"loggedIn":true,"authMethod":"claude.ai","apiProvider":"firstParty","apiKeySource":"/login managed key","subscriptionType":"max"}', stderr: '', rc: 0 }, false, 'claude auth status says authMethod "claude.ai", apiKeySource "/login managed key"'],
+  // Any other key source beside a subscription is not proven unsent: refused.
+  ['subscription login with ANTHROPIC_API_KEY beside it (from the code)', { stdout: '{"loggedIn":true,"authMethod":"claude.ai","apiProvider":"firstParty","apiKeySource":"ANTHROPIC_API_KEY","subscriptionType":"max"}', stderr: '', rc: 0 }, false, 'claude auth status says authMethod "claude.ai", apiKeySource "ANTHROPIC_API_KEY"'],
   ['claude.ai on Vertex (from the code)', { stdout: '{"loggedIn":true,"authMethod":"claude.ai","apiProvider":"vertex","subscriptionType":"max"}', stderr: '', rc: 0 }, false, 'claude auth status says authMethod "claude.ai", apiProvider "vertex"'],
   ['subscription login (stand-in: the real output shape, with an account)', { stdout: CLAUDE_SUBSCRIPTION_STATUS, stderr: '', rc: 0 }, true, 'Claude subscription login (max)'],
   ['subscription login, compact JSON, pro', { stdout: '{"loggedIn":true,"authMethod":"claude.ai","apiProvider":"firstParty","email":null,"subscriptionType":"pro"}', stderr: 'a warning on stderr\n', rc: 0 }, true, 'Claude subscription login (pro)'],
@@ -137,6 +139,9 @@ const CLAUDE_SAID: [string, Said, boolean, string][] = [
   ['JSON that is not an object', { stdout: '["claude.ai"]\n', stderr: '', rc: 0 }, false, 'claude auth status printed no status hbgen can read (exit 0)'],
   ['text around the JSON', { stdout: 'Status:\n{"loggedIn":true,"authMethod":"claude.ai","apiProvider":"firstParty","subscriptionType":"max"}\n', stderr: '', rc: 0 }, false, 'claude auth status printed no status hbgen can read (exit 0)'],
   ['odd characters in a value', { stdout: '{"loggedIn":true,"authMethod":"api key; rm -rf $HOME `x`","apiProvider":"firstParty"}', stderr: '', rc: 0 }, false, 'claude auth status says authMethod "api key? rm -rf ?HOME ?x?"'],
+  // The real 2.1.332 with a Max login and a leftover primaryApiKey: it sends the login's token only (the real-client test below).
+  ['subscription login with a Console key beside it', { stdout: '{"loggedIn":true,"authMethod":"claude.ai","apiProvider":"firstParty","apiKeySource":"/login managed key","subscriptionType":"max"}', stderr: '', rc: 0 }, true, 'Claude subscription login (max; its leftover Console key is not sent)'],
+  ['subscription login with a Console key, on Vertex (from the code)', { stdout: '{"loggedIn":true,"authMethod":"claude.ai","apiProvider":"vertex","apiKeySource":"/login managed key","subscriptionType":"max"}', stderr: '', rc: 0 }, false, 'claude auth status says authMethod "claude.ai", apiKeySource "/login managed key", apiProvider "vertex"'],
 ];
 const CODEX_SAID: [string, Said, boolean, string][] = [
   ['logged out', { stdout: '', stderr: 'Not logged in\n', rc: 1 }, false, 'codex login status says not logged in'],
@@ -352,6 +357,32 @@ t('the real claude in each state it can be put in here: only a subscription logi
       /./,
     ],
     ['a setup-token in CLAUDE_CODE_OAUTH_TOKEN', () => realSays('claude-code', freshHome(), { CLAUDE_CODE_OAUTH_TOKEN: 'sk-ant-oat01-test' }), true, /./],
+    [
+      // The key is not sent (the next test watches the wire).
+      'a Max login with a leftover Console key (primaryApiKey in ~/.claude.json)',
+      () => {
+        const home = freshHome();
+        subscriptionLogin(home, 'claude-code', 'max');
+        writeFileSync(join(home, '.claude.json'), '{"primaryApiKey": "sk-ant-api03-test"}');
+        return realSays('claude-code', home);
+      },
+      true,
+      /./,
+    ],
+    [
+      // A login without the inference scope is no subscriber: the key is sent.
+      'a login without the user:inference scope beside a Console key',
+      () => {
+        const home = freshHome();
+        subscriptionLogin(home, 'claude-code', 'max');
+        const f = join(home, '.claude', '.credentials.json');
+        writeFileSync(f, readFileSync(f, 'utf8').replace('"user:inference",', ''));
+        writeFileSync(join(home, '.claude.json'), '{"primaryApiKey": "sk-ant-api03-test"}');
+        return realSays('claude-code', home);
+      },
+      false,
+      /authMethod "api_key", apiKeySource "\/login managed key"$/,
+    ],
   ];
   for (const [what, make, ok, saw] of states) {
     const s = make();
@@ -359,8 +390,54 @@ t('the real claude in each state it can be put in here: only a subscription logi
     const v = verdict('claude-code', s.stdout, s.stderr, s.rc, token);
     assert.is(v.ok, ok, `${what}: ${JSON.stringify(s)}`);
     if (!v.ok) assert.match(v.saw, saw, what);
-    else assert.match(v.identity, token ? /^Claude subscription token \(CLAUDE_CODE_OAUTH_TOKEN\)$/ : /^Claude subscription login \(max\)$/);
+    else assert.match(v.identity, token ? /^Claude subscription token \(CLAUDE_CODE_OAUTH_TOKEN\)$/ : what.includes('leftover') ? /^Claude subscription login \(max; its leftover Console key is not sent\)$/ : /^Claude subscription login \(max\)$/);
     await agrees('claude-code', s, `real claude: ${what}`, ok ? null : saw, token);
+  }
+});
+
+t('the real claude with a Max login and a leftover Console key sends the login\'s token and not the key; without the inference scope it sends the key', async () => {
+  const seen: { auth?: string; key?: string }[] = [];
+  const srv = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      if (!req.url?.startsWith('/v1/messages')) return void res.writeHead(404).end('{}');
+      seen.push({ auth: req.headers.authorization, key: req.headers['x-api-key'] as string | undefined });
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const ev = (d: Record<string, unknown>) => res.write(`event: ${d.type}\ndata: ${JSON.stringify(d)}\n\n`);
+      ev({ type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } });
+      ev({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
+      ev({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'hi' } });
+      ev({ type: 'content_block_stop', index: 0 });
+      ev({ type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 2 } });
+      ev({ type: 'message_stop' });
+      res.end();
+    });
+  });
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
+  const url = `http://127.0.0.1:${(srv.address() as { port: number }).port}`;
+  const ask = async (scoped: boolean) => {
+    const home = freshHome();
+    subscriptionLogin(home, 'claude-code', 'max');
+    const f = join(home, '.claude', '.credentials.json');
+    if (!scoped) writeFileSync(f, readFileSync(f, 'utf8').replace('"user:inference",', ''));
+    writeFileSync(join(home, '.claude.json'), '{"primaryApiKey": "sk-ant-api03-test"}');
+    seen.length = 0;
+    await new Promise<void>((resolve) => {
+      const p = spawn(real!.claude, ['-p', '--model', 'sonnet', '--', 'hello'], { env: { HOME: home, PATH: CLIENT_PATH, ANTHROPIC_BASE_URL: url }, cwd: home, stdio: 'ignore' });
+      const kill = setTimeout(() => p.kill('SIGKILL'), 60_000);
+      p.on('close', () => (clearTimeout(kill), resolve()));
+    });
+    return [...seen];
+  };
+  try {
+    const plan = await ask(true);
+    assert.ok(plan.length > 0, 'the client called the stand-in API');
+    for (const h of plan) assert.equal(h, { auth: 'Bearer sk-ant-oat01-test-not-a-token', key: undefined });
+    const keyed = await ask(false);
+    assert.ok(keyed.length > 0);
+    for (const h of keyed) assert.equal(h, { auth: undefined, key: 'sk-ant-api03-test' });
+  } finally {
+    srv.close();
   }
 });
 

@@ -31,6 +31,8 @@ const dash = shell('dash');
 const stream = (f: string) => readFileSync(join(import.meta.dirname, 'streams', f), 'utf8');
 const CLAUDE = stream('claude-2.1.332-denied.jsonl');
 const CODEX = stream('codex-documented-declined.jsonl');
+// The same stream without its denials: neither the per-call permission_denied events nor the result's list.
+const CLAUDE_NONE = CLAUDE.split('\n').filter((l) => !l.includes('"subtype":"permission_denied"')).join('\n').replace(/"permission_denials":\[.*?\}\}\],/, '"permission_denials":[],');
 const HOW = 'the client refused these tool calls; allow them (docs/files.md#denied-tools) or change the prompt';
 const recs = (c: Case): string[] => c.lines().filter((l) => !/^took \d+ s$/.test(l));
 // The notify program: one line per call, "EVENT STREAK OUTCOME".
@@ -75,6 +77,16 @@ test('claude 2.1.332: permission_denials in the result end the wake `denied 2 (B
   }
 });
 
+test('claude: the per-call permission_denied events alone (no result) count; the result\'s list names the same calls once', async () => {
+  const events = CLAUDE.split('\n').filter((l) => !l.includes('"type":"result"')).join('\n');
+  const c = client('claude-code', events);
+  assert.is((await run(c, dash)).code, 77, c.log());
+  assert.is(recs(c).at(-1), `denied 2 (Bash): ${HOW}`, c.log());
+  const only = client('claude-code', CLAUDE.split('\n').filter((l) => !l.includes('"subtype":"permission_denied"')).join('\n'));
+  assert.is((await run(only, dash)).code, 77, only.log());
+  assert.is(recs(only).at(-1), `denied 2 (Bash): ${HOW}`, only.log());
+});
+
 test('distinct tool names, in order, each as word() leaves it; a name the stream garbles cannot reach the line', async () => {
   const two = CLAUDE.replaceAll('"tool_name":"Bash","tool_use_id":"toolu_2"', '"tool_name":"Web$(id)Fetch; x","tool_use_id":"toolu_2"');
   assert.not.equal(two, CLAUDE);
@@ -94,7 +106,7 @@ test('codex (documented shape): declined command_execution and file_change items
 });
 
 test('control: the same streams without denials stay quiet (exit 0); an agent message that quotes "status":"declined" is no denial', async () => {
-  const c = client('claude-code', CLAUDE.replace(/"permission_denials":\[.*?\}\}\],/, '"permission_denials":[],'));
+  const c = client('claude-code', CLAUDE_NONE);
   const r = await run(c, dash);
   assert.is(r.code, 0, c.log());
   assert.is(recs(c).at(-1), 'quiet', c.log());
@@ -104,7 +116,7 @@ test('control: the same streams without denials stay quiet (exit 0); an agent me
   assert.is(recs(x).at(-1), 'quiet', x.log());
 });
 
-test('a failing agent with denials stays `fail N`; a timeout stays a timeout', async () => {
+test('a failing agent with denials stays `fail N` (its own failure, where the plan\'s limit is read)', async () => {
   const c = client('claude-code', CLAUDE);
   c.behave('cat "$d/stream"\nexit 3\n');
   assert.is((await run(c, dash)).code, 3, c.log());
@@ -120,7 +132,7 @@ test('denied counts toward the failing streak and notify (every shell): failing 
     await run(c, sh);
     assert.is(streak(c), '2', c.log());
     assert.equal(calls(c), [`failing 2 denied 2 (Bash): ${HOW}`], `${sh.name}: ${c.log()}`);
-    setStream(c, CLAUDE.replace(/"permission_denials":\[.*?\}\}\],/, '"permission_denials":[],'));
+    setStream(c, CLAUDE_NONE);
     assert.is((await run(c, sh)).code, 0, c.log());
     assert.is(streak(c), '0', c.log());
     assert.equal(calls(c).at(-1), 'recovered 2 quiet', `${sh.name}: ${c.log()}`);

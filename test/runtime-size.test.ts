@@ -13,6 +13,7 @@
 // The git check over every git directory of the work tree (heartbeat/81-gitscan: one find before and after the agent, their fingerprints compared): 41 lines.
 // One owner (heartbeat/20-setup: the state folder's owner checked before any write, and its refusal): 10 lines.
 // The jail's sweep (heartbeat/47-jail hb_jailsweep: a bwrap of this install left without its srt at the deadline, KILLed) and the group listed after the agent is reaped: 22 lines.
+// The stream's monotonic rules (heartbeat/63-stream-awk: usage the largest said per message, readings and resets the worst seen, denials counted as they stream and named beside a timeout, the reserve or overage): 22 lines.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
@@ -20,7 +21,7 @@ import { join } from 'node:path';
 import { runtime } from '../generators/runtime.ts';
 import { ROOT } from './helpers/cli.ts';
 
-const BUDGET = 2764;
+const BUDGET = 2786;
 
 /** Lines that are neither blank nor comment-only, as the grep pipeline above counts them. */
 function codeLines(text: string): number {

@@ -63,6 +63,17 @@ clientTest(found)('codex: the model against the REAL codex\'s `codex debug model
     assert.is(row(r.out, 'models'), want, r.out);
     if (model === 'gpt-nonesuch') assert.match(caveats(r.out), /the model "gpt-nonesuch" is not in `codex debug models --bundled` \([^)]*gpt-5\.5[^)]*\)/);
   }
+  // The effort against the model's own levels in that catalog: gpt-5.5 has no "ultra" (nor "max").
+  for (const effort of ['ultra', 'max'] as const) {
+    rewriteSpec(h, { agent: { harness: 'codex', bin, prompt: 'Do one chunk.', model: 'gpt-5.5', effort } });
+    const r = await hb(h, 'install', { dryRun: true });
+    assert.is(row(r.out, 'models'), `gpt-5.5 listed, effort ${effort} NOT a level of gpt-5.5 (by \`codex debug models --bundled\`)`, r.out);
+    assert.ok(caveats(r.out).replace(/\s+/g, ' ').includes(`agent.effort: "${effort}" is not a reasoning level of gpt-5.5 in \`codex debug models --bundled\` (it has low, medium, high, xhigh), so Codex will not send it; set agent.effort to one of those`), r.out);
+  }
+  rewriteSpec(h, { agent: { harness: 'codex', bin, prompt: 'Do one chunk.', model: 'gpt-5.5', effort: 'xhigh' } });
+  const r = await hb(h, 'install', { dryRun: true });
+  assert.is(row(r.out, 'models'), 'gpt-5.5 listed (by `codex debug models --bundled`)', r.out);
+  assert.not.match(caveats(r.out), /agent\.effort/);
 });
 
 test('status: the agent row is the model map (model, effort, tiers, fallback), the permission mode and the token policy; for harness command, what the args decide', async () => {

@@ -72,6 +72,10 @@ const CLAUDE: [string, string, string, string][] = [
   ['older versions: the epoch', '2026-12-01T10:00:00Z', 'Claude AI usage limit reached|1796126400', '2026-12-01T12:00:00Z'],
   // Claude Code 2.1.197's other limit messages (its bundle, bin/claude.exe).
   ['out of usage credits (2.1.197), with a reset', '2026-12-01T02:00:00Z', "You're out of usage credits · resets 4:20am (Europe/Warsaw)", '2026-12-01T03:20:00Z'],
+  // Claude Code 2.1.332's (its bundle, bin/claude.exe): kinds that are not "<word> limit".
+  ['out of extra usage (2.1.332), with a reset', '2026-12-01T02:00:00Z', "You're out of extra usage · resets 4:20am (Europe/Warsaw)", '2026-12-01T03:20:00Z'],
+  ["the team's pooled group budget (2.1.332), with a reset", '2026-12-01T02:00:00Z', "You've hit your team's pooled group budget · resets 4:20am (Europe/Warsaw)", '2026-12-01T03:20:00Z'],
+  ['the 5-hour limit (2.1.332), progress saved after the reset', '2026-12-01T02:00:00Z', "You've hit your 5-hour limit · resets 4:20am (Europe/Warsaw) · progress saved", '2026-12-01T03:20:00Z'],
   ['a time far away is capped at 8 days', '2026-12-01T10:00:00Z', "You've hit your weekly limit · resets Dec 31, 2030, 9am (UTC)", '2026-12-09T10:00:00Z'],
 ];
 
@@ -116,6 +120,34 @@ test('claude-code: no reset time, or one that cannot be read: now + limitBackoff
   }
 });
 
+// Claude Code 2.1.332 marks these usage_limit_reached (its list of message starts, and the
+// org's paused cap); none names a reset: each pauses for limitBackoff.
+for (const msg of [
+  "You're out of extra usage",
+  "Your seat type doesn't include extra usage",
+  "Your seat type doesn't include usage credits",
+  "Your seat type doesn't include usage",
+  'Fable 5 requires usage credits',
+  'Opus 4.5 requires usage credits. /model to switch models.',
+  'Your usage allocation has been disabled by your admin · ask your admin for a higher limit',
+  "Your group's usage limit is set to $0 · ask your admin for a higher limit",
+  'Usage is paused for your organization. For help, please contact support.',
+  "You've hit your team's pooled group budget. It resets Dec 8, 10am (Europe/Warsaw). /model to switch models.",
+  'Your org is out of usage · add funds to continue',
+]) {
+  test(`claude-code 2.1.332: "${msg}" pauses for limitBackoff`, async () => {
+    const c = limitCase();
+    const now = Date.parse('2026-12-01T10:00:00Z');
+    const out = await wakeAt(c, iso(now), `Working on it\n${msg}\n`);
+    const m = /^limit until (\S+) \((.*)\)$/.exec(out);
+    assert.ok(m, out);
+    const t = Date.parse(m![1]!);
+    assert.ok(t >= now + 3595_000 && t <= now + 3610_000, `${msg}: ${out}`);
+    assert.is(m![2], 'no reset time given; limitBackoff 1h');
+    assert.is(readFileSync(paused(c), 'utf8').split('\n')[1], msg);
+  });
+}
+
 test('claude-code: output that only looks like a limit does not pause (fail 1 as before)', async () => {
   for (const text of [
     // A test file the agent printed: the message inside other text, indented, quoted.
@@ -125,6 +157,8 @@ test('claude-code: output that only looks like a limit does not pause (fail 1 as
     "You've hit your session limit on purpose in this test fixture\n",
     'usage limit reached\n',
     "You’ve hit your usage limit. Try again at 4:20 PM.\n", // codex's form, not claude's
+    'Opus is the model that requires usage credits\n',
+    "You're out of extra usage, it seems, says the test\n",
   ]) {
     const c = limitCase();
     const out = await wakeAt(c, '2026-12-01T10:00:00Z', text);

@@ -212,4 +212,6 @@ export interface HarnessPreset<Id extends string = string> {
 export interface CatalogModel {
   slug: string;
   upgrade?: string;
+  /** The reasoning levels the catalog gives the model (codex: supported_reasoning_levels), where it gives them. */
+  efforts?: string[];
 }

@@ -225,6 +225,13 @@ function needs(home: string, configDir: string | undefined): ClientNeeds {
 // VERDICT_AWK's rules for `claude auth status` (src/billing-rules.ts; what it prints: src/billing.ts):
 // the JSON on stdout; the plan is claude.ai with a subscriptionType and no apiKeySource, or
 // oauth_token with tok=1, both on firstParty with exit 0.
+// A subscription login with a leftover Console key (`primaryApiKey` in ~/.claude.json) is the
+// plan too: Claude Code 2.1.332 says claude.ai, its subscriptionType AND apiKeySource "/login
+// managed key", and sends only the login's token (its bundle: `if(e.isSubscriber)return{apiKey:
+// null,authToken:e.oauthAccessToken}`; the real client against a stand-in API sent
+// "Authorization: Bearer <the login's token>" and no x-api-key, test/billing.test.ts). A login
+// without the inference scope is no subscriber: it says api_key and sends the key (refused).
+// Any other apiKeySource (ANTHROPIC_API_KEY, apiKeyHelper) stays refused: not proven unsent.
 const VERDICT_RULE = String.raw`FILENAME == ARGV[1] && which == "claude-code" { t = t $0 "\n"; next }`;
 const VERDICT_END = String.raw`cmd = "claude auth status"
 x = t
@@ -236,6 +243,7 @@ if (substr(x, 1, 1) != "{" || substr(x, length(x), 1) != "}" || substr(val("auth
 }
 m = str("authMethod"); p = str("apiProvider"); src = str("apiKeySource"); sb = str("subscriptionType")
 if (m == "none" || val("loggedIn") == "lfalse") { print "no " cmd " says not logged in"; exit }
+if (rc == 0 && p == "firstParty" && m == "claude.ai" && sb != "" && src == "/login managed key") { print "ok claude.ai firstParty Claude subscription login (" shown(sb) "; its leftover Console key is not sent)"; exit }
 if (rc == 0 && p == "firstParty" && src == "") {
   if (m == "claude.ai" && sb != "") { print "ok claude.ai firstParty Claude subscription login (" shown(sb) ")"; exit }
   if (m == "oauth_token" && tok) { print "ok oauth_token firstParty Claude subscription token (CLAUDE_CODE_OAUTH_TOKEN)"; exit }

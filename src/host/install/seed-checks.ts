@@ -103,7 +103,21 @@ function catalog(spec: Spec, bin: string): { row: string | null; caveats: string
     caveats.push(`the model ${JSON.stringify(m)} is not in ${known.from} (${list.join(', ')}); the client will likely refuse it: check the name`);
     return `${m} NOT listed`;
   });
+  // The effort against the lead model's own levels: codex 0.171 sends a level the model has
+  // instead of one it lacks (gpt-5.5 lists low medium high xhigh; "ultra" went out as
+  // xhigh), so the panel would show a level the wakes never use.
+  const levelsOf = known.models.find((m) => m.slug === a.model)?.efforts;
+  if (a.effort && a.model && levelsOf && !levelsOf.includes(a.effort)) {
+    caveats.push(`agent.effort: "${a.effort}" is not a reasoning level of ${a.model} in ${known.from} (it has ${levelsOf.join(', ')}), so ${p.label} will not send it; set agent.effort to one of those`);
+    said.push(`effort ${a.effort} NOT a level of ${a.model}`);
+  }
   return { row: `${said.join(', ')} (by ${known.from})`, caveats };
+}
+
+/** A catalog entry's reasoning levels ([{effort}], as `codex debug models --bundled` prints them), when it lists any. */
+function levels(v: unknown): { efforts?: string[] } {
+  const e = Array.isArray(v) ? v.flatMap((l: { effort?: unknown } | null) => (typeof l?.effort === 'string' ? [l.effort] : [])) : [];
+  return e.length ? { efforts: e } : {};
 }
 
 /**
@@ -115,8 +129,8 @@ export function modelCatalog(c: HarnessPreset['model']['catalog'], bin: string, 
   if (!('argv' in c)) return { models: c.list.map((slug) => ({ slug })), from: c.from };
   const r = spawnSync(bin, [...c.argv], { env: { HOME: env.HOME, PATH: env.PATH }, cwd, encoding: 'utf8', timeout: 20_000, maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
   try {
-    const printed = (JSON.parse(r.stdout) as { models?: { slug?: unknown; upgrade?: { model?: unknown } | null }[] }).models ?? [];
-    const models = printed.flatMap((m) => (typeof m.slug === 'string' ? [{ slug: m.slug, ...(typeof m.upgrade?.model === 'string' ? { upgrade: m.upgrade.model } : {}) }] : []));
+    const printed = (JSON.parse(r.stdout) as { models?: { slug?: unknown; upgrade?: { model?: unknown } | null; supported_reasoning_levels?: unknown }[] }).models ?? [];
+    const models = printed.flatMap((m) => (typeof m.slug === 'string' ? [{ slug: m.slug, ...(typeof m.upgrade?.model === 'string' ? { upgrade: m.upgrade.model } : {}), ...levels(m.supported_reasoning_levels) }] : []));
     if (models.length) return { models, from: c.from };
   } catch {}
   return { why: `${c.from} gave no catalog${r.error ? `: ${r.error.message}` : r.status !== 0 ? ` (exit ${r.status})` : ''}` };
