@@ -11,15 +11,22 @@ import { NAME_PATTERN } from './formats.ts';
 import { homeOf, type HostIO } from './host/io.ts';
 import { readState } from './host/state.ts';
 import { loadSpec } from './load.ts';
+import { closest } from './suggest.ts';
 import { names } from './names.ts';
 import { type Spec, validateSpec } from './spec.ts';
 
 /** The one state folder of the install named `name`, as `hbgen list` finds it. */
 async function installDir(io: HostIO, name: string): Promise<string> {
   const { listInstalls } = await import('./host/audit/inventory.ts');
-  const rows = (await listInstalls(io, homeOf(io))).rows.filter((r) => r.name === name && r.stateDir);
+  const all = (await listInstalls(io, homeOf(io))).rows;
+  const rows = all.filter((r) => r.name === name && r.stateDir);
   const dirs = [...new Set(rows.map((r) => r.stateDir!))];
-  if (dirs.length === 0) throw new UserError([`${name}: no such file, and no install of that name on this host; \`hbgen list\` shows the installs by name (or give the spec file's path)`]);
+  if (dirs.length === 0) {
+    // A mistyped name ("dcos") is told the install it meant, as a mistyped command or field is.
+    const near = closest(name, [...new Set(all.filter((r) => r.stateDir).map((r) => r.name))]);
+    const meant = near === undefined ? '' : ` (did you mean ${JSON.stringify(near)}?)`;
+    throw new UserError([`${name}: no such file, and no install of that name on this host${meant}; \`hbgen list\` shows the installs by name (or give the spec file's path)`]);
+  }
   if (dirs.length > 1) throw new UserError([`${name}: ${dirs.length} installs have that name (state folders ${dirs.join(', ')}); give the spec file's path instead`]);
   return dirs[0]!;
 }

@@ -62,13 +62,16 @@ test('a folder as SPEC is FOLDER/hbgen.json for the commands that act on an inst
   }
 });
 
-test('a name that matches no file and no install says so and points at `hbgen list` (exit 1)', () => {
+test('a name that matches no file and no install says so, names the install it was close to, and points at `hbgen list` (exit 1)', () => {
   const h = installed();
   for (const cmd of ['status', 'stop', 'wake', 'log', 'render', 'resume']) {
-    const r = cli(h, [cmd, 'doc']);
+    const r = cli(h, [cmd, 'dcos']);
     assert.is(r.code, 1, `${cmd}: ${r.stderr}`);
-    assert.is(r.stderr, 'hbgen: doc: no such file, and no install of that name on this host; `hbgen list` shows the installs by name (or give the spec file\'s path)\n', cmd);
+    assert.is(r.stderr, 'hbgen: dcos: no such file, and no install of that name on this host (did you mean "docs"?); `hbgen list` shows the installs by name (or give the spec file\'s path)\n', cmd);
   }
+  const far = cli(h, ['status', 'website']);
+  assert.is(far.code, 1);
+  assert.is(far.stderr, 'hbgen: website: no such file, and no install of that name on this host; `hbgen list` shows the installs by name (or give the spec file\'s path)\n');
 });
 
 test('a stopped install whose spec file was renamed: list suggests `hbgen forget NAME`; status NAME says the file is gone; forget lists, asks, removes', () => {
