@@ -281,7 +281,7 @@ const REFUSED: StandInCall[] = [
  * refuses such an override in agent.args; here it only keeps the model local. `told`: the
  * tool outputs codex sent the model, in order.
  */
-async function codexRefusing(calls: readonly StandInCall[], extra: string[] = []): Promise<{ code: number | null; out: string; err: string; told: string[] }> {
+async function codexRefusing(calls: readonly StandInCall[], extra: string[] = [], pre: string[] = []): Promise<{ code: number | null; out: string; err: string; told: string[] }> {
   // Not under /tmp: codex 0.171 refuses to put its sandbox helper (codex-linux-sandbox)
   // under the temporary folder ("Refusing to create helper binaries under temporary dir"),
   // and its workspace-write sandbox then cannot start a single command.
@@ -306,7 +306,7 @@ async function codexRefusing(calls: readonly StandInCall[], extra: string[] = []
   const args = [...harnessArgs({ harness: 'codex', bin: real!.codex, prompt: '', args: [], model: 'gpt-5.5' }), '-c', `model_providers.local={name="local",base_url="${url}",wire_api="responses"}`, '-c', 'model_provider="local"', ...extra];
   try {
     return await new Promise((resolve) => {
-      const p = spawn(real!.codex, [...args, '--', 'do it'], { env: { HOME: home, PATH: CLIENT_PATH }, cwd: repo, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+      const p = spawn(real!.codex, [...pre, ...args, '--', 'do it'], { env: { HOME: home, PATH: CLIENT_PATH }, cwd: repo, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
       let out = '';
       let err = '';
       p.stdout.on('data', (d) => (out += d));
@@ -353,12 +353,13 @@ rt('the real codex 0.171.0 (workspace-write, approval never): an escalation, a p
   assert.is(recs(c).at(-1), 'quiet', c.log());
 });
 
-rt('the real codex 0.171.0 exec has no approvals to ask: -c approval_policy="on-request" still rejects an escalation as Never; "untrusted" is refused at start', async () => {
+rt('the real codex 0.171.0 exec has no approvals to ask: -c approval_policy="on-request"/"on-failure" and codex -a on-request still reject an escalation as Never; "untrusted" is refused at start', async () => {
   const esc = [REFUSED[1]!];
-  for (const policy of ['on-request', 'on-failure']) {
-    const r = await codexRefusing(esc, ['-c', `approval_policy="${policy}"`]);
+  // codex --help lists -a/--ask-for-approval (on-request, never) before the subcommand; exec --help has none.
+  for (const [extra, pre] of [[['-c', 'approval_policy="on-request"'], []], [['-c', 'approval_policy="on-failure"'], []], [[], ['-a', 'on-request']]]) {
+    const r = await codexRefusing(esc, extra, pre);
     assert.is(r.code, 0, r.err);
-    assert.match(r.told[0] ?? '', /^approval policy is Never; reject command/, `${policy}: ${r.told.join('\n')}`);
+    assert.match(r.told[0] ?? '', /^approval policy is Never; reject command/, `${[...pre, ...extra].join(' ')}: ${r.told.join('\n')}`);
   }
   const r = await codexRefusing(esc, ['-c', 'approval_policy="untrusted"']);
   assert.is(r.code, 1, r.err);
