@@ -144,6 +144,18 @@ function personFolder(u: ScratchUser, dir: string, paths: string[]): Map<string,
   return before;
 }
 
+/** Every entry of the person's folder was refused and is unchanged; the client's own folder (OWN) was written. The agent's answers, by entry. */
+function heldAndOwn(out: string, own: string, dir: string, person: readonly string[], before: Map<string, string>, shown: string): Map<string, string> {
+  const s = said(out);
+  for (const p of person) {
+    assert.is(s.get(p), 'R', `${shown}/${p} was writable in the jail:\n${out}`);
+    assert.is(readFileSync(join(dir, p), 'utf8'), before.get(p), `${shown}/${p} changed`);
+  }
+  assert.match(out, new RegExp(`^OWN ${own}$`, 'm'), out);
+  assert.is(s.get('own'), 'W', out);
+  return s;
+}
+
 test('claude-code: a jailed wake cannot append to anything in ~/.claude (shell-snapshots, session-env, projects, file-history, backups, plans, tasks, todos, ide, statsig, cache …); it writes its own folder in the private tmp', () => {
   need();
   const u = scratchUser('hbown');
@@ -156,13 +168,7 @@ test('claude-code: a jailed wake cannot append to anything in ~/.claude (shell-s
   const c = makeCase(u, 'claude-code', bin);
   const w = wake(c);
   assert.match(w.log, /start wake 1 by hand jail/, w.log);
-  const s = said(w.out);
-  for (const p of CLAUDE_PERSON) {
-    assert.is(s.get(p), 'R', `~/.claude/${p} was writable in the jail:\n${w.out}`);
-    assert.is(readFileSync(join(dir, p), 'utf8'), before.get(p), `~/.claude/${p} changed`);
-  }
-  assert.match(w.out, new RegExp(`^OWN ${c.own}$`, 'm'), w.out);
-  assert.is(s.get('own'), 'W', w.out);
+  const s = heldAndOwn(w.out, c.own, dir, CLAUDE_PERSON, before, '~/.claude');
   assert.is(s.get('own-settings'), 'R', w.out);
   assert.is(s.get('own-claude-json'), 'R', w.out);
   // The person's settings reach the jailed client (their deny rules), as a copy.
@@ -181,13 +187,7 @@ test('codex: a jailed wake cannot append to anything in ~/.codex (shell_snapshot
   const c = makeCase(u, 'codex', bin);
   const w = wake(c);
   assert.match(w.log, /start wake 1 by hand jail/, w.log);
-  const s = said(w.out);
-  for (const p of CODEX_PERSON) {
-    assert.is(s.get(p), 'R', `~/.codex/${p} was writable in the jail:\n${w.out}`);
-    assert.is(readFileSync(join(dir, p), 'utf8'), before.get(p), `~/.codex/${p} changed`);
-  }
-  assert.match(w.out, new RegExp(`^OWN ${c.own}$`, 'm'), w.out);
-  assert.is(s.get('own'), 'W', w.out);
+  const s = heldAndOwn(w.out, c.own, dir, CODEX_PERSON, before, '~/.codex');
   assert.is(s.get('own-config'), 'R', w.out);
 });
 
