@@ -160,7 +160,11 @@ test('hbgen upgrade: one list, one question, then each install another hbgen mad
 test('README "Upgrading hbgen": its block runs as written against an install an older hbgen made (list, status, upgrade --dry-run, upgrade, status)', () => {
   const lines = commands(blockAfter('## Upgrading hbgen', 'sh'));
   // The first line fetches and installs the new hbgen: here, this build goes first on PATH instead.
-  assert.match(lines[0]!, /npm install -g \.$/);
+  // It installs exactly as Set-up does (a plain `npm install -g .` puts a second hbgen first on
+  // PATH and prints npm's install-script warning on Node 22).
+  const setup = commands(blockAfter('To have `hbgen`', 'sh'));
+  assert.ok(setup.includes('npm install -g --ignore-scripts .'), 'Set-up installs with --ignore-scripts');
+  assert.match(lines[0]!, /&& npm install -g --ignore-scripts \.$/);
   const copy = olderHbgen();
   // The default state folder, under HOME, where `hbgen list` and a name find it from anywhere.
   const h = makeHost('systemd-user', { stateDir: undefined });
