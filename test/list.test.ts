@@ -217,7 +217,7 @@ test('stop --all: removes the entry under another name (the state folder deleted
   done();
 });
 
-test('stop --all: of the entries under other names it removes only the one hbgen wrote that runs this wrapper; a copy without hbgen\'s line for its name and another state folder\'s install stay', async () => {
+test('stop --all: of the entries under other names it removes only the one hbgen wrote that runs this wrapper; a copy without hbgen\'s line for its name stays and is named (the install is not called stopped while it runs the wrapper); another state folder\'s install stays', async () => {
   const { h, done } = host();
   await installed(h);
   const other = sibling(h, 'other', 'systemd-user');
@@ -228,10 +228,13 @@ test('stop --all: of the entries under other names it removes only the one hbgen
   writeFileSync(join(units, 'hbgen-copy.service'), docs.replaceAll('spec "docs"', 'spec "copy"').replace(' hbgen-docs "', ' hbgen-copy "'));
   writeFileSync(join(units, 'hbgen-hand.service'), docs.replace(' hbgen-docs "', ' hbgen-hand "'));
   const r = await hb(h, 'stop', { all: true });
-  assert.is(r.code, 0, r.err);
   assert.match(r.out, new RegExp(`--all: these run ${names(h.spec).wrapper} under another spec name, and go too:\n {4}systemd-user: ${units}/hbgen-copy.service\n(?! {4})`));
   assert.not.ok(existsSync(join(units, 'hbgen-copy.service')));
   assert.ok(existsSync(join(units, 'hbgen-hand.service')), 'hbgen did not write it for that name');
+  // The copy hbgen did not write still runs the wrapper: stop names it, edits nothing of it, and exits 1.
+  assert.is(r.code, 1, r.out + r.err);
+  assert.match(r.err, new RegExp(`${units}/hbgen-hand\\.service runs ${names(h.spec).wrapper}, and hbgen did not write it`));
+  assert.match(r.err, /so "docs" is not stopped: hbgen's own entries are gone, but that entry still wakes it/);
   assert.ok(existsSync(join(units, 'hbgen-other.service')) && h.tools.enabled('hbgen-other.timer'), 'another install');
   done();
 });
