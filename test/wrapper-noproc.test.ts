@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import * as assert from 'uvu/assert';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PATHS, makeCase, procs, run, shell, sleep, waitFor, type Case, killPending, lagProbe, pidIn, withinPromise } from './helpers/wrapper.ts';
+import { PATHS, makeCase, procs, run, shell, sleep, waitFor, type Case, killPending, lagProbe, pidIn, withinPromise, alive, seen } from './helpers/wrapper.ts';
 
 const cmdline = (pid: number) => {
   try {
@@ -25,8 +25,8 @@ const cmdline = (pid: number) => {
   }
 };
 // A zombie, or a process with a SIGKILL pending (sent, not yet acted on by the kernel), is gone.
-const alive = (pid: number) => existsSync(`/proc/${pid}`) && !/^[ZX]/.test(readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '')) && !killPending(pid);
-const pids = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').split(/\s+/).filter(Boolean).map(Number) : []);
+// Each noted as first seen (seen): a pid reused by another suite is not taken for it.
+const pids = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').split(/\s+/).filter(Boolean).map(Number).map(seen) : []);
 const cleanup = (list: number[]) => {
   for (const p of list) {
     try {

@@ -11,13 +11,13 @@ import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { JUNK_ENV, PATHS, SHELLS, agentShell, makeCase, run, shell, sleep, waitFor, killPending, lagProbe, pidIn, withinPromise } from './helpers/wrapper.ts';
+import { JUNK_ENV, PATHS, SHELLS, agentShell, makeCase, run, shell, sleep, waitFor, killPending, lagProbe, pidIn, withinPromise, alive, seen } from './helpers/wrapper.ts';
 import { renderNow } from './helpers/render.ts';
 import { validateSpec } from '../src/spec.ts';
 
 // A zombie, or a process with a SIGKILL pending (sent, not yet acted on by the kernel), is gone.
-const alive = (pid: number) => existsSync(`/proc/${pid}`) && !/^[ZX]/.test(readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '')) && !killPending(pid);
-const pids = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').split(/\s+/).filter(Boolean).map(Number) : []);
+// Each noted as first seen (seen): a pid reused by another suite is not taken for it.
+const pids = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').split(/\s+/).filter(Boolean).map(Number).map(seen) : []);
 const cleanup = (list: number[]) => {
   for (const p of list) {
     try {

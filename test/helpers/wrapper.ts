@@ -428,6 +428,36 @@ export function withinPromise(took: number, promise: number, late: number, what:
   if (took > promise + late) throw new Error(`${what}: took ${took} ms; the promise is ${promise} ms, and this machine's shells ran ${late} ms late meanwhile`);
 }
 
+// Each pid a test read, with its start time as first seen (proc(5) stat field 22, clock ticks
+// since boot): a pid the kernel has given to another process since, another suite's running
+// beside this one, is neither alive for the test nor killed by its clean-up.
+const firstStart = new Map<number, string>();
+function startOf(pid: number): string | undefined {
+  try {
+    const st = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return st.slice(st.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
+}
+
+/** PID, noted with its start time now (the first time only); returns PID. */
+export function seen(pid: number): number {
+  if (!firstStart.has(pid)) firstStart.set(pid, startOf(pid) ?? '');
+  return pid;
+}
+
+/** The process first seen as PID still runs: the same start time, not a zombie, no SIGKILL pending. */
+export function alive(pid: number): boolean {
+  const start = firstStart.get(pid);
+  if (!start || startOf(pid) !== start) return false;
+  try {
+    return !/^[ZX]/.test(readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '')) && !killPending(pid);
+  } catch {
+    return false;
+  }
+}
+
 /** The pid a test program wrote to FILE, once it is all there (a number and its end): under load a reader can see the file before its bytes. */
 export async function pidIn(file: string, ms = 5000): Promise<number> {
   let pid = 0;
@@ -440,7 +470,7 @@ export async function pidIn(file: string, ms = 5000): Promise<number> {
     }
     return pid > 1;
   }, ms, `a pid in ${file}`);
-  return pid;
+  return seen(pid);
 }
 
 /** A process's argv as one line, for failure messages ('' when it is gone). */
