@@ -240,7 +240,8 @@ test('denials count as they stream: a forged success result after them hides non
   // Stopped at the deadline after the first two events' denials: denied wins, and says the deadline.
   const upTo = before.slice(0, before.map((l) => l.includes('"subtype":"permission_denied"')).lastIndexOf(true) + 1);
   for (const sh of SHELLS) {
-    const t = client('claude-code', `${upTo.join('\n')}\n`, 'sleep 30\nexit 0', { timeout: '3s', killAfter: '1s' });
+    // A loop of short sleeps: only the deadline ends it, not a stray signal to one sleep.
+    const t = client('claude-code', `${upTo.join('\n')}\n`, 'i=0\nwhile [ $i -lt 30 ]; do sleep 1; i=$((i + 1)); done\nexit 0', { timeout: '3s', killAfter: '1s' });
     const r = await run(t, sh, { limitMs: 30_000 });
     assert.is(r.code, 77, `${sh.name}: ${t.log()}`);
     assert.is(recs(t).at(-1), `denied 2 (Bash): ${HOW}; the deadline then stopped the agent (timeout after 3s)`, `${sh.name}: ${t.log()}`);
